@@ -1,0 +1,1 @@
+"""Device adapters for the dealer station: transport → framing → protocol → adapter, plus simulators."""

@@ -1,0 +1,159 @@
+"""Batch hand evaluation over NumPy arrays of card codes, for simulations and odds.
+
+The same tables as the single-hand evaluator (:mod:`domain.ranking`), laid out as
+dense arrays indexed by rank-key sums, so that a batch is a handful of vectorised
+gathers.  Rows are processed in chunks that stay in cache.
+
+>>> import numpy as np
+>>> from domain.cards import parse_cards
+>>> batch = batch_evaluator(52)
+>>> hands = np.array([[c.code for c in parse_cards(h)] for h in ("AsKsQsJsTs2d3d", "2c3d4h5s7c8d9h")])
+>>> [batch.ranking.hand_class(int(s)).describe() for s in batch.strengths(hands)]
+['royal flush', 'high card, nine']
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from itertools import combinations
+
+import numpy as np
+from numpy.typing import NDArray
+
+from domain.errors import InvalidCardsError
+from domain.ranking import MAX_CARDS, MIN_CARDS, SUIT_BITS, HandRanking, hand_ranking
+
+Strengths = NDArray[np.int16]
+CHUNK_ROWS = 1 << 15
+_CARD_BITS: NDArray[np.uint64] = np.left_shift(np.uint64(1), np.arange(52, dtype=np.uint64))
+
+
+class BatchEvaluator:
+    """Vectorised evaluation for one :class:`HandRanking`; get instances from :func:`batch_evaluator`."""
+
+    def __init__(self, ranking: HandRanking) -> None:
+        self.ranking = ranking
+        keys = np.array(ranking.card_keys, dtype=np.int64)
+        self.rank_keys: NDArray[np.int32] = (keys >> SUIT_BITS).astype(np.int32)
+        self.suit_keys: NDArray[np.int16] = (keys & ((1 << SUIT_BITS) - 1)).astype(np.int16)
+        self.lowest_code = ranking.in_deck.index(True)
+        self.flush_suit: NDArray[np.int8] = np.array(ranking.flush_suit, dtype=np.int8)
+        self.flush_by_bits: Strengths = np.array(ranking.flush_by_bits, dtype=np.int16)
+        self._without_flush: dict[int, Strengths] = {}
+        self._flush5: Strengths | None = None
+
+    def _dense(self, table: dict[int, int]) -> Strengths:
+        dense = np.zeros(max(table) + 1, dtype=np.int16)
+        dense[np.fromiter(table.keys(), dtype=np.int64)] = np.fromiter(table.values(), dtype=np.int16)
+        return dense
+
+    def without_flush(self, size: int) -> Strengths:
+        """Dense table: best non-flush strength of ``size`` cards by rank-key sum."""
+        if size not in self._without_flush:
+            self._without_flush[size] = self._dense(self.ranking.without_flush[size])
+        return self._without_flush[size]
+
+    def flush5(self) -> Strengths:
+        """Dense table: strength of a 5-card flush or straight flush by rank-key sum."""
+        if self._flush5 is None:
+            self._flush5 = self._dense(self.ranking.flush5_by_key)
+        return self._flush5
+
+    def check(self, cards: NDArray[np.integer], first_row: int = 0) -> None:
+        """Reject rows with a card twice (R-DECK-4) or a card not in the deck (R-CARD-2); names the first bad row."""
+        if not cards.size:
+            return
+        low, high = int(cards.min()), int(cards.max())
+        if low < 0 or high > 51:
+            raise InvalidCardsError("card codes must be 0–51", rule="R-CARD-1")
+        if low < self.lowest_code:
+            row = first_row + int(np.argmax((cards < self.lowest_code).any(axis=1)))
+            size = self.ranking.rules.deck_size
+            raise InvalidCardsError(f"row {row} has a card not in a {size}-card deck", rule="R-CARD-2")
+        column = _CARD_BITS[cards[:, 0]]
+        union, total = column.copy(), column
+        for i in range(1, cards.shape[1]):
+            column = _CARD_BITS[cards[:, i]]
+            union |= column
+            total = total + column
+        repeated = union != total
+        if repeated.any():
+            raise InvalidCardsError(f"row {first_row + int(np.argmax(repeated))} has a card twice", rule="R-DECK-4")
+
+    def strengths(self, cards: NDArray[np.integer], *, check: bool = True) -> Strengths:
+        """Strengths of the best five of each row of an ``(N, 5|6|7)`` array of card codes.
+
+        With ``check=False`` the rows are trusted (distinct cards of the deck), for simulations that deal
+        them from a deck themselves.
+        """
+        cards = np.asarray(cards)
+        if cards.ndim != 2 or not MIN_CARDS <= cards.shape[1] <= MAX_CARDS:
+            message = f"expected an (N, 5–7) array of card codes, got shape {cards.shape}"
+            raise InvalidCardsError(message, rule="R-CARD-6")
+        out = np.empty(len(cards), dtype=np.int16)
+        for start in range(0, len(cards), CHUNK_ROWS):
+            chunk = cards[start:start + CHUNK_ROWS]
+            if check:
+                self.check(chunk, first_row=start)
+            out[start:start + len(chunk)] = self._strengths_chunk(chunk)
+        return out
+
+    def _strengths_chunk(self, cards: NDArray[np.integer]) -> Strengths:
+        rank_keys, suit_keys = self.rank_keys, self.suit_keys
+        column = cards[:, 0]
+        rank_sum = rank_keys[column]
+        suit_sum = suit_keys[column]
+        for i in range(1, cards.shape[1]):
+            column = cards[:, i]
+            rank_sum += rank_keys[column]
+            suit_sum += suit_keys[column]
+        best: Strengths = self.without_flush(cards.shape[1])[rank_sum]
+        suit = self.flush_suit[suit_sum]
+        rows = np.flatnonzero(suit >= 0)
+        if rows.size:
+            held = cards[rows].astype(np.int32)
+            in_suit = (held & 3) == suit[rows, None]
+            bits = np.where(in_suit, 1 << (held >> 2), 0).sum(axis=1)
+            best[rows] = np.maximum(best[rows], self.flush_by_bits[bits])
+        return best
+
+    def strengths_split(
+        self, own: NDArray[np.integer], board: NDArray[np.integer], own_used: int = 2, board_used: int = 3,
+        *, check: bool = True,
+    ) -> Strengths:
+        """Best hand of exactly ``own_used`` own and ``board_used`` board cards per row (Omaha, sintético; R-CARD-6)."""
+        own, board = np.asarray(own), np.asarray(board)
+        if own.ndim != 2 or board.ndim != 2 or len(own) != len(board) or own_used + board_used != 5 \
+                or own.shape[1] < own_used or board.shape[1] < board_used:
+            raise InvalidCardsError(
+                f"expected (N, ≥{own_used}) own and (N, ≥{board_used}) board arrays, got {own.shape} and {board.shape}",
+                rule="R-CARD-6",
+            )
+        plain, flush = self.without_flush(5), self.flush5()
+        out = np.empty(len(own), dtype=np.int16)
+        for start in range(0, len(own), CHUNK_ROWS):
+            stop = start + CHUNK_ROWS
+            if check:
+                self.check(np.concatenate([own[start:stop], board[start:stop]], axis=1), first_row=start)
+            own_rank, own_suit = self._subset_sums(own[start:stop], own_used)
+            board_rank, board_suit = self._subset_sums(board[start:stop], board_used)
+            rank_sum = own_rank[:, :, None] + board_rank[:, None, :]
+            suit_sum = own_suit[:, :, None] + board_suit[:, None, :]
+            is_flush = self.flush_suit[suit_sum] >= 0
+            values = np.where(is_flush, flush[np.minimum(rank_sum, len(flush) - 1)], plain[rank_sum])
+            out[start:start + len(own_rank)] = values.reshape(len(own_rank), -1).max(axis=1)
+        return out
+
+    def _subset_sums(
+        self, cards: NDArray[np.integer], k: int
+    ) -> tuple[NDArray[np.int32], NDArray[np.int16]]:
+        """Rank-key and suit-key sums of every k-card subset of each row: two (N, C(n, k)) arrays."""
+        subsets = np.array(list(combinations(range(cards.shape[1]), k)), dtype=np.intp)
+        chosen = cards[:, subsets]  # (N, C, k)
+        return self.rank_keys[chosen].sum(axis=2, dtype=np.int32), self.suit_keys[chosen].sum(axis=2, dtype=np.int16)
+
+
+@cache
+def batch_evaluator(deck_size: int = 52, flush_beats_full_house: bool | None = None) -> BatchEvaluator:
+    """The batch evaluator for a deck size and R-CARD-5 setting, built once."""
+    return BatchEvaluator(hand_ranking(deck_size, flush_beats_full_house))

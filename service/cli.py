@@ -1,0 +1,29 @@
+"""The ``pokertable`` command line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from service import demo, hand_command
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every subcommand."""
+    parser = argparse.ArgumentParser(prog="pokertable", description="Casino poker table service and tools.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    hand_command.add_parser(commands)
+    demo.add_parser(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``pokertable`` console script."""
+    args = build_parser().parse_args(argv)
+    status: int = args.run(args)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,29 @@
+"""Shared test helpers: card parsing shortcuts and the order-agreement check used against the peers."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from domain.cards import Card, parse_cards
+
+
+def cards(text: str) -> list[Card]:
+    """Cards from text, e.g. ``cards("As Kd 7c")``."""
+    return parse_cards(text)
+
+
+def codes(text: str) -> list[int]:
+    """Card codes from text."""
+    return [card.code for card in parse_cards(text)]
+
+
+def assert_same_order(ours: Sequence[int], theirs: Sequence[int]) -> None:
+    """Both sequences rank the same hands in the same order with the same ties (larger is better in both)."""
+    assert len(ours) == len(theirs)
+    pairs = sorted(set(zip(ours, theirs, strict=True)))
+    our_values = [o for o, _ in pairs]
+    assert len(set(our_values)) == len(pairs), "a tie of ours is not a tie of theirs"
+    their_values = [t for _, t in pairs]
+    disagreements = [(a, b) for a, b in zip(pairs, pairs[1:], strict=False) if not a[1] < b[1]]
+    assert not disagreements, f"order differs, e.g. {disagreements[:3]}"
+    assert len(set(their_values)) == len(their_values)
