@@ -21,7 +21,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from domain.errors import InvalidCardsError
-from domain.ranking import MAX_CARDS, MIN_CARDS, SUIT_BITS, HandRanking, hand_ranking
+from domain.ranking import MAX_CARDS, MIN_CARDS, SUIT_BITS, SUIT_MASK, HandRanking, hand_ranking
 
 Strengths = NDArray[np.int16]
 CHUNK_ROWS = 1 << 15
@@ -33,9 +33,7 @@ class BatchEvaluator:
 
     def __init__(self, ranking: HandRanking) -> None:
         self.ranking = ranking
-        keys = np.array(ranking.card_keys, dtype=np.int64)
-        self.rank_keys: NDArray[np.int32] = (keys >> SUIT_BITS).astype(np.int32)
-        self.suit_keys: NDArray[np.int16] = (keys & ((1 << SUIT_BITS) - 1)).astype(np.int16)
+        self.card_keys: NDArray[np.int64] = np.array(ranking.card_keys, dtype=np.int64)
         self.lowest_code = ranking.in_deck.index(True)
         self.flush_suit: NDArray[np.int8] = np.array(ranking.flush_suit, dtype=np.int8)
         self.flush_by_bits: Strengths = np.array(ranking.flush_by_bits, dtype=np.int16)
@@ -61,6 +59,10 @@ class BatchEvaluator:
 
     def check(self, cards: NDArray[np.integer], first_row: int = 0) -> None:
         """Reject rows with a card twice (R-DECK-4) or a card not in the deck (R-CARD-2); names the first bad row."""
+        self._check_range(cards, first_row)
+        self._check_repeats(cards, first_row, [_CARD_BITS[cards[:, i]] for i in range(cards.shape[1])])
+
+    def _check_range(self, cards: NDArray[np.integer], first_row: int) -> None:
         if not cards.size:
             return
         low, high = int(cards.min()), int(cards.max())
@@ -70,12 +72,14 @@ class BatchEvaluator:
             row = first_row + int(np.argmax((cards < self.lowest_code).any(axis=1)))
             size = self.ranking.rules.deck_size
             raise InvalidCardsError(f"row {row} has a card not in a {size}-card deck", rule="R-CARD-2")
-        column = _CARD_BITS[cards[:, 0]]
-        union, total = column.copy(), column
-        for i in range(1, cards.shape[1]):
-            column = _CARD_BITS[cards[:, i]]
+
+    @staticmethod
+    def _check_repeats(cards: NDArray[np.integer], first_row: int, bits: list[NDArray[np.uint64]]) -> None:
+        """A row repeats a card when the sum of its cards' bits differs from their union."""
+        union, total = bits[0].copy(), bits[0].copy()
+        for column in bits[1:]:
             union |= column
-            total = total + column
+            total += column
         repeated = union != total
         if repeated.any():
             raise InvalidCardsError(f"row {first_row + int(np.argmax(repeated))} has a card twice", rule="R-DECK-4")
@@ -90,25 +94,25 @@ class BatchEvaluator:
         if cards.ndim != 2 or not MIN_CARDS <= cards.shape[1] <= MAX_CARDS:
             message = f"expected an (N, 5–7) array of card codes, got shape {cards.shape}"
             raise InvalidCardsError(message, rule="R-CARD-6")
+        if check:
+            self._check_range(cards, 0)
         out = np.empty(len(cards), dtype=np.int16)
         for start in range(0, len(cards), CHUNK_ROWS):
             chunk = cards[start:start + CHUNK_ROWS]
-            if check:
-                self.check(chunk, first_row=start)
-            out[start:start + len(chunk)] = self._strengths_chunk(chunk)
+            out[start:start + len(chunk)] = self._strengths_chunk(chunk, first_row=start if check else None)
         return out
 
-    def _strengths_chunk(self, cards: NDArray[np.integer]) -> Strengths:
-        rank_keys, suit_keys = self.rank_keys, self.suit_keys
-        column = cards[:, 0]
-        rank_sum = rank_keys[column]
-        suit_sum = suit_keys[column]
-        for i in range(1, cards.shape[1]):
-            column = cards[:, i]
-            rank_sum += rank_keys[column]
-            suit_sum += suit_keys[column]
-        best: Strengths = self.without_flush(cards.shape[1])[rank_sum]
-        suit = self.flush_suit[suit_sum]
+    def _strengths_chunk(self, cards: NDArray[np.integer], first_row: int | None) -> Strengths:
+        """Strengths of one chunk; with ``first_row`` set, also reject repeated cards, reading each column once."""
+        card_keys = self.card_keys
+        columns = [cards[:, i] for i in range(cards.shape[1])]
+        if first_row is not None:
+            self._check_repeats(cards, first_row, [_CARD_BITS[column] for column in columns])
+        key_sum = card_keys[columns[0]]
+        for column in columns[1:]:
+            key_sum += card_keys[column]
+        best: Strengths = self.without_flush(cards.shape[1])[key_sum >> SUIT_BITS]
+        suit = self.flush_suit[key_sum & SUIT_MASK]
         rows = np.flatnonzero(suit >= 0)
         if rows.size:
             held = cards[rows].astype(np.int32)
@@ -135,22 +139,19 @@ class BatchEvaluator:
             stop = start + CHUNK_ROWS
             if check:
                 self.check(np.concatenate([own[start:stop], board[start:stop]], axis=1), first_row=start)
-            own_rank, own_suit = self._subset_sums(own[start:stop], own_used)
-            board_rank, board_suit = self._subset_sums(board[start:stop], board_used)
-            rank_sum = own_rank[:, :, None] + board_rank[:, None, :]
-            suit_sum = own_suit[:, :, None] + board_suit[:, None, :]
-            is_flush = self.flush_suit[suit_sum] >= 0
+            own_sums = self._subset_sums(own[start:stop], own_used)
+            key_sum = own_sums[:, :, None] + self._subset_sums(board[start:stop], board_used)[:, None, :]
+            rank_sum = key_sum >> SUIT_BITS
+            is_flush = self.flush_suit[key_sum & SUIT_MASK] >= 0
             values = np.where(is_flush, flush[np.minimum(rank_sum, len(flush) - 1)], plain[rank_sum])
-            out[start:start + len(own_rank)] = values.reshape(len(own_rank), -1).max(axis=1)
+            out[start:start + len(own_sums)] = values.reshape(len(own_sums), -1).max(axis=1)
         return out
 
-    def _subset_sums(
-        self, cards: NDArray[np.integer], k: int
-    ) -> tuple[NDArray[np.int32], NDArray[np.int16]]:
-        """Rank-key and suit-key sums of every k-card subset of each row: two (N, C(n, k)) arrays."""
+    def _subset_sums(self, cards: NDArray[np.integer], k: int) -> NDArray[np.int64]:
+        """Card-key sums of every k-card subset of each row: an (N, C(n, k)) array."""
         subsets = np.array(list(combinations(range(cards.shape[1]), k)), dtype=np.intp)
-        chosen = cards[:, subsets]  # (N, C, k)
-        return self.rank_keys[chosen].sum(axis=2, dtype=np.int32), self.suit_keys[chosen].sum(axis=2, dtype=np.int16)
+        sums: NDArray[np.int64] = self.card_keys[cards[:, subsets]].sum(axis=2)
+        return sums
 
 
 @cache

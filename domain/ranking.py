@@ -232,16 +232,24 @@ class HandRanking:
         own_sums = [sum(keys[c] for c in chosen) for chosen in combinations(own, own_used)]
         board_sums = [sum(keys[c] for c in chosen) for chosen in combinations(board, board_used)]
         plain = self.without_flush[own_used + board_used]
-        flush = self.flush5_by_key
-        suit_of = self.flush_suit
+        if not self._flush_possible(own, board, own_used, board_used):
+            own_ranks = [total >> SUIT_BITS for total in own_sums]
+            return max([plain[mine + (shared >> SUIT_BITS)] for shared in board_sums for mine in own_ranks])
+        flush, suit_of = self.flush5_by_key, self.flush_suit
         best = 0
         for mine in own_sums:
             for shared in board_sums:
                 total = mine + shared
                 key = total >> SUIT_BITS
-                value = flush[key] if suit_of[total & SUIT_MASK] >= 0 else plain[key]
-                best = max(best, value)
+                best = max(best, flush[key] if suit_of[total & SUIT_MASK] >= 0 else plain[key])
         return best
+
+    @staticmethod
+    def _flush_possible(own: Sequence[int], board: Sequence[int], own_used: int, board_used: int) -> bool:
+        """Whether some suit has ``own_used`` own cards and ``board_used`` board cards."""
+        own_suits = [c & 3 for c in own]
+        board_suits = [c & 3 for c in board]
+        return any(own_suits.count(s) >= own_used and board_suits.count(s) >= board_used for s in range(4))
 
     def hand_class(self, strength: int) -> HandClass:
         """The hand class of a strength (for its category and description)."""

@@ -3,8 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import pairwise
+
+from hypothesis import settings
 
 from domain.cards import Card, parse_cards
+
+# Lookup tables are built on first use (up to a second); examples are not timed.
+settings.register_profile("pokertable", deadline=None)
+settings.load_profile("pokertable")
 
 
 def cards(text: str) -> list[Card]:
@@ -24,6 +31,6 @@ def assert_same_order(ours: Sequence[int], theirs: Sequence[int]) -> None:
     our_values = [o for o, _ in pairs]
     assert len(set(our_values)) == len(pairs), "a tie of ours is not a tie of theirs"
     their_values = [t for _, t in pairs]
-    disagreements = [(a, b) for a, b in zip(pairs, pairs[1:], strict=False) if not a[1] < b[1]]
+    disagreements = [(a, b) for a, b in pairwise(pairs) if not a[1] < b[1]]
     assert not disagreements, f"order differs, e.g. {disagreements[:3]}"
     assert len(set(their_values)) == len(their_values)
