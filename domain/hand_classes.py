@@ -91,9 +91,16 @@ class HandClass:
         second = self.ranks[1] if len(self.ranks) > 1 else self.ranks[0]
         return _DESCRIPTIONS[language][self.category].format(
             one=rank_name(self.ranks[0], language),
+            to_one=_spanish_to(self.ranks[0]),
             many=rank_name(self.ranks[0], language, plural=True),
             second=rank_name(second, language, plural=True),
         )
+
+
+def _spanish_to(rank: Rank) -> str:
+    """``al rey``, ``al diez``, but ``a la dama``, ``a la jota`` (feminine)."""
+    article = "a la" if rank in (Rank.QUEEN, Rank.JACK) else "al"
+    return f"{article} {rank_name(rank, 'es')}"
 
 
 _ROYAL: dict[Language, str] = {"en": "royal flush", "es": "escalera real"}
@@ -114,10 +121,10 @@ _DESCRIPTIONS: dict[Language, dict[Category, str]] = {
         Category.PAIR: "pareja de {many}",
         Category.TWO_PAIR: "doble pareja de {many} y {second}",
         Category.THREE_OF_A_KIND: "trío de {many}",
-        Category.STRAIGHT: "escalera al {one}",
-        Category.FLUSH: "color al {one}",
+        Category.STRAIGHT: "escalera {to_one}",
+        Category.FLUSH: "color {to_one}",
         Category.FULL_HOUSE: "full de {many} y {second}",
         Category.FOUR_OF_A_KIND: "póker de {many}",
-        Category.STRAIGHT_FLUSH: "escalera de color al {one}",
+        Category.STRAIGHT_FLUSH: "escalera de color {to_one}",
     },
 }
