@@ -229,12 +229,13 @@ class HandRanking:
         Omaha and póquer sintético use exactly 2 own and 3 board cards (R-CARD-6, R-SYNTH-1).  Fast path, unchecked.
         """
         keys = self.card_keys
-        own_sums = [sum(keys[c] for c in chosen) for chosen in combinations(own, own_used)]
-        board_sums = [sum(keys[c] for c in chosen) for chosen in combinations(board, board_used)]
+        own_sums = [sum(chosen) for chosen in combinations([keys[c] for c in own], own_used)]
+        board_sums = [sum(chosen) for chosen in combinations([keys[c] for c in board], board_used)]
         plain = self.without_flush[own_used + board_used]
         if not self._flush_possible(own, board, own_used, board_used):
             own_ranks = [total >> SUIT_BITS for total in own_sums]
-            return max([plain[mine + (shared >> SUIT_BITS)] for shared in board_sums for mine in own_ranks])
+            board_ranks = [total >> SUIT_BITS for total in board_sums]
+            return max([plain[mine + shared] for shared in board_ranks for mine in own_ranks])
         flush, suit_of = self.flush5_by_key, self.flush_suit
         best = 0
         for mine in own_sums:
@@ -247,9 +248,13 @@ class HandRanking:
     @staticmethod
     def _flush_possible(own: Sequence[int], board: Sequence[int], own_used: int, board_used: int) -> bool:
         """Whether some suit has ``own_used`` own cards and ``board_used`` board cards."""
-        own_suits = [c & 3 for c in own]
-        board_suits = [c & 3 for c in board]
-        return any(own_suits.count(s) >= own_used and board_suits.count(s) >= board_used for s in range(4))
+        own_counts = [0, 0, 0, 0]
+        for code in own:
+            own_counts[code & 3] += 1
+        board_counts = [0, 0, 0, 0]
+        for code in board:
+            board_counts[code & 3] += 1
+        return any(own_counts[s] >= own_used and board_counts[s] >= board_used for s in range(4))
 
     def hand_class(self, strength: int) -> HandClass:
         """The hand class of a strength (for its category and description)."""
