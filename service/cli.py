@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from service import demo, hand_command
+from service import demo, hand_command, phh
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -15,6 +15,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     hand_command.add_parser(commands)
     demo.add_parser(commands)
+    phh.add_parser(commands)
     return parser
 
 

@@ -1,0 +1,494 @@
+"""The event-sourced circle-poker hand (R-AUD-1): every deal, burn, bet, show, payment and void is an event.
+
+Each command has ``can_x`` / ``verify_x`` / ``x``: ``verify_x`` raises a :class:`HandRuleError` naming the rule
+an action would break, ``can_x`` says whether it would pass, and ``x`` records the event.  A refused command
+records nothing and changes nothing.  Cards always come from outside (the shoe, the croupier, a test); the hand
+never draws at random, so replaying its events deals the same cards.
+
+>>> from domain.cards import parse_cards
+>>> from domain.decks import BackColour, DeckIdentity
+>>> from domain.table_settings import BettingStructure, TableSettings
+>>> settings = TableSettings.create("holdem", BettingStructure.NO_LIMIT, blinds=(1, 2), burn_cards=False)
+>>> hand = Hand.start(TABLES_NAMESPACE, 1, settings, seats=[1, 2], stacks=[100, 100], button_seat=2,
+...                   deck=DeckIdentity(52, BackColour.RED))
+>>> for card in parse_cards("As Kd Ah Kc"):
+...     hand.deal(card)
+>>> hand.legal_actions()
+LegalActions(seat=2, fold=True, check=False, call=1, bring_in=None, raise_min=4, raise_max=100)
+>>> hand.fold(2)
+>>> hand.is_complete, hand.stacks
+(True, [101, 99])
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+from uuid import NAMESPACE_URL, UUID, uuid5
+
+from eventsourcing.domain import Aggregate, event
+
+from domain.cards import Card
+from domain.decks import DeckIdentity
+from domain.hand_state import Award, HandRuleError, HandState, Phase, SlotKind
+from domain.pots import Pot
+from domain.table_settings import TableSettings
+
+TABLES_NAMESPACE = uuid5(NAMESPACE_URL, "https://pokertable.invalid/tables")
+"""Namespace of the deterministic ids of tables and hands."""
+
+SOURCES = ("shoe", "croupier", "replay", "test")
+"""Where a card comes from: the card-reading shoe (with its sequence number), keyed in by the croupier, a replayed
+history, or a test."""
+
+
+@dataclass(frozen=True, slots=True)
+class LegalActions:
+    """The actions open to the player to act, with their amounts (what a dealer screen enables)."""
+
+    seat: int
+    fold: bool
+    check: bool
+    call: int | None
+    bring_in: int | None
+    raise_min: int | None
+    raise_max: int | None
+
+
+class Hand(Aggregate):
+    """One hand of circle poker at a table."""
+
+    # -- creation -----------------------------------------------------------------------------------
+
+    @staticmethod
+    def create_id(table_id: UUID, number: int, **_: Any) -> UUID:
+        """Hands have deterministic ids: the table's id and the hand number."""
+        return uuid5(table_id, f"hand/{number}")
+
+    @event("Started")
+    def __init__(
+        self,
+        *,
+        table_id: UUID,
+        number: int,
+        settings: dict[str, Any],
+        seats: list[int],
+        stacks: list[int],
+        button_seat: int,
+        deck: dict[str, Any],
+    ) -> None:
+        self.table_id = table_id
+        self.number = number
+        self.seats = list(seats)
+        self.button_seat = button_seat
+        self.deck = dict(deck)
+        self.state = HandState(TableSettings.from_dict(settings), list(stacks))
+        self._position = {seat: i for i, seat in enumerate(self.seats)}
+
+    @classmethod
+    def start(
+        cls,
+        table_id: UUID,
+        number: int,
+        settings: TableSettings,
+        *,
+        seats: list[int],
+        stacks: list[int],
+        button_seat: int,
+        deck: DeckIdentity,
+    ) -> Hand:
+        """Start a hand: seats in dealing order (clockwise from the button; in stud from the croupier's left),
+        their stacks, and the deck in play; the antes and blinds are posted at once (R-CIRC-2, R-FLOP-1)."""
+        if len(set(seats)) != len(seats) or len(seats) != len(stacks):
+            raise HandRuleError("each seat once, with its stack", rule="R-CIRC-2")
+        if deck.size != settings.deck_size:
+            raise HandRuleError(f"the table plays a {settings.deck_size}-card deck, not {deck.size}", rule="R-CARD-2")
+        HandState(settings, list(stacks))  # validates before anything is recorded
+        hand = cls(
+            table_id=table_id,
+            number=number,
+            settings=settings.to_dict(),
+            seats=list(seats),
+            stacks=list(stacks),
+            button_seat=button_seat,
+            deck={"size": deck.size, "colour": deck.colour.value, "label": deck.label},
+        )
+        state = hand.state
+        antes = [min(state.settings.stakes.ante(p), state.stacks[p]) for p in range(state.n)]
+        blinds = [min(state.blind_for(p), state.stacks[p] - antes[p]) for p in range(state.n)]
+        hand._forced_bets_posted(antes=antes, blinds=blinds)
+        return hand
+
+    # -- queries ------------------------------------------------------------------------------------
+
+    def seat_of(self, position: int) -> int:
+        """The seat number of a position."""
+        return self.seats[position]
+
+    def position_of(self, seat: int) -> int:
+        """The position of a seat in this hand."""
+        if seat not in self._position:
+            raise HandRuleError(f"seat {seat} is not dealt in this hand", rule="R-CIRC-2")
+        return self._position[seat]
+
+    @property
+    def stacks(self) -> list[int]:
+        """Chips behind, by position."""
+        return list(self.state.stacks)
+
+    @property
+    def is_complete(self) -> bool:
+        """Every pot is paid, or the hand is void."""
+        return self.state.phase in (Phase.COMPLETE, Phase.VOID)
+
+    @property
+    def actor_seat(self) -> int | None:
+        """The seat to act, if any."""
+        actor = self.state.actor
+        return None if actor is None else self.seats[actor]
+
+    def legal_actions(self) -> LegalActions | None:
+        """What the player to act may do now, with amounts; ``None`` when nobody is to act."""
+        legal = self.state.legal_actions()
+        if legal is None:
+            return None
+        return LegalActions(self.seats[legal.position], legal.fold, legal.check, legal.call, legal.bring_in,
+                            legal.raise_min, legal.raise_max)
+
+    def snapshot(self) -> dict[str, Any]:
+        """Everything about the hand as plain data (for comparison, display and reconstruction)."""
+        s = self.state
+        return {
+            "table_id": str(self.table_id),
+            "number": self.number,
+            "seats": list(self.seats),
+            "phase": s.phase.value,
+            "street": s.street.name,
+            "stacks": list(s.stacks),
+            "bets": list(s.bets),
+            "contributed": list(s.contributed),
+            "folded": list(s.folded),
+            "hole": [[(str(c), up) for c, up in cards] for cards in s.hole],
+            "board": [str(c) for c in s.board],
+            "burned": [str(c) for c in s.burned],
+            "actor": self.actor_seat,
+            "next_card": None if s.next_slot is None else (s.next_slot.kind.value, s.next_slot.position),
+            "shown": dict(s.shown),
+            "awards": [(a.pot.amount, a.rake, list(a.shares)) for a in s.awards],
+            "void_rule": s.void_rule,
+        }
+
+    # -- dealing ------------------------------------------------------------------------------------
+
+    def verify_deal(self, card: Card, source: str = "croupier", sequence: int | None = None) -> None:
+        """The next due card: burn, a player's card or a board card (R-CIRC-2, R-FLOP-3, R-DECK-4)."""
+        if source not in SOURCES:
+            raise HandRuleError(f"unknown card source {source!r}", rule="R-AUD-1")
+        if source == "shoe" and sequence is None:
+            raise HandRuleError("a shoe read carries its sequence number", rule="R-AUD-1")
+        self.state.verify_deal(card)
+
+    def can_deal(self, card: Card, source: str = "croupier", sequence: int | None = None) -> bool:
+        """Whether :meth:`deal` would accept this card now."""
+        return _passes(self.verify_deal, card, source, sequence)
+
+    def deal(self, card: Card, source: str = "croupier", sequence: int | None = None) -> None:
+        """Put the next card where it is due and record where it went and where it came from."""
+        self.verify_deal(card, source, sequence)
+        slot = self.state.slots[0]
+        seat = self.seats[slot.position] if slot.kind is SlotKind.HOLE else None
+        self._card_dealt(kind=slot.kind.value, seat=seat, card=str(card), face_up=slot.face_up, source=source,
+                         sequence=sequence)
+        self._settle_if_ready()
+
+    # -- betting ------------------------------------------------------------------------------------
+
+    def verify_fold(self, seat: int) -> None:
+        """R-CIRC-3."""
+        self.state.verify_fold(self.position_of(seat))
+
+    def can_fold(self, seat: int) -> bool:
+        """Whether the seat may fold now."""
+        return _passes(self.verify_fold, seat)
+
+    def fold(self, seat: int) -> None:
+        """Fold, forfeiting every bet made (R-CIRC-3)."""
+        self.verify_fold(seat)
+        self._folded(seat=seat)
+        self._settle_if_ready()
+
+    def verify_check(self, seat: int) -> None:
+        """R-CIRC-3: only while nobody has bet in this interval."""
+        self.state.verify_check(self.position_of(seat))
+
+    def can_check(self, seat: int) -> bool:
+        """Whether the seat may check now."""
+        return _passes(self.verify_check, seat)
+
+    def check(self, seat: int) -> None:
+        """Check (R-CIRC-3)."""
+        self.verify_check(seat)
+        self._checked(seat=seat)
+        self._settle_if_ready()
+
+    def verify_call(self, seat: int) -> int:
+        """R-CIRC-3, R-CIRC-6; returns the chips the call puts in."""
+        return self.state.verify_call(self.position_of(seat))
+
+    def can_call(self, seat: int) -> bool:
+        """Whether the seat may call now."""
+        return _passes(self.verify_call, seat)
+
+    def call(self, seat: int) -> None:
+        """Call, or go all-in for less (R-CIRC-3, R-CIRC-6)."""
+        amount = self.verify_call(seat)
+        self._called(seat=seat, amount=amount)
+        self._settle_if_ready()
+
+    def verify_bet_or_raise_to(self, seat: int, amount: int) -> None:
+        """R-CIRC-3, R-CIRC-4, R-CIRC-5, R-CIRC-6: ``amount`` is the player's total bet in this interval."""
+        self.state.verify_raise_to(self.position_of(seat), amount)
+
+    def can_bet_or_raise_to(self, seat: int, amount: int) -> bool:
+        """Whether the seat may bet, raise or complete to ``amount`` now."""
+        return _passes(self.verify_bet_or_raise_to, seat, amount)
+
+    def bet_or_raise_to(self, seat: int, amount: int) -> None:
+        """Bet, raise or complete so that the player's bet in this interval is ``amount``."""
+        self.verify_bet_or_raise_to(seat, amount)
+        position = self.position_of(seat)
+        added = amount - self.state.bets[position]
+        self._bet_or_raised(seat=seat, to=amount, added=added)
+        self._settle_if_ready()
+
+    def verify_all_in(self, seat: int) -> None:
+        """All-in: a call for everything when short, else a bet or raise of every chip, if the structure allows."""
+        position = self.position_of(seat)
+        state = self.state
+        if state.stacks[position] <= state.bet_to - state.bets[position]:
+            state.verify_call(position)
+        else:
+            state.verify_raise_to(position, state.stacks[position] + state.bets[position])
+
+    def can_all_in(self, seat: int) -> bool:
+        """Whether the seat may put all its chips in now."""
+        return _passes(self.verify_all_in, seat)
+
+    def all_in(self, seat: int) -> None:
+        """Put every chip in (R-CIRC-6)."""
+        self.verify_all_in(seat)
+        position = self.position_of(seat)
+        state = self.state
+        if state.stacks[position] <= state.bet_to - state.bets[position]:
+            self.call(seat)
+        else:
+            self.bet_or_raise_to(seat, state.stacks[position] + state.bets[position])
+
+    def verify_post_bring_in(self, seat: int) -> int:
+        """R-STUD7-1: the lowest up card brings in; returns the amount."""
+        return self.state.verify_bring_in(self.position_of(seat))
+
+    def can_post_bring_in(self, seat: int) -> bool:
+        """Whether the seat may post the bring-in now."""
+        return _passes(self.verify_post_bring_in, seat)
+
+    def post_bring_in(self, seat: int) -> None:
+        """Post the bring-in (R-STUD7-1)."""
+        amount = self.verify_post_bring_in(seat)
+        self._bring_in_posted(seat=seat, amount=amount)
+        self._settle_if_ready()
+
+    # -- showdown -----------------------------------------------------------------------------------
+
+    def verify_show(self, seat: int) -> None:
+        """At the showdown, or once every bet is in (all-in), a player still in may show."""
+        self.state.verify_show(self.position_of(seat))
+
+    def can_show(self, seat: int) -> bool:
+        """Whether the seat may show now."""
+        return _passes(self.verify_show, seat)
+
+    def show(self, seat: int) -> None:
+        """Turn the player's cards face up; the hand plays at its highest combination (R-CARD-7)."""
+        self.verify_show(seat)
+        cards = self.state.cards_of(self.position_of(seat))
+        self._shown(seat=seat, cards=[str(c) for c in cards])
+        self._settle_if_ready()
+
+    def verify_muck(self, seat: int) -> None:
+        """A player may give up his claim, unless he is the last one holding a claim."""
+        self.state.verify_muck(self.position_of(seat))
+
+    def can_muck(self, seat: int) -> bool:
+        """Whether the seat may muck now."""
+        return _passes(self.verify_muck, seat)
+
+    def muck(self, seat: int) -> None:
+        """Give up the claim to the pot without showing."""
+        self.verify_muck(seat)
+        self._mucked(seat=seat)
+        self._settle_if_ready()
+
+    # -- irregularities (R-CIRC-9, R-CIRC-10) ---------------------------------------------------------
+
+    def verify_expose_card(self, seat: int, card: Card) -> None:
+        """R-CIRC-9: a player exposes one of his down cards by mistake."""
+        position = self.position_of(seat)
+        if self.is_complete:
+            raise HandRuleError("the hand is over", rule="R-CIRC-9")
+        if (card, False) not in self.state.hole[position]:
+            raise HandRuleError(f"{card} is not a down card of seat {seat}", rule="R-CIRC-9")
+
+    def can_expose_card(self, seat: int, card: Card) -> bool:
+        """Whether this exposure can be recorded."""
+        return _passes(self.verify_expose_card, seat, card)
+
+    def expose_card(self, seat: int, card: Card) -> None:
+        """R-CIRC-9: the card is covered again and the hand stays valid; in stud the player's next card is dealt up."""
+        self.verify_expose_card(seat, card)
+        self._card_exposed(seat=seat, card=str(card))
+
+    def verify_expose_hand(self, seat: int) -> None:
+        """R-CIRC-9: a player turns his down cards face up during the hand."""
+        position = self.position_of(seat)
+        if self.state.phase not in (Phase.BETTING, Phase.DEALING) or self.state.folded[position]:
+            raise HandRuleError("only a player still in, before the showdown, can expose his hand", rule="R-CIRC-9")
+
+    def expose_hand(self, seat: int) -> None:
+        """R-CIRC-9: exposing the down cards without having called an outstanding bet forfeits the hand;
+        otherwise the cards stay face up and the hand stays valid."""
+        self.verify_expose_hand(seat)
+        position = self.position_of(seat)
+        state = self.state
+        if state.bets[position] < state.bet_to and state.stacks[position]:
+            self._forfeited(seat=seat, rule="R-CIRC-9")
+        else:
+            self._shown(seat=seat, cards=[str(c) for c in state.cards_of(position)])
+        self._settle_if_ready()
+
+    def verify_declare_absent(self, seat: int) -> None:
+        """R-CIRC-10: only when the absent player's turn comes."""
+        position = self.position_of(seat)
+        if self.state.actor != position:
+            raise HandRuleError(f"seat {seat} is not the player to act", rule="R-CIRC-10")
+
+    def declare_absent(self, seat: int) -> None:
+        """R-CIRC-10: the player absent at his turn loses his ante and any forced bet (he is out of the hand)."""
+        self.verify_declare_absent(seat)
+        self._forfeited(seat=seat, rule="R-CIRC-10")
+        self._settle_if_ready()
+
+    def verify_void(self, rule: str, reason: str) -> None:
+        """A hand is voided by the pit for an irregularity the rules name."""
+        if self.is_complete:
+            raise HandRuleError("a finished hand cannot be voided", rule=rule)
+        if not rule.startswith("R-") or not reason.strip():
+            raise HandRuleError("a void names the rule and the reason", rule="R-AUD-1")
+
+    def void(self, rule: str, reason: str) -> None:
+        """Void the hand: every chip put in goes back to its owner."""
+        self.verify_void(rule, reason)
+        self._voided(rule=rule, reason=reason)
+
+    # -- settlement ---------------------------------------------------------------------------------
+
+    def _settle_if_ready(self) -> None:
+        state = self.state
+        if not state.ready_to_settle:
+            return
+        for index, award in enumerate(state.settlement()):
+            self._pot_awarded(
+                index=index,
+                amount=award.pot.amount,
+                rake=award.rake,
+                eligible=[self.seats[p] for p in award.pot.eligible],
+                contributors=[self.seats[p] for p in award.pot.contributors],
+                shares=[[self.seats[p], amount] for p, amount in award.shares],
+            )
+        self._completed(stacks=list(state.stacks))
+
+    # -- events -------------------------------------------------------------------------------------
+
+    @event("ForcedBetsPosted")
+    def _forced_bets_posted(self, antes: list[int], blinds: list[int]) -> None:
+        for position, amount in enumerate(antes):
+            if amount:
+                self.state.apply_forced_bet(position, amount, ante=True)
+        for position, amount in enumerate(blinds):
+            if amount:
+                self.state.apply_forced_bet(position, amount, ante=False)
+        self.state.begin()
+
+    @event("CardDealt")
+    def _card_dealt(
+        self, *, kind: str, seat: int | None, card: str, face_up: bool, source: str, sequence: int | None
+    ) -> None:
+        del kind, seat, face_up, source, sequence  # recorded for reconstruction; the state knows where it goes
+        self.state.apply_card(Card.parse(card))
+
+    @event("Folded")
+    def _folded(self, seat: int) -> None:
+        self.state.apply_fold(self._position[seat])
+
+    @event("Checked")
+    def _checked(self, seat: int) -> None:
+        self.state.apply_check(self._position[seat])
+
+    @event("Called")
+    def _called(self, seat: int, amount: int) -> None:
+        self.state.apply_call(self._position[seat], amount)
+
+    @event("BetOrRaised")
+    def _bet_or_raised(self, seat: int, to: int, added: int) -> None:
+        del added
+        self.state.apply_raise_to(self._position[seat], to)
+
+    @event("BringInPosted")
+    def _bring_in_posted(self, seat: int, amount: int) -> None:
+        self.state.apply_bring_in(self._position[seat], amount)
+
+    @event("Shown")
+    def _shown(self, seat: int, cards: list[str]) -> None:
+        del cards
+        self.state.apply_show(self._position[seat])
+
+    @event("Mucked")
+    def _mucked(self, seat: int) -> None:
+        self.state.apply_muck(self._position[seat])
+
+    @event("CardExposed")
+    def _card_exposed(self, seat: int, card: str) -> None:
+        del card
+        self.state.apply_exposed_by_mistake(self._position[seat])
+
+    @event("Forfeited")
+    def _forfeited(self, seat: int, rule: str) -> None:
+        del rule
+        self.state.apply_fold(self._position[seat])
+
+    @event("PotAwarded")
+    def _pot_awarded(
+        self, *, index: int, amount: int, rake: int, eligible: list[int], contributors: list[int],
+        shares: list[list[int]],
+    ) -> None:
+        del index
+        pot = Pot(amount, tuple(self._position[s] for s in eligible), tuple(self._position[s] for s in contributors))
+        self.state.apply_award(Award(pot, rake, tuple((self._position[s], a) for s, a in shares)))
+
+    @event("Completed")
+    def _completed(self, stacks: list[int]) -> None:
+        del stacks
+        self.state.apply_complete()
+
+    @event("Voided")
+    def _voided(self, rule: str, reason: str) -> None:
+        del reason
+        self.state.apply_void(rule)
+
+
+def _passes(verify: Any, *args: Any) -> bool:
+    try:
+        verify(*args)
+    except HandRuleError:
+        return False
+    return True

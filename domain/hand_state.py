@@ -1,0 +1,590 @@
+"""The state of one circle-poker hand and its rules: dealing, betting, showdown (RULES §2, §4, §5).
+
+:class:`HandState` knows whose turn it is, what each player may do and for how much, what is in each pot,
+and who wins what.  It is driven by the :class:`domain.hand.Hand` aggregate: every ``verify_*`` method raises a
+:class:`HandRuleError` naming the rule an action would break and changes nothing; every ``apply_*`` method is the
+mutation of one event and never fails for an action its ``verify_*`` accepted.
+
+Positions, not seat numbers, index the players: position 0 is the first player clockwise from the button (in stud,
+the first from the croupier's left), and the button is the last position.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from enum import Enum
+
+from domain.cards import Card
+from domain.decks import lowest_rank
+from domain.errors import RuleError
+from domain.hand_rules import HAND_RULES, HandRule
+from domain.pots import Pot, rake_for, side_pots, split
+from domain.ranking import HandRanking, HandValue, hand_ranking
+from domain.stud import best_exposed, highest_up_card, lowest_up_card, shows_open_pair
+from domain.table_settings import BettingStructure, TableSettings
+from domain.variants import Opening, Street, Variant
+
+
+class HandRuleError(RuleError):
+    """A command the rules do not allow now; the hand is unchanged."""
+
+
+class Phase(Enum):
+    """Where the hand is."""
+
+    DEALING = "dealing"
+    BETTING = "betting"
+    SHOWDOWN = "showdown"
+    COMPLETE = "complete"
+    VOID = "void"
+
+
+class SlotKind(Enum):
+    """What the next card from the shoe is for."""
+
+    BURN = "burn"
+    HOLE = "hole"
+    BOARD = "board"
+
+
+@dataclass(frozen=True, slots=True)
+class Slot:
+    """The place of the next card: a burn, a player's card (up or down), or a board card."""
+
+    kind: SlotKind
+    position: int = -1
+    face_up: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Award:
+    """One pot as awarded: amount, rake and each winner's share (positions)."""
+
+    pot: Pot
+    rake: int
+    shares: tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class LegalActions:
+    """What the player to act may do, with the amounts (for the dealer screen)."""
+
+    position: int
+    fold: bool
+    check: bool
+    call: int | None
+    bring_in: int | None
+    raise_min: int | None
+    raise_max: int | None
+
+
+@dataclass
+class HandState:
+    """A circle-poker hand in progress."""
+
+    settings: TableSettings
+    stacks: list[int]
+    variant: Variant = field(init=False)
+    ranking: HandRanking = field(init=False)
+    hand_rule: HandRule = field(init=False)
+    n: int = field(init=False)
+    bets: list[int] = field(init=False)
+    contributed: list[int] = field(init=False)
+    folded: list[bool] = field(init=False)
+    hole: list[list[tuple[Card, bool]]] = field(init=False)
+    board: list[Card] = field(init=False)
+    burned: list[Card] = field(init=False)
+    seen: set[Card] = field(init=False)
+    next_card_up: set[int] = field(init=False)
+    phase: Phase = Phase.DEALING
+    street_index: int = 0
+    slots: deque[Slot] = field(init=False)
+    queue: deque[int] = field(init=False)
+    raise_increment: int = 0
+    raise_count: int = 0
+    acted: set[int] = field(init=False)
+    short_all_ins: list[int] = field(init=False)
+    bring_in_pending: bool = False
+    completion_pending: bool = False
+    betting_closed: bool = False
+    shown: dict[int, bool] = field(init=False)
+    awards: list[Award] = field(init=False)
+    void_rule: str | None = None
+
+    def __post_init__(self) -> None:
+        self.variant = self.settings.variant_rules
+        self.ranking = hand_ranking(self.settings.deck_size, self.settings.flush_beats_full_house)
+        self.hand_rule = HAND_RULES[self.variant.hand_rule]
+        self.n = len(self.stacks)
+        if not 2 <= self.n <= 10:
+            raise HandRuleError(f"a circle hand needs 2 to 10 players, not {self.n}", rule="R-CIRC-2")
+        if any(stack <= 0 for stack in self.stacks):
+            raise HandRuleError("every player dealt in has chips (table stakes)", rule="R-CIRC-6")
+        self.stacks = list(self.stacks)
+        self.bets = [0] * self.n
+        self.contributed = [0] * self.n
+        self.folded = [False] * self.n
+        self.hole = [[] for _ in range(self.n)]
+        self.board, self.burned = [], []
+        self.seen, self.next_card_up, self.acted = set(), set(), set()
+        self.slots, self.queue = deque(), deque()
+        self.short_all_ins = []
+        self.shown, self.awards = {}, []
+
+    # -- queries ------------------------------------------------------------------------------------
+
+    @property
+    def street(self) -> Street:
+        """The current street."""
+        return self.variant.streets[self.street_index]
+
+    @property
+    def actor(self) -> int | None:
+        """The position to act, or ``None`` outside betting."""
+        return self.queue[0] if self.phase is Phase.BETTING and self.queue else None
+
+    @property
+    def bet_to(self) -> int:
+        """The highest bet of this interval."""
+        return max(self.bets)
+
+    @property
+    def pot_total(self) -> int:
+        """All chips put in this hand, bets of this interval included."""
+        return sum(self.contributed)
+
+    @property
+    def in_hand(self) -> list[int]:
+        """Positions that have not folded."""
+        return [i for i in range(self.n) if not self.folded[i]]
+
+    @property
+    def next_slot(self) -> Slot | None:
+        """Where the next card goes, or ``None`` when no card is due."""
+        return self.slots[0] if self.phase is Phase.DEALING and self.slots else None
+
+    @property
+    def stock_left(self) -> int:
+        """Cards not yet dealt or burned."""
+        return self.settings.deck_size - len(self.seen)
+
+    def up_cards(self, position: int) -> list[Card]:
+        """A player's face-up cards."""
+        return [card for card, up in self.hole[position] if up]
+
+    def cards_of(self, position: int) -> list[Card]:
+        """A player's cards, up and down."""
+        return [card for card, _ in self.hole[position]]
+
+    def _require_actor(self, position: int) -> None:
+        if self.phase is not Phase.BETTING or not self.queue:
+            raise HandRuleError("no betting interval is open", rule="R-CIRC-3")
+        if self.queue[0] != position:
+            raise HandRuleError(f"it is position {self.queue[0]}'s turn, not {position}'s", rule="R-CIRC-3")
+
+    def _can_raise_reason(self, position: int) -> str | None:
+        """Why the player may not complete, bet or raise now (``None`` if he may)."""
+        to_call = self.bet_to - self.bets[position]
+        if self.bring_in_pending:
+            return None
+        if to_call < self.raise_increment:
+            return "a short all-in cannot be raised by a player who already acted"
+        if self.settings.raise_cap is not None and self.raise_count >= self.settings.raise_cap \
+                and self.settings.structure is BettingStructure.FIXED_LIMIT and len(self.in_hand) > 2:
+            return f"the interval is capped at {self.settings.raise_cap} bets and raises"
+        if self.short_all_ins and sum(self.short_all_ins) < self.raise_increment and position in self.acted:
+            return "an all-in below a full raise does not reopen the betting"
+        if self.stacks[position] <= to_call:
+            return "the player cannot cover more than a call"
+        if not any(i != position and not self.folded[i] and self.stacks[i] + self.bets[i] > self.bet_to
+                   for i in range(self.n)):
+            return "every other player has folded or is all-in"
+        return None
+
+    def _street_min_bet(self) -> int:
+        stakes = self.settings.stakes
+        if self.settings.structure is BettingStructure.FIXED_LIMIT:
+            return stakes.big_bet if self.street.big_bet else stakes.small_bet
+        return stakes.min_bet
+
+    def raise_range(self, position: int) -> tuple[int, int]:
+        """The smallest and largest legal 'to' amounts of a bet, raise or completion (R-CIRC-5)."""
+        cap = self.stacks[position] + self.bets[position]
+        increment = max(self.raise_increment, self._street_min_bet())
+        low = increment if self.completion_pending else self.bet_to + increment
+        structure = self.settings.structure
+        if structure is BettingStructure.FIXED_LIMIT:
+            high = low
+            if self._big_bet_option():
+                high = self.bet_to + self.settings.stakes.big_bet
+        elif structure is BettingStructure.POT_LIMIT:
+            high = max(low, 2 * self.bet_to - self.bets[position] + self.pot_total)
+        else:
+            high = cap
+        return min(low, cap), min(high, cap)
+
+    def _big_bet_option(self) -> bool:
+        """R-STUD7-1: on 4th street, with an open pair showing, the first bet may be a big bet."""
+        return (self.variant.open_pair_big_bet and self.street_index == 1 and self.raise_count == 0
+                and shows_open_pair([self.up_cards(i) for i in self.in_hand]))
+
+    def legal_actions(self) -> LegalActions | None:
+        """The actions open to the player to act, with their amounts; ``None`` outside betting."""
+        position = self.actor
+        if position is None:
+            return None
+        to_call = min(self.bet_to - self.bets[position], self.stacks[position])
+        can_raise = self._can_raise_reason(position) is None
+        low, high = self.raise_range(position) if can_raise else (None, None)
+        if self.bring_in_pending:
+            return LegalActions(position, False, False, None, min(self.settings.stakes.bring_in, self.stacks[position]),
+                                low, high)
+        return LegalActions(position, True, to_call == 0, to_call if to_call > 0 else None, None, low, high)
+
+    # -- verification -------------------------------------------------------------------------------
+
+    def verify_fold(self, position: int) -> None:
+        """R-CIRC-3: a player folds in turn; the bring-in must be posted first."""
+        self._require_actor(position)
+        if self.bring_in_pending:
+            raise HandRuleError("the lowest up card must bring in or complete", rule="R-STUD7-1")
+
+    def verify_check(self, position: int) -> None:
+        """R-CIRC-3: checking only while nobody has bet in this interval."""
+        self._require_actor(position)
+        if self.bring_in_pending:
+            raise HandRuleError("the lowest up card must bring in or complete", rule="R-STUD7-1")
+        if self.bets[position] < self.bet_to:
+            raise HandRuleError("cannot check: there is a bet to call", rule="R-CIRC-3")
+
+    def verify_call(self, position: int) -> int:
+        """R-CIRC-3 / R-CIRC-6: calling what is owed, or all-in for less; returns the chips put in."""
+        self._require_actor(position)
+        if self.bring_in_pending:
+            raise HandRuleError("the lowest up card must bring in or complete", rule="R-STUD7-1")
+        owed = self.bet_to - self.bets[position]
+        if owed <= 0:
+            raise HandRuleError("nothing to call: check instead", rule="R-CIRC-3")
+        return min(owed, self.stacks[position])
+
+    def verify_bring_in(self, position: int) -> int:
+        """R-STUD7-1: the lowest up card brings in (all-in for less if short); returns the amount."""
+        self._require_actor(position)
+        if not self.bring_in_pending:
+            raise HandRuleError("no bring-in is due", rule="R-STUD7-1")
+        return min(self.settings.stakes.bring_in, self.stacks[position])
+
+    def verify_raise_to(self, position: int, amount: int) -> None:
+        """R-CIRC-3 / R-CIRC-4 / R-CIRC-5 / R-CIRC-6: bet, raise or complete to ``amount`` in total this interval."""
+        self._require_actor(position)
+        if isinstance(amount, bool) or not isinstance(amount, int):
+            raise HandRuleError("chips are whole numbers", rule="R-CIRC-5")
+        reason = self._can_raise_reason(position)
+        if reason is not None:
+            rule = "R-CIRC-4" if "capped" in reason else "R-CIRC-6" if "cover" in reason else "R-CIRC-3"
+            raise HandRuleError(f"cannot raise: {reason}", rule=rule)
+        low, high = self.raise_range(position)
+        if amount > self.stacks[position] + self.bets[position]:
+            raise HandRuleError(f"{amount} is more than the player has ({self.stacks[position]} behind)",
+                                rule="R-CIRC-6")
+        if not low <= amount <= high:
+            structure = self.settings.structure.value
+            if low == high:
+                raise HandRuleError(f"in {structure} the bet here is exactly {low}", rule="R-CIRC-5")
+            raise HandRuleError(f"in {structure} the bet here is {low} to {high}, not {amount}", rule="R-CIRC-5")
+        if self.settings.structure is BettingStructure.FIXED_LIMIT and high > low and amount not in (low, high):
+            raise HandRuleError(f"the bet is {low} or {high}", rule="R-STUD7-1")
+
+    def verify_deal(self, card: Card) -> Slot:
+        """R-DECK-4 / R-CARD-2: a card of the deck in play, never seen before in this hand, when a card is due."""
+        slot = self.next_slot
+        if slot is None:
+            raise HandRuleError(f"no card is due now ({self.phase.value})", rule="R-CIRC-2")
+        if card.rank < lowest_rank(self.settings.deck_size):
+            raise HandRuleError(f"{card} is not in a {self.settings.deck_size}-card deck", rule="R-CARD-2")
+        if card in self.seen:
+            raise HandRuleError(f"{card} was already dealt in this hand", rule="R-DECK-4")
+        return slot
+
+    def verify_show(self, position: int) -> None:
+        """Showing is open once the betting is over for good (showdown, or all-in before the last card)."""
+        self._require_contender(position)
+
+    def verify_muck(self, position: int) -> None:
+        """A contender may muck unless he is the last claim on a pot."""
+        self._require_contender(position)
+        others = [i for i in self.in_hand if i != position and self.shown.get(i, True)]
+        if not others:
+            raise HandRuleError("the last player with a claim on the pot shows his hand", rule="R-CIRC-7")
+
+    def _require_contender(self, position: int) -> None:
+        if self.phase is Phase.SHOWDOWN or (self.betting_closed and self.phase is Phase.DEALING):
+            if self.folded[position]:
+                raise HandRuleError("a folded player has no hand to show", rule="R-CIRC-3")
+            if position in self.shown:
+                raise HandRuleError("the player has already shown or mucked", rule="R-CIRC-7")
+            return
+        raise HandRuleError("hands are shown only at the showdown", rule="R-CIRC-9")
+
+    # -- mutations (event handlers) ------------------------------------------------------------------
+
+    def apply_forced_bet(self, position: int, amount: int, *, ante: bool) -> None:
+        """An ante or a blind/straddle, posted before the deal (R-CIRC-2)."""
+        self.stacks[position] -= amount
+        self.contributed[position] += amount
+        if not ante:
+            self.bets[position] += amount
+
+    def begin(self) -> None:
+        """After the forced bets: the first street's deal."""
+        self._begin_street(0)
+
+    def apply_card(self, card: Card) -> None:
+        """The next due card arrives from the shoe or the croupier."""
+        slot = self.slots.popleft()
+        self.seen.add(card)
+        if slot.kind is SlotKind.BURN:
+            self.burned.append(card)
+        elif slot.kind is SlotKind.BOARD:
+            self.board.append(card)
+        else:  # a player who has already shown (all-in) gets his later cards face up
+            self.hole[slot.position].append((card, slot.face_up or self.shown.get(slot.position, False)))
+            self.next_card_up.discard(slot.position)
+        if not self.slots:
+            self._begin_betting()
+
+    def apply_fold(self, position: int) -> None:
+        """R-CIRC-3: the player forfeits every bet made."""
+        self.folded[position] = True
+        if self.queue and self.queue[0] == position:
+            self.queue.popleft()
+        else:
+            self.queue = deque(i for i in self.queue if i != position)
+        self.acted.add(position)
+        self._after_action()
+
+    def apply_check(self, position: int) -> None:
+        """R-CIRC-3: check."""
+        self.queue.popleft()
+        self.acted.add(position)
+        self._after_action()
+
+    def apply_call(self, position: int, amount: int) -> None:
+        """R-CIRC-3: call (all-in for less when short, R-CIRC-6)."""
+        self._move(position, amount)
+        self.queue.popleft()
+        self.acted.add(position)
+        self._after_action()
+
+    def apply_bring_in(self, position: int, amount: int) -> None:
+        """R-STUD7-1: the bring-in; the others may call it or complete."""
+        self._move(position, amount)
+        self.bring_in_pending = False
+        self.queue.popleft()
+        self.acted.add(position)
+        self._after_action()
+
+    def apply_raise_to(self, position: int, amount: int) -> None:
+        """A bet, raise or completion to ``amount``; the others must act again."""
+        increment = amount - self.bet_to
+        self._move(position, amount - self.bets[position])
+        self.bring_in_pending = False
+        self.completion_pending = False
+        self.raise_count += 1
+        if increment >= self.raise_increment:
+            self.acted = {position}
+        else:
+            self.acted.add(position)
+        self.raise_increment = max(self.raise_increment, increment)
+        if self.stacks[position]:
+            self.short_all_ins.clear()
+        else:
+            self.short_all_ins.append(increment)
+            if sum(self.short_all_ins) >= self.raise_increment:
+                self.short_all_ins.clear()
+        order = [(position + k) % self.n for k in range(1, self.n)]
+        self.queue = deque(i for i in order if not self.folded[i] and self.stacks[i])
+        self._after_action()
+
+    def apply_show(self, position: int) -> None:
+        """The player shows his cards; they are all face up now."""
+        self.shown[position] = True
+        self.hole[position] = [(card, True) for card, _ in self.hole[position]]
+
+    def apply_muck(self, position: int) -> None:
+        """The player gives up his claim without showing."""
+        self.shown[position] = False
+
+    def apply_exposed_by_mistake(self, position: int) -> None:
+        """R-CIRC-9: the card is covered again and the hand stays valid; in stud his next card comes face up."""
+        if not self.variant.button:
+            self.next_card_up.add(position)
+            for i, slot in enumerate(self.slots):
+                if slot.kind is SlotKind.HOLE and slot.position == position:
+                    self.slots[i] = Slot(SlotKind.HOLE, position, True)
+                    break
+
+    def apply_award(self, award: Award) -> None:
+        """A pot paid to its winners, less the rake."""
+        for position, amount in award.shares:
+            self.stacks[position] += amount
+        self.awards.append(award)
+
+    def apply_complete(self) -> None:
+        """Every pot is paid."""
+        self.phase = Phase.COMPLETE
+        self.queue.clear()
+        self.slots.clear()
+
+    def apply_void(self, rule: str) -> None:
+        """The hand is void: every chip put in goes back (e.g. R-DECK-4 irregularities)."""
+        for position in range(self.n):
+            self.stacks[position] += self.contributed[position]
+            self.contributed[position] = 0
+            self.bets[position] = 0
+        self.phase = Phase.VOID
+        self.void_rule = rule
+        self.queue.clear()
+        self.slots.clear()
+
+    def _move(self, position: int, amount: int) -> None:
+        self.stacks[position] -= amount
+        self.bets[position] += amount
+        self.contributed[position] += amount
+
+    # -- flow ---------------------------------------------------------------------------------------
+
+    def _begin_street(self, index: int) -> None:
+        self.street_index = index
+        street = self.street
+        self.bets = [0] * self.n if index else self.bets
+        players = self.in_hand
+        slots: list[Slot] = []
+        hole_needed = len(street.hole) * len(players)
+        burn = self.settings.burn_cards and street.burn
+        if (self.variant.community_when_short and street.hole and index == len(self.variant.streets) - 1
+                and self.stock_left - burn < hole_needed):
+            # R-STUD7-1: one community card instead; the burn only if a card is left for it
+            if burn and self.stock_left >= 2:
+                slots.append(Slot(SlotKind.BURN))
+            slots.append(Slot(SlotKind.BOARD, -1, True))
+        else:
+            if burn:
+                slots.append(Slot(SlotKind.BURN))
+            for face_up in street.hole:
+                slots.extend(Slot(SlotKind.HOLE, p, face_up or p in self.next_card_up) for p in players)
+            slots.extend(Slot(SlotKind.BOARD, -1, True) for _ in range(street.board))
+        self.slots = deque(slots)
+        self.phase = Phase.DEALING
+        if not self.slots:
+            self._begin_betting()
+
+    def _begin_betting(self) -> None:
+        self.raise_increment = 0
+        self.raise_count = 0
+        self.acted.clear()
+        self.short_all_ins.clear()
+        if self.betting_closed:
+            self._end_betting()
+            return
+        opener = self._opener()
+        order = [(opener + k) % self.n for k in range(self.n)]
+        self.queue = deque(i for i in order if not self.folded[i] and self.stacks[i])
+        first = self.street_index == 0 and self.street.opening is Opening.BRING_IN
+        self.bring_in_pending = first and self.settings.stakes.bring_in > 0
+        self.completion_pending = self.bring_in_pending
+        self.phase = Phase.BETTING
+        if not self.queue or self._nobody_left_to_bet_against():
+            self._end_betting()
+
+    def _opener(self) -> int:
+        players = self.in_hand
+        match self.street.opening:
+            case Opening.POSITION:
+                if self.street_index == 0 and any(self.settings.stakes.blinds):
+                    blinds = [self._blind(p) for p in range(self.n)]
+                    biggest = max(range(self.n), key=lambda p: (self.bets[p] if blinds[p] else 0, p))
+                    return (biggest + 1) % self.n
+                return 0
+            case Opening.BRING_IN:
+                ups = [self.up_cards(p) if not self.folded[p] else [] for p in range(self.n)]
+                return lowest_up_card(ups)
+            case Opening.HIGH_CARD:
+                return highest_up_card([self.up_cards(p) if not self.folded[p] else [] for p in range(self.n)])
+            case Opening.BEST_EXPOSED:
+                return best_exposed([self.up_cards(p) if p in players else [] for p in range(self.n)])
+        raise AssertionError(self.street.opening)  # pragma: no cover
+
+    def _blind(self, position: int) -> int:
+        """The blind a position posts; heads-up the button posts the small blind (reversed order)."""
+        stakes = self.settings.stakes
+        return stakes.blind(self.n - 1 - position) if self.n == 2 else stakes.blind(position)
+
+    def blind_for(self, position: int) -> int:
+        """The blind or straddle this position must post (R-CIRC-2)."""
+        return self._blind(position)
+
+    def _after_action(self) -> None:
+        if len(self.in_hand) <= 1 or not self.queue or self._nobody_left_to_bet_against():
+            self._end_betting()
+
+    def _nobody_left_to_bet_against(self) -> bool:
+        """At most one player can still bet and he has matched the highest bet: the interval is over."""
+        able = [p for p in self.in_hand if self.stacks[p]]
+        return len(able) <= 1 and all(self.bets[p] >= self.bet_to for p in self.queue)
+
+    def _end_betting(self) -> None:
+        self.queue.clear()
+        self.bring_in_pending = self.completion_pending = False
+        if len(self.in_hand) <= 1:
+            self.phase = Phase.SHOWDOWN
+            return
+        if sum(1 for p in self.in_hand if self.stacks[p]) <= 1:
+            self.betting_closed = True
+        if self.street_index + 1 < len(self.variant.streets):
+            self.bets = [0] * self.n
+            self._begin_street(self.street_index + 1)
+        else:
+            self.phase = Phase.SHOWDOWN
+
+    # -- settlement ---------------------------------------------------------------------------------
+
+    @property
+    def ready_to_settle(self) -> bool:
+        """Everything is decided: one player left (R-CIRC-7) or every contender has shown or mucked."""
+        if self.phase is not Phase.SHOWDOWN:
+            return False
+        players = self.in_hand
+        return len(players) == 1 or all(p in self.shown for p in players)
+
+    def value_of(self, position: int) -> HandValue:
+        """The best hand of a player (R-CARD-6, R-CARD-7); in stud, a community card counts for everyone."""
+        own = self.cards_of(position)
+        if self.hand_rule.board_cards == (0,):
+            return self.ranking.evaluate([*own, *self.board])
+        return self.hand_rule.evaluate(self.ranking, own, self.board)
+
+    def settlement(self) -> list[Award]:
+        """Each pot with its rake and winners (R-CIRC-6, R-CIRC-7, R-CIRC-11, R-CIRC-12)."""
+        pots = side_pots(self.contributed, self.folded)
+        values = {p: self.value_of(p) for p in self.in_hand if self.shown.get(p)} if len(self.in_hand) > 1 else {}
+        cap_left = self.settings.rake.cap
+        awards = []
+        for pot in pots:
+            claims = [p for p in pot.eligible if self.shown.get(p, True)]
+            rake = rake_for(pot.amount, self.settings.rake.percent, cap_left) if pot.contested else 0
+            cap_left -= rake
+            if len(claims) > 1:
+                best = max(values[p].strength for p in claims)
+                winners = [p for p in claims if values[p].strength == best]
+            else:
+                winners = claims
+            awards.append(Award(pot, rake, tuple(split(pot.amount - rake, self._odd_chip_order(winners, values)))))
+        return awards
+
+    def _odd_chip_order(self, winners: list[int], values: dict[int, HandValue]) -> list[int]:
+        """R-CIRC-11: clockwise from the button; in stud, the hand holding the highest card by suit first."""
+        if self.variant.stud_odd_chip and len(winners) > 1:
+            return sorted(winners, key=lambda p: max(values[p].best_five), reverse=True)
+        return sorted(winners)

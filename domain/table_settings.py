@@ -1,0 +1,183 @@
+"""Table settings as data: variant, betting structure, stakes, raise cap and rake (R-CIRC-4, R-CIRC-5, R-CIRC-12).
+
+Settings travel inside events, so they convert to and from plain dictionaries.
+
+>>> settings = TableSettings.create("holdem", BettingStructure.NO_LIMIT, blinds=(5, 10))
+>>> TableSettings.from_dict(settings.to_dict()) == settings
+True
+>>> settings.stakes.min_bet, settings.raise_cap
+(10, None)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from domain.errors import RuleError
+from domain.variants import VARIANTS, Variant
+
+MAX_SEATS = 10
+"""The most players a circle table deals in (R-SYNTH-1 allows up to 10)."""
+
+
+class InvalidSettingsError(RuleError):
+    """Table settings that contradict the rules."""
+
+
+class BettingStructure(Enum):
+    """How much may be bet (R-CIRC-5)."""
+
+    FIXED_LIMIT = "fixed-limit"
+    POT_LIMIT = "pot-limit"
+    NO_LIMIT = "no-limit"
+
+
+@dataclass(frozen=True, slots=True)
+class Stakes:
+    """Forced bets and bet sizes, in chips (integers).
+
+    ``antes`` and ``blinds`` are per position, starting with the player left of the button (the small blind);
+    heads-up the button posts the first blind (the small blind) and the other player the second.
+    ``small_bet``/``big_bet`` are the fixed-limit sizes; ``min_bet`` the smallest bet in pot- and no-limit.
+    """
+
+    antes: tuple[int, ...] = ()
+    blinds: tuple[int, ...] = ()
+    bring_in: int = 0
+    small_bet: int = 0
+    big_bet: int = 0
+    min_bet: int = 0
+
+    def ante(self, position: int) -> int:
+        """The ante of a position (0 when not set)."""
+        return self.antes[position] if position < len(self.antes) else 0
+
+    def blind(self, position: int) -> int:
+        """The blind or straddle of a position (0 when not set)."""
+        return self.blinds[position] if position < len(self.blinds) else 0
+
+
+@dataclass(frozen=True, slots=True)
+class RakePolicy:
+    """House commission (R-CIRC-12): ``percent`` of each pot, at most ``cap`` chips a hand; default none."""
+
+    percent: int = 0
+    cap: int = 0
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.percent <= 100 or self.cap < 0:
+            raise InvalidSettingsError("rake is a percentage 0–100 with a non-negative cap", rule="R-CIRC-12")
+
+
+@dataclass(frozen=True, slots=True)
+class TableSettings:
+    """Everything a hand needs to know about its table, as data."""
+
+    variant: str
+    structure: BettingStructure
+    stakes: Stakes
+    raise_cap: int | None = None
+    rake: RakePolicy = field(default_factory=RakePolicy)
+    deck_size: int = 52
+    flush_beats_full_house: bool | None = None
+    burn_cards: bool = True
+
+    def __post_init__(self) -> None:
+        if self.variant not in VARIANTS:
+            raise InvalidSettingsError(f"unknown variant {self.variant!r}", rule="R-CIRC-5")
+        stakes = self.stakes
+        amounts = (*stakes.antes, *stakes.blinds, stakes.bring_in, stakes.small_bet, stakes.big_bet, stakes.min_bet)
+        if any(amount < 0 for amount in amounts):
+            raise InvalidSettingsError("stakes are never negative", rule="R-CIRC-5")
+        if self.structure is BettingStructure.FIXED_LIMIT and not 0 < stakes.small_bet <= stakes.big_bet:
+            raise InvalidSettingsError("fixed-limit needs a small and a big bet", rule="R-CIRC-5")
+        if self.structure is not BettingStructure.FIXED_LIMIT and stakes.min_bet <= 0:
+            raise InvalidSettingsError("pot- and no-limit need a minimum bet", rule="R-CIRC-5")
+        if self.raise_cap is not None and self.raise_cap < 1:
+            raise InvalidSettingsError("a raise cap allows at least the bet", rule="R-CIRC-4")
+        if stakes.bring_in and not self.variant_rules.streets[0].opening.value == "bring-in":
+            raise InvalidSettingsError(f"{self.variant} has no bring-in", rule="R-STUD7-1")
+
+    @property
+    def variant_rules(self) -> Variant:
+        """The variant's streets and hand rule."""
+        return VARIANTS[self.variant]
+
+    @classmethod
+    def create(
+        cls,
+        variant: str,
+        structure: BettingStructure,
+        *,
+        antes: int | tuple[int, ...] = 0,
+        blinds: tuple[int, ...] = (),
+        bring_in: int = 0,
+        small_bet: int = 0,
+        big_bet: int = 0,
+        min_bet: int | None = None,
+        raise_cap: int | str | None = "default",
+        rake: RakePolicy | None = None,
+        deck_size: int | None = None,
+        burn_cards: bool = True,
+    ) -> TableSettings:
+        """Settings with the defaults of RULES.md: a uniform ante, ``min_bet`` the big blind, and the
+        fixed-limit cap of one bet and three raises (R-CIRC-4) unless ``raise_cap`` is given."""
+        rules = VARIANTS[variant] if variant in VARIANTS else None
+        if rules is None:
+            raise InvalidSettingsError(f"unknown variant {variant!r}", rule="R-CIRC-5")
+        ante_tuple = antes if isinstance(antes, tuple) else (antes,) * MAX_SEATS if antes else ()
+        stakes = Stakes(
+            antes=ante_tuple,
+            blinds=blinds,
+            bring_in=bring_in,
+            small_bet=small_bet,
+            big_bet=big_bet,
+            min_bet=min_bet if min_bet is not None else max(blinds, default=0) or small_bet,
+        )
+        cap: int | None
+        if raise_cap == "default":
+            cap = 4 if structure is BettingStructure.FIXED_LIMIT else None
+        else:
+            cap = raise_cap if isinstance(raise_cap, int) else None
+        return cls(
+            variant=variant,
+            structure=structure,
+            stakes=stakes,
+            raise_cap=cap,
+            rake=rake or RakePolicy(),
+            deck_size=deck_size or rules.deck_size,
+            burn_cards=burn_cards,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data, for events."""
+        s = self.stakes
+        return {
+            "variant": self.variant,
+            "structure": self.structure.value,
+            "stakes": {"antes": list(s.antes), "blinds": list(s.blinds), "bring_in": s.bring_in,
+                       "small_bet": s.small_bet, "big_bet": s.big_bet, "min_bet": s.min_bet},
+            "raise_cap": self.raise_cap,
+            "rake": {"percent": self.rake.percent, "cap": self.rake.cap},
+            "deck_size": self.deck_size,
+            "flush_beats_full_house": self.flush_beats_full_house,
+            "burn_cards": self.burn_cards,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TableSettings:
+        """Settings from :meth:`to_dict`'s form."""
+        stakes = data["stakes"]
+        return cls(
+            variant=data["variant"],
+            structure=BettingStructure(data["structure"]),
+            stakes=Stakes(tuple(stakes["antes"]), tuple(stakes["blinds"]), stakes["bring_in"], stakes["small_bet"],
+                          stakes["big_bet"], stakes["min_bet"]),
+            raise_cap=data["raise_cap"],
+            rake=RakePolicy(**data["rake"]),
+            deck_size=data["deck_size"],
+            flush_beats_full_house=data["flush_beats_full_house"],
+            burn_cards=data["burn_cards"],
+        )

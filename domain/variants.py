@@ -1,0 +1,100 @@
+"""Circle-poker variants as data: streets, cards up or down, board cards, burns, who acts first, hand rule.
+
+Adding a variant adds an entry here; the betting state machine in :mod:`domain.hand` never changes for it.
+
+>>> [street.name for street in VARIANTS["holdem"].streets]
+['preflop', 'flop', 'turn', 'river']
+>>> VARIANTS["stud7"].streets[0].hole
+(False, False, True)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+
+class Opening(Enum):
+    """Who acts first in a betting interval."""
+
+    POSITION = "position"  # left of the biggest blind on the first street, else the first active player left of the button
+    BRING_IN = "bring-in"  # the lowest up card (R-STUD7-1; ties by suit, clubs lowest)
+    HIGH_CARD = "high-card"  # the highest up card (R-STUD5-3; ties: the first clockwise from the croupier's left)
+    BEST_EXPOSED = "best-exposed"  # the best exposed hand (R-STUD7-1, R-STUD5-3)
+
+
+@dataclass(frozen=True, slots=True)
+class Street:
+    """One dealing round and the betting interval after it.
+
+    ``hole`` lists the cards each player still in receives, in order, ``True`` for face up.
+    ``big_bet`` selects the fixed-limit size of the interval.
+    """
+
+    name: str
+    hole: tuple[bool, ...]
+    board: int
+    burn: bool
+    opening: Opening
+    big_bet: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Variant:
+    """A circle-poker game as data."""
+
+    code: str
+    name: str
+    deck_size: int
+    streets: tuple[Street, ...]
+    hand_rule: str
+    """Key of :data:`domain.hand_rules.HAND_RULES`: how the best five cards are chosen."""
+    button: bool
+    """Whether positions turn with a button (R-CIRC-1); stud deals from the croupier's left (R-STUD5-2)."""
+    open_pair_big_bet: bool = False
+    """Seven-card stud: a big bet is allowed on 4th street when anyone shows a pair (R-STUD7-1)."""
+    community_when_short: bool = False
+    """Seven-card stud: one community card when the stock cannot give every player a last card (R-STUD7-1)."""
+    stud_odd_chip: bool = False
+    """Stud games give an odd chip to the winner with the highest card by suit (R-CIRC-11)."""
+
+
+_FLOP_STREETS = (
+    ("flop", 3),
+    ("turn", 1),
+    ("river", 1),
+)
+
+
+def _community(name: str, code: str, hole_cards: int, rule: str) -> Variant:
+    """Hold'em and Omaha: down cards, then flop, turn and river, each after a burn (R-FLOP-2, R-FLOP-3)."""
+    preflop = Street("preflop", (False,) * hole_cards, 0, burn=False, opening=Opening.POSITION, big_bet=False)
+    later = tuple(
+        Street(street, (), count, burn=True, opening=Opening.POSITION, big_bet=street != "flop")
+        for street, count in _FLOP_STREETS
+    )
+    return Variant(code, name, 52, (preflop, *later), rule, button=True)
+
+
+VARIANTS: dict[str, Variant] = {
+    "holdem": _community("Texas Hold'em", "holdem", 2, "holdem"),
+    "omaha": _community("Omaha", "omaha", 4, "omaha"),
+    "stud7": Variant(
+        "stud7",
+        "Seven-card stud",
+        52,
+        (
+            Street("third", (False, False, True), 0, burn=False, opening=Opening.BRING_IN, big_bet=False),
+            Street("fourth", (True,), 0, burn=True, opening=Opening.BEST_EXPOSED, big_bet=False),
+            Street("fifth", (True,), 0, burn=True, opening=Opening.BEST_EXPOSED, big_bet=True),
+            Street("sixth", (True,), 0, burn=True, opening=Opening.BEST_EXPOSED, big_bet=True),
+            Street("seventh", (False,), 0, burn=True, opening=Opening.BEST_EXPOSED, big_bet=True),
+        ),
+        "stud",
+        button=False,
+        open_pair_big_bet=True,
+        community_when_short=True,
+        stud_odd_chip=True,
+    ),
+}
+"""The variants of this release, by code."""
