@@ -124,7 +124,7 @@ class TableSettings:
     ) -> TableSettings:
         """Settings with the defaults of RULES.md: a uniform ante, ``min_bet`` the big blind, and the
         fixed-limit cap of one bet and three raises (R-CIRC-4) unless ``raise_cap`` is given."""
-        rules = VARIANTS[variant] if variant in VARIANTS else None
+        rules = VARIANTS.get(variant)
         if rules is None:
             raise InvalidSettingsError(f"unknown variant {variant!r}", rule="R-CIRC-5")
         ante_tuple = antes if isinstance(antes, tuple) else (antes,) * MAX_SEATS if antes else ()

@@ -17,7 +17,7 @@ from enum import Enum
 class Opening(Enum):
     """Who acts first in a betting interval."""
 
-    POSITION = "position"  # left of the biggest blind on the first street, else the first active player left of the button
+    POSITION = "position"  # left of the biggest blind on the first street, else the first player left of the button
     BRING_IN = "bring-in"  # the lowest up card (R-STUD7-1; ties by suit, clubs lowest)
     HIGH_CARD = "high-card"  # the highest up card (R-STUD5-3; ties: the first clockwise from the croupier's left)
     BEST_EXPOSED = "best-exposed"  # the best exposed hand (R-STUD7-1, R-STUD5-3)

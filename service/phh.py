@@ -111,11 +111,15 @@ class _Player:
             self._deal_pending()
             return
         self._deal_pending(strict=True)
+        if words[:2] == ["d", "db"] and len(words) == 3:
+            for card in _cards(words[2]):
+                self._require_slot(SlotKind.BOARD, card)
+                self.hand.deal(card, source="replay")
+            return
+        self._player_action(action, words)
+
+    def _player_action(self, action: str, words: list[str]) -> None:
         match words:
-            case ["d", "db", cards]:
-                for card in _cards(cards):
-                    self._require_slot(SlotKind.BOARD, card)
-                    self.hand.deal(card, source="replay")
             case [player, "f"]:
                 self.hand.fold(self._seat(player))
             case [player, "cc"]:
