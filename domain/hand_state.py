@@ -282,8 +282,7 @@ class HandState:
             raise HandRuleError("chips are whole numbers", rule="R-CIRC-5")
         reason = self._can_raise_reason(position)
         if reason is not None:
-            rule = "R-CIRC-4" if "capped" in reason else "R-CIRC-6" if "cover" in reason else "R-CIRC-3"
-            raise HandRuleError(f"cannot raise: {reason}", rule=rule)
+            raise HandRuleError(f"cannot raise: {reason}", rule="R-CIRC-4" if "capped" in reason else "R-CIRC-6")
         low, high = self.raise_range(position)
         if amount > self.stacks[position] + self.bets[position]:
             raise HandRuleError(f"{amount} is more than the player has ({self.stacks[position]} behind)",
@@ -482,7 +481,8 @@ class HandState:
 
     def _begin_betting(self) -> None:
         self.raise_increment = 0
-        self.raise_count = 0
+        # R-CIRC-4: before the flop the big blind is the interval's first bet
+        self.raise_count = 1 if self.street_index == 0 and any(self.bets) else 0
         self.acted.clear()
         self.short_all_ins.clear()
         if self.betting_closed:

@@ -29,23 +29,25 @@ class Pot:
 def side_pots(contributions: Sequence[int], folded: Sequence[bool]) -> list[Pot]:
     """The main pot and side pots, main first.
 
-    Each level is a contribution of a player still in; every player's chips up to that level go in, and only the
-    players still in who reached it may win it.  A top pot with one eligible player is the uncalled part of his bet.
+    The chips are cut at every player's total; each slice goes to the players still in who reached it.  Adjacent
+    slices with the same players entitled are one pot, except that a slice only one player put chips in (the
+    uncalled part of his bet, which simply comes back) stays apart, so it is never raked.
     """
-    levels = sorted({c for c, out in zip(contributions, folded, strict=True) if not out and c > 0})
     pots: list[Pot] = []
     previous = 0
-    for level in levels:
+    for level in sorted({c for c in contributions if c > 0}):
         amount = sum(min(c, level) - min(c, previous) for c in contributions)
         eligible = tuple(i for i, c in enumerate(contributions) if not folded[i] and c >= level)
         contributors = tuple(i for i, c in enumerate(contributions) if c > previous)
-        pots.append(Pot(amount, eligible, contributors))
         previous = level
-    leftover = sum(contributions) - sum(p.amount for p in pots)
-    if leftover:  # chips of folded players above every live contribution join the last pot
-        last = pots[-1]
-        extra = tuple(i for i, c in enumerate(contributions) if c > previous)
-        pots[-1] = Pot(last.amount + leftover, last.eligible, tuple(sorted({*last.contributors, *extra})))
+        if not eligible:  # only folded players reached this level: impossible in play, kept with the last pot
+            eligible = pots[-1].eligible if pots else ()
+        slice_ = Pot(amount, eligible, contributors)
+        if pots and pots[-1].eligible == eligible and pots[-1].contested == slice_.contested:
+            last = pots[-1]
+            pots[-1] = Pot(last.amount + amount, eligible, tuple(sorted({*last.contributors, *contributors})))
+        else:
+            pots.append(slice_)
     return pots
 
 

@@ -1,0 +1,173 @@
+"""The event-sourced table: seats, stacks and the button between hands (R-CIRC-1, R-CIRC-6).
+
+>>> from domain.decks import BackColour, DeckIdentity
+>>> from domain.table_settings import BettingStructure, TableSettings
+>>> table = Table.open("T1", TableSettings.create("holdem", BettingStructure.NO_LIMIT, blinds=(1, 2)))
+>>> for seat, stack in ((1, 100), (4, 100), (7, 100)):
+...     table.sit(seat, stack)
+>>> hand = table.start_hand(DeckIdentity(52, BackColour.RED))
+>>> table.button_seat, hand.seats
+(1, [4, 7, 1])
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID, uuid5
+
+from eventsourcing.domain import Aggregate, event
+
+from domain.decks import DeckIdentity
+from domain.hand import TABLES_NAMESPACE, Hand
+from domain.hand_state import HandRuleError
+from domain.table_settings import MAX_SEATS, TableSettings
+
+
+class Table(Aggregate):
+    """A circle-poker table: who sits where with how many chips, the button, and the hand in progress."""
+
+    @staticmethod
+    def create_id(name: str, **_: Any) -> UUID:
+        """Tables have deterministic ids from their names."""
+        return uuid5(TABLES_NAMESPACE, f"table/{name}")
+
+    @event("Opened")
+    def __init__(self, *, name: str, settings: dict[str, Any], seat_count: int) -> None:
+        self.name = name
+        self.settings = TableSettings.from_dict(settings)
+        self.seat_count = seat_count
+        self.stacks: dict[int, int] = {}
+        self.button_seat: int | None = None
+        self.hands_started = 0
+        self.hand_in_progress: UUID | None = None
+
+    @classmethod
+    def open(cls, name: str, settings: TableSettings, seat_count: int = MAX_SEATS) -> Table:
+        """Open a table with its settings."""
+        if not name.strip() or len(name) > 64:
+            raise HandRuleError("a table has a name of 1 to 64 characters", rule="R-AUD-1")
+        if not 2 <= seat_count <= MAX_SEATS:
+            raise HandRuleError(f"a table has 2 to {MAX_SEATS} seats", rule="R-CIRC-2")
+        return cls(name=name, settings=settings.to_dict(), seat_count=seat_count)
+
+    # -- seats --------------------------------------------------------------------------------------
+
+    def verify_sit(self, seat: int, stack: int) -> None:
+        """A free seat of the table and a whole, positive number of chips (R-CIRC-6)."""
+        if not 1 <= seat <= self.seat_count:
+            raise HandRuleError(f"seat {seat} is not at this table (1–{self.seat_count})", rule="R-CIRC-2")
+        if seat in self.stacks:
+            raise HandRuleError(f"seat {seat} is taken", rule="R-CIRC-2")
+        _require_chips(stack)
+
+    def sit(self, seat: int, stack: int) -> None:
+        """Seat a player with his chips."""
+        self.verify_sit(seat, stack)
+        self._seated(seat=seat, stack=stack)
+
+    def verify_leave(self, seat: int) -> None:
+        """A seated player leaves between hands."""
+        self._require_seated(seat)
+        self._require_between_hands()
+
+    def leave(self, seat: int) -> None:
+        """The player leaves the table with his chips."""
+        self.verify_leave(seat)
+        self._left(seat=seat)
+
+    def verify_add_chips(self, seat: int, amount: int) -> None:
+        """Chips are added between hands only: table stakes (R-CIRC-6)."""
+        self._require_seated(seat)
+        self._require_between_hands()
+        _require_chips(amount)
+
+    def add_chips(self, seat: int, amount: int) -> None:
+        """The player buys more chips between hands."""
+        self.verify_add_chips(seat, amount)
+        self._chips_added(seat=seat, amount=amount)
+
+    # -- hands --------------------------------------------------------------------------------------
+
+    def verify_start_hand(self, deck: DeckIdentity) -> list[int]:
+        """Two or more players with chips, no hand in progress; returns the seats dealt in."""
+        self._require_between_hands()
+        players = sorted(seat for seat, stack in self.stacks.items() if stack > 0)
+        if len(players) < 2:
+            raise HandRuleError("a hand needs two players with chips", rule="R-CIRC-2")
+        if deck.size != self.settings.deck_size:
+            raise HandRuleError(f"this table plays a {self.settings.deck_size}-card deck", rule="R-CARD-2")
+        return players
+
+    def start_hand(self, deck: DeckIdentity) -> Hand:
+        """Move the button (R-CIRC-1) and start the next hand; save the table and the hand together."""
+        players = self.verify_start_hand(deck)
+        if self.settings.variant_rules.button:
+            button = _next_clockwise(players, self.button_seat)
+            order = [s for s in players if s > button] + [s for s in players if s <= button]
+        else:  # stud: dealt from the croupier's left (R-STUD5-2); no button
+            button, order = players[-1], players
+        number = self.hands_started + 1
+        hand = Hand.start(self.id, number, self.settings, seats=order, stacks=[self.stacks[s] for s in order],
+                          button_seat=button, deck=deck)
+        self._hand_started(hand_id=hand.id, number=number, button_seat=button)
+        return hand
+
+    def verify_finish_hand(self, hand: Hand) -> None:
+        """The hand in progress, complete."""
+        if hand.id != self.hand_in_progress:
+            raise HandRuleError("that is not the hand in progress at this table", rule="R-AUD-1")
+        if not hand.is_complete:
+            raise HandRuleError("the hand is not over", rule="R-CIRC-6")
+
+    def finish_hand(self, hand: Hand) -> None:
+        """Take the finishing stacks of the hand."""
+        self.verify_finish_hand(hand)
+        self._hand_finished(hand_id=hand.id, stacks={str(seat): stack for seat, stack in zip(
+            hand.seats, hand.stacks, strict=True)})
+
+    def _require_seated(self, seat: int) -> None:
+        if seat not in self.stacks:
+            raise HandRuleError(f"nobody sits at seat {seat}", rule="R-CIRC-2")
+
+    def _require_between_hands(self) -> None:
+        if self.hand_in_progress is not None:
+            raise HandRuleError("a hand is in progress", rule="R-CIRC-6")
+
+    # -- events -------------------------------------------------------------------------------------
+
+    @event("PlayerSeated")
+    def _seated(self, *, seat: int, stack: int) -> None:
+        self.stacks[seat] = stack
+
+    @event("PlayerLeft")
+    def _left(self, *, seat: int) -> None:
+        del self.stacks[seat]
+
+    @event("ChipsAdded")
+    def _chips_added(self, *, seat: int, amount: int) -> None:
+        self.stacks[seat] += amount
+
+    @event("HandStarted")
+    def _hand_started(self, *, hand_id: UUID, number: int, button_seat: int) -> None:
+        self.hands_started = number
+        self.button_seat = button_seat
+        self.hand_in_progress = hand_id
+
+    @event("HandFinished")
+    def _hand_finished(self, *, hand_id: UUID, stacks: dict[str, int]) -> None:
+        del hand_id
+        for seat, stack in stacks.items():
+            self.stacks[int(seat)] = stack
+        self.hand_in_progress = None
+
+
+def _next_clockwise(seats: list[int], after: int | None) -> int:
+    """The next of ``seats`` (sorted) clockwise after seat ``after``; the first hand's button is the lowest seat."""
+    if after is None:
+        return seats[0]
+    return next((s for s in seats if s > after), seats[0])
+
+
+def _require_chips(amount: int) -> None:
+    if isinstance(amount, bool) or not isinstance(amount, int) or amount <= 0:
+        raise HandRuleError("chips are a whole, positive number", rule="R-CIRC-6")

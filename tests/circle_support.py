@@ -1,0 +1,106 @@
+"""Helpers for circle-poker tests: settings, hands dealt from a known order, and random legal play."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+from uuid import UUID
+
+from eventsourcing.application import Application
+
+from domain.cards import Card, parse_cards
+from domain.decks import BackColour, DeckIdentity, composition
+from domain.hand import TABLES_NAMESPACE, Hand
+from domain.hand_state import Phase
+from domain.table_settings import BettingStructure, RakePolicy, TableSettings
+
+
+def holdem(blinds: tuple[int, ...] = (1, 2), *, structure: BettingStructure = BettingStructure.NO_LIMIT,
+           burn: bool = False, rake: RakePolicy | None = None, **stakes: Any) -> TableSettings:
+    """Hold'em settings (no burns by default, so a test deals only the cards it names)."""
+    return TableSettings.create("holdem", structure, blinds=blinds, burn_cards=burn, rake=rake, **stakes)
+
+
+def omaha(blinds: tuple[int, ...] = (1, 2), *, burn: bool = False) -> TableSettings:
+    """Pot-limit Omaha settings."""
+    return TableSettings.create("omaha", BettingStructure.POT_LIMIT, blinds=blinds, burn_cards=burn)
+
+
+def stud(ante: int = 1, bring_in: int = 2, small: int = 5, big: int = 10, *, burn: bool = False) -> TableSettings:
+    """Fixed-limit seven-card stud settings."""
+    return TableSettings.create("stud7", BettingStructure.FIXED_LIMIT, antes=ante, bring_in=bring_in,
+                                small_bet=small, big_bet=big, burn_cards=burn)
+
+
+def start(settings: TableSettings, stacks: Sequence[int], number: int = 1) -> Hand:
+    """A hand with seats 1…n in dealing order (the button is the last seat)."""
+    seats = list(range(1, len(stacks) + 1))
+    return Hand.start(TABLES_NAMESPACE, number, settings, seats=seats, stacks=list(stacks), button_seat=seats[-1],
+                      deck=DeckIdentity(settings.deck_size, BackColour.BLUE))
+
+
+def deal(hand: Hand, cards: str | Iterable[Card]) -> None:
+    """Deal these cards, in order, to wherever each is due."""
+    for card in parse_cards(cards) if isinstance(cards, str) else cards:
+        hand.deal(card, source="test")
+
+
+def deal_while_due(hand: Hand, deck: Iterator[Card]) -> None:
+    """Deal from ``deck`` until no card is due."""
+    while hand.state.next_slot is not None:
+        hand.deal(next(deck), source="test")
+
+
+def play_randomly(hand: Hand, rng: random.Random, deck: Iterator[Card]) -> None:
+    """Play the hand to its end with random legal actions; cards come from ``deck``."""
+    for _ in range(1000):
+        if hand.is_complete:
+            return
+        if hand.state.next_slot is not None:
+            hand.deal(next(deck), source="test")
+            continue
+        legal = hand.legal_actions()
+        if legal is not None:
+            _random_action(hand, legal.seat, rng)
+            continue
+        if hand.state.phase is Phase.SHOWDOWN or hand.state.betting_closed:
+            contenders = [hand.seat_of(p) for p in hand.state.in_hand if p not in hand.state.shown]
+            seat = rng.choice(contenders)
+            if rng.random() < 0.2 and hand.can_muck(seat):
+                hand.muck(seat)
+            else:
+                hand.show(seat)
+            continue
+        raise AssertionError(f"stuck: {hand.snapshot()}")
+    raise AssertionError("the hand did not end in 1000 steps")
+
+
+def _random_action(hand: Hand, seat: int, rng: random.Random) -> None:
+    legal = hand.legal_actions()
+    assert legal is not None
+    roll = rng.random()
+    if legal.bring_in is not None and (roll < 0.6 or legal.raise_min is None):
+        hand.post_bring_in(seat)
+    elif legal.raise_min is not None and legal.raise_max is not None and (roll < 0.3 or legal.bring_in is not None):
+        amount = rng.choice([legal.raise_min, legal.raise_max, rng.randint(legal.raise_min, legal.raise_max)])
+        hand.bet_or_raise_to(seat, amount)
+    elif legal.call is not None and roll < 0.45:
+        hand.fold(seat)
+    elif legal.check:
+        hand.check(seat)
+    else:
+        hand.call(seat)
+
+
+def shuffled(size: int, rng: random.Random) -> Iterator[Card]:
+    """A deck in a random order (the test plays the shuffler)."""
+    cards = list(composition(size))
+    rng.shuffle(cards)
+    return iter(cards)
+
+
+class Hands(Application[UUID]):
+    """An in-memory eventsourcing application, to store and reload hands in tests."""
+
+    env = {"PERSISTENCE_MODULE": "eventsourcing.popo"}  # noqa: RUF012 (eventsourcing reads this mapping)
