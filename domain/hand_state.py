@@ -313,9 +313,10 @@ class HandState:
     def verify_muck(self, position: int) -> None:
         """A contender may muck unless he is the last claim on a pot."""
         self._require_contender(position)
-        others = [i for i in self.in_hand if i != position and self.shown.get(i, True)]
-        if not others:
-            raise HandRuleError("the last player with a claim on the pot shows his hand", rule="R-CIRC-7")
+        for pot in side_pots(self.contributed, self.folded):
+            if position in pot.eligible and len(pot.eligible) > 1 and not any(
+                    p != position and self.shown.get(p, True) for p in pot.eligible):
+                raise HandRuleError("the last player with a claim on a pot shows his hand", rule="R-CIRC-7")
 
     def _require_contender(self, position: int) -> None:
         if self.phase is Phase.SHOWDOWN or (self.betting_closed and self.phase is Phase.DEALING):
@@ -572,7 +573,7 @@ class HandState:
         cap_left = self.settings.rake.cap
         awards = []
         for pot in pots:
-            claims = [p for p in pot.eligible if self.shown.get(p, True)]
+            claims = [p for p in pot.eligible if self.shown.get(p, True)] or list(pot.eligible)
             rake = rake_for(pot.amount, self.settings.rake.percent, cap_left) if pot.contested else 0
             cap_left -= rake
             if len(claims) > 1:

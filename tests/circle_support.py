@@ -83,7 +83,10 @@ def _random_action(hand: Hand, seat: int, rng: random.Random) -> None:
     if legal.bring_in is not None and (roll < 0.6 or legal.raise_min is None):
         hand.post_bring_in(seat)
     elif legal.raise_min is not None and legal.raise_max is not None and (roll < 0.3 or legal.bring_in is not None):
-        amount = rng.choice([legal.raise_min, legal.raise_max, rng.randint(legal.raise_min, legal.raise_max)])
+        amounts = [legal.raise_min, legal.raise_max]
+        if hand.state.settings.structure is not BettingStructure.FIXED_LIMIT:  # fixed-limit: one size or the other
+            amounts.append(rng.randint(legal.raise_min, legal.raise_max))
+        amount = rng.choice(amounts)
         hand.bet_or_raise_to(seat, amount)
     elif legal.call is not None and roll < 0.45:
         hand.fold(seat)
