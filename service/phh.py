@@ -108,7 +108,8 @@ class _Player:
             return
         if words[:2] == ["d", "dh"] and len(words) == 4:
             self.pending.setdefault(self._seat(words[2]), deque()).extend(_cards(words[3]))
-            self._deal_pending()
+            slot = self.hand.state.next_slot
+            self._deal_pending(strict=slot is None or slot.kind is not SlotKind.HOLE)
             return
         self._deal_pending(strict=True)
         if words[:2] == ["d", "db"] and len(words) == 3:

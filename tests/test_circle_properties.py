@@ -83,8 +83,8 @@ def test_random_legal_hands_conserve_chips_deal_each_card_once_and_replay_identi
     assert Counter(type(e).__name__ for e in events)["Completed"] == 1
     # replaying the stored events rebuilds an equal hand
     app = Hands()
-    app.save(*events)  # type: ignore[arg-type]
-    replayed = app.repository.get(hand.id)
+    app.save(*events)
+    replayed: object = app.repository.get(hand.id)
     assert isinstance(replayed, Hand)
     assert replayed.snapshot() == hand.snapshot()
     assert replayed.version == hand.version
@@ -109,7 +109,7 @@ def test_a_hand_rebuilt_at_any_earlier_version_equals_the_live_hand_at_that_poin
             snapshots[hand.version] = hand.snapshot()
     app.save(hand)
     for version, snapshot in snapshots.items():
-        rebuilt = app.repository.get(hand.id, version=version)
+        rebuilt: object = app.repository.get(hand.id, version=version)
         assert isinstance(rebuilt, Hand)
         assert rebuilt.snapshot() == snapshot
 
