@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import IntEnum
 
 from domain.errors import InvalidCardError
@@ -85,11 +85,14 @@ class Card:
 
     rank: Rank
     suit: Suit
+    code: int = field(init=False, repr=False, compare=False)
+    """Integer code 0–51 (``rank_index * 4 + suit``), as used by the evaluators."""
+    name: str = field(init=False, repr=False, compare=False)
+    """The card as text, e.g. ``As``."""
 
-    @property
-    def code(self) -> int:
-        """Integer code 0–51 (``rank_index * 4 + suit``), as used by the batch evaluator."""
-        return (self.rank.value - 2) * 4 + self.suit.value
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "code", (self.rank.value - 2) * 4 + self.suit.value)
+        object.__setattr__(self, "name", self.rank.symbol + self.suit.letter)
 
     @classmethod
     def from_code(cls, code: int) -> Card:
@@ -101,13 +104,16 @@ class Card:
     @classmethod
     def parse(cls, text: str) -> Card:
         """Parse one card: ``As``, ``Td`` or ``10d``, ``7c``; suits and ranks in either case, or ``A♠``."""
+        card = _BY_NAME.get(text)
+        if card is not None:
+            return card
         match = _CARD_TOKEN.fullmatch(text.strip())
         if match is None:
             raise InvalidCardError(f"unknown card {text!r}", rule="R-CARD-1")
         return _card_from_match(match)
 
     def __str__(self) -> str:
-        return self.rank.symbol + self.suit.letter
+        return self.name
 
     def pretty(self) -> str:
         """The card with a unicode suit symbol, e.g. ``A♠``."""
@@ -122,6 +128,7 @@ def _card_from_match(match: re.Match[str]) -> Card:
 
 ALL_CARDS: tuple[Card, ...] = tuple(Card(Rank(r + 2), Suit(s)) for r in range(13) for s in range(4))
 """The 52 cards of the French deck (R-CARD-1), indexed by code."""
+_BY_NAME = {card.name: card for card in ALL_CARDS}
 
 
 def parse_cards(text: str) -> list[Card]:

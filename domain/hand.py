@@ -116,7 +116,7 @@ class Hand(Aggregate):
         state = hand.state
         antes = [min(state.settings.stakes.ante(p), state.stacks[p]) for p in range(state.n)]
         blinds = [min(state.blind_for(p), state.stacks[p] - antes[p]) for p in range(state.n)]
-        hand._forced_bets_posted(antes=antes, blinds=blinds)
+        hand.trigger_event(cls.ForcedBetsPosted, antes=antes, blinds=blinds)
         return hand
 
     # -- queries ------------------------------------------------------------------------------------
@@ -197,8 +197,8 @@ class Hand(Aggregate):
         self.verify_deal(card, source, sequence)
         slot = self.state.slots[0]
         seat = self.seats[slot.position] if slot.kind is SlotKind.HOLE else None
-        self._card_dealt(kind=slot.kind.value, seat=seat, card=str(card), face_up=slot.face_up, source=source,
-                         sequence=sequence)
+        self.trigger_event(self.CardDealt, kind=slot.kind.value, seat=seat, card=str(card), face_up=slot.face_up,
+                           source=source, sequence=sequence)
         self._settle_if_ready()
 
     # -- betting ------------------------------------------------------------------------------------
@@ -214,7 +214,7 @@ class Hand(Aggregate):
     def fold(self, seat: int) -> None:
         """Fold, forfeiting every bet made (R-CIRC-3)."""
         self.verify_fold(seat)
-        self._folded(seat=seat)
+        self.trigger_event(self.Folded, seat=seat)
         self._settle_if_ready()
 
     def verify_check(self, seat: int) -> None:
@@ -228,7 +228,7 @@ class Hand(Aggregate):
     def check(self, seat: int) -> None:
         """Check (R-CIRC-3)."""
         self.verify_check(seat)
-        self._checked(seat=seat)
+        self.trigger_event(self.Checked, seat=seat)
         self._settle_if_ready()
 
     def verify_call(self, seat: int) -> int:
@@ -242,7 +242,7 @@ class Hand(Aggregate):
     def call(self, seat: int) -> None:
         """Call, or go all-in for less (R-CIRC-3, R-CIRC-6)."""
         amount = self.verify_call(seat)
-        self._called(seat=seat, amount=amount)
+        self.trigger_event(self.Called, seat=seat, amount=amount)
         self._settle_if_ready()
 
     def verify_bet_or_raise_to(self, seat: int, amount: int) -> None:
@@ -258,7 +258,7 @@ class Hand(Aggregate):
         self.verify_bet_or_raise_to(seat, amount)
         position = self.position_of(seat)
         added = amount - self.state.bets[position]
-        self._bet_or_raised(seat=seat, to=amount, added=added)
+        self.trigger_event(self.BetOrRaised, seat=seat, to=amount, added=added)
         self._settle_if_ready()
 
     def verify_all_in(self, seat: int) -> None:
@@ -295,7 +295,7 @@ class Hand(Aggregate):
     def post_bring_in(self, seat: int) -> None:
         """Post the bring-in (R-STUD7-1)."""
         amount = self.verify_post_bring_in(seat)
-        self._bring_in_posted(seat=seat, amount=amount)
+        self.trigger_event(self.BringInPosted, seat=seat, amount=amount)
         self._settle_if_ready()
 
     # -- showdown -----------------------------------------------------------------------------------
@@ -312,7 +312,7 @@ class Hand(Aggregate):
         """Turn the player's cards face up; the hand plays at its highest combination (R-CARD-7)."""
         self.verify_show(seat)
         cards = self.state.cards_of(self.position_of(seat))
-        self._shown(seat=seat, cards=[str(c) for c in cards])
+        self.trigger_event(self.Shown, seat=seat, cards=[str(c) for c in cards])
         self._settle_if_ready()
 
     def verify_muck(self, seat: int) -> None:
@@ -326,7 +326,7 @@ class Hand(Aggregate):
     def muck(self, seat: int) -> None:
         """Give up the claim to the pot without showing."""
         self.verify_muck(seat)
-        self._mucked(seat=seat)
+        self.trigger_event(self.Mucked, seat=seat)
         self._settle_if_ready()
 
     # -- irregularities (R-CIRC-9, R-CIRC-10) ---------------------------------------------------------
@@ -346,7 +346,7 @@ class Hand(Aggregate):
     def expose_card(self, seat: int, card: Card) -> None:
         """R-CIRC-9: the card is covered again and the hand stays valid; in stud the player's next card is dealt up."""
         self.verify_expose_card(seat, card)
-        self._card_exposed(seat=seat, card=str(card))
+        self.trigger_event(self.CardExposed, seat=seat, card=str(card))
 
     def verify_expose_hand(self, seat: int) -> None:
         """R-CIRC-9: a player turns his down cards face up during the hand."""
@@ -361,9 +361,9 @@ class Hand(Aggregate):
         position = self.position_of(seat)
         state = self.state
         if state.bets[position] < state.bet_to and state.stacks[position]:
-            self._forfeited(seat=seat, rule="R-CIRC-9")
+            self.trigger_event(self.Forfeited, seat=seat, rule="R-CIRC-9")
         else:
-            self._shown(seat=seat, cards=[str(c) for c in state.cards_of(position)])
+            self.trigger_event(self.Shown, seat=seat, cards=[str(c) for c in state.cards_of(position)])
         self._settle_if_ready()
 
     def verify_declare_absent(self, seat: int) -> None:
@@ -375,7 +375,7 @@ class Hand(Aggregate):
     def declare_absent(self, seat: int) -> None:
         """R-CIRC-10: the player absent at his turn loses his ante and any forced bet (he is out of the hand)."""
         self.verify_declare_absent(seat)
-        self._forfeited(seat=seat, rule="R-CIRC-10")
+        self.trigger_event(self.Forfeited, seat=seat, rule="R-CIRC-10")
         self._settle_if_ready()
 
     def verify_void(self, rule: str, reason: str) -> None:
@@ -388,7 +388,7 @@ class Hand(Aggregate):
     def void(self, rule: str, reason: str) -> None:
         """Void the hand: every chip put in goes back to its owner."""
         self.verify_void(rule, reason)
-        self._voided(rule=rule, reason=reason)
+        self.trigger_event(self.Voided, rule=rule, reason=reason)
 
     # -- settlement ---------------------------------------------------------------------------------
 
@@ -397,7 +397,8 @@ class Hand(Aggregate):
         if not state.ready_to_settle:
             return
         for index, award in enumerate(state.settlement()):
-            self._pot_awarded(
+            self.trigger_event(
+                self.PotAwarded,
                 index=index,
                 amount=award.pot.amount,
                 rake=award.rake,
@@ -405,85 +406,164 @@ class Hand(Aggregate):
                 contributors=[self.seats[p] for p in award.pot.contributors],
                 shares=[[self.seats[p], amount] for p, amount in award.shares],
             )
-        self._completed(stacks=list(state.stacks))
+        self.trigger_event(self.Completed, stacks=list(state.stacks))
 
-    # -- events -------------------------------------------------------------------------------------
+    # -- events: past tense, under the aggregate; ``apply`` only mutates ---------------------------------
 
-    @event("ForcedBetsPosted")
-    def _forced_bets_posted(self, antes: list[int], blinds: list[int]) -> None:
-        for position, amount in enumerate(antes):
-            if amount:
-                self.state.apply_forced_bet(position, amount, ante=True)
-        for position, amount in enumerate(blinds):
-            if amount:
-                self.state.apply_forced_bet(position, amount, ante=False)
-        self.state.begin()
+    class ForcedBetsPosted(Aggregate.Event):
+        """Antes and blinds/straddles by position, posted before the deal (R-CIRC-2, R-FLOP-1)."""
 
-    @event("CardDealt")
-    def _card_dealt(
-        self, *, kind: str, seat: int | None, card: str, face_up: bool, source: str, sequence: int | None
-    ) -> None:
-        del kind, seat, face_up, source, sequence  # recorded for reconstruction; the state knows where it goes
-        self.state.apply_card(Card.parse(card))
+        antes: list[int]
+        blinds: list[int]
 
-    @event("Folded")
-    def _folded(self, seat: int) -> None:
-        self.state.apply_fold(self._position[seat])
+        def apply(self, aggregate: Aggregate) -> None:
+            state = _hand(aggregate).state
+            for position, amount in enumerate(self.antes):
+                if amount:
+                    state.apply_forced_bet(position, amount, ante=True)
+            for position, amount in enumerate(self.blinds):
+                if amount:
+                    state.apply_forced_bet(position, amount, ante=False)
+            state.begin()
 
-    @event("Checked")
-    def _checked(self, seat: int) -> None:
-        self.state.apply_check(self._position[seat])
+    class CardDealt(Aggregate.Event):
+        """A card from the shoe or the croupier: burned, to a seat (up or down) or to the board (R-AUD-1)."""
 
-    @event("Called")
-    def _called(self, seat: int, amount: int) -> None:
-        self.state.apply_call(self._position[seat], amount)
+        kind: str
+        seat: int | None
+        card: str
+        face_up: bool
+        source: str
+        sequence: int | None
 
-    @event("BetOrRaised")
-    def _bet_or_raised(self, seat: int, to: int, added: int) -> None:
-        del added
-        self.state.apply_raise_to(self._position[seat], to)
+        def apply(self, aggregate: Aggregate) -> None:
+            _hand(aggregate).state.apply_card(Card.parse(self.card))
 
-    @event("BringInPosted")
-    def _bring_in_posted(self, seat: int, amount: int) -> None:
-        self.state.apply_bring_in(self._position[seat], amount)
+    class Folded(Aggregate.Event):
+        """The seat folded (R-CIRC-3)."""
 
-    @event("Shown")
-    def _shown(self, seat: int, cards: list[str]) -> None:
-        del cards
-        self.state.apply_show(self._position[seat])
+        seat: int
 
-    @event("Mucked")
-    def _mucked(self, seat: int) -> None:
-        self.state.apply_muck(self._position[seat])
+        def apply(self, aggregate: Aggregate) -> None:
+            hand = _hand(aggregate)
+            hand.state.apply_fold(hand.position_of(self.seat))
 
-    @event("CardExposed")
-    def _card_exposed(self, seat: int, card: str) -> None:
-        del card
-        self.state.apply_exposed_by_mistake(self._position[seat])
+    class Checked(Aggregate.Event):
+        """The seat checked (R-CIRC-3)."""
 
-    @event("Forfeited")
-    def _forfeited(self, seat: int, rule: str) -> None:
-        del rule
-        self.state.apply_fold(self._position[seat])
+        seat: int
 
-    @event("PotAwarded")
-    def _pot_awarded(
-        self, *, index: int, amount: int, rake: int, eligible: list[int], contributors: list[int],
-        shares: list[list[int]],
-    ) -> None:
-        del index
-        pot = Pot(amount, tuple(self._position[s] for s in eligible), tuple(self._position[s] for s in contributors))
-        self.state.apply_award(Award(pot, rake, tuple((self._position[s], a) for s, a in shares)))
+        def apply(self, aggregate: Aggregate) -> None:
+            hand = _hand(aggregate)
+            hand.state.apply_check(hand.position_of(self.seat))
 
-    @event("Completed")
-    def _completed(self, stacks: list[int]) -> None:
-        del stacks
-        self.state.apply_complete()
+    class Called(Aggregate.Event):
+        """The seat called ``amount`` more chips (R-CIRC-3, R-CIRC-6)."""
 
-    @event("Voided")
-    def _voided(self, rule: str, reason: str) -> None:
-        del reason
-        self.state.apply_void(rule)
+        seat: int
+        amount: int
+
+        def apply(self, aggregate: Aggregate) -> None:
+            hand = _hand(aggregate)
+            hand.state.apply_call(hand.position_of(self.seat), self.amount)
+
+    class BetOrRaised(Aggregate.Event):
+        """The seat bet, raised or completed to ``to`` in this interval, adding ``added`` chips."""
+
+        seat: int
+        to: int
+        added: int
+
+        def apply(self, aggregate: Aggregate) -> None:
+            hand = _hand(aggregate)
+            hand.state.apply_raise_to(hand.position_of(self.seat), self.to)
+
+    class BringInPosted(Aggregate.Event):
+        """The lowest up card brought in (R-STUD7-1)."""
+
+        seat: int
+        amount: int
+
+        def apply(self, aggregate: Aggregate) -> None:
+            hand = _hand(aggregate)
+            hand.state.apply_bring_in(hand.position_of(self.seat), self.amount)
+
+    class Shown(Aggregate.Event):
+        """The seat showed these cards."""
+
+        seat: int
+        cards: list[str]
+
+        def apply(self, aggregate: Aggregate) -> None:
+            hand = _hand(aggregate)
+            hand.state.apply_show(hand.position_of(self.seat))
+
+    class Mucked(Aggregate.Event):
+        """The seat gave up its claim without showing."""
+
+        seat: int
+
+        def apply(self, aggregate: Aggregate) -> None:
+            hand = _hand(aggregate)
+            hand.state.apply_muck(hand.position_of(self.seat))
+
+    class CardExposed(Aggregate.Event):
+        """A down card exposed by mistake and covered again (R-CIRC-9)."""
+
+        seat: int
+        card: str
+
+        def apply(self, aggregate: Aggregate) -> None:
+            hand = _hand(aggregate)
+            hand.state.apply_exposed_by_mistake(hand.position_of(self.seat))
+
+    class Forfeited(Aggregate.Event):
+        """The seat lost its hand by rule ``rule`` (R-CIRC-9, R-CIRC-10)."""
+
+        seat: int
+        rule: str
+
+        def apply(self, aggregate: Aggregate) -> None:
+            hand = _hand(aggregate)
+            hand.state.apply_fold(hand.position_of(self.seat))
+
+    class PotAwarded(Aggregate.Event):
+        """Pot ``index`` (0 is the main pot): its chips, the rake, who could win it and each winner's share."""
+
+        index: int
+        amount: int
+        rake: int
+        eligible: list[int]
+        contributors: list[int]
+        shares: list[list[int]]
+
+        def apply(self, aggregate: Aggregate) -> None:
+            hand = _hand(aggregate)
+            where = hand.position_of
+            pot = Pot(self.amount, tuple(map(where, self.eligible)), tuple(map(where, self.contributors)))
+            hand.state.apply_award(Award(pot, self.rake, tuple((where(s), a) for s, a in self.shares)))
+
+    class Completed(Aggregate.Event):
+        """Every pot is paid; the finishing stacks by position."""
+
+        stacks: list[int]
+
+        def apply(self, aggregate: Aggregate) -> None:
+            _hand(aggregate).state.apply_complete()
+
+    class Voided(Aggregate.Event):
+        """The hand is void under ``rule``; every chip goes back."""
+
+        rule: str
+        reason: str
+
+        def apply(self, aggregate: Aggregate) -> None:
+            _hand(aggregate).state.apply_void(self.rule)
+
+
+def _hand(aggregate: Aggregate) -> Hand:
+    assert isinstance(aggregate, Hand)
+    return aggregate
 
 
 def _passes(verify: Any, *args: Any) -> bool:

@@ -566,10 +566,19 @@ class HandState:
             return self.ranking.evaluate([*own, *self.board])
         return self.hand_rule.evaluate(self.ranking, own, self.board)
 
+    def strength_of(self, position: int) -> int:
+        """The strength of a player's best hand (the fast path of :meth:`value_of`)."""
+        own = [card.code for card, _ in self.hole[position]]
+        board = [card.code for card in self.board]
+        rule = self.hand_rule
+        if rule.own_used is None or rule.board_used is None:
+            return self.ranking.strength(own + board)
+        return self.ranking.strength_split(own, board, rule.own_used, rule.board_used)
+
     def settlement(self) -> list[Award]:
         """Each pot with its rake and winners (R-CIRC-6, R-CIRC-7, R-CIRC-11, R-CIRC-12)."""
         pots = side_pots(self.contributed, self.folded)
-        values = {p: self.value_of(p) for p in self.in_hand if self.shown.get(p)} if len(self.in_hand) > 1 else {}
+        values = {p: self.strength_of(p) for p in self.in_hand if self.shown.get(p)} if len(self.in_hand) > 1 else {}
         cap_left = self.settings.rake.cap
         awards = []
         for pot in pots:
@@ -577,15 +586,15 @@ class HandState:
             rake = rake_for(pot.amount, self.settings.rake.percent, cap_left) if pot.contested else 0
             cap_left -= rake
             if len(claims) > 1:
-                best = max(values[p].strength for p in claims)
-                winners = [p for p in claims if values[p].strength == best]
+                best = max(values[p] for p in claims)
+                winners = [p for p in claims if values[p] == best]
             else:
                 winners = claims
-            awards.append(Award(pot, rake, tuple(split(pot.amount - rake, self._odd_chip_order(winners, values)))))
+            awards.append(Award(pot, rake, tuple(split(pot.amount - rake, self._odd_chip_order(winners)))))
         return awards
 
-    def _odd_chip_order(self, winners: list[int], values: dict[int, HandValue]) -> list[int]:
+    def _odd_chip_order(self, winners: list[int]) -> list[int]:
         """R-CIRC-11: clockwise from the button; in stud, the hand holding the highest card by suit first."""
         if self.variant.stud_odd_chip and len(winners) > 1:
-            return sorted(winners, key=lambda p: max(values[p].best_five), reverse=True)
+            return sorted(winners, key=lambda p: max(self.value_of(p).best_five), reverse=True)
         return sorted(winners)
