@@ -14,6 +14,7 @@ from typing import Any
 from pokerkit import (
     Automation,
     FixedLimitSevenCardStud,
+    FixedLimitTexasHoldem,
     HandHistory,
     NoLimitTexasHoldem,
     PotLimitOmahaHoldem,
@@ -47,6 +48,8 @@ def _game(variant: str, rng: random.Random) -> Any:
     if variant == "NT":
         ante = rng.choice((0, UNIT))
         return NoLimitTexasHoldem(AUTOMATIONS, True, ante, (UNIT, 2 * UNIT), 2 * UNIT)
+    if variant == "FT":
+        return FixedLimitTexasHoldem(AUTOMATIONS, True, 0, (UNIT, 2 * UNIT), 2 * UNIT, 4 * UNIT)
     if variant == "PO":
         return PotLimitOmahaHoldem(AUTOMATIONS, True, 0, (UNIT, 2 * UNIT), 2 * UNIT)
     return FixedLimitSevenCardStud(AUTOMATIONS, True, UNIT, UNIT, 2 * UNIT, 4 * UNIT)
@@ -76,7 +79,7 @@ def _act(state: State, rng: random.Random) -> None:
 
 
 def play(variant: str, seed: int) -> OracleHand:
-    """One random hand of ``variant`` (``NT``, ``PO`` or ``F7S``) with 2–9 players (stud 2–7: 52 cards)."""
+    """One random hand of ``variant`` (``NT``, ``FT``, ``PO`` or ``F7S``) with 2–9 players (stud 2–7: 52 cards)."""
     rng = random.Random(seed)
     players = rng.randint(2, 7 if variant == "F7S" else 9)
     game = _game(variant, rng)

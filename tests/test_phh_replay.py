@@ -49,6 +49,29 @@ def test_pokerkit_hands_replay_to_the_same_finishing_stacks(variant: str, tmp_pa
     assert with_side_pots >= HANDS_PER_VARIANT // 20, "the sample must exercise side pots (R-CIRC-6)"
 
 
+@pytest.mark.slow
+def test_fixed_limit_holdem_replays_except_where_our_cap_counts_the_big_blind(tmp_path: Path) -> None:
+    """R-CIRC-4: one bet and three raises; before the flop the big blind is the bet. pokerkit allows four raises
+    after the blind, so a pokerkit hand with a fifth bet before the flop is refused here, naming R-CIRC-4."""
+    expected, capped = {}, 0
+    for i, hand in enumerate(hands("FT", 150, first_seed=5000)):
+        path = tmp_path / f"FT-{i:03}.phh"
+        path.write_text(hand.phh, encoding="utf-8")
+        expected[str(path)] = " ".join(str(s) for s in hand.final_stacks)
+    result = pokertable("phh", "replay", *sorted(expected))
+    replayed = dict(line.split(": ", 1) for line in result.stdout.splitlines())
+    for line in result.stderr.splitlines():
+        refused = line.split(": error:")[0]
+        assert "(R-CIRC-4)" in line, line
+        history = tomllib.loads(Path(refused).read_text())
+        actions = history["actions"]
+        preflop = actions[: next((i for i, a in enumerate(actions) if a.startswith("d db")), len(actions))]
+        assert sum(" cbr " in action for action in preflop) >= 4  # a fifth bet before the flop
+        capped += 1
+    assert replayed == {name: expected[name] for name in replayed}
+    assert len(replayed) + capped == len(expected) and len(replayed) > len(expected) // 2
+
+
 GOOD = """variant = 'NT'
 antes = [0, 0, 0]
 blinds_or_straddles = [1, 2, 0]
