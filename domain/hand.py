@@ -28,7 +28,7 @@ from uuid import NAMESPACE_URL, UUID, uuid5
 
 from eventsourcing.domain import Aggregate, event
 
-from domain.cards import Card
+from domain.cards import Card, Rank
 from domain.decks import DeckIdentity
 from domain.hand_state import Award, HandRuleError, HandState, Phase, SlotKind
 from domain.pots import Pot
@@ -76,13 +76,16 @@ class Hand(Aggregate):
         stacks: list[int],
         button_seat: int,
         deck: dict[str, Any],
+        openers: int,
+        carried_pot: int,
     ) -> None:
         self.table_id = table_id
         self.number = number
         self.seats = list(seats)
         self.button_seat = button_seat
         self.deck = dict(deck)
-        self.state = HandState(TableSettings.from_dict(settings), list(stacks))
+        self.state = HandState(TableSettings.from_dict(settings), list(stacks), deck_size=deck["size"],
+                               openers=Rank(openers), dead_money=carried_pot)
         self._position = {seat: i for i, seat in enumerate(self.seats)}
 
     @classmethod
@@ -96,14 +99,19 @@ class Hand(Aggregate):
         stacks: list[int],
         button_seat: int,
         deck: DeckIdentity,
+        openers: Rank = Rank.JACK,
+        carried_pot: int = 0,
     ) -> Hand:
         """Start a hand: seats in dealing order (clockwise from the button; in stud from the croupier's left),
-        their stacks, and the deck in play; the antes and blinds are posted at once (R-CIRC-2, R-FLOP-1)."""
+        their stacks, and the deck in play; the antes and blinds are posted at once (R-CIRC-2, R-FLOP-1).
+        Five-card draw also takes the openers in force and the pot carried from blank hands (R-DRAW-3)."""
         if len(set(seats)) != len(seats) or len(seats) != len(stacks):
             raise HandRuleError("each seat once, with its stack", rule="R-CIRC-2")
-        if deck.size != settings.deck_size:
-            raise HandRuleError(f"the table plays a {settings.deck_size}-card deck, not {deck.size}", rule="R-CARD-2")
-        HandState(settings, list(stacks))  # validates before anything is recorded
+        expected = settings.deck_for(len(seats))
+        if deck.size != expected:
+            rule = "R-DRAW-8" if settings.deck_by_players else "R-CARD-2"
+            raise HandRuleError(f"this hand is played with a {expected}-card deck, not {deck.size}", rule=rule)
+        HandState(settings, list(stacks), deck_size=deck.size, openers=openers, dead_money=carried_pot)  # validates
         hand = cls(
             table_id=table_id,
             number=number,
@@ -112,6 +120,8 @@ class Hand(Aggregate):
             stacks=list(stacks),
             button_seat=button_seat,
             deck={"size": deck.size, "colour": deck.colour.value, "label": deck.label},
+            openers=int(openers),
+            carried_pot=carried_pot,
         )
         state = hand.state
         antes = [min(state.settings.stakes.ante(p), state.stacks[p]) for p in range(state.n)]
@@ -140,6 +150,23 @@ class Hand(Aggregate):
     def is_complete(self) -> bool:
         """Every pot is paid, or the hand is void."""
         return self.state.phase in (Phase.COMPLETE, Phase.VOID)
+
+    @property
+    def carried_out(self) -> int:
+        """Chips that carry to the next hand: a blank hand's pot (R-DRAW-3) or one nobody could claim (R-DRAW-7)."""
+        return self.state.carried
+
+    @property
+    def opener_seat(self) -> int | None:
+        """The seat that opened (five-card draw)."""
+        opener = self.state.opener
+        return None if opener is None else self.seats[opener]
+
+    @property
+    def drawer_seat(self) -> int | None:
+        """The seat to draw now (R-DRAW-4)."""
+        drawer = self.state.drawer
+        return None if drawer is None else self.seats[drawer]
 
     @property
     def actor_seat(self) -> int | None:
@@ -176,6 +203,13 @@ class Hand(Aggregate):
             "shown": dict(s.shown),
             "awards": [(a.pot.amount, a.rake, list(a.shares)) for a in s.awards],
             "void_rule": s.void_rule,
+            "openers": int(s.openers),
+            "opener": self.opener_seat,
+            "drawer": self.drawer_seat,
+            "discards": [str(c) for c in s.discards],
+            "opener_discards": [str(c) for c in s.opener_discards],
+            "carried_in": s.dead_money,
+            "carried_out": s.carried,
         }
 
     # -- dealing ------------------------------------------------------------------------------------
@@ -298,6 +332,37 @@ class Hand(Aggregate):
         self.trigger_event(self.BringInPosted, seat=seat, amount=amount)
         self._settle_if_ready()
 
+    # -- the draw (R-DRAW-4, R-DRAW-5, R-DRAW-8) ------------------------------------------------------
+
+    def verify_discard(self, seat: int, cards: list[Card]) -> None:
+        """R-DRAW-4: in turn from the opener, 0 to 4 of the player's own cards."""
+        self.state.verify_discard(self.position_of(seat), list(cards))
+
+    def can_discard(self, seat: int, cards: list[Card]) -> bool:
+        """Whether the seat may discard these cards now."""
+        return _passes(self.verify_discard, seat, cards)
+
+    def discard(self, seat: int, cards: list[Card]) -> None:
+        """The player discards (none: stands pat) and is then served as many cards before the next player draws.
+        The opener's discards are kept face down to prove his openers (R-DRAW-5)."""
+        self.verify_discard(seat, cards)
+        opener = self.state.opener == self.position_of(seat)
+        self.trigger_event(self.Discarded, seat=seat, cards=[str(c) for c in cards], kept_for_openers=opener)
+        self._settle_if_ready()
+
+    def verify_reshuffle_discards(self) -> None:
+        """R-DRAW-8: only when the stock cannot serve the player drawing."""
+        self.state.verify_reshuffle()
+
+    def can_reshuffle_discards(self) -> bool:
+        """Whether the discards may be reshuffled into a new stock now."""
+        return _passes(self.verify_reshuffle_discards)
+
+    def reshuffle_discards(self) -> None:
+        """R-DRAW-8: the discards so far (never the opener's) become the stock; one card is burned."""
+        cards = self.state.verify_reshuffle()
+        self.trigger_event(self.DiscardsReshuffled, cards=[str(c) for c in cards])
+
     # -- showdown -----------------------------------------------------------------------------------
 
     def verify_show(self, seat: int) -> None:
@@ -394,9 +459,17 @@ class Hand(Aggregate):
 
     def _settle_if_ready(self) -> None:
         state = self.state
+        if state.phase is Phase.PASSED:  # R-DRAW-3: a blank hand; the pot stays for the next deal
+            self.trigger_event(self.PassedOut, amount=state.pot_total + state.dead_money, rule="R-DRAW-3")
+            self.trigger_event(self.Completed, stacks=list(state.stacks))
+            return
         if not state.ready_to_settle:
             return
-        for index, award in enumerate(state.settlement()):
+        false_opener = state.false_opener()
+        if false_opener is not None:
+            self.trigger_event(self.DeclaredDead, seat=self.seats[false_opener], rule="R-DRAW-7")
+        awards, carried = state.settlement()
+        for index, award in enumerate(awards):
             self.trigger_event(
                 self.PotAwarded,
                 index=index,
@@ -405,7 +478,10 @@ class Hand(Aggregate):
                 eligible=[self.seats[p] for p in award.pot.eligible],
                 contributors=[self.seats[p] for p in award.pot.contributors],
                 shares=[[self.seats[p], amount] for p, amount in award.shares],
+                carried_in=award.pot.carried_in,
             )
+        if carried:
+            self.trigger_event(self.PassedOut, amount=carried, rule="R-DRAW-7")
         self.trigger_event(self.Completed, stacks=list(state.stacks))
 
     # -- events: past tense, under the aggregate; ``apply`` only mutates ---------------------------------
@@ -527,6 +603,44 @@ class Hand(Aggregate):
             hand = _hand(aggregate)
             hand.state.apply_fold(hand.position_of(self.seat))
 
+    class Discarded(Aggregate.Event):
+        """The seat discarded these cards (none: stood pat); an opener's are kept to prove his openers."""
+
+        seat: int
+        cards: list[str]
+        kept_for_openers: bool
+
+        def apply(self, aggregate: Aggregate) -> None:
+            hand = _hand(aggregate)
+            hand.state.apply_discard(hand.position_of(self.seat), [Card.parse(c) for c in self.cards])
+
+    class DiscardsReshuffled(Aggregate.Event):
+        """R-DRAW-8: these discards became the stock again (a card is burned next)."""
+
+        cards: list[str]
+
+        def apply(self, aggregate: Aggregate) -> None:
+            _hand(aggregate).state.apply_reshuffle([Card.parse(c) for c in self.cards])
+
+    class DeclaredDead(Aggregate.Event):
+        """The seat's hand is dead by rule ``rule`` (R-DRAW-7: a false opener)."""
+
+        seat: int
+        rule: str
+
+        def apply(self, aggregate: Aggregate) -> None:
+            hand = _hand(aggregate)
+            hand.state.apply_dead_hand(hand.position_of(self.seat))
+
+    class PassedOut(Aggregate.Event):
+        """Nobody wins: ``amount`` chips carry to the next hand (R-DRAW-3 blank hand, R-DRAW-7)."""
+
+        amount: int
+        rule: str
+
+        def apply(self, aggregate: Aggregate) -> None:
+            _hand(aggregate).state.apply_passed_out(self.amount)
+
     class PotAwarded(Aggregate.Event):
         """Pot ``index`` (0 is the main pot): its chips, the rake, who could win it and each winner's share."""
 
@@ -536,11 +650,13 @@ class Hand(Aggregate):
         eligible: list[int]
         contributors: list[int]
         shares: list[list[int]]
+        carried_in: int
 
         def apply(self, aggregate: Aggregate) -> None:
             hand = _hand(aggregate)
             where = hand.position_of
-            pot = Pot(self.amount, tuple(map(where, self.eligible)), tuple(map(where, self.contributors)))
+            pot = Pot(self.amount, tuple(map(where, self.eligible)), tuple(map(where, self.contributors)),
+                      self.carried_in)
             hand.state.apply_award(Award(pot, self.rake, tuple((where(s), a) for s, a in self.shares)))
 
     class Completed(Aggregate.Event):

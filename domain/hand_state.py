@@ -15,9 +15,10 @@ from collections import deque
 from dataclasses import dataclass, field
 from enum import Enum
 
-from domain.cards import Card
+from domain.cards import Card, Rank
 from domain.decks import lowest_rank
 from domain.errors import RuleError
+from domain.hand_classes import Category, rank_name
 from domain.hand_rules import HAND_RULES, HandRule
 from domain.pots import Pot, rake_for, side_pots, split
 from domain.ranking import HandRanking, HandValue, hand_ranking
@@ -35,7 +36,9 @@ class Phase(Enum):
 
     DEALING = "dealing"
     BETTING = "betting"
+    DRAWING = "drawing"
     SHOWDOWN = "showdown"
+    PASSED = "passed"  # blank hand, or a false opener left nobody to claim: the pot carries (R-DRAW-3, R-DRAW-7)
     COMPLETE = "complete"
     VOID = "void"
 
@@ -85,6 +88,9 @@ class HandState:
 
     settings: TableSettings
     stacks: list[int]
+    deck_size: int = 0
+    openers: Rank = Rank.JACK
+    dead_money: int = 0
     variant: Variant = field(init=False)
     ranking: HandRanking = field(init=False)
     hand_rule: HandRule = field(init=False)
@@ -111,14 +117,27 @@ class HandState:
     shown: dict[int, bool] = field(init=False)
     awards: list[Award] = field(init=False)
     void_rule: str | None = None
+    opener: int | None = None
+    drawers: deque[int] = field(init=False)
+    first_five: dict[int, list[Card]] = field(init=False)
+    discards: list[Card] = field(init=False)
+    opener_discards: list[Card] = field(init=False)
+    carried: int = 0
+    drawer_discards: list[Card] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.variant = self.settings.variant_rules
-        self.ranking = hand_ranking(self.settings.deck_size, self.settings.flush_beats_full_house)
+        self.deck_size = self.deck_size or self.settings.deck_size
+        self.ranking = hand_ranking(self.deck_size, self.settings.flush_beats_full_house)
         self.hand_rule = HAND_RULES[self.variant.hand_rule]
         self.n = len(self.stacks)
         if not 2 <= self.n <= 10:
             raise HandRuleError(f"a circle hand needs 2 to 10 players, not {self.n}", rule="R-CIRC-2")
+        if self.n < self.variant.min_players:
+            rule = "R-SYNTH-1" if self.variant.code == "sintetico" else "R-CIRC-2"
+            raise HandRuleError(f"{self.variant.name} needs at least {self.variant.min_players} players", rule=rule)
+        if self.dead_money < 0:
+            raise HandRuleError("a carried pot is never negative", rule="R-DRAW-3")
         if any(stack <= 0 for stack in self.stacks):
             raise HandRuleError("every player dealt in has chips (table stakes)", rule="R-CIRC-6")
         self.stacks = list(self.stacks)
@@ -131,6 +150,8 @@ class HandState:
         self.slots, self.queue = deque(), deque()
         self.short_all_ins = []
         self.shown, self.awards = {}, []
+        self.drawers, self.first_five = deque(), {}
+        self.discards, self.opener_discards = [], []
 
     # -- queries ------------------------------------------------------------------------------------
 
@@ -162,12 +183,12 @@ class HandState:
     @property
     def next_slot(self) -> Slot | None:
         """Where the next card goes, or ``None`` when no card is due."""
-        return self.slots[0] if self.phase is Phase.DEALING and self.slots else None
+        return self.slots[0] if self.phase in (Phase.DEALING, Phase.DRAWING) and self.slots else None
 
     @property
     def stock_left(self) -> int:
         """Cards not yet dealt or burned."""
-        return self.settings.deck_size - len(self.seen)
+        return self.deck_size - len(self.seen)
 
     def up_cards(self, position: int) -> list[Card]:
         """A player's face-up cards."""
@@ -245,10 +266,12 @@ class HandState:
     # -- verification -------------------------------------------------------------------------------
 
     def verify_fold(self, position: int) -> None:
-        """R-CIRC-3: a player folds in turn; the bring-in must be posted first."""
+        """R-CIRC-3: a player folds in turn; the bring-in must be posted first; before anyone opens, one checks."""
         self._require_actor(position)
         if self.bring_in_pending:
             raise HandRuleError("the lowest up card must bring in or complete", rule="R-STUD7-1")
+        if self.street.needs_openers and self.opener is None:
+            raise HandRuleError("nobody has opened: check (pass) instead of folding", rule="R-DRAW-2")
 
     def verify_check(self, position: int) -> None:
         """R-CIRC-3: checking only while nobody has bet in this interval."""
@@ -294,14 +317,24 @@ class HandState:
             raise HandRuleError(f"in {structure} the bet here is {low} to {high}, not {amount}", rule="R-CIRC-5")
         if self.settings.structure is BettingStructure.FIXED_LIMIT and high > low and amount not in (low, high):
             raise HandRuleError(f"the bet is {low} or {high}", rule="R-STUD7-1")
+        if self.street.needs_openers and self.opener is None and not self.has_openers(self.cards_of(position)):
+            raise HandRuleError(f"opening needs a pair of {rank_name(self.openers, plural=True)} or better",
+                                rule="R-DRAW-2" if self.openers is Rank.JACK else "R-DRAW-3")
+
+    def has_openers(self, cards: list[Card]) -> bool:
+        """Whether five cards hold the openers in force: a pair of ``openers`` or better (R-DRAW-2, R-DRAW-3)."""
+        value = self.ranking.evaluate(cards)
+        if value.category is Category.PAIR:
+            return value.hand_class.ranks[0] >= self.openers
+        return value.category > Category.PAIR
 
     def verify_deal(self, card: Card) -> Slot:
         """R-DECK-4 / R-CARD-2: a card of the deck in play, never seen before in this hand, when a card is due."""
         slot = self.next_slot
         if slot is None:
             raise HandRuleError(f"no card is due now ({self.phase.value})", rule="R-CIRC-2")
-        if card.rank < lowest_rank(self.settings.deck_size):
-            raise HandRuleError(f"{card} is not in a {self.settings.deck_size}-card deck", rule="R-CARD-2")
+        if card.rank < lowest_rank(self.deck_size):
+            raise HandRuleError(f"{card} is not in a {self.deck_size}-card deck", rule="R-CARD-2")
         if card in self.seen:
             raise HandRuleError(f"{card} was already dealt in this hand", rule="R-DECK-4")
         return slot
@@ -327,7 +360,81 @@ class HandState:
             return
         raise HandRuleError("hands are shown only at the showdown", rule="R-CIRC-9")
 
+    @property
+    def drawer(self) -> int | None:
+        """The position to draw (R-DRAW-4): in turn, once the previous player has been served."""
+        return self.drawers[0] if self.phase is Phase.DRAWING and self.drawers and not self.slots else None
+
+    def verify_discard(self, position: int, cards: list[Card]) -> None:
+        """R-DRAW-4: in turn, 0 to 4 of his own cards (0 stands pat)."""
+        if self.phase is not Phase.DRAWING:
+            raise HandRuleError("there is no draw now", rule="R-DRAW-4")
+        if self.slots:
+            raise HandRuleError("the previous player is still being served", rule="R-DRAW-4")
+        if self.drawers[0] != position:
+            raise HandRuleError(f"it is position {self.drawers[0]}'s turn to draw, not {position}'s", rule="R-DRAW-4")
+        if len(cards) > 4:
+            raise HandRuleError(f"a player draws 0 to 4 cards, not {len(cards)}", rule="R-DRAW-4")
+        held = self.cards_of(position)
+        if len(set(cards)) != len(cards) or any(card not in held for card in cards):
+            raise HandRuleError("a player discards only his own cards, each once", rule="R-DRAW-4")
+
+    def reshufflable(self) -> list[Card]:
+        """R-DRAW-8: the discards so far that may form a new stock: never the opener's, nor the drawer's own."""
+        own = set(self.drawer_discards)
+        return [card for card in self.discards if card not in own]
+
+    def verify_reshuffle(self) -> list[Card]:
+        """R-DRAW-8: only when the stock cannot serve the player drawing; returns the cards to reshuffle."""
+        if self.phase is not Phase.DRAWING or not self.slots:
+            raise HandRuleError("discards are reshuffled only when a draw cannot be served", rule="R-DRAW-8")
+        if self.stock_left >= len(self.slots):
+            raise HandRuleError(f"the stock still holds {self.stock_left} cards", rule="R-DRAW-8")
+        cards = self.reshufflable()
+        if not cards:
+            raise HandRuleError("there are no discards to reshuffle", rule="R-DRAW-8")
+        return cards
+
+    def false_opener(self) -> int | None:
+        """R-DRAW-7: the opener, still in at the end, whose first five cards did not hold the openers."""
+        opener = self.opener
+        if opener is None or self.folded[opener]:
+            return None
+        return None if self.has_openers(self.first_five.get(opener) or self.cards_of(opener)) else opener
+
     # -- mutations (event handlers) ------------------------------------------------------------------
+
+    def apply_discard(self, position: int, cards: list[Card]) -> None:
+        """The player's discards leave his hand; as many cards are due to him (R-DRAW-4, R-DRAW-5)."""
+        gone = set(cards)
+        self.hole[position] = [(card, up) for card, up in self.hole[position] if card not in gone]
+        (self.opener_discards if position == self.opener else self.discards).extend(cards)
+        self.drawer_discards = list(cards)
+        self.slots = deque(Slot(SlotKind.HOLE, position, False) for _ in cards)
+        if not cards:
+            self._next_drawer()
+
+    def apply_reshuffle(self, cards: list[Card]) -> None:
+        """R-DRAW-8: the discards become the stock again, and one card is burned first."""
+        back = set(cards)
+        self.seen -= back
+        self.discards = [card for card in self.discards if card not in back]
+        self.slots.appendleft(Slot(SlotKind.BURN))
+
+    def apply_dead_hand(self, position: int) -> None:
+        """R-DRAW-7: a false opener's hand is dead; the others still in contest the pot."""
+        self.folded[position] = True
+
+    def apply_passed_out(self, amount: int) -> None:
+        """The pot carries to the next hand (R-DRAW-3, R-DRAW-7)."""
+        self.carried = amount
+        self.phase = Phase.COMPLETE
+
+    def _next_drawer(self) -> None:
+        self.drawers.popleft()
+        self.drawer_discards = []
+        if not self.drawers:
+            self._begin_betting()  # R-DRAW-6: the second interval, starting with the opener
 
     def apply_forced_bet(self, position: int, amount: int, *, ante: bool) -> None:
         """An ante or a blind/straddle, posted before the deal (R-CIRC-2)."""
@@ -352,7 +459,10 @@ class HandState:
             self.hole[slot.position].append((card, slot.face_up or self.shown.get(slot.position, False)))
             self.next_card_up.discard(slot.position)
         if not self.slots:
-            self._begin_betting()
+            if self.phase is Phase.DRAWING:
+                self._next_drawer()
+            else:
+                self._begin_betting()
 
     def apply_fold(self, position: int) -> None:
         """R-CIRC-3: the player forfeits every bet made."""
@@ -387,6 +497,8 @@ class HandState:
 
     def apply_raise_to(self, position: int, amount: int) -> None:
         """A bet, raise or completion to ``amount``; the others must act again."""
+        if self.street.needs_openers and self.opener is None:
+            self.opener = position  # R-DRAW-2: the first bet opens
         increment = amount - self.bet_to
         self._move(position, amount - self.bets[position])
         self.bring_in_pending = False
@@ -460,6 +572,14 @@ class HandState:
         street = self.street
         self.bets = [0] * self.n if index else self.bets
         players = self.in_hand
+        if street.draw:  # R-DRAW-4: each player still in draws once, in turn, starting with the opener
+            start = self.opener if self.opener is not None else 0
+            order = [(start + k) % self.n for k in range(self.n)]
+            self.drawers = deque(p for p in order if not self.folded[p])
+            self.first_five = {p: self.cards_of(p) for p in players}
+            self.slots = deque()
+            self.phase = Phase.DRAWING
+            return
         slots: list[Slot] = []
         hole_needed = len(street.hole) * len(players)
         burn = self.settings.burn_cards and street.burn
@@ -492,7 +612,7 @@ class HandState:
         opener = self._opener()
         order = [(opener + k) % self.n for k in range(self.n)]
         self.queue = deque(i for i in order if not self.folded[i] and self.stacks[i])
-        first = self.street_index == 0 and self.street.opening is Opening.BRING_IN
+        first = self.street_index == 0 and self.street.opening in (Opening.BRING_IN, Opening.HIGH_CARD)
         self.bring_in_pending = first and self.settings.stakes.bring_in > 0
         self.completion_pending = self.bring_in_pending
         self.phase = Phase.BETTING
@@ -512,7 +632,13 @@ class HandState:
                 ups = [self.up_cards(p) if not self.folded[p] else [] for p in range(self.n)]
                 return lowest_up_card(ups)
             case Opening.HIGH_CARD:
-                return highest_up_card([self.up_cards(p) if not self.folded[p] else [] for p in range(self.n)])
+                ups = [self.up_cards(p) if not self.folded[p] else [] for p in range(self.n)]
+                if self.settings.stakes.bring_in:  # R-STUD5-3 setting: the lowest up card brings in
+                    return lowest_up_card(ups)
+                return highest_up_card(ups)
+            case Opening.OPENER:  # R-DRAW-6: the opener, or the first player still in after him
+                start = self.opener if self.opener is not None else 0
+                return next(p for p in ((start + k) % self.n for k in range(self.n)) if not self.folded[p])
             case Opening.BEST_EXPOSED:
                 return best_exposed([self.up_cards(p) if p in players else [] for p in range(self.n)])
         raise AssertionError(self.street.opening)  # pragma: no cover
@@ -538,6 +664,9 @@ class HandState:
     def _end_betting(self) -> None:
         self.queue.clear()
         self.bring_in_pending = self.completion_pending = False
+        if self.street.needs_openers and self.opener is None:
+            self.phase = Phase.PASSED  # R-DRAW-3: everybody checked, a blank hand
+            return
         if len(self.in_hand) <= 1:
             self.phase = Phase.SHOWDOWN
             return
@@ -557,7 +686,7 @@ class HandState:
         if self.phase is not Phase.SHOWDOWN:
             return False
         players = self.in_hand
-        return len(players) == 1 or all(p in self.shown for p in players)
+        return len(players) <= 1 or all(p in self.shown for p in players)
 
     def value_of(self, position: int) -> HandValue:
         """The best hand of a player (R-CARD-6, R-CARD-7); in stud, a community card counts for everyone."""
@@ -575,15 +704,26 @@ class HandState:
             return self.ranking.strength(own + board)
         return self.ranking.strength_split(own, board, rule.own_used, rule.board_used)
 
-    def settlement(self) -> list[Award]:
-        """Each pot with its rake and winners (R-CIRC-6, R-CIRC-7, R-CIRC-11, R-CIRC-12)."""
+    def settlement(self) -> tuple[list[Award], int]:
+        """Each pot with its rake and winners (R-CIRC-6, R-CIRC-7, R-CIRC-11, R-CIRC-12), and the chips that carry
+        to the next hand because nobody is left to claim them (R-DRAW-7)."""
         pots = side_pots(self.contributed, self.folded)
+        if self.dead_money:  # a pot carried from earlier hands joins the main pot
+            first = pots[0] if pots else Pot(0, tuple(self.in_hand), ())
+            pots[:1] = [Pot(first.amount + self.dead_money, first.eligible, first.contributors, self.dead_money)]
         values = {p: self.strength_of(p) for p in self.in_hand if self.shown.get(p)} if len(self.in_hand) > 1 else {}
         cap_left = self.settings.rake.cap
         awards = []
+        carried = 0
         for pot in pots:
+            if not pot.contested:  # an uncalled bet goes back to the player who made it
+                awards.append(Award(pot, 0, ((pot.contributors[0], pot.amount),)))
+                continue
+            if not pot.eligible:  # nobody left to claim it (a false opener's dead hand, R-DRAW-7): it carries
+                carried += pot.amount
+                continue
             claims = [p for p in pot.eligible if self.shown.get(p, True)] or list(pot.eligible)
-            rake = rake_for(pot.amount, self.settings.rake.percent, cap_left) if pot.contested else 0
+            rake = rake_for(pot.amount, self.settings.rake.percent, cap_left)
             cap_left -= rake
             if len(claims) > 1:
                 best = max(values[p] for p in claims)
@@ -591,7 +731,7 @@ class HandState:
             else:
                 winners = claims
             awards.append(Award(pot, rake, tuple(split(pot.amount - rake, self._odd_chip_order(winners)))))
-        return awards
+        return awards, carried
 
     def _odd_chip_order(self, winners: list[int]) -> list[int]:
         """R-CIRC-11: clockwise from the button; in stud, the hand holding the highest card by suit first."""

@@ -19,11 +19,13 @@ class Pot:
     amount: int
     eligible: tuple[int, ...]
     contributors: tuple[int, ...] = ()
+    carried_in: int = 0
+    """Chips of a pot carried from an earlier hand (R-DRAW-3), included in ``amount``."""
 
     @property
     def contested(self) -> bool:
-        """More than one player put chips in: not merely an uncalled bet coming back."""
-        return len(self.contributors) > 1
+        """More than one player put chips in (or it holds a carried pot): not merely an uncalled bet coming back."""
+        return len(self.contributors) > 1 or self.carried_in > 0
 
 
 def side_pots(contributions: Sequence[int], folded: Sequence[bool]) -> list[Pot]:
@@ -40,8 +42,6 @@ def side_pots(contributions: Sequence[int], folded: Sequence[bool]) -> list[Pot]
         eligible = tuple(i for i, c in enumerate(contributions) if not folded[i] and c >= level)
         contributors = tuple(i for i, c in enumerate(contributions) if c > previous)
         previous = level
-        if not eligible:  # only folded players reached this level: impossible in play, kept with the last pot
-            eligible = pots[-1].eligible if pots else ()
         slice_ = Pot(amount, eligible, contributors)
         if pots and pots[-1].eligible == eligible and pots[-1].contested == slice_.contested:
             last = pots[-1]

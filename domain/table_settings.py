@@ -16,7 +16,7 @@ from enum import Enum
 from typing import Any
 
 from domain.errors import RuleError
-from domain.variants import VARIANTS, Variant
+from domain.variants import VARIANTS, Opening, Variant, draw_deck_size
 
 MAX_SEATS = 10
 """The most players a circle table deals in (R-SYNTH-1 allows up to 10)."""
@@ -83,6 +83,12 @@ class TableSettings:
     deck_size: int = 52
     flush_beats_full_house: bool | None = None
     burn_cards: bool = True
+    deck_by_players: bool = False
+    """Five-card draw: the deck follows the number of players dealt in (R-DRAW-8) instead of ``deck_size``."""
+
+    def deck_for(self, players: int) -> int:
+        """The deck size of a hand dealt to ``players`` players."""
+        return draw_deck_size(players) if self.deck_by_players else self.deck_size
 
     def __post_init__(self) -> None:
         if self.variant not in VARIANTS:
@@ -97,8 +103,10 @@ class TableSettings:
             raise InvalidSettingsError("pot- and no-limit need a minimum bet", rule="R-CIRC-5")
         if self.raise_cap is not None and self.raise_cap < 1:
             raise InvalidSettingsError("a raise cap allows at least the bet", rule="R-CIRC-4")
-        if stakes.bring_in and not self.variant_rules.streets[0].opening.value == "bring-in":
+        if stakes.bring_in and self.variant_rules.streets[0].opening not in (Opening.BRING_IN, Opening.HIGH_CARD):
             raise InvalidSettingsError(f"{self.variant} has no bring-in", rule="R-STUD7-1")
+        if self.deck_by_players and not self.variant_rules.deck_by_players:
+            raise InvalidSettingsError(f"{self.variant} is not dealt with a deck by players", rule="R-DRAW-8")
 
     @property
     def variant_rules(self) -> Variant:
@@ -121,6 +129,7 @@ class TableSettings:
         rake: RakePolicy | None = None,
         deck_size: int | None = None,
         burn_cards: bool = True,
+        flush_beats_full_house: bool | None = None,
     ) -> TableSettings:
         """Settings with the defaults of RULES.md: a uniform ante, ``min_bet`` the big blind, and the
         fixed-limit cap of one bet and three raises (R-CIRC-4) unless ``raise_cap`` is given."""
@@ -148,7 +157,9 @@ class TableSettings:
             raise_cap=cap,
             rake=rake or RakePolicy(),
             deck_size=deck_size or rules.deck_size,
+            flush_beats_full_house=flush_beats_full_house,
             burn_cards=burn_cards,
+            deck_by_players=rules.deck_by_players and deck_size is None,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -164,6 +175,7 @@ class TableSettings:
             "deck_size": self.deck_size,
             "flush_beats_full_house": self.flush_beats_full_house,
             "burn_cards": self.burn_cards,
+            "deck_by_players": self.deck_by_players,
         }
 
     @classmethod
@@ -180,4 +192,5 @@ class TableSettings:
             deck_size=data["deck_size"],
             flush_beats_full_house=data["flush_beats_full_house"],
             burn_cards=data["burn_cards"],
+            deck_by_players=data["deck_by_players"],
         )

@@ -21,6 +21,7 @@ class Opening(Enum):
     BRING_IN = "bring-in"  # the lowest up card (R-STUD7-1; ties by suit, clubs lowest)
     HIGH_CARD = "high-card"  # the highest up card (R-STUD5-3; ties: the first clockwise from the croupier's left)
     BEST_EXPOSED = "best-exposed"  # the best exposed hand (R-STUD7-1, R-STUD5-3)
+    OPENER = "opener"  # the player who opened (R-DRAW-4, R-DRAW-6)
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,7 +29,9 @@ class Street:
     """One dealing round and the betting interval after it.
 
     ``hole`` lists the cards each player still in receives, in order, ``True`` for face up.
-    ``big_bet`` selects the fixed-limit size of the interval.
+    ``big_bet`` selects the fixed-limit size of the interval.  ``draw``: instead of a deal, each player still in
+    discards 0–4 cards and is served as many (R-DRAW-4).  ``needs_openers``: the first bet of the interval needs
+    openers (R-DRAW-2), and if nobody bets the hand is blank (R-DRAW-3).
     """
 
     name: str
@@ -37,6 +40,8 @@ class Street:
     burn: bool
     opening: Opening
     big_bet: bool
+    draw: bool = False
+    needs_openers: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +62,10 @@ class Variant:
     """Seven-card stud: one community card when the stock cannot give every player a last card (R-STUD7-1)."""
     stud_odd_chip: bool = False
     """Stud games give an odd chip to the winner with the highest card by suit (R-CIRC-11)."""
+    min_players: int = 2
+    """The fewest players a hand is dealt to (R-SYNTH-1: 4)."""
+    deck_by_players: bool = False
+    """Five-card draw: the deck size follows the number of players dealt in (R-DRAW-8)."""
 
 
 _FLOP_STREETS = (
@@ -98,3 +107,48 @@ VARIANTS: dict[str, Variant] = {
     ),
 }
 """The variants of this release, by code."""
+
+VARIANTS["draw"] = Variant(
+    "draw",
+    "Five-card draw with openers",
+    52,
+    (
+        Street("deal", (False,) * 5, 0, burn=False, opening=Opening.POSITION, big_bet=False, needs_openers=True),
+        Street("draw", (), 0, burn=False, opening=Opening.OPENER, big_bet=True, draw=True),
+    ),
+    "draw",
+    button=True,
+    deck_by_players=True,
+)
+VARIANTS["stud5"] = Variant(
+    "stud5",
+    "Five-card stud",
+    32,
+    (
+        Street("second", (False, True), 0, burn=False, opening=Opening.HIGH_CARD, big_bet=False),
+        Street("third", (True,), 0, burn=True, opening=Opening.BEST_EXPOSED, big_bet=False),
+        Street("fourth", (True,), 0, burn=True, opening=Opening.BEST_EXPOSED, big_bet=True),
+        Street("fifth", (True,), 0, burn=True, opening=Opening.BEST_EXPOSED, big_bet=True),
+    ),
+    "stud",
+    button=False,
+    stud_odd_chip=True,
+)
+VARIANTS["sintetico"] = Variant(
+    "sintetico",
+    "Póquer sintético",
+    28,
+    (
+        Street("down", (False, False), 0, burn=False, opening=Opening.POSITION, big_bet=False),
+        *(Street(name, (), 1, burn=False, opening=Opening.POSITION, big_bet=big)
+          for name, big in (("first", False), ("second", False), ("third", True), ("fourth", True), ("fifth", True))),
+    ),
+    "sintetico",
+    button=True,
+    min_players=4,
+)
+
+
+def draw_deck_size(players: int) -> int:
+    """R-DRAW-8: the deck by players dealt in: up to 4 → 32, 5 → 36, 6 → 40, 7 → 44, 8 → 48, 9 or more → 52."""
+    return {5: 36, 6: 40, 7: 44, 8: 48}.get(players, 32 if players <= 4 else 52)
