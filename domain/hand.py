@@ -639,7 +639,7 @@ class Hand(Aggregate):
         rule: str
 
         def apply(self, aggregate: Aggregate) -> None:
-            _hand(aggregate).state.apply_passed_out(self.amount)
+            _hand(aggregate).state.apply_passed_out(self.amount, self.rule)
 
     class PotAwarded(Aggregate.Event):
         """Pot ``index`` (0 is the main pot): its chips, the rake, who could win it and each winner's share."""

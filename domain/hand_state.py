@@ -123,6 +123,7 @@ class HandState:
     discards: list[Card] = field(init=False)
     opener_discards: list[Card] = field(init=False)
     carried: int = 0
+    passed_rule: str | None = None
     drawer_discards: list[Card] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -133,9 +134,10 @@ class HandState:
         self.n = len(self.stacks)
         if not 2 <= self.n <= 10:
             raise HandRuleError(f"a circle hand needs 2 to 10 players, not {self.n}", rule="R-CIRC-2")
-        if self.n < self.variant.min_players:
-            rule = "R-SYNTH-1" if self.variant.code == "sintetico" else "R-CIRC-2"
-            raise HandRuleError(f"{self.variant.name} needs at least {self.variant.min_players} players", rule=rule)
+        if not self.variant.min_players <= self.n <= self.variant.max_players:
+            rule = {"sintetico": "R-SYNTH-1", "stud5": "R-STUD5-1"}.get(self.variant.code, "R-CIRC-2")
+            raise HandRuleError(f"{self.variant.name} is dealt to {self.variant.min_players} to "
+                                f"{self.variant.max_players} players, not {self.n}", rule=rule)
         if self.dead_money < 0:
             raise HandRuleError("a carried pot is never negative", rule="R-DRAW-3")
         if any(stack <= 0 for stack in self.stacks):
@@ -261,7 +263,11 @@ class HandState:
         if self.bring_in_pending:
             return LegalActions(position, False, False, None, min(self.settings.stakes.bring_in, self.stacks[position]),
                                 low, high)
-        return LegalActions(position, True, to_call == 0, to_call if to_call > 0 else None, None, low, high)
+        can_fold = not (self.street.needs_openers and self.opener is None)
+        if low is not None and self.street.needs_openers and self.opener is None \
+                and not self.has_openers(self.cards_of(position)):
+            low = high = None  # R-DRAW-2: no openers, no opening bet
+        return LegalActions(position, can_fold, to_call == 0, to_call if to_call > 0 else None, None, low, high)
 
     # -- verification -------------------------------------------------------------------------------
 
@@ -380,9 +386,13 @@ class HandState:
             raise HandRuleError("a player discards only his own cards, each once", rule="R-DRAW-4")
 
     def reshufflable(self) -> list[Card]:
-        """R-DRAW-8: the discards so far that may form a new stock: never the opener's, nor the drawer's own."""
+        """R-DRAW-8: the discards so far that form a new stock: never the opener's; the drawer's own only when
+        the others' cannot serve him (decision: a player may then get back a card he threw)."""
         own = set(self.drawer_discards)
-        return [card for card in self.discards if card not in own]
+        others = [card for card in self.discards if card not in own]
+        if self.stock_left + len(others) >= len(self.slots) + 1:  # + 1: the burn after the reshuffle
+            return others
+        return list(self.discards)
 
     def verify_reshuffle(self) -> list[Card]:
         """R-DRAW-8: only when the stock cannot serve the player drawing; returns the cards to reshuffle."""
@@ -419,15 +429,17 @@ class HandState:
         back = set(cards)
         self.seen -= back
         self.discards = [card for card in self.discards if card not in back]
-        self.slots.appendleft(Slot(SlotKind.BURN))
+        if self.stock_left > len(self.slots):  # decision: no burn when it would leave the player unserved
+            self.slots.appendleft(Slot(SlotKind.BURN))
 
     def apply_dead_hand(self, position: int) -> None:
         """R-DRAW-7: a false opener's hand is dead; the others still in contest the pot."""
         self.folded[position] = True
 
-    def apply_passed_out(self, amount: int) -> None:
+    def apply_passed_out(self, amount: int, rule: str) -> None:
         """The pot carries to the next hand (R-DRAW-3, R-DRAW-7)."""
         self.carried = amount
+        self.passed_rule = rule
         self.phase = Phase.COMPLETE
 
     def _next_drawer(self) -> None:
@@ -582,7 +594,8 @@ class HandState:
             return
         slots: list[Slot] = []
         hole_needed = len(street.hole) * len(players)
-        burn = self.settings.burn_cards and street.burn
+        # decision: a burn is skipped when the stock could not serve the street after it (five-card stud, 32 cards)
+        burn = self.settings.burn_cards and street.burn and self.stock_left > hole_needed + street.board
         if (self.variant.community_when_short and street.hole and index == len(self.variant.streets) - 1
                 and self.stock_left - burn < hole_needed):
             # R-STUD7-1: one community card instead; the burn only if a card is left for it

@@ -17,6 +17,7 @@ from uuid import UUID, uuid5
 
 from eventsourcing.domain import Aggregate, event
 
+from domain.cards import Rank
 from domain.decks import DeckIdentity
 from domain.hand import TABLES_NAMESPACE, Hand
 from domain.hand_state import HandRuleError
@@ -40,6 +41,17 @@ class Table(Aggregate):
         self.button_seat: int | None = None
         self.hands_started = 0
         self.hand_in_progress: UUID | None = None
+        self.blank_hands = 0
+        self.carried_pot = 0
+
+    @property
+    def openers(self) -> Rank:
+        """R-DRAW-2, R-DRAW-3: jacks, then after each blank hand queens, kings, and aces from then on."""
+        return (Rank.JACK, Rank.QUEEN, Rank.KING, Rank.ACE)[min(self.blank_hands, 3)]
+
+    def deck_size_for_next_hand(self) -> int:
+        """The deck the next hand needs: the table's, or by players dealt in (R-DRAW-8)."""
+        return self.settings.deck_for(sum(1 for stack in self.stacks.values() if stack > 0))
 
     @classmethod
     def open(cls, name: str, settings: TableSettings, seat_count: int = MAX_SEATS) -> Table:
@@ -94,8 +106,10 @@ class Table(Aggregate):
         players = sorted(seat for seat, stack in self.stacks.items() if stack > 0)
         if len(players) < 2:
             raise HandRuleError("a hand needs two players with chips", rule="R-CIRC-2")
-        if deck.size != self.settings.deck_size:
-            raise HandRuleError(f"this table plays a {self.settings.deck_size}-card deck", rule="R-CARD-2")
+        expected = self.settings.deck_for(len(players))
+        if deck.size != expected:
+            rule = "R-DRAW-8" if self.settings.deck_by_players else "R-CARD-2"
+            raise HandRuleError(f"the next hand is played with a {expected}-card deck, not {deck.size}", rule=rule)
         return players
 
     def start_hand(self, deck: DeckIdentity) -> Hand:
@@ -108,7 +122,7 @@ class Table(Aggregate):
             button, order = players[-1], players
         number = self.hands_started + 1
         hand = Hand.start(self.id, number, self.settings, seats=order, stacks=[self.stacks[s] for s in order],
-                          button_seat=button, deck=deck)
+                          button_seat=button, deck=deck, openers=self.openers, carried_pot=self.carried_pot)
         self._hand_started(hand_id=hand.id, number=number, button_seat=button)
         return hand
 
@@ -122,8 +136,13 @@ class Table(Aggregate):
     def finish_hand(self, hand: Hand) -> None:
         """Take the finishing stacks of the hand."""
         self.verify_finish_hand(hand)
-        self._hand_finished(hand_id=hand.id, stacks={str(seat): stack for seat, stack in zip(
-            hand.seats, hand.stacks, strict=True)})
+        blank = hand.state.passed_rule == "R-DRAW-3"
+        self._hand_finished(
+            hand_id=hand.id,
+            stacks={str(seat): stack for seat, stack in zip(hand.seats, hand.stacks, strict=True)},
+            carried_pot=hand.carried_out,
+            blank=blank,
+        )
 
     def _require_seated(self, seat: int) -> None:
         if seat not in self.stacks:
@@ -154,11 +173,13 @@ class Table(Aggregate):
         self.hand_in_progress = hand_id
 
     @event("HandFinished")
-    def _hand_finished(self, *, hand_id: UUID, stacks: dict[str, int]) -> None:
+    def _hand_finished(self, *, hand_id: UUID, stacks: dict[str, int], carried_pot: int, blank: bool) -> None:
         del hand_id
         for seat, stack in stacks.items():
             self.stacks[int(seat)] = stack
         self.hand_in_progress = None
+        self.carried_pot = carried_pot
+        self.blank_hands = self.blank_hands + 1 if blank else 0  # R-DRAW-3: back to jacks after an opened hand
 
 
 def _next_clockwise(seats: list[int], after: int | None) -> int:

@@ -64,6 +64,8 @@ class Variant:
     """Stud games give an odd chip to the winner with the highest card by suit (R-CIRC-11)."""
     min_players: int = 2
     """The fewest players a hand is dealt to (R-SYNTH-1: 4)."""
+    max_players: int = 10
+    """The most players the deck can serve (five-card stud: 6 × 5 of 32 cards)."""
     deck_by_players: bool = False
     """Five-card draw: the deck size follows the number of players dealt in (R-DRAW-8)."""
 
@@ -101,6 +103,7 @@ VARIANTS: dict[str, Variant] = {
         ),
         "stud",
         button=False,
+        max_players=8,
         open_pair_big_bet=True,
         community_when_short=True,
         stud_odd_chip=True,
@@ -133,6 +136,7 @@ VARIANTS["stud5"] = Variant(
     "stud",
     button=False,
     stud_odd_chip=True,
+    max_players=6,
 )
 VARIANTS["sintetico"] = Variant(
     "sintetico",

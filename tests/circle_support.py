@@ -52,13 +52,44 @@ def deal_while_due(hand: Hand, deck: Iterator[Card]) -> None:
         hand.deal(next(deck), source="test")
 
 
+class Stock:
+    """The cards not yet dealt, in order, as the test's shuffler prepared them; reshuffled discards rejoin it."""
+
+    def __init__(self, cards: Iterable[Card], rng: random.Random) -> None:
+        self.cards = list(cards)
+        self.rng = rng
+
+    def __iter__(self) -> Iterator[Card]:
+        return self
+
+    def __next__(self) -> Card:
+        if not self.cards:
+            raise StopIteration
+        return self.cards.pop(0)
+
+    def reshuffle(self, hand: Hand) -> None:
+        """R-DRAW-8: the hand's reshufflable discards, shuffled, become the stock."""
+        back = hand.state.reshufflable()
+        hand.reshuffle_discards()
+        self.rng.shuffle(back)
+        self.cards.extend(back)
+
+
 def play_randomly(hand: Hand, rng: random.Random, deck: Iterator[Card]) -> None:
     """Play the hand to its end with random legal actions; cards come from ``deck``."""
+    stock = deck if isinstance(deck, Stock) else Stock(deck, rng)
     for _ in range(1000):
         if hand.is_complete:
             return
         if hand.state.next_slot is not None:
-            hand.deal(next(deck), source="test")
+            if hand.can_reshuffle_discards():
+                stock.reshuffle(hand)
+            hand.deal(next(stock), source="test")
+            continue
+        drawer = hand.drawer_seat
+        if drawer is not None:
+            held = hand.state.cards_of(hand.position_of(drawer))
+            hand.discard(drawer, rng.sample(held, rng.randint(0, 4)))
             continue
         legal = hand.legal_actions()
         if legal is not None:
@@ -88,7 +119,7 @@ def _random_action(hand: Hand, seat: int, rng: random.Random) -> None:
             amounts.append(rng.randint(legal.raise_min, legal.raise_max))
         amount = rng.choice(amounts)
         hand.bet_or_raise_to(seat, amount)
-    elif legal.call is not None and roll < 0.45:
+    elif legal.call is not None and roll < 0.45 and legal.fold:
         hand.fold(seat)
     elif legal.check:
         hand.check(seat)
