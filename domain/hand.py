@@ -465,9 +465,6 @@ class Hand(Aggregate):
             return
         if not state.ready_to_settle:
             return
-        false_opener = state.false_opener()
-        if false_opener is not None:
-            self.trigger_event(self.DeclaredDead, seat=self.seats[false_opener], rule="R-DRAW-7")
         awards, carried = state.settlement()
         for index, award in enumerate(awards):
             self.trigger_event(
@@ -621,16 +618,6 @@ class Hand(Aggregate):
 
         def apply(self, aggregate: Aggregate) -> None:
             _hand(aggregate).state.apply_reshuffle([Card.parse(c) for c in self.cards])
-
-    class DeclaredDead(Aggregate.Event):
-        """The seat's hand is dead by rule ``rule`` (R-DRAW-7: a false opener)."""
-
-        seat: int
-        rule: str
-
-        def apply(self, aggregate: Aggregate) -> None:
-            hand = _hand(aggregate)
-            hand.state.apply_dead_hand(hand.position_of(self.seat))
 
     class PassedOut(Aggregate.Event):
         """Nobody wins: ``amount`` chips carry to the next hand (R-DRAW-3 blank hand, R-DRAW-7)."""

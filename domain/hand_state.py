@@ -119,7 +119,6 @@ class HandState:
     void_rule: str | None = None
     opener: int | None = None
     drawers: deque[int] = field(init=False)
-    first_five: dict[int, list[Card]] = field(init=False)
     discards: list[Card] = field(init=False)
     opener_discards: list[Card] = field(init=False)
     carried: int = 0
@@ -152,7 +151,7 @@ class HandState:
         self.slots, self.queue = deque(), deque()
         self.short_all_ins = []
         self.shown, self.awards = {}, []
-        self.drawers, self.first_five = deque(), {}
+        self.drawers = deque()
         self.discards, self.opener_discards = [], []
 
     # -- queries ------------------------------------------------------------------------------------
@@ -350,8 +349,11 @@ class HandState:
         self._require_contender(position)
 
     def verify_muck(self, position: int) -> None:
-        """A contender may muck unless he is the last claim on a pot."""
+        """A contender may muck unless he is the last claim on a pot; the opener in five-card draw always may,
+        at the price of a dead hand (R-DRAW-7)."""
         self._require_contender(position)
+        if position == self.opener:
+            return
         for pot in side_pots(self.contributed, self.folded):
             if position in pot.eligible and len(pot.eligible) > 1 and not any(
                     p != position and self.shown.get(p, True) for p in pot.eligible):
@@ -405,13 +407,6 @@ class HandState:
             raise HandRuleError("there are no discards to reshuffle", rule="R-DRAW-8")
         return cards
 
-    def false_opener(self) -> int | None:
-        """R-DRAW-7: the opener, still in at the end, whose first five cards did not hold the openers."""
-        opener = self.opener
-        if opener is None or self.folded[opener]:
-            return None
-        return None if self.has_openers(self.first_five.get(opener) or self.cards_of(opener)) else opener
-
     # -- mutations (event handlers) ------------------------------------------------------------------
 
     def apply_discard(self, position: int, cards: list[Card]) -> None:
@@ -431,10 +426,6 @@ class HandState:
         self.discards = [card for card in self.discards if card not in back]
         if self.stock_left > len(self.slots):  # decision: no burn when it would leave the player unserved
             self.slots.appendleft(Slot(SlotKind.BURN))
-
-    def apply_dead_hand(self, position: int) -> None:
-        """R-DRAW-7: a false opener's hand is dead; the others still in contest the pot."""
-        self.folded[position] = True
 
     def apply_passed_out(self, amount: int, rule: str) -> None:
         """The pot carries to the next hand (R-DRAW-3, R-DRAW-7)."""
@@ -588,7 +579,6 @@ class HandState:
             start = self.opener if self.opener is not None else 0
             order = [(start + k) % self.n for k in range(self.n)]
             self.drawers = deque(p for p in order if not self.folded[p])
-            self.first_five = {p: self.cards_of(p) for p in players}
             self.slots = deque()
             self.phase = Phase.DRAWING
             return
@@ -735,7 +725,11 @@ class HandState:
             if not pot.eligible:  # nobody left to claim it (a false opener's dead hand, R-DRAW-7): it carries
                 carried += pot.amount
                 continue
-            claims = [p for p in pot.eligible if self.shown.get(p, True)] or list(pot.eligible)
+            claims = [p for p in pot.eligible if self.shown.get(p, True)]
+            if not claims and self.opener in pot.eligible:  # R-DRAW-7: the opener did not show; nobody else claims
+                carried += pot.amount
+                continue
+            claims = claims or list(pot.eligible)
             rake = rake_for(pot.amount, self.settings.rake.percent, cap_left)
             cap_left -= rake
             if len(claims) > 1:
