@@ -383,9 +383,19 @@ class HandState:
             raise HandRuleError(f"it is position {self.drawers[0]}'s turn to draw, not {position}'s", rule="R-DRAW-4")
         if len(cards) > 4:
             raise HandRuleError(f"a player draws 0 to 4 cards, not {len(cards)}", rule="R-DRAW-4")
+        if len(cards) > self.max_discard(position):
+            raise HandRuleError(f"only {self.max_discard(position)} cards can be served to the opener: his discards "
+                                "are kept and the stock and the other discards are short", rule="R-DRAW-8")
         held = self.cards_of(position)
         if len(set(cards)) != len(cards) or any(card not in held for card in cards):
             raise HandRuleError("a player discards only his own cards, each once", rule="R-DRAW-4")
+
+    def max_discard(self, position: int) -> int:
+        """How many cards a player may exchange: up to 4, and the opener no more than the stock and the others'
+        discards can serve, since his own are kept (R-DRAW-4, R-DRAW-5, R-DRAW-8)."""
+        if position != self.opener:
+            return 4
+        return min(4, self.stock_left + len(self.discards))
 
     def reshufflable(self) -> list[Card]:
         """R-DRAW-8: the discards so far that form a new stock: never the opener's; the drawer's own only when

@@ -9,7 +9,7 @@ from uuid import UUID
 
 from eventsourcing.application import Application
 
-from domain.cards import Card, parse_cards
+from domain.cards import Card, Rank, parse_cards
 from domain.decks import BackColour, DeckIdentity, composition
 from domain.hand import TABLES_NAMESPACE, Hand
 from domain.hand_state import Phase
@@ -33,11 +33,13 @@ def stud(ante: int = 1, bring_in: int = 2, small: int = 5, big: int = 10, *, bur
                                 small_bet=small, big_bet=big, burn_cards=burn)
 
 
-def start(settings: TableSettings, stacks: Sequence[int], number: int = 1) -> Hand:
+def start(settings: TableSettings, stacks: Sequence[int], number: int = 1, *, openers: Rank = Rank.JACK,
+          carried_pot: int = 0) -> Hand:
     """A hand with seats 1…n in dealing order (the button is the last seat)."""
     seats = list(range(1, len(stacks) + 1))
     return Hand.start(TABLES_NAMESPACE, number, settings, seats=seats, stacks=list(stacks), button_seat=seats[-1],
-                      deck=DeckIdentity(settings.deck_size, BackColour.BLUE))
+                      deck=DeckIdentity(settings.deck_for(len(stacks)), BackColour.BLUE), openers=openers,
+                      carried_pot=carried_pot)
 
 
 def deal(hand: Hand, cards: str | Iterable[Card]) -> None:
@@ -88,8 +90,9 @@ def play_randomly(hand: Hand, rng: random.Random, deck: Iterator[Card]) -> None:
             continue
         drawer = hand.drawer_seat
         if drawer is not None:
-            held = hand.state.cards_of(hand.position_of(drawer))
-            hand.discard(drawer, rng.sample(held, rng.randint(0, 4)))
+            position = hand.position_of(drawer)
+            held = hand.state.cards_of(position)
+            hand.discard(drawer, rng.sample(held, rng.randint(0, hand.state.max_discard(position))))
             continue
         legal = hand.legal_actions()
         if legal is not None:

@@ -1,63 +1,100 @@
-"""Invariants over random legal play of Hold'em, Omaha and seven-card stud (hypothesis).
+"""Invariants over random legal play of every circle game (hypothesis): Hold'em, Omaha, seven-card stud,
+five-card draw (every legal deck size, openers and carried pots), five-card stud and póquer sintético.
 
-Chips are conserved (stacks + pots + rake); no card appears twice; replaying the stored events rebuilds an equal
-hand; every pot is awarded exactly once.
+Chips are conserved (stacks + pots + rake + what carries to the next hand); no card is in two places at once;
+replaying the stored events rebuilds an equal hand; every pot is awarded exactly once.
 """
 
 from __future__ import annotations
 
 import random
 from collections import Counter
+from dataclasses import dataclass
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from domain.cards import Rank
+from domain.decks import DECK_SIZES
 from domain.hand import Hand
 from domain.table_settings import BettingStructure, RakePolicy, TableSettings
-from tests.circle_support import Hands, play_randomly, shuffled, start
+from domain.variants import VARIANTS
+from tests.circle_support import Hands, Stock, play_randomly, shuffled, start
+
+
+@dataclass(frozen=True)
+class Table:
+    """What a random hand is started with."""
+
+    settings: TableSettings
+    stacks: list[int]
+    openers: Rank = Rank.JACK
+    carried_pot: int = 0
 
 
 @st.composite
-def tables(draw: st.DrawFn) -> tuple[TableSettings, list[int]]:
-    """Settings of one of the three variants, with short, uneven stacks so all-ins and side pots are common."""
-    variant = draw(st.sampled_from(["holdem", "omaha", "stud7"]))
+def tables(draw: st.DrawFn, variants: tuple[str, ...] = tuple(VARIANTS)) -> Table:
+    """Settings of a variant, with short, uneven stacks so all-ins and side pots are common."""
+    variant = draw(st.sampled_from(variants))
     rake = draw(st.sampled_from([RakePolicy(), RakePolicy(5, 7)]))
     burn = draw(st.booleans())
+    structure = draw(st.sampled_from(list(BettingStructure)))
+    openers, carried = Rank.JACK, 0
     if variant == "stud7":
         settings = TableSettings.create("stud7", BettingStructure.FIXED_LIMIT, antes=draw(st.integers(0, 3)),
                                         bring_in=2, small_bet=5, big_bet=10, rake=rake, burn_cards=burn)
         players = draw(st.integers(2, 8))
+    elif variant == "draw":
+        players = draw(st.integers(2, 10))
+        sizes = [None, *(size for size in DECK_SIZES if size >= 5 * players + 1)]
+        settings = TableSettings.create("draw", structure, antes=draw(st.integers(1, 3)), small_bet=2, big_bet=4,
+                                        min_bet=2, rake=rake, burn_cards=burn, deck_size=draw(st.sampled_from(sizes)))
+        openers = draw(st.sampled_from([Rank.JACK, Rank.QUEEN, Rank.KING, Rank.ACE]))
+        carried = draw(st.sampled_from([0, 0, 9]))
+    elif variant == "stud5":
+        settings = TableSettings.create("stud5", structure, antes=1, bring_in=draw(st.sampled_from([0, 1])),
+                                        small_bet=2, big_bet=4, min_bet=2, rake=rake, burn_cards=burn)
+        players = draw(st.integers(2, 6))
+    elif variant == "sintetico":
+        settings = TableSettings.create("sintetico", structure, antes=1, blinds=draw(st.sampled_from([(), (1, 2)])),
+                                        small_bet=2, big_bet=4, min_bet=2, rake=rake)
+        players = draw(st.integers(4, 10))
     else:
         structure = draw(st.sampled_from(list(BettingStructure)))
         settings = TableSettings.create(variant, structure, blinds=(1, 2), antes=draw(st.integers(0, 1)),
                                         small_bet=2, big_bet=4, rake=rake, burn_cards=burn)
         players = draw(st.integers(2, 10 if variant == "holdem" else 9))
     stacks = draw(st.lists(st.integers(1, 200), min_size=players, max_size=players))
-    return settings, stacks
+    return Table(settings, stacks, openers, carried)
 
 
 def chips_in_play(hand: Hand) -> int:
-    """Stacks, plus chips still in the pots, plus the rake taken."""
+    """Stacks, plus chips still in the pots (a carried pot included), plus the rake taken."""
     state = hand.state
     awarded = sum(award.pot.amount for award in state.awards)
     rake = sum(award.rake for award in state.awards)
-    return sum(state.stacks) + sum(state.contributed) - awarded + rake
+    return sum(state.stacks) + sum(state.contributed) + state.dead_money - awarded + rake
 
 
 def dealt_cards(hand: Hand) -> list[str]:
+    """Every card where it is now: in a hand, on the board, burned, or in a discard pile."""
     state = hand.state
-    return [str(c) for cards in state.hole for c, _ in cards] + [str(c) for c in state.board + state.burned]
+    piles = state.board + state.burned + state.discards + state.opener_discards
+    return [str(c) for cards in state.hole for c, _ in cards] + [str(c) for c in piles]
 
 
-@settings(max_examples=250)
+def start_table(table: Table) -> Hand:
+    return start(table.settings, table.stacks, openers=table.openers, carried_pot=table.carried_pot)
+
+
+@settings(max_examples=400)
 @given(tables(), st.randoms(use_true_random=False))
 def test_random_legal_hands_conserve_chips_deal_each_card_once_and_replay_identically(
-    table: tuple[TableSettings, list[int]], rng: random.Random
+    table: Table, rng: random.Random
 ) -> None:
-    table_settings, stacks = table
-    hand = start(table_settings, stacks)
-    total = sum(stacks)
-    deck = shuffled(table_settings.deck_size, rng)
+    hand = start_table(table)
+    total = sum(table.stacks) + table.carried_pot
+    deck = shuffled(hand.state.deck_size, rng)
     original_deal = hand.deal
 
     def checked_deal(*args: object, **kwargs: object) -> None:
@@ -69,9 +106,9 @@ def test_random_legal_hands_conserve_chips_deal_each_card_once_and_replay_identi
     del hand.deal
     state = hand.state
     assert hand.is_complete
-    # chips are conserved: every chip is in a stack or was raked
+    # chips are conserved: every chip is in a stack, was raked, or carries to the next hand
     assert chips_in_play(hand) == total
-    assert sum(state.stacks) + sum(a.rake for a in state.awards) == total
+    assert sum(state.stacks) + sum(a.rake for a in state.awards) + state.carried == total
     # no card appears twice
     cards = dealt_cards(hand)
     assert len(cards) == len(set(cards)) == len(state.seen)
@@ -79,7 +116,7 @@ def test_random_legal_hands_conserve_chips_deal_each_card_once_and_replay_identi
     events = hand.collect_events()
     awarded = [e for e in events if type(e).__name__ == "PotAwarded"]
     assert sorted(e.index for e in awarded) == list(range(len(awarded)))  # type: ignore[attr-defined]
-    assert sum(e.amount for e in awarded) == sum(state.contributed)  # type: ignore[attr-defined]
+    assert sum(e.amount for e in awarded) == sum(state.contributed) + state.dead_money - state.carried  # type: ignore[attr-defined]
     assert Counter(type(e).__name__ for e in events)["Completed"] == 1
     # replaying the stored events rebuilds an equal hand
     app = Hands()
@@ -93,13 +130,12 @@ def test_random_legal_hands_conserve_chips_deal_each_card_once_and_replay_identi
 @settings(max_examples=60)
 @given(tables(), st.randoms(use_true_random=False), st.integers(1, 40))
 def test_a_hand_rebuilt_at_any_earlier_version_equals_the_live_hand_at_that_point(
-    table: tuple[TableSettings, list[int]], rng: random.Random, cut: int
+    table: Table, rng: random.Random, cut: int
 ) -> None:
-    table_settings, stacks = table
-    hand = start(table_settings, stacks)
+    hand = start_table(table)
     app = Hands()
     snapshots = {hand.version: hand.snapshot()}
-    deck = shuffled(table_settings.deck_size, rng)
+    deck = Stock(shuffled(hand.state.deck_size, rng), rng)
     for _ in range(cut):
         if hand.is_complete:
             break
@@ -114,12 +150,18 @@ def test_a_hand_rebuilt_at_any_earlier_version_equals_the_live_hand_at_that_poin
         assert rebuilt.snapshot() == snapshot
 
 
-def _one_step(hand: Hand, rng: random.Random, deck: object) -> None:
+def _one_step(hand: Hand, rng: random.Random, deck: Stock) -> None:
     """One card, action or show of random legal play."""
     from tests.circle_support import _random_action
 
     if hand.state.next_slot is not None:
-        hand.deal(next(deck), source="test")  # type: ignore[call-overload]
+        if hand.can_reshuffle_discards():
+            deck.reshuffle(hand)
+        hand.deal(next(deck), source="test")
+    elif (drawer := hand.drawer_seat) is not None:
+        position = hand.position_of(drawer)
+        held = hand.state.cards_of(position)
+        hand.discard(drawer, rng.sample(held, rng.randint(0, hand.state.max_discard(position))))
     elif (legal := hand.legal_actions()) is not None:
         _random_action(hand, legal.seat, rng)
     else:
