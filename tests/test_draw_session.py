@@ -10,7 +10,7 @@ import random
 
 from domain.cards import Rank
 from domain.decks import BackColour, DeckIdentity
-from domain.hand import Hand
+from domain.hand import Hand, LegalActions
 from domain.table import Table
 from domain.table_settings import BettingStructure, TableSettings
 from tests.circle_support import Stock, shuffled
@@ -30,22 +30,22 @@ def cautious_play(hand: Hand, rng: random.Random, stock: Stock) -> None:
             held = hand.state.cards_of(position)
             hand.discard(drawer, rng.sample(held, rng.randint(0, hand.state.max_discard(position))))
         elif (legal := hand.legal_actions()) is not None:
-            if hand.opener_seat is None:
-                if legal.raise_min is not None and rng.random() < 0.5:
-                    hand.bet_or_raise_to(legal.seat, legal.raise_min)
-                else:
-                    hand.check(legal.seat)
-            elif legal.raise_min is not None and rng.random() < 0.2:
-                hand.bet_or_raise_to(legal.seat, legal.raise_min)
-            elif legal.call is not None and rng.random() < 0.3:
-                hand.fold(legal.seat)
-            elif legal.check:
-                hand.check(legal.seat)
-            else:
-                hand.call(legal.seat)
+            _bet(hand, legal, rng)
         else:
             contenders = [p for p in hand.state.in_hand if p not in hand.state.shown]
             hand.show(hand.seat_of(contenders[0]))
+
+
+def _bet(hand: Hand, legal: LegalActions, rng: random.Random) -> None:
+    opening = hand.opener_seat is None
+    if legal.raise_min is not None and rng.random() < (0.5 if opening else 0.2):
+        hand.bet_or_raise_to(legal.seat, legal.raise_min)
+    elif opening or legal.check:
+        hand.check(legal.seat)
+    elif rng.random() < 0.3:
+        hand.fold(legal.seat)
+    else:
+        hand.call(legal.seat)
 
 
 def test_hundreds_of_draw_hands_keep_openers_carried_pots_and_the_button_as_the_rules_say() -> None:
@@ -64,7 +64,8 @@ def test_hundreds_of_draw_hands_keep_openers_carried_pots_and_the_button_as_the_
                 table.add_chips(seat, 60)
                 bought += 60
         live = sorted(s for s in seats if table.stacks[s] > 0)
-        expected_button = live[0] if expected_button is None else next((s for s in live if s > expected_button), live[0])
+        after = expected_button if expected_button is not None else 0
+        expected_button = next((s for s in live if s > after), live[0])
         expected_openers = OPENERS_AFTER_BLANKS[min(blanks_in_a_row, 3)]
         carried_in = table.carried_pot
         assert table.openers is expected_openers
