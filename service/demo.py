@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 import random
 import time
-
 from uuid import UUID
 
 import numpy as np
@@ -89,7 +88,7 @@ def _event_sourced_hand(rng: random.Random) -> None:
     print(f"== Five-card draw at an event-sourced table: hand {hand.number}, {len(events)} events (R-AUD-1)")
     for event in events:
         print("   " + describe(event))
-    rebuilt = app.repository.get(hand.id)
+    rebuilt: object = app.repository.get(hand.id)
     same = isinstance(rebuilt, Hand) and rebuilt.snapshot() == hand.snapshot()
     print(f"   rebuilt from the stored events: {'identical' if same else 'DIFFERENT'}; stacks {table.stacks}\n")
 
