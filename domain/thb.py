@@ -1,0 +1,686 @@
+"""Texas Hold'em Bonus (RULES §6): each box plays the house; every bet, card, payment, approval and void is an event.
+
+Boxes are numbered 1 to 7 from the croupier's left, where the deal starts (R-THB-4); boxes are opened from 7 down
+to 1 (R-THB-7).  Amounts are chips (integers); a box's result per spot is its net: the win (+), 0 for a push, or the
+stake lost (−).
+
+>>> hand = ThbHand.start(TABLES_NAMESPACE, 1, ThbSettings(STANDARD_LIMITS[5]), DeckIdentity(52, BackColour.RED))
+>>> hand.place_ante(1, 10); hand.place_bonus(1, 5); hand.close_bets()
+>>> for card in parse_cards("As Kd Ad Kc"):  # box 1, dealer left, box 1, dealer right
+...     hand.deal(card)
+>>> hand.flop_bet(1, 20)
+>>> for card in parse_cards("2s Ah 7h 9c"):  # burn, flop
+...     hand.deal(card)
+>>> hand.check(1)
+>>> for card in parse_cards("3d 4s"):  # burn, turn
+...     hand.deal(card)
+>>> hand.street_bet(1, 10)
+>>> for card in parse_cards("5d 6c"):  # burn, river
+...     hand.deal(card)
+>>> hand.results[1], hand.bank_result()
+({'ante': 0, 'flop': 20, 'river': 10, 'bonus': 150}, -180)
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+from uuid import UUID, uuid5
+
+from eventsourcing.domain import Aggregate
+
+from domain.cards import Card, parse_cards  # noqa: F401  (parse_cards: doctest)
+from domain.decks import BackColour, DeckIdentity  # noqa: F401  (BackColour: doctest)
+from domain.errors import RuleError
+from domain.hand import TABLES_NAMESPACE  # noqa: F401  (doctest)
+from domain.hand_classes import Category
+from domain.paytables import STANDARD_BONUS, BonusPayTable, bonus_class
+from domain.ranking import hand_ranking
+
+BOXES = 7
+
+
+class ThbRuleError(RuleError):
+    """A Texas Hold'em Bonus command the rules do not allow now; nothing changed."""
+
+
+@dataclass(frozen=True, slots=True)
+class ThbLimits:
+    """Table limits (R-THB-2): the ante maximum is 20 times its minimum; the bonus has its own limits."""
+
+    ante_min: int
+    ante_max: int
+    flop_max: int
+    turn_river_max: int
+    bonus_min: int = 1
+    bonus_max: int = 100
+
+    def __post_init__(self) -> None:
+        if self.ante_min <= 0 or self.ante_max != 20 * self.ante_min:
+            raise ThbRuleError("the table maximum is 20 times the minimum", rule="R-THB-2")
+        if self.flop_max < 2 * self.ante_max or self.turn_river_max < self.ante_max:
+            raise ThbRuleError("flop, turn and river limits must allow 2×, 1× and 1× the maximum ante", rule="R-THB-2")
+        if not 0 < self.bonus_min <= self.bonus_max:
+            raise ThbRuleError("the bonus has a positive minimum not above its maximum", rule="R-THB-2")
+
+
+STANDARD_LIMITS: dict[int, ThbLimits] = {
+    5: ThbLimits(5, 100, 200, 100),
+    10: ThbLimits(10, 200, 400, 200),
+    20: ThbLimits(20, 400, 800, 400),
+}
+"""The standard tables of R-THB-2, by minimum ante (bonus limits are the casino's; 1 to 100 here)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ThbSettings:
+    """A Texas Hold'em Bonus table: limits, bonus pay table, and the hand the ante needs to be paid (R-THB-8)."""
+
+    limits: ThbLimits
+    bonus_table: BonusPayTable = STANDARD_BONUS
+    ante_pays_from: Category = Category.STRAIGHT
+
+    def __post_init__(self) -> None:
+        if self.ante_pays_from not in (Category.STRAIGHT, Category.FLUSH):
+            raise ThbRuleError("the ante pays from a straight or, by setting, a flush", rule="R-THB-8")
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data, for events."""
+        limits = self.limits
+        return {
+            "limits": [limits.ante_min, limits.ante_max, limits.flop_max, limits.turn_river_max, limits.bonus_min,
+                       limits.bonus_max],
+            "bonus_table": self.bonus_table.to_dict(),
+            "ante_pays_from": self.ante_pays_from.name,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ThbSettings:
+        """Settings from :meth:`to_dict`'s form."""
+        return cls(ThbLimits(*data["limits"]), BonusPayTable.from_dict(data["bonus_table"]),
+                   Category[data["ante_pays_from"]])
+
+
+class Stage(Enum):
+    """Where a Texas Hold'em Bonus hand is."""
+
+    BETTING = "betting"  # antes and bonuses, until "no va más"
+    DEALING = "dealing"
+    PREFLOP = "preflop"  # fold or flop bet (R-THB-5)
+    TURN = "turn"  # check or turn bet (R-THB-6)
+    RIVER = "river"  # check or river bet
+    APPROVAL = "approval"  # a 1000:1 bonus waits for the games director (R-THB-10)
+    COMPLETE = "complete"
+    VOID = "void"
+
+
+SPOTS = ("ante", "flop", "turn", "river", "bonus")
+
+
+@dataclass(frozen=True, slots=True)
+class Due:
+    """The next card: to a box, to a dealer spot (left or right), burned, or to the board."""
+
+    kind: str
+    box: int = 0
+
+
+class ThbHand(Aggregate):
+    """One hand of Texas Hold'em Bonus at a table of up to seven boxes."""
+
+    @staticmethod
+    def create_id(table_id: UUID, number: int, **_: Any) -> UUID:
+        """Deterministic ids: table and hand number."""
+        return uuid5(table_id, f"thb-hand/{number}")
+
+    class Started(Aggregate.Created):
+        """A new hand: the table's settings and the deck in play."""
+
+        table_id: UUID
+        number: int
+        settings: dict[str, Any]
+        deck: dict[str, Any]
+
+    def __init__(self, table_id: UUID, number: int, settings: dict[str, Any], deck: dict[str, Any]) -> None:
+        self.table_id, self.number, self.deck = table_id, number, dict(deck)
+        self.settings = ThbSettings.from_dict(settings)
+        self.stage = Stage.BETTING
+        self.bets: dict[int, dict[str, int]] = {}
+        self.cards: dict[int, list[Card]] = {}
+        self.dealer: list[Card] = []
+        self.board: list[Card] = []
+        self.burned: list[Card] = []
+        self.discarded: list[Card] = []
+        self.seen: set[Card] = set()
+        self.due: deque[Due] = deque()
+        self.folded: set[int] = set()
+        self.decided: set[int] = set()
+        self.voided_boxes: dict[int, str] = {}
+        self.results: dict[int, dict[str, int]] = {}
+        self.pending_approval: set[int] = set()
+        self.face_up_found = 0
+        self.void_rule: str | None = None
+        self.reshuffle_required = False
+        self.reconstructions = 0
+
+    @classmethod
+    def start(cls, table_id: UUID, number: int, settings: ThbSettings, deck: DeckIdentity) -> ThbHand:
+        """Open a hand for bets (R-THB-1: a 52-card deck)."""
+        if deck.size != 52:
+            raise ThbRuleError("Texas Hold'em Bonus is dealt from 52 cards", rule="R-THB-1")
+        return cls._create(cls.Started, id=cls.create_id(table_id, number), table_id=table_id, number=number,
+                           settings=settings.to_dict(),
+                           deck={"size": deck.size, "colour": deck.colour.value, "label": deck.label})
+
+    # -- queries ------------------------------------------------------------------------------------
+
+    @property
+    def boxes(self) -> list[int]:
+        """Boxes in play (with an ante), from the croupier's left."""
+        return sorted(self.bets)
+
+    @property
+    def live_boxes(self) -> list[int]:
+        """Boxes still playing against the dealer."""
+        return [b for b in self.boxes if b not in self.folded and b not in self.voided_boxes]
+
+    @property
+    def next_card(self) -> Due | None:
+        """Where the next card from the shoe goes."""
+        return self.due[0] if self.stage is Stage.DEALING and self.due else None
+
+    @property
+    def to_decide(self) -> int | None:
+        """The box whose player decides now (in turn from the croupier's left), or ``None``."""
+        if self.stage not in (Stage.PREFLOP, Stage.TURN, Stage.RIVER):
+            return None
+        return next((b for b in self.live_boxes if b not in self.decided), None)
+
+    @property
+    def is_complete(self) -> bool:
+        """Settled, or void."""
+        return self.stage in (Stage.COMPLETE, Stage.VOID)
+
+    def staked(self) -> int:
+        """All chips on the layout (for chip conservation)."""
+        return sum(sum(spots.values()) for spots in self.bets.values())
+
+    def bank_result(self) -> int:
+        """The house's net result of the settled boxes: what the boxes lost minus what they won."""
+        return -sum(sum(result.values()) for result in self.results.values())
+
+    # -- bets before the deal (R-THB-2, R-THB-3) ------------------------------------------------------
+
+    def verify_place_ante(self, box: int, amount: int) -> None:
+        """R-THB-1, R-THB-2: a box 1–7, before "no va más", once, within the table limits."""
+        self._require_stage(Stage.BETTING, "R-THB-3", "bets are placed before the deal")
+        if not 1 <= box <= BOXES:
+            raise ThbRuleError(f"box {box} is not on the table (1–7)", rule="R-THB-1")
+        if box in self.bets:
+            raise ThbRuleError(f"box {box} already has an ante", rule="R-THB-1")
+        limits = self.settings.limits
+        _require_chips(amount, limits.ante_min, limits.ante_max, "ante", "R-THB-2")
+        if 2 * amount > limits.flop_max:
+            raise ThbRuleError("the flop bet (2× the ante) would exceed the table maximum", rule="R-THB-2")
+
+    def place_ante(self, box: int, amount: int) -> None:
+        """Place the ante of a box."""
+        self.verify_place_ante(box, amount)
+        self.trigger_event(self.BetPlaced, box=box, spot="ante", amount=amount)
+
+    def verify_place_bonus(self, box: int, amount: int) -> None:
+        """R-THB-3: only with an ante, only before the cards are dealt; its own limits (R-THB-2)."""
+        self._require_stage(Stage.BETTING, "R-THB-3", "the bonus is placed before the cards are dealt")
+        if box not in self.bets:
+            raise ThbRuleError("the bonus needs an ante in the same box", rule="R-THB-3")
+        if "bonus" in self.bets[box]:
+            raise ThbRuleError(f"box {box} already has a bonus", rule="R-THB-3")
+        limits = self.settings.limits
+        _require_chips(amount, limits.bonus_min, limits.bonus_max, "bonus", "R-THB-2")
+
+    def place_bonus(self, box: int, amount: int) -> None:
+        """Place the bonus side bet of a box."""
+        self.verify_place_bonus(box, amount)
+        self.trigger_event(self.BetPlaced, box=box, spot="bonus", amount=amount)
+
+    def verify_close_bets(self) -> None:
+        """"No va más": at least one ante on the table."""
+        self._require_stage(Stage.BETTING, "R-THB-3", "bets are already closed")
+        if not self.bets:
+            raise ThbRuleError("no box has an ante", rule="R-THB-1")
+
+    def close_bets(self) -> None:
+        """"No va más": bets are closed and the deal begins (R-THB-3, R-THB-4)."""
+        self.verify_close_bets()
+        self.trigger_event(self.BetsClosed)
+
+    # -- cards (R-THB-4, R-THB-6, R-THB-11) ------------------------------------------------------------
+
+    def verify_deal(self, card: Card, source: str = "croupier", sequence: int | None = None) -> None:
+        """The next due card, never seen before in this hand (R-DECK-4)."""
+        if self.stage is not Stage.DEALING or not self.due:
+            reason = "the boxes decide first" if self.to_decide is not None else f"the hand is at {self.stage.value}"
+            raise ThbRuleError(f"no card is due now: {reason}", rule="R-THB-5" if self.to_decide else "R-THB-4")
+        if card in self.seen:
+            raise ThbRuleError(f"{card} was already seen in this hand", rule="R-DECK-4")
+        if source == "shoe" and sequence is None:
+            raise ThbRuleError("a shoe read carries its sequence number", rule="R-AUD-1")
+
+    def deal(self, card: Card, source: str = "croupier", sequence: int | None = None) -> None:
+        """The next card where it is due.  A card taken out by mistake, unseen, is simply the next card (R-THB-11)."""
+        self.verify_deal(card, source, sequence)
+        due = self.due[0]
+        self.trigger_event(self.CardDealt, kind=due.kind, box=due.box, card=str(card), source=source,
+                           sequence=sequence)
+        self._settle_if_ready()
+
+    def verify_face_up_card_found(self, card: Card) -> None:
+        """R-THB-11: during the deal, a card found face up in the deck."""
+        self._require_stage(Stage.DEALING, "R-THB-11", "cards are found face up only while dealing")
+        if card in self.seen:
+            raise ThbRuleError(f"{card} was already seen in this hand", rule="R-DECK-4")
+
+    def face_up_card_found(self, card: Card) -> None:
+        """R-THB-11: the first face-up card is not used and goes to the discards; a second voids the hand and
+        requires a full reshuffle."""
+        self.verify_face_up_card_found(card)
+        self.trigger_event(self.FaceUpCardDiscarded, card=str(card))
+        if self.face_up_found > 1:
+            self.trigger_event(self.Voided, rule="R-THB-11", reason="more than one face-up card in the deck",
+                               reshuffle=True)
+
+    # -- decisions (R-THB-5, R-THB-6) -----------------------------------------------------------------
+
+    def verify_fold(self, box: int) -> None:
+        """R-THB-5: instead of the flop bet, in turn."""
+        self._require_decider(box, Stage.PREFLOP, "R-THB-5")
+
+    def fold(self, box: int) -> None:
+        """The box folds: the ante is lost; the bonus stays in action (R-THB-5)."""
+        self.verify_fold(box)
+        self.trigger_event(self.Folded, box=box)
+        self._settle_if_ready()
+
+    def verify_flop_bet(self, box: int, amount: int) -> None:
+        """R-THB-5: exactly twice the ante."""
+        self._require_decider(box, Stage.PREFLOP, "R-THB-5")
+        if amount != 2 * self.bets[box]["ante"]:
+            raise ThbRuleError(f"the flop bet is exactly 2× the ante ({2 * self.bets[box]['ante']})", rule="R-THB-5")
+
+    def flop_bet(self, box: int, amount: int) -> None:
+        """The box plays: the flop bet, twice the ante."""
+        self.verify_flop_bet(box, amount)
+        self.trigger_event(self.BetPlaced, box=box, spot="flop", amount=amount)
+        self._settle_if_ready()
+
+    def verify_street_bet(self, box: int, amount: int) -> None:
+        """R-THB-6: the turn or the river bet, exactly the ante (the river allowed after checking the turn)."""
+        self._require_decider(box, None, "R-THB-6")
+        if amount != self.bets[box]["ante"]:
+            raise ThbRuleError(f"the {self.stage.value} bet is exactly the ante ({self.bets[box]['ante']})",
+                               rule="R-THB-6")
+
+    def street_bet(self, box: int, amount: int) -> None:
+        """Bet the turn or the river (whichever is open)."""
+        self.verify_street_bet(box, amount)
+        self.trigger_event(self.BetPlaced, box=box, spot=self.stage.value, amount=amount)
+        self._settle_if_ready()
+
+    def verify_check(self, box: int) -> None:
+        """R-THB-6: the turn and river bets are optional."""
+        self._require_decider(box, None, "R-THB-6")
+
+    def check(self, box: int) -> None:
+        """No turn (or river) bet for this box."""
+        self.verify_check(box)
+        self.trigger_event(self.Checked, box=box, street=self.stage.value)
+        self._settle_if_ready()
+
+    # -- irregularities (R-THB-11) and approvals (R-THB-10) ---------------------------------------------
+
+    def verify_dealer_card_shown(self) -> None:
+        """R-THB-11: only matters before every box has folded or bet."""
+        if self.stage not in (Stage.DEALING, Stage.PREFLOP, Stage.TURN, Stage.RIVER):
+            raise ThbRuleError("the dealer's cards may be seen now", rule="R-THB-11")
+
+    def dealer_card_shown(self) -> None:
+        """R-THB-11: a dealer card shown before every player has folded or bet voids the hand (bets returned)."""
+        self.verify_dealer_card_shown()
+        self.trigger_event(self.Voided, rule="R-THB-11", reason="a dealer card was shown before the decisions",
+                           reshuffle=False)
+
+    def verify_wrong_card_count(self, box: int | None) -> None:
+        """R-THB-11: a box, or the dealer (``None``), got the wrong number of cards during the deal."""
+        if self.is_complete or self.stage is Stage.BETTING:
+            raise ThbRuleError("no cards are being dealt", rule="R-THB-11")
+        if box is not None and box not in self.live_boxes:
+            raise ThbRuleError(f"box {box} is not in play", rule="R-THB-11")
+
+    def wrong_card_count(self, box: int | None, *, correctable: bool = False) -> None:
+        """R-THB-11: a player dealt the wrong number of cards has his hand void (bets returned); the dealer dealt
+        the wrong number voids the hand, unless it can be corrected without changing the card sequence while the
+        cards are still face down (``correctable``), in which case the deal simply goes on."""
+        self.verify_wrong_card_count(box)
+        if box is not None:
+            self.trigger_event(self.BoxVoided, box=box, rule="R-THB-11")
+        elif not correctable:
+            self.trigger_event(self.Voided, rule="R-THB-11", reason="the dealer got the wrong number of cards",
+                               reshuffle=False)
+        else:
+            self.trigger_event(self.DealerCountCorrected)
+        self._settle_if_ready()
+
+    def verify_decide_bonus(self, box: int) -> None:
+        """R-THB-10: a 1000:1 bonus waiting for the games director."""
+        if box not in self.pending_approval:
+            raise ThbRuleError(f"box {box} has no bonus waiting for approval", rule="R-THB-10")
+
+    def approve_bonus(self, box: int, director: str) -> None:
+        """R-THB-10: the games director authorises the 1000:1 payment."""
+        self.verify_decide_bonus(box)
+        _require_name(director)
+        self.trigger_event(self.BonusApproved, box=box, director=director)
+        self._complete_if_approved()
+
+    def refuse_bonus(self, box: int, director: str, reason: str) -> None:
+        """R-THB-10: the games director refuses it; decision: the bonus stake is returned."""
+        self.verify_decide_bonus(box)
+        _require_name(director)
+        _require_name(reason)
+        self.trigger_event(self.BonusRefused, box=box, director=director, reason=reason)
+        self._complete_if_approved()
+
+    def verify_request_reconstruction(self, pit_boss: str, games_director: str, reason: str) -> None:
+        """R-THB-13: a finished hand, with the pit boss present and the games director informed."""
+        if not self.is_complete:
+            raise ThbRuleError("only a finished hand is reconstructed", rule="R-THB-13")
+        for text in (pit_boss, games_director, reason):
+            _require_name(text)
+
+    def request_reconstruction(self, pit_boss: str, games_director: str, reason: str) -> None:
+        """R-THB-13: record who reconstructs the hand for a dispute, who was informed, and why."""
+        self.verify_request_reconstruction(pit_boss, games_director, reason)
+        self.trigger_event(self.ReconstructionRequested, pit_boss=pit_boss, games_director=games_director,
+                           reason=reason)
+
+    # -- settlement (R-THB-7, R-THB-8, R-THB-9, R-THB-12) ----------------------------------------------
+
+    def _settle_if_ready(self) -> None:
+        if self.stage is Stage.PREFLOP and not self.live_boxes and len(self.dealer) == 2:
+            self._settle()  # R-THB-12: nobody plays; the dealer's cards go to the discards
+        elif self.stage is Stage.DEALING and not self.due and len(self.board) == 5:
+            self._settle()
+
+    def _settle(self) -> None:
+        ranking = hand_ranking(52)
+        dealer_value = ranking.strength([c.code for c in [*self.dealer, *self.board]]) if self.live_boxes else 0
+        for box in sorted(self.boxes, reverse=True):  # R-THB-7: from box 7 down to 1
+            if box in self.voided_boxes:
+                continue
+            result = self._box_result(box, dealer_value)
+            self.trigger_event(self.BoxSettled, box=box, result=result,
+                               bonus_class=bonus_class(self.cards[box], self.dealer) if "bonus" in self.bets[box]
+                               else None)
+        self._complete_if_approved()
+
+    def _box_result(self, box: int, dealer_value: int) -> dict[str, int]:
+        bets = self.bets[box]
+        result: dict[str, int] = {}
+        if box in self.folded:
+            result["ante"] = -bets["ante"]
+        else:
+            ranking = hand_ranking(52)
+            player = ranking.evaluate([*self.cards[box], *self.board])
+            for spot in ("ante", "flop", "turn", "river"):
+                if spot not in bets:
+                    continue
+                stake = bets[spot]
+                if player.strength < dealer_value:
+                    result[spot] = -stake
+                elif player.strength == dealer_value:
+                    result[spot] = 0
+                elif spot == "ante":  # R-THB-8: the ante wins only with a straight (or flush) or better
+                    result[spot] = stake if _at_least(player.category, self.settings.ante_pays_from) else 0
+                else:
+                    result[spot] = stake
+        if "bonus" in bets:
+            outcome = bonus_class(self.cards[box], self.dealer)
+            pays = self.settings.bonus_table.pays
+            result["bonus"] = bets["bonus"] * pays[outcome] if outcome else -bets["bonus"]
+        return result
+
+    def _complete_if_approved(self) -> None:
+        if not self.pending_approval and self.stage is not Stage.VOID:
+            self.trigger_event(self.Completed, bank_result=self.bank_result())
+
+    def _require_stage(self, stage: Stage, rule: str, message: str) -> None:
+        if self.stage is not stage:
+            raise ThbRuleError(message, rule=rule)
+
+    def _require_decider(self, box: int, stage: Stage | None, rule: str) -> None:
+        if stage is not None and self.stage is not stage:
+            raise ThbRuleError(f"that decision is not open now ({self.stage.value})", rule=rule)
+        if stage is None and self.stage not in (Stage.TURN, Stage.RIVER):
+            raise ThbRuleError(f"no turn or river bet is open now ({self.stage.value})", rule=rule)
+        deciding = self.to_decide
+        if deciding != box:
+            raise ThbRuleError(f"box {deciding} decides now, not box {box}", rule=rule)
+
+    # -- events ---------------------------------------------------------------------------------------
+
+    class BetPlaced(Aggregate.Event):
+        """A bet on a spot of a box: ante, bonus, flop, turn or river."""
+
+        box: int
+        spot: str
+        amount: int
+
+        def apply(self, aggregate: Aggregate) -> None:
+            hand = _thb(aggregate)
+            hand.bets.setdefault(self.box, {})[self.spot] = self.amount
+            if self.spot not in {"ante", "bonus"}:
+                hand.decided.add(self.box)
+                hand._after_decision()
+
+    class Checked(Aggregate.Event):
+        """No turn or river bet for the box."""
+
+        box: int
+        street: str
+
+        def apply(self, aggregate: Aggregate) -> None:
+            hand = _thb(aggregate)
+            hand.decided.add(self.box)
+            hand._after_decision()
+
+    class Folded(Aggregate.Event):
+        """The box folded: its ante is lost, its bonus stays in action."""
+
+        box: int
+
+        def apply(self, aggregate: Aggregate) -> None:
+            hand = _thb(aggregate)
+            hand.folded.add(self.box)
+            hand._after_decision()
+
+    class BetsClosed(Aggregate.Event):
+        """"No va más": the deal begins, one card to each box from the croupier's left, then the dealer's left
+        spot, a second card to each box, then the dealer's right spot (R-THB-4)."""
+
+        def apply(self, aggregate: Aggregate) -> None:
+            hand = _thb(aggregate)
+            boxes = hand.boxes
+            hand.due = deque([*(Due("box", b) for b in boxes), Due("dealer-left"),
+                              *(Due("box", b) for b in boxes), Due("dealer-right")])
+            hand.cards = {b: [] for b in boxes}
+            hand.stage = Stage.DEALING
+
+    class CardDealt(Aggregate.Event):
+        """A card from the shoe or the croupier, to a box, a dealer spot, the burn or the board."""
+
+        kind: str
+        box: int
+        card: str
+        source: str
+        sequence: int | None
+
+        def apply(self, aggregate: Aggregate) -> None:
+            hand = _thb(aggregate)
+            card = Card.parse(self.card)
+            hand.due.popleft()
+            hand.seen.add(card)
+            if self.kind == "box":
+                hand.cards[self.box].append(card)
+            elif self.kind.startswith("dealer"):
+                hand.dealer.append(card)
+            elif self.kind == "burn":
+                hand.burned.append(card)
+            else:
+                hand.board.append(card)
+            if not hand.due:
+                hand._after_cards()
+
+    class FaceUpCardDiscarded(Aggregate.Event):
+        """R-THB-11: a card found face up in the deck, not used."""
+
+        card: str
+
+        def apply(self, aggregate: Aggregate) -> None:
+            hand = _thb(aggregate)
+            card = Card.parse(self.card)
+            hand.seen.add(card)
+            hand.discarded.append(card)
+            hand.face_up_found += 1
+
+    class BoxVoided(Aggregate.Event):
+        """A box's hand is void: its bets are returned (R-THB-11)."""
+
+        box: int
+        rule: str
+
+        def apply(self, aggregate: Aggregate) -> None:
+            hand = _thb(aggregate)
+            hand.voided_boxes[self.box] = self.rule
+            hand.due = deque(due for due in hand.due if due.box != self.box)
+            if hand.stage is Stage.DEALING and not hand.due:
+                hand._after_cards()
+            else:
+                hand._after_decision()
+
+    class DealerCountCorrected(Aggregate.Event):
+        """R-THB-11: the dealer's wrong count was corrected without changing the card sequence."""
+
+        def apply(self, aggregate: Aggregate) -> None:
+            del aggregate
+
+    class BoxSettled(Aggregate.Event):
+        """A box opened and paid: the net result of each spot, and the bonus outcome."""
+
+        box: int
+        result: dict[str, int]
+        bonus_class: str | None
+
+        def apply(self, aggregate: Aggregate) -> None:
+            hand = _thb(aggregate)
+            hand.results[self.box] = dict(self.result)
+            pays = hand.settings.bonus_table
+            if self.bonus_class is not None and pays.pays[self.bonus_class] > pays.approval_over:
+                hand.pending_approval.add(self.box)
+                hand.stage = Stage.APPROVAL
+
+    class BonusApproved(Aggregate.Event):
+        """R-THB-10: the games director authorised the payment."""
+
+        box: int
+        director: str
+
+        def apply(self, aggregate: Aggregate) -> None:
+            _thb(aggregate).pending_approval.discard(self.box)
+
+    class BonusRefused(Aggregate.Event):
+        """R-THB-10: the games director refused the payment; the bonus stake is returned."""
+
+        box: int
+        director: str
+        reason: str
+
+        def apply(self, aggregate: Aggregate) -> None:
+            hand = _thb(aggregate)
+            hand.pending_approval.discard(self.box)
+            hand.results[self.box]["bonus"] = 0
+
+    class Completed(Aggregate.Event):
+        """Every box is paid; the house's net result."""
+
+        bank_result: int
+
+        def apply(self, aggregate: Aggregate) -> None:
+            _thb(aggregate).stage = Stage.COMPLETE
+
+    class ReconstructionRequested(Aggregate.Event):
+        """R-THB-13: a dispute reconstruction, before the pit boss, the games director informed."""
+
+        pit_boss: str
+        games_director: str
+        reason: str
+
+        def apply(self, aggregate: Aggregate) -> None:
+            _thb(aggregate).reconstructions += 1
+
+    class Voided(Aggregate.Event):
+        """The hand is void: every bet is returned (R-THB-11)."""
+
+        rule: str
+        reason: str
+        reshuffle: bool
+
+        def apply(self, aggregate: Aggregate) -> None:
+            hand = _thb(aggregate)
+            hand.stage = Stage.VOID
+            hand.void_rule = self.rule
+            hand.reshuffle_required = self.reshuffle
+            hand.due.clear()
+
+    # -- flow (called from events) --------------------------------------------------------------------
+
+    def _after_cards(self) -> None:
+        streets = {0: Stage.PREFLOP, 3: Stage.TURN, 4: Stage.RIVER}
+        if len(self.board) in streets and not (len(self.board) == 0 and len(self.dealer) < 2):
+            self.stage = streets[len(self.board)]
+            self.decided = set()
+            if not self.live_boxes or self.to_decide is None:
+                self._after_decision()
+
+    def _after_decision(self) -> None:
+        if self.to_decide is not None or self.stage not in (Stage.PREFLOP, Stage.TURN, Stage.RIVER):
+            return
+        if self.stage is Stage.PREFLOP and not self.live_boxes:
+            return  # R-THB-12: settled at once, nobody plays
+        count = {Stage.PREFLOP: 3, Stage.TURN: 1, Stage.RIVER: 1}[self.stage]
+        self.due = deque([Due("burn"), *(Due("board") for _ in range(count))])  # R-THB-6: burn, then the cards
+        self.stage = Stage.DEALING
+
+
+def _thb(aggregate: Aggregate) -> ThbHand:
+    assert isinstance(aggregate, ThbHand)
+    return aggregate
+
+
+def _at_least(category: Category, floor: Category) -> bool:
+    """A straight or better, or a flush or better, in the 52-card order."""
+    return category >= floor
+
+
+def _require_chips(amount: int, low: int, high: int, what: str, rule: str) -> None:
+    if isinstance(amount, bool) or not isinstance(amount, int):
+        raise ThbRuleError("chips are whole numbers", rule=rule)
+    if not low <= amount <= high:
+        raise ThbRuleError(f"the {what} is {low} to {high}, not {amount}", rule=rule)
+
+
+def _require_name(text: str) -> None:
+    if not isinstance(text, str) or not text.strip() or len(text) > 200:
+        raise ThbRuleError("who decides, and why, is recorded (1–200 characters)", rule="R-AUD-1")
+
