@@ -1,0 +1,424 @@
+"""Casino Draw Poker (RULES §7): up to six boxes against the bank, five cards each, exchanges, play or fold.
+
+>>> house_way(parse_cards("5c 5d Kh 9s 2c"))  # a pair below eights: keep it and the king, change two
+[Card(rank=<Rank.NINE: 9>, suit=<Suit.SPADES: 3>), Card(rank=<Rank.TWO: 2>, suit=<Suit.CLUBS: 0>)]
+>>> [str(c) for c in house_way(parse_cards("5h 6h 7h 8h Kc"))]  # a four-card flush: change one
+['Kc']
+>>> qualifies(parse_cards("8c 8d 2h 3s 4c")), qualifies(parse_cards("7c 7d Ah Ks Qc"))
+(True, False)
+"""
+
+from __future__ import annotations
+
+from collections import Counter, deque
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+from uuid import UUID, uuid5
+
+from eventsourcing.domain import Aggregate
+
+from domain.cards import Card, Rank, parse_cards  # noqa: F401  (parse_cards: doctest)
+from domain.decks import DeckIdentity
+from domain.errors import RuleError
+from domain.hand_classes import Category
+from domain.paytables import STANDARD_CASINO_DRAW, CasinoDrawPayTable
+from domain.ranking import hand_ranking
+
+BOXES = 6
+
+
+class CdpRuleError(RuleError):
+    """A Casino Draw Poker command the rules do not allow now; nothing changed."""
+
+
+def qualifies(cards: Sequence[Card]) -> bool:
+    """R-CDP-4: the bank qualifies with a pair of eights or better."""
+    value = hand_ranking(52).evaluate(list(cards))
+    if value.category is Category.PAIR:
+        return value.hand_class.ranks[0] >= Rank.EIGHT
+    return value.category > Category.PAIR
+
+
+def house_way(cards: Sequence[Card]) -> list[Card]:
+    """R-CDP-4 (decision, a table setting): the cards a non-qualifying bank changes.
+
+    With a pair below eights, keep the pair and the highest other card and change two; with no pair, keep a
+    four-card flush or an open-ended four-card straight and change one, else keep the three highest and change two.
+    """
+    hand = sorted(cards, key=lambda c: (c.rank, c.suit), reverse=True)
+    counts = Counter(card.rank for card in hand)
+    pairs = [rank for rank, n in counts.items() if n == 2]
+    if pairs:
+        kept = [c for c in hand if c.rank == pairs[0]] + [c for c in hand if c.rank != pairs[0]][:1]
+        return [c for c in hand if c not in kept]
+    suits = Counter(card.suit for card in hand)
+    suit, n = suits.most_common(1)[0]
+    if n == 4:
+        return [c for c in hand if c.suit != suit]
+    for odd in hand:
+        rest = sorted(c.rank for c in hand if c is not odd)
+        if all(b - a == 1 for a, b in zip(rest, rest[1:], strict=False)) and rest[-1] < Rank.ACE:
+            return [odd]
+    return hand[3:]
+
+
+@dataclass(frozen=True, slots=True)
+class CdpSettings:
+    """A Casino Draw Poker table: ante limits (R-CDP-1) and the pay table (R-CDP-6)."""
+
+    ante_min: int
+    ante_max: int
+    pay_table: CasinoDrawPayTable = STANDARD_CASINO_DRAW
+
+    def __post_init__(self) -> None:
+        if not 0 < self.ante_min <= self.ante_max:
+            raise CdpRuleError("the ante has a positive minimum not above its maximum", rule="R-CDP-1")
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data, for events."""
+        return {"ante_min": self.ante_min, "ante_max": self.ante_max, "pay_table": self.pay_table.to_dict()}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> CdpSettings:
+        """Settings from :meth:`to_dict`'s form."""
+        return cls(data["ante_min"], data["ante_max"], CasinoDrawPayTable.from_dict(data["pay_table"]))
+
+
+class CdpStage(Enum):
+    """Where a Casino Draw Poker hand is."""
+
+    BETTING = "betting"
+    DEALING = "dealing"
+    EXCHANGE = "exchange"
+    DECISION = "decision"
+    BANK = "bank"
+    COMPLETE = "complete"
+    VOID = "void"
+
+
+class CdpHand(Aggregate):
+    """One hand of Casino Draw Poker."""
+
+    @staticmethod
+    def create_id(table_id: UUID, number: int, **_: Any) -> UUID:
+        """Deterministic ids: table and hand number."""
+        return uuid5(table_id, f"cdp-hand/{number}")
+
+    class Started(Aggregate.Created):
+        """A new hand: the table's settings and the deck in play."""
+
+        table_id: UUID
+        number: int
+        settings: dict[str, Any]
+        deck: dict[str, Any]
+
+    def __init__(self, table_id: UUID, number: int, settings: dict[str, Any], deck: dict[str, Any]) -> None:
+        self.table_id, self.number, self.deck = table_id, number, dict(deck)
+        self.settings = CdpSettings.from_dict(settings)
+        self.stage = CdpStage.BETTING
+        self.bets: dict[int, dict[str, int]] = {}
+        self.cards: dict[int, list[Card]] = {}
+        self.bank: list[Card] = []
+        self.discards: list[Card] = []
+        self.seen: set[Card] = set()
+        self.due: deque[int] = deque()  # box numbers; 0 is the bank
+        self.decided: set[int] = set()
+        self.folded: set[int] = set()
+        self.bank_exchanged = False
+        self.bank_qualified: bool | None = None
+        self.results: dict[int, dict[str, int]] = {}
+        self.void_rule: str | None = None
+
+    @classmethod
+    def start(cls, table_id: UUID, number: int, settings: CdpSettings, deck: DeckIdentity) -> CdpHand:
+        """Open a hand for antes; 52 cards."""
+        if deck.size != 52:
+            raise CdpRuleError("Casino Draw Poker is dealt from 52 cards", rule="R-CDP-1")
+        return cls._create(cls.Started, id=cls.create_id(table_id, number), table_id=table_id, number=number,
+                           settings=settings.to_dict(),
+                           deck={"size": deck.size, "colour": deck.colour.value, "label": deck.label})
+
+    # -- queries ------------------------------------------------------------------------------------
+
+    @property
+    def boxes(self) -> list[int]:
+        """Boxes with an ante, in dealing order."""
+        return sorted(self.bets)
+
+    @property
+    def to_decide(self) -> int | None:
+        """The box to exchange or decide now (in turn), or ``None``."""
+        if self.stage not in (CdpStage.EXCHANGE, CdpStage.DECISION) or self.due:
+            return None
+        return next((b for b in self.boxes if b not in self.decided and b not in self.folded), None)
+
+    @property
+    def next_card(self) -> int | None:
+        """The box (0: the bank) the next card goes to."""
+        return self.due[0] if self.due else None
+
+    @property
+    def is_complete(self) -> bool:
+        """Settled or void."""
+        return self.stage in (CdpStage.COMPLETE, CdpStage.VOID)
+
+    def bank_result(self) -> int:
+        """The bank's net result: what the boxes lost minus what they won."""
+        return -sum(sum(r.values()) for r in self.results.values())
+
+    # -- commands -----------------------------------------------------------------------------------
+
+    def verify_place_ante(self, box: int, amount: int) -> None:
+        """R-CDP-1: up to six boxes, an ante within the table's limits, before the deal."""
+        if self.stage is not CdpStage.BETTING:
+            raise CdpRuleError("antes are placed before the deal", rule="R-CDP-1")
+        if not 1 <= box <= BOXES:
+            raise CdpRuleError(f"box {box} is not on the table (1–6)", rule="R-CDP-1")
+        if box in self.bets:
+            raise CdpRuleError(f"box {box} already has an ante", rule="R-CDP-1")
+        if isinstance(amount, bool) or not isinstance(amount, int) \
+                or not self.settings.ante_min <= amount <= self.settings.ante_max:
+            raise CdpRuleError(f"the ante is {self.settings.ante_min} to {self.settings.ante_max}", rule="R-CDP-1")
+
+    def place_ante(self, box: int, amount: int) -> None:
+        """Place a box's ante."""
+        self.verify_place_ante(box, amount)
+        self.trigger_event(self.BetPlaced, box=box, spot="ante", amount=amount)
+
+    def close_bets(self) -> None:
+        """Bets are closed: five cards one at a time to each box, then five to the bank (R-CDP-1)."""
+        if self.stage is not CdpStage.BETTING or not self.bets:
+            raise CdpRuleError("the deal needs antes, once", rule="R-CDP-1")
+        self.trigger_event(self.BetsClosed)
+
+    def verify_deal(self, card: Card, source: str = "croupier", sequence: int | None = None) -> None:
+        """The next due card, never seen before in this hand (R-DECK-4)."""
+        if not self.due:
+            raise CdpRuleError(f"no card is due now ({self.stage.value})", rule="R-CDP-1")
+        if card in self.seen:
+            raise CdpRuleError(f"{card} was already seen in this hand", rule="R-DECK-4")
+        if source == "shoe" and sequence is None:
+            raise CdpRuleError("a shoe read carries its sequence number", rule="R-AUD-1")
+
+    def deal(self, card: Card, source: str = "croupier", sequence: int | None = None) -> None:
+        """The next card where it is due."""
+        self.verify_deal(card, source, sequence)
+        self.trigger_event(self.CardDealt, box=self.due[0], card=str(card), source=source, sequence=sequence)
+        self._bank_turn()
+
+    def verify_exchange(self, box: int, cards: list[Card]) -> None:
+        """R-CDP-2: in turn, 0, 1 or 2 of the box's own cards."""
+        if self.stage is not CdpStage.EXCHANGE or self.to_decide != box:
+            raise CdpRuleError(f"box {self.to_decide} exchanges now, not box {box}", rule="R-CDP-2")
+        if len(cards) > 2 or len(set(cards)) != len(cards) or any(c not in self.cards[box] for c in cards):
+            raise CdpRuleError("a player exchanges 0, 1 or 2 of his own cards", rule="R-CDP-2")
+
+    def exchange(self, box: int, cards: list[Card]) -> None:
+        """The box gives back these cards (none: keeps his hand) and is served as many (R-CDP-2)."""
+        self.verify_exchange(box, cards)
+        self.trigger_event(self.Exchanged, box=box, cards=[str(c) for c in cards])
+
+    def verify_play(self, box: int, amount: int) -> None:
+        """R-CDP-3: the play bet is exactly twice the ante, in turn."""
+        self._require_decider(box)
+        if amount != 2 * self.bets[box]["ante"]:
+            raise CdpRuleError(f"the play bet is exactly 2× the ante ({2 * self.bets[box]['ante']})", rule="R-CDP-3")
+
+    def play(self, box: int, amount: int) -> None:
+        """The box plays against the bank."""
+        self.verify_play(box, amount)
+        self.trigger_event(self.BetPlaced, box=box, spot="play", amount=amount)
+        self._bank_turn()
+
+    def verify_fold(self, box: int) -> None:
+        """R-CDP-3: in turn."""
+        self._require_decider(box)
+
+    def fold(self, box: int) -> None:
+        """The box folds and loses its ante (R-CDP-3)."""
+        self.verify_fold(box)
+        self.trigger_event(self.Folded, box=box)
+        self._bank_turn()
+
+    def void(self, rule: str, reason: str) -> None:
+        """Void the hand: every bet is returned."""
+        if self.is_complete or not rule.startswith("R-") or not reason.strip():
+            raise CdpRuleError("an open hand is voided naming the rule and the reason", rule="R-AUD-1")
+        self.trigger_event(self.Voided, rule=rule, reason=reason)
+
+    def _require_decider(self, box: int) -> None:
+        if self.stage is not CdpStage.DECISION or self.to_decide != box:
+            raise CdpRuleError(f"box {self.to_decide} decides now, not box {box}", rule="R-CDP-3")
+
+    # -- the bank (R-CDP-4 … R-CDP-6) -----------------------------------------------------------------
+
+    def _bank_turn(self) -> None:
+        """Once every box has decided: the bank shows, exchanges if it must, and every box is settled."""
+        if self.stage is not CdpStage.BANK or self.due:
+            return
+        players = [b for b in self.boxes if b not in self.folded]
+        if not players:
+            self._settle(qualified=None)
+            return
+        if qualifies(self.bank):
+            self._settle(qualified=True)
+        elif not self.bank_exchanged:
+            self.trigger_event(self.BankExchanged, cards=[str(c) for c in house_way(self.bank)])
+        else:
+            self._settle(qualified=False)
+
+    def _settle(self, qualified: bool | None) -> None:
+        ranking = hand_ranking(52)
+        bank = ranking.evaluate(self.bank) if qualified else None
+        for box in self.boxes:
+            ante = self.bets[box]["ante"]
+            if box in self.folded:
+                result = {"ante": -ante}
+            elif not qualified:  # R-CDP-5: the ante pays 1:1, the play bet comes back
+                result = {"ante": ante, "play": 0}
+            else:
+                assert bank is not None
+                player = ranking.evaluate(self.cards[box])
+                play = self.bets[box]["play"]
+                if player.strength > bank.strength:  # R-CDP-6
+                    ratio = self.settings.pay_table.pay_for(player.category, player.hand_class.is_royal)
+                    result = {"ante": ante, "play": play * ratio}
+                elif player.strength < bank.strength:
+                    result = {"ante": -ante, "play": -play}
+                else:
+                    result = {"ante": 0, "play": 0}
+            self.trigger_event(self.BoxSettled, box=box, result=result)
+        self.trigger_event(self.Completed, bank_qualified=qualified, bank_result=self.bank_result())
+
+    # -- events ---------------------------------------------------------------------------------------
+
+    class BetPlaced(Aggregate.Event):
+        """An ante, or a play bet (2× the ante)."""
+
+        box: int
+        spot: str
+        amount: int
+
+        def apply(self, aggregate: Aggregate) -> None:
+            hand = _cdp(aggregate)
+            hand.bets.setdefault(self.box, {})[self.spot] = self.amount
+            if self.spot == "play":
+                hand._decided(self.box)
+
+    class BetsClosed(Aggregate.Event):
+        """The deal: five cards one at a time to each box, then five to the bank."""
+
+        def apply(self, aggregate: Aggregate) -> None:
+            hand = _cdp(aggregate)
+            hand.cards = {b: [] for b in hand.boxes}
+            hand.due = deque([*(hand.boxes * 5), *([0] * 5)])
+            hand.stage = CdpStage.DEALING
+
+    class CardDealt(Aggregate.Event):
+        """A card to a box (0: the bank)."""
+
+        box: int
+        card: str
+        source: str
+        sequence: int | None
+
+        def apply(self, aggregate: Aggregate) -> None:
+            hand = _cdp(aggregate)
+            card = Card.parse(self.card)
+            hand.due.popleft()
+            hand.seen.add(card)
+            (hand.bank if self.box == 0 else hand.cards[self.box]).append(card)
+            hand._advance()
+
+    class Exchanged(Aggregate.Event):
+        """The box gave back these cards; as many are due to it."""
+
+        box: int
+        cards: list[str]
+
+        def apply(self, aggregate: Aggregate) -> None:
+            hand = _cdp(aggregate)
+            back = [Card.parse(c) for c in self.cards]
+            hand.cards[self.box] = [c for c in hand.cards[self.box] if c not in back]
+            hand.discards.extend(back)
+            hand.due.extend([self.box] * len(back))
+            hand._decided(self.box)
+
+    class Folded(Aggregate.Event):
+        """The box folded: its ante is lost."""
+
+        box: int
+
+        def apply(self, aggregate: Aggregate) -> None:
+            hand = _cdp(aggregate)
+            hand.folded.add(self.box)
+            hand._decided(self.box)
+
+    class BankExchanged(Aggregate.Event):
+        """R-CDP-4: the bank did not qualify and changes these cards by the house way."""
+
+        cards: list[str]
+
+        def apply(self, aggregate: Aggregate) -> None:
+            hand = _cdp(aggregate)
+            back = [Card.parse(c) for c in self.cards]
+            hand.bank = [c for c in hand.bank if c not in back]
+            hand.discards.extend(back)
+            hand.due.extend([0] * len(back))
+            hand.bank_exchanged = True
+
+    class BoxSettled(Aggregate.Event):
+        """A box paid: the net result of the ante and the play bet."""
+
+        box: int
+        result: dict[str, int]
+
+        def apply(self, aggregate: Aggregate) -> None:
+            _cdp(aggregate).results[self.box] = dict(self.result)
+
+    class Completed(Aggregate.Event):
+        """Every box is paid: whether the bank qualified, and its net result."""
+
+        bank_qualified: bool | None
+        bank_result: int
+
+        def apply(self, aggregate: Aggregate) -> None:
+            hand = _cdp(aggregate)
+            hand.bank_qualified = self.bank_qualified
+            hand.stage = CdpStage.COMPLETE
+
+    class Voided(Aggregate.Event):
+        """Every bet is returned."""
+
+        rule: str
+        reason: str
+
+        def apply(self, aggregate: Aggregate) -> None:
+            hand = _cdp(aggregate)
+            hand.stage = CdpStage.VOID
+            hand.void_rule = self.rule
+            hand.due.clear()
+
+    def _decided(self, box: int) -> None:
+        self.decided.add(box)
+        self._advance()
+
+    def _advance(self) -> None:
+        """Move to the next stage once no card is due and every box still in has had its turn."""
+        if self.due:
+            return
+        waiting = [b for b in self.boxes if b not in self.decided and b not in self.folded]
+        if self.stage is CdpStage.DEALING:
+            self.stage = CdpStage.EXCHANGE
+        elif self.stage is CdpStage.EXCHANGE and not waiting:
+            self.decided = set()
+            self.stage = CdpStage.DECISION
+        elif self.stage is CdpStage.DECISION and not waiting:
+            self.stage = CdpStage.BANK
+
+
+def _cdp(aggregate: Aggregate) -> CdpHand:
+    assert isinstance(aggregate, CdpHand)
+    return aggregate

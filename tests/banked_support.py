@@ -1,0 +1,77 @@
+"""Helpers for the banked games: hands with boxes, random legal play."""
+
+from __future__ import annotations
+
+import random
+
+from domain.cards import Card
+from domain.cdp import CdpHand, CdpSettings, CdpStage
+from domain.decks import BackColour, DeckIdentity, composition
+from domain.hand import TABLES_NAMESPACE
+from domain.thb import STANDARD_LIMITS, Stage, ThbHand, ThbSettings
+
+RED = DeckIdentity(52, BackColour.RED)
+
+
+def thb_hand(antes: dict[int, int], bonuses: dict[int, int] | None = None, settings: ThbSettings | None = None,
+             number: int = 1) -> ThbHand:
+    """A Texas Hold'em Bonus hand with these antes and bonuses, bets closed."""
+    hand = ThbHand.start(TABLES_NAMESPACE, number, settings or ThbSettings(STANDARD_LIMITS[5]), RED)
+    for box, amount in antes.items():
+        hand.place_ante(box, amount)
+    for box, amount in (bonuses or {}).items():
+        hand.place_bonus(box, amount)
+    hand.close_bets()
+    return hand
+
+
+def play_thb_randomly(hand: ThbHand, rng: random.Random, deck: list[Card] | None = None) -> None:
+    """Random legal decisions; cards from a shuffled deck; 1000:1 bonuses approved or refused at random."""
+    cards = deck if deck is not None else rng.sample(list(composition(52)), 52)
+    stock = iter(cards)
+    for _ in range(500):
+        if hand.is_complete:
+            return
+        if hand.next_card is not None:
+            hand.deal(next(stock))
+        elif (box := hand.to_decide) is not None:
+            roll = rng.random()
+            if hand.stage is Stage.PREFLOP:
+                hand.fold(box) if roll < 0.25 else hand.flop_bet(box, 2 * hand.bets[box]["ante"])
+            else:
+                hand.street_bet(box, hand.bets[box]["ante"]) if roll < 0.5 else hand.check(box)
+        elif hand.pending_approval:
+            box = min(hand.pending_approval)
+            hand.approve_bonus(box, "director") if rng.random() < 0.5 else hand.refuse_bonus(box, "director", "test")
+        else:
+            raise AssertionError(f"stuck at {hand.stage}")
+    raise AssertionError("the hand did not end")
+
+
+def cdp_hand(antes: dict[int, int], settings: CdpSettings | None = None, number: int = 1) -> CdpHand:
+    """A Casino Draw Poker hand with these antes, bets closed."""
+    hand = CdpHand.start(TABLES_NAMESPACE, number, settings or CdpSettings(5, 100), RED)
+    for box, amount in antes.items():
+        hand.place_ante(box, amount)
+    hand.close_bets()
+    return hand
+
+
+def play_cdp_randomly(hand: CdpHand, rng: random.Random) -> None:
+    """Random legal exchanges and decisions."""
+    stock = iter(rng.sample(list(composition(52)), 52))
+    for _ in range(500):
+        if hand.is_complete:
+            return
+        if hand.next_card is not None:
+            hand.deal(next(stock))
+            continue
+        box = hand.to_decide
+        assert box is not None, hand.stage
+        if hand.stage is CdpStage.EXCHANGE:
+            hand.exchange(box, rng.sample(hand.cards[box], rng.randint(0, 2)))
+        elif rng.random() < 0.7:
+            hand.play(box, 2 * hand.bets[box]["ante"])
+        else:
+            hand.fold(box)
+    raise AssertionError("the hand did not end")
