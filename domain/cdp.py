@@ -14,6 +14,7 @@ from collections import Counter, deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
+from itertools import pairwise
 from typing import Any
 from uuid import UUID, uuid5
 
@@ -59,7 +60,7 @@ def house_way(cards: Sequence[Card]) -> list[Card]:
         return [c for c in hand if c.suit != suit]
     for odd in hand:
         rest = sorted(c.rank for c in hand if c is not odd)
-        if all(b - a == 1 for a, b in zip(rest, rest[1:], strict=False)) and rest[-1] < Rank.ACE:
+        if all(b - a == 1 for a, b in pairwise(rest)) and rest[-1] < Rank.ACE:
             return [odd]
     return hand[3:]
 
