@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from service import demo, hand_command, phh
+from service import demo, hand_command, odds, phh
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -16,6 +16,7 @@ def build_parser() -> argparse.ArgumentParser:
     hand_command.add_parser(commands)
     demo.add_parser(commands)
     phh.add_parser(commands)
+    odds.add_parser(commands)
     return parser
 
 
