@@ -162,7 +162,7 @@ def _plays_preflop(hole: NDArray[np.uint8]) -> NDArray[np.bool_]:
     """Fold unsuited 2-3 through 2-7 (the folds of the published optimal first decision); play everything else."""
     ranks = np.sort(hole >> 2, axis=1)  # 0 = deuce
     suited = (hole[:, 0] & 3) == (hole[:, 1] & 3)
-    weak = (ranks[:, 0] == 0) & (ranks[:, 1] >= 1) & (ranks[:, 1] <= 5) & ~suited
+    weak: NDArray[np.bool_] = (ranks[:, 0] == 0) & (ranks[:, 1] >= 1) & (ranks[:, 1] <= 5) & ~suited
     return ~weak
 
 
@@ -172,7 +172,8 @@ def _bets_street(evaluator: Any, hole: NDArray[np.uint8], board: NDArray[np.uint
     pocket = hole_ranks[:, 0] == hole_ranks[:, 1]
     pairs_board = (hole_ranks[:, :, None] == board_ranks[:, None, :]).any(axis=(1, 2))
     strength = evaluator.strengths(np.concatenate([hole, board], axis=1), check=False)
-    return pocket | pairs_board | (strength >= _min_strength(Category.STRAIGHT))
+    bets: NDArray[np.bool_] = pocket | pairs_board | (strength >= _min_strength(Category.STRAIGHT))
+    return bets
 
 
 def cdp_chunk(seed: int, rows: int, strategy: str) -> Simulated:
