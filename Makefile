@@ -29,6 +29,7 @@ unit: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/evaluator.py
 	$(BIN)/python benchmarks/circle.py
+	$(BIN)/python benchmarks/odds.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -11,7 +11,7 @@
 from __future__ import annotations
 
 from collections import Counter, deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from itertools import pairwise
@@ -65,26 +65,35 @@ def house_way(cards: Sequence[Card]) -> list[Card]:
     return hand[3:]
 
 
+HOUSE_WAYS: dict[str, Callable[[Sequence[Card]], list[Card]]] = {"regulation": house_way}
+"""House ways by name (R-CDP-4 is a table setting); ``regulation`` is the decision written in RULES.md."""
+
+
 @dataclass(frozen=True, slots=True)
 class CdpSettings:
-    """A Casino Draw Poker table: ante limits (R-CDP-1) and the pay table (R-CDP-6)."""
+    """A Casino Draw Poker table: ante limits (R-CDP-1), pay table (R-CDP-6) and house way (R-CDP-4)."""
 
     ante_min: int
     ante_max: int
     pay_table: CasinoDrawPayTable = STANDARD_CASINO_DRAW
+    house_way: str = "regulation"
 
     def __post_init__(self) -> None:
         if not 0 < self.ante_min <= self.ante_max:
             raise CdpRuleError("the ante has a positive minimum not above its maximum", rule="R-CDP-1")
+        if self.house_way not in HOUSE_WAYS:
+            raise CdpRuleError(f"unknown house way {self.house_way!r}", rule="R-CDP-4")
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data, for events."""
-        return {"ante_min": self.ante_min, "ante_max": self.ante_max, "pay_table": self.pay_table.to_dict()}
+        return {"ante_min": self.ante_min, "ante_max": self.ante_max, "pay_table": self.pay_table.to_dict(),
+                "house_way": self.house_way}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> CdpSettings:
         """Settings from :meth:`to_dict`'s form."""
-        return cls(data["ante_min"], data["ante_max"], CasinoDrawPayTable.from_dict(data["pay_table"]))
+        return cls(data["ante_min"], data["ante_max"], CasinoDrawPayTable.from_dict(data["pay_table"]),
+                   data["house_way"])
 
 
 class CdpStage(Enum):
@@ -266,7 +275,8 @@ class CdpHand(Aggregate):
         if qualifies(self.bank):
             self._settle(qualified=True)
         elif not self.bank_exchanged:
-            self.trigger_event(self.BankExchanged, cards=[str(c) for c in house_way(self.bank)])
+            changed = HOUSE_WAYS[self.settings.house_way](self.bank)
+            self.trigger_event(self.BankExchanged, cards=[str(c) for c in changed])
         else:
             self._settle(qualified=False)
 
