@@ -16,10 +16,11 @@ from dataclasses import dataclass
 from enum import Enum
 from itertools import pairwise
 from typing import Any
-from uuid import UUID, uuid5
+from uuid import UUID
 
 from eventsourcing.domain import Aggregate
 
+from domain.banked import BankedHand
 from domain.cards import Card, Rank, parse_cards  # noqa: F401  (parse_cards: doctest)
 from domain.decks import DeckIdentity
 from domain.errors import RuleError
@@ -108,21 +109,12 @@ class CdpStage(Enum):
     VOID = "void"
 
 
-class CdpHand(Aggregate):
+class CdpHand(BankedHand):
     """One hand of Casino Draw Poker."""
 
-    @staticmethod
-    def create_id(table_id: UUID, number: int, **_: Any) -> UUID:
-        """Deterministic ids: table and hand number."""
-        return uuid5(table_id, f"cdp-hand/{number}")
-
-    class Started(Aggregate.Created):
-        """A new hand: the table's settings and the deck in play."""
-
-        table_id: UUID
-        number: int
-        settings: dict[str, Any]
-        deck: dict[str, Any]
+    ID_PREFIX = "cdp-hand"
+    ERROR = CdpRuleError
+    RULE = "R-CDP-1"
 
     def __init__(self, table_id: UUID, number: int, settings: dict[str, Any], deck: dict[str, Any]) -> None:
         self.table_id, self.number, self.deck = table_id, number, dict(deck)
@@ -144,11 +136,7 @@ class CdpHand(Aggregate):
     @classmethod
     def start(cls, table_id: UUID, number: int, settings: CdpSettings, deck: DeckIdentity) -> CdpHand:
         """Open a hand for antes; 52 cards."""
-        if deck.size != 52:
-            raise CdpRuleError("Casino Draw Poker is dealt from 52 cards", rule="R-CDP-1")
-        return cls._create(cls.Started, id=cls.create_id(table_id, number), table_id=table_id, number=number,
-                           settings=settings.to_dict(),
-                           deck={"size": deck.size, "colour": deck.colour.value, "label": deck.label})
+        return cls._open(table_id, number, settings.to_dict(), deck)
 
     # -- queries ------------------------------------------------------------------------------------
 
@@ -207,10 +195,7 @@ class CdpHand(Aggregate):
         """The next due card, never seen before in this hand (R-DECK-4)."""
         if not self.due:
             raise CdpRuleError(f"no card is due now ({self.stage.value})", rule="R-CDP-1")
-        if card in self.seen:
-            raise CdpRuleError(f"{card} was already seen in this hand", rule="R-DECK-4")
-        if source == "shoe" and sequence is None:
-            raise CdpRuleError("a shoe read carries its sequence number", rule="R-AUD-1")
+        self._check_card(self.seen, card, source, sequence)
 
     def deal(self, card: Card, source: str = "croupier", sequence: int | None = None) -> None:
         """The next card where it is due."""

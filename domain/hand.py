@@ -22,7 +22,6 @@ LegalActions(seat=2, fold=True, check=False, call=1, bring_in=None, raise_min=4,
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 from uuid import NAMESPACE_URL, UUID, uuid5
 
@@ -30,7 +29,7 @@ from eventsourcing.domain import Aggregate, event
 
 from domain.cards import Card, Rank
 from domain.decks import DeckIdentity
-from domain.hand_state import Award, HandRuleError, HandState, Phase, SlotKind
+from domain.hand_state import Award, HandRuleError, HandState, LegalActions, Phase, SlotKind
 from domain.pots import Pot
 from domain.table_settings import TableSettings
 
@@ -40,19 +39,6 @@ TABLES_NAMESPACE = uuid5(NAMESPACE_URL, "https://pokertable.invalid/tables")
 SOURCES = ("shoe", "croupier", "replay", "test")
 """Where a card comes from: the card-reading shoe (with its sequence number), keyed in by the croupier, a replayed
 history, or a test."""
-
-
-@dataclass(frozen=True, slots=True)
-class LegalActions:
-    """The actions open to the player to act, with their amounts (what a dealer screen enables)."""
-
-    seat: int
-    fold: bool
-    check: bool
-    call: int | None
-    bring_in: int | None
-    raise_min: int | None
-    raise_max: int | None
 
 
 class Hand(Aggregate):
@@ -176,11 +162,7 @@ class Hand(Aggregate):
 
     def legal_actions(self) -> LegalActions | None:
         """What the player to act may do now, with amounts; ``None`` when nobody is to act."""
-        legal = self.state.legal_actions()
-        if legal is None:
-            return None
-        return LegalActions(self.seats[legal.position], legal.fold, legal.check, legal.call, legal.bring_in,
-                            legal.raise_min, legal.raise_max)
+        return self.state.legal_actions(self.seats)
 
     def snapshot(self) -> dict[str, Any]:
         """Everything about the hand as plain data (for comparison, display and reconstruction)."""

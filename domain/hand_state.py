@@ -71,9 +71,9 @@ class Award:
 
 @dataclass(frozen=True, slots=True)
 class LegalActions:
-    """What the player to act may do, with the amounts (for the dealer screen)."""
+    """What the player to act may do, with the amounts (what a dealer screen enables)."""
 
-    position: int
+    seat: int
     fold: bool
     check: bool
     call: int | None
@@ -251,22 +251,25 @@ class HandState:
         return (self.variant.open_pair_big_bet and self.street_index == 1 and self.raise_count == 0
                 and shows_open_pair([self.up_cards(i) for i in self.in_hand]))
 
-    def legal_actions(self) -> LegalActions | None:
-        """The actions open to the player to act, with their amounts; ``None`` outside betting."""
+    def legal_actions(self, seats: list[int] | None = None) -> LegalActions | None:
+        """The actions open to the player to act, with their amounts; ``None`` outside betting.
+
+        ``seat`` is the seat number from ``seats`` (by position), or the position itself without them."""
         position = self.actor
         if position is None:
             return None
+        seat = seats[position] if seats is not None else position
         to_call = min(self.bet_to - self.bets[position], self.stacks[position])
         can_raise = self._can_raise_reason(position) is None
         low, high = self.raise_range(position) if can_raise else (None, None)
         if self.bring_in_pending:
-            return LegalActions(position, False, False, None, min(self.settings.stakes.bring_in, self.stacks[position]),
+            return LegalActions(seat, False, False, None, min(self.settings.stakes.bring_in, self.stacks[position]),
                                 low, high)
         can_fold = not (self.street.needs_openers and self.opener is None)
         if low is not None and self.street.needs_openers and self.opener is None \
                 and not self.has_openers(self.cards_of(position)):
             low = high = None  # R-DRAW-2: no openers, no opening bet
-        return LegalActions(position, can_fold, to_call == 0, to_call if to_call > 0 else None, None, low, high)
+        return LegalActions(seat, can_fold, to_call == 0, to_call if to_call > 0 else None, None, low, high)
 
     # -- verification -------------------------------------------------------------------------------
 

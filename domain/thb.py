@@ -27,10 +27,11 @@ from collections import deque
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
-from uuid import UUID, uuid5
+from uuid import UUID
 
 from eventsourcing.domain import Aggregate
 
+from domain.banked import BankedHand
 from domain.cards import Card, parse_cards  # noqa: F401  (parse_cards: doctest)
 from domain.decks import BackColour, DeckIdentity  # noqa: F401  (BackColour: doctest)
 from domain.errors import RuleError
@@ -127,21 +128,12 @@ class Due:
     box: int = 0
 
 
-class ThbHand(Aggregate):
+class ThbHand(BankedHand):
     """One hand of Texas Hold'em Bonus at a table of up to seven boxes."""
 
-    @staticmethod
-    def create_id(table_id: UUID, number: int, **_: Any) -> UUID:
-        """Deterministic ids: table and hand number."""
-        return uuid5(table_id, f"thb-hand/{number}")
-
-    class Started(Aggregate.Created):
-        """A new hand: the table's settings and the deck in play."""
-
-        table_id: UUID
-        number: int
-        settings: dict[str, Any]
-        deck: dict[str, Any]
+    ID_PREFIX = "thb-hand"
+    ERROR = ThbRuleError
+    RULE = "R-THB-1"
 
     def __init__(self, table_id: UUID, number: int, settings: dict[str, Any], deck: dict[str, Any]) -> None:
         self.table_id, self.number, self.deck = table_id, number, dict(deck)
@@ -168,11 +160,7 @@ class ThbHand(Aggregate):
     @classmethod
     def start(cls, table_id: UUID, number: int, settings: ThbSettings, deck: DeckIdentity) -> ThbHand:
         """Open a hand for bets (R-THB-1: a 52-card deck)."""
-        if deck.size != 52:
-            raise ThbRuleError("Texas Hold'em Bonus is dealt from 52 cards", rule="R-THB-1")
-        return cls._create(cls.Started, id=cls.create_id(table_id, number), table_id=table_id, number=number,
-                           settings=settings.to_dict(),
-                           deck={"size": deck.size, "colour": deck.colour.value, "label": deck.label})
+        return cls._open(table_id, number, settings.to_dict(), deck)
 
     # -- queries ------------------------------------------------------------------------------------
 
@@ -263,10 +251,7 @@ class ThbHand(Aggregate):
         if self.stage is not Stage.DEALING or not self.due:
             reason = "the boxes decide first" if self.to_decide is not None else f"the hand is at {self.stage.value}"
             raise ThbRuleError(f"no card is due now: {reason}", rule="R-THB-5" if self.to_decide else "R-THB-4")
-        if card in self.seen:
-            raise ThbRuleError(f"{card} was already seen in this hand", rule="R-DECK-4")
-        if source == "shoe" and sequence is None:
-            raise ThbRuleError("a shoe read carries its sequence number", rule="R-AUD-1")
+        self._check_card(self.seen, card, source, sequence)
 
     def deal(self, card: Card, source: str = "croupier", sequence: int | None = None) -> None:
         """The next card where it is due.  A card taken out by mistake, unseen, is simply the next card (R-THB-11)."""

@@ -10,7 +10,8 @@ import random
 
 from domain.cards import Rank
 from domain.decks import BackColour, DeckIdentity
-from domain.hand import Hand, LegalActions
+from domain.hand import Hand
+from domain.hand_state import LegalActions
 from domain.table import Table
 from domain.table_settings import BettingStructure, TableSettings
 from tests.circle_support import Stock, shuffled

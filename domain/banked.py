@@ -1,0 +1,49 @@
+"""What the banked games share: a hand at a numbered table, dealt from 52 cards, whose cards are checked."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Self
+from uuid import UUID, uuid5
+
+from eventsourcing.domain import Aggregate
+
+from domain.cards import Card
+from domain.decks import DeckIdentity
+from domain.errors import RuleError
+
+
+class BankedHand(Aggregate):
+    """Base of the banked hands: deterministic ids, the ``Started`` event, the deck check, the card checks."""
+
+    ID_PREFIX: ClassVar[str] = "banked-hand"
+    ERROR: ClassVar[type[RuleError]] = RuleError
+    RULE: ClassVar[str] = "R-AUD-1"
+    """The rule that names the game's deck and table (e.g. R-THB-1)."""
+
+    class Started(Aggregate.Created):
+        """A new hand: the table's settings and the deck in play."""
+
+        table_id: UUID
+        number: int
+        settings: dict[str, Any]
+        deck: dict[str, Any]
+
+    @classmethod
+    def hand_id(cls, table_id: UUID, number: int) -> UUID:
+        """Deterministic ids: the table and the hand number."""
+        return uuid5(table_id, f"{cls.ID_PREFIX}/{number}")
+
+    @classmethod
+    def _open(cls, table_id: UUID, number: int, settings: dict[str, Any], deck: DeckIdentity) -> Self:
+        if deck.size != 52:
+            raise cls.ERROR("the game is dealt from 52 cards", rule=cls.RULE)
+        deck_data = {"size": deck.size, "colour": deck.colour.value, "label": deck.label}
+        return cls._create(cls.Started, id=cls.hand_id(table_id, number), table_id=table_id, number=number,
+                           settings=settings, deck=deck_data)
+
+    def _check_card(self, seen: set[Card], card: Card, source: str, sequence: int | None) -> None:
+        """A card never seen before in this hand (R-DECK-4), a shoe read with its sequence number (R-AUD-1)."""
+        if card in seen:
+            raise self.ERROR(f"{card} was already seen in this hand", rule="R-DECK-4")
+        if source == "shoe" and sequence is None:
+            raise self.ERROR("a shoe read carries its sequence number", rule="R-AUD-1")
