@@ -28,8 +28,9 @@ from domain.hand import TABLES_NAMESPACE, Hand
 from domain.table_settings import BettingStructure, TableSettings
 
 PLAYERS = 6
-STACK = 200
-BLINDS = (1, 2)
+UNIT = 2520  # every amount a multiple of lcm(1…9): split pots divide evenly, so odd-chip rules (R-CIRC-11) never differ
+STACK = 200 * UNIT
+BLINDS = (UNIT, 2 * UNIT)
 FULL_AUTOMATION = (
     Automation.ANTE_POSTING, Automation.BET_COLLECTION, Automation.BLIND_OR_STRADDLE_POSTING,
     Automation.CARD_BURNING, Automation.HOLE_DEALING, Automation.BOARD_DEALING,
@@ -51,6 +52,7 @@ class RecordedHand:
 def record(seed: int) -> RecordedHand:
     """A random legal hand played by pokerkit, turned into each engine's operations."""
     rng = random.Random(seed)
+    random.seed(seed)  # pokerkit shuffles its own deck with the global generator
     game = NoLimitTexasHoldem(FULL_AUTOMATION, True, 0, BLINDS, BLINDS[1])
     state = game([STACK] * PLAYERS, PLAYERS)
     while state.status:
@@ -59,7 +61,8 @@ def record(seed: int) -> RecordedHand:
             low = state.min_completion_betting_or_raising_to_amount
             high = state.max_completion_betting_or_raising_to_amount
             assert low is not None and high is not None
-            state.complete_bet_or_raise_to(rng.choice([low, high, rng.randint(low, high)]))
+            steps = list(range(-(-low // UNIT) * UNIT, high + 1, UNIT)) or [high]
+            state.complete_bet_or_raise_to(rng.choice([*steps[:1], high, rng.choice(steps)]))
         elif state.can_fold() and roll < 0.55 and state.checking_or_calling_amount:
             state.fold()
         else:
@@ -154,7 +157,7 @@ def main() -> None:
     args = parser.parse_args()
     warnings.simplefilter("ignore")  # pokerkit warns when a dealt card is not in its own (burn-shuffled) deck
     hands = [record(seed) for seed in range(args.hands)]
-    for recorded in hands[:200]:
+    for recorded in hands:  # both engines agree on every hand before either is timed
         assert tuple(play_ours(recorded.ours).stacks) == recorded.final_stacks
         assert tuple(play_theirs(recorded.theirs).stacks) == recorded.final_stacks
     events = sum(play_ours(h.ours).last_events for h in hands) / len(hands)  # type: ignore[attr-defined]
