@@ -71,7 +71,7 @@ class Hand(Aggregate):
         self.button_seat = button_seat
         self.deck = dict(deck)
         self.state = HandState(TableSettings.from_dict(settings), list(stacks), deck_size=deck["size"],
-                               openers=Rank(openers), dead_money=carried_pot)
+                               openers=Rank(openers), dead_money=carried_pot, seats=list(seats))
         self._position = {seat: i for i, seat in enumerate(self.seats)}
 
     @classmethod

@@ -91,6 +91,8 @@ class HandState:
     deck_size: int = 0
     openers: Rank = Rank.JACK
     dead_money: int = 0
+    seats: list[int] = field(default_factory=list)
+    """Seat numbers by position, for messages (positions when empty)."""
     variant: Variant = field(init=False)
     ranking: HandRanking = field(init=False)
     hand_rule: HandRule = field(init=False)
@@ -156,6 +158,10 @@ class HandState:
 
     # -- queries ------------------------------------------------------------------------------------
 
+    def name(self, position: int) -> str:
+        """How a player is named in messages: ``seat 4``."""
+        return f"seat {self.seats[position]}" if self.seats else f"position {position}"
+
     @property
     def street(self) -> Street:
         """The current street."""
@@ -203,7 +209,8 @@ class HandState:
         if self.phase is not Phase.BETTING or not self.queue:
             raise HandRuleError("no betting interval is open", rule="R-CIRC-3")
         if self.queue[0] != position:
-            raise HandRuleError(f"it is position {self.queue[0]}'s turn, not {position}'s", rule="R-CIRC-3")
+            turn = f"it is {self.name(self.queue[0])}'s turn, not {self.name(position)}'s"
+            raise HandRuleError(turn, rule="R-CIRC-3")
 
     def _can_raise_reason(self, position: int) -> str | None:
         """Why the player may not complete, bet or raise now (``None`` if he may)."""
@@ -383,7 +390,8 @@ class HandState:
         if self.slots:
             raise HandRuleError("the previous player is still being served", rule="R-DRAW-4")
         if self.drawers[0] != position:
-            raise HandRuleError(f"it is position {self.drawers[0]}'s turn to draw, not {position}'s", rule="R-DRAW-4")
+            raise HandRuleError(f"it is {self.name(self.drawers[0])}'s turn to draw, not {self.name(position)}'s",
+                                rule="R-DRAW-4")
         if len(cards) > 4:
             raise HandRuleError(f"a player draws 0 to 4 cards, not {len(cards)}", rule="R-DRAW-4")
         if len(cards) > self.max_discard(position):

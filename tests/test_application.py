@@ -1,0 +1,204 @@
+"""The application on real stores: SQLite files and PostgreSQL (required in CI; locally a visible skip without it)."""
+
+from __future__ import annotations
+
+import os
+import random
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from domain.cards import Card
+from domain.decks import BackColour, DeckIdentity
+from domain.errors import RuleError
+from domain.table import Table
+from domain.table_settings import BettingStructure, TableSettings
+from service.application import (
+    AccessDeniedError,
+    ConflictError,
+    HandCommand,
+    NotFoundError,
+    PokerTables,
+    Role,
+    Viewer,
+)
+from service.persistence import environment
+
+POSTGRES_URL = os.environ.get("POKERTABLE_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/pokertable_test")
+SETTINGS = TableSettings.create("holdem", BettingStructure.NO_LIMIT, blinds=(1, 2), burn_cards=False)
+RED = DeckIdentity(52, BackColour.RED)
+
+
+def _postgres_available() -> bool:
+    try:
+        import psycopg
+
+        parts = environment(POSTGRES_URL)
+        with psycopg.connect(host=parts["POSTGRES_HOST"], port=parts["POSTGRES_PORT"], user=parts["POSTGRES_USER"],
+                             dbname="postgres", autocommit=True, connect_timeout=3) as conn:
+            exists = conn.execute("select 1 from pg_database where datname = %s",
+                                  (parts["POSTGRES_DBNAME"],)).fetchone()
+            if not exists:
+                conn.execute(f'create database "{parts["POSTGRES_DBNAME"]}"')
+        return True
+    except Exception:
+        return False
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[dict[str, str]]:
+    """The settings of a fresh store of each kind."""
+    if request.param == "sqlite":
+        yield environment(f"sqlite:///{tmp_path / 'tables.db'}")
+        return
+    if not _postgres_available():
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"PostgreSQL is required in CI ({POSTGRES_URL})")
+        pytest.skip(f"no PostgreSQL at {POSTGRES_URL}")
+    yield environment(POSTGRES_URL)
+
+
+def ids() -> Iterator[str]:
+    """Fresh command ids (stores are shared between tests on PostgreSQL)."""
+    prefix = uuid.uuid4().hex
+    n = 0
+    while True:
+        n += 1
+        yield f"{prefix}-{n}"
+
+
+def open_table(app: PokerTables, command: Iterator[str], seats: int = 3) -> str:
+    name = f"mesa-{uuid.uuid4().hex[:8]}"
+    app.open_table(next(command), name, SETTINGS)
+    for seat in range(1, seats + 1):
+        app.sit(next(command), name, seat, 100)
+    return name
+
+
+DEALER = Viewer("station-1", Role.DEALER)
+
+
+def dealer_for(table: str) -> Viewer:
+    return Viewer("station-1", Role.DEALER, table)
+
+
+def play_to_the_end(app: PokerTables, table: str, command: Iterator[str], rng: random.Random) -> None:
+    """Deal from a shuffled deck and call or check down; show at the end."""
+    viewer = dealer_for(table)
+    cards = iter(rng.sample(range(52), 52))
+    while True:
+        record = app.table(table)
+        if record.hand_in_progress is None:
+            return
+        hand = app.current_hand(record)
+        if hand.state.next_slot is not None:
+            app.hand_command(next(command), table, HandCommand("deal", card=Card.from_code(next(cards))), viewer)
+        elif (legal := hand.legal_actions()) is not None:
+            action = "check" if legal.check else "call"
+            app.hand_command(next(command), table, HandCommand(action, seat=legal.seat), viewer)
+        else:
+            seat = hand.seat_of(next(p for p in hand.state.in_hand if p not in hand.state.shown))
+            app.hand_command(next(command), table, HandCommand("show", seat=seat), viewer)
+
+
+def test_hands_are_stored_and_a_new_instance_continues_exactly_where_the_table_was(store: dict[str, str]) -> None:
+    command = ids()
+    app = PokerTables(env=store)
+    table = open_table(app, command)
+    app.start_hand(next(command), table, RED)
+    for code in range(6):
+        app.hand_command(next(command), table, HandCommand("deal", card=Card.from_code(code * 4)), dealer_for(table))
+    app.hand_command(next(command), table, HandCommand("bet", seat=1, amount=10), dealer_for(table))  # the button
+    before = app.view(table, dealer_for(table))
+    restarted = PokerTables(env=store)  # a new process on the same store
+    assert restarted.view(table, dealer_for(table)) == before
+    restarted.hand_command(next(command), table, HandCommand("fold", seat=2), dealer_for(table))
+    restarted.hand_command(next(command), table, HandCommand("fold", seat=3), dealer_for(table))
+    assert restarted.table(table).stacks == {1: 103, 2: 99, 3: 98}
+    restarted.start_hand(next(command), table, DeckIdentity(52, BackColour.BLUE))
+    play_to_the_end(restarted, table, command, random.Random(1))
+
+
+def test_a_retried_command_returns_the_first_result_and_applies_once(store: dict[str, str]) -> None:
+    command = ids()
+    app = PokerTables(env=store)
+    table = open_table(app, command)
+    app.start_hand(next(command), table, RED)
+    for code in range(6):
+        app.hand_command(next(command), table, HandCommand("deal", card=Card.from_code(code * 4)), dealer_for(table))
+    bet_id = next(command)
+    first = app.hand_command(bet_id, table, HandCommand("bet", seat=1, amount=10), dealer_for(table))
+    again = app.hand_command(bet_id, table, HandCommand("bet", seat=1, amount=10), dealer_for(table))
+    other_instance = PokerTables(env=store).hand_command(bet_id, table, HandCommand("bet", seat=1, amount=10),
+                                                          dealer_for(table))
+    assert first == again == other_instance
+    hand = app.current_hand(app.table(table))
+    assert hand.version == first["version"] and hand.state.bets == [1, 2, 10]
+
+
+def test_an_illegal_command_is_refused_with_its_rule_and_stores_nothing(store: dict[str, str]) -> None:
+    command = ids()
+    app = PokerTables(env=store)
+    table = open_table(app, command)
+    app.start_hand(next(command), table, RED)
+    version = app.current_hand(app.table(table)).version
+    with pytest.raises(RuleError) as error:
+        app.hand_command(next(command), table, HandCommand("check", seat=1), dealer_for(table))
+    assert error.value.rule == "R-CIRC-3"  # no card dealt yet: no betting interval is open
+    assert app.current_hand(app.table(table)).version == version
+    with pytest.raises(NotFoundError):
+        app.sit(next(command), "no such table", 1, 100)
+
+
+class StaleReads(PokerTables):
+    """A second service instance whose first read of the table is already out of date when it writes."""
+
+    name = "pokertable"  # the same events as PokerTables
+    stale: Table | None = None
+
+    def table(self, name: str) -> Table:
+        if self.stale is not None:
+            stale, self.stale = self.stale, None
+            return stale
+        return super().table(name)
+
+
+def test_two_instances_never_both_apply_conflicting_commands(store: dict[str, str]) -> None:
+    command = ids()
+    first = PokerTables(env=store)
+    table = open_table(first, command)
+    second = StaleReads(env=store)
+    second.stale = second.table(table)  # it read the table before the first instance seated a player
+    first.sit(next(command), table, 5, 100)
+    with pytest.raises(ConflictError):
+        second.sit(next(command), table, 6, 100)
+    assert set(first.table(table).stacks) == {1, 2, 3, 5}  # exactly one applied
+    second.sit(next(command), table, 6, 100)  # the retry, with a fresh read, applies
+    assert set(first.table(table).stacks) == {1, 2, 3, 5, 6}
+
+
+def test_stations_see_and_do_only_what_their_role_allows(store: dict[str, str]) -> None:
+    command = ids()
+    app = PokerTables(env=store)
+    table = open_table(app, command)
+    app.start_hand(next(command), table, RED)
+    for code in range(6):
+        app.hand_command(next(command), table, HandCommand("deal", card=Card.from_code(code * 4)), dealer_for(table))
+    observer = Viewer("tv-1", Role.OBSERVER)
+    other_dealer = Viewer("station-9", Role.DEALER, "another table")
+    for viewer in (observer, other_dealer):
+        hole: list[list[Any]] = app.view(table, viewer)["hand"]["hole"]
+        assert all(card == "??" for cards in hole for card, up in cards if not up)
+    assert app.view(table, dealer_for(table))["hand"]["hole"][0][0][0] == "2c"
+    for viewer in (observer, other_dealer):
+        with pytest.raises(AccessDeniedError):
+            app.hand_command(next(command), table, HandCommand("fold", seat=1), viewer)
+    with pytest.raises(AccessDeniedError):
+        app.hand_command(next(command), table, HandCommand("void", rule="R-DECK-4", reason="marked card"),
+                         dealer_for(table))
+    app.hand_command(next(command), table, HandCommand("void", rule="R-DECK-4", reason="a marked card"),
+                     Viewer("pit", Role.PIT_BOSS))
+    assert app.table(table).stacks == {1: 100, 2: 100, 3: 100} and app.table(table).hand_in_progress is None
