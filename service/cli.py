@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from service import demo, hand_command, odds, phh
+from service import demo, hand_command, odds, phh, serve_command
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -17,6 +17,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_parser(commands)
     phh.add_parser(commands)
     odds.add_parser(commands)
+    serve_command.add_parser(commands)
     return parser
 
 

@@ -1,0 +1,451 @@
+"""The gRPC table service (``grpc.aio``): translates requests into application commands, and nothing more.
+
+Stations authenticate with a per-station token in the ``authorization`` metadata (``Bearer TOKEN``), from a TOML file::
+
+    [stations.mesa-1]
+    token = "…"
+    role = "dealer"        # dealer, pit-boss, games-director, observer
+    table = "Mesa 1"       # a dealer's own table
+
+Errors carry the rule id (``R-…``) as the reason of a ``google.rpc.ErrorInfo`` detail.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+import tomllib
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+from uuid import UUID
+
+import grpc
+from google.protobuf import any_pb2
+from google.rpc import code_pb2, error_details_pb2, status_pb2
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_health.v1.health import aio as health_aio
+from grpc_reflection.v1alpha import reflection
+from grpc_status import rpc_status
+
+from domain.cards import Card
+from domain.decks import BackColour, DeckIdentity
+from domain.errors import InvalidCardError, RuleError
+from domain.table_settings import BettingStructure, InvalidSettingsError, TableSettings
+from domain.variants import VARIANTS
+from service.api import pokertable_pb2 as pb
+from service.api import pokertable_pb2_grpc as pb_grpc
+from service.application import (
+    HAND_ACTIONS,
+    AccessDeniedError,
+    ConflictError,
+    HandCommand,
+    NotFoundError,
+    PokerTables,
+    Role,
+    ServiceError,
+    Viewer,
+)
+
+SERVICE_NAME = "pokertable.v1.TableService"
+MAX_TEXT = 256
+MAX_CHIPS = 10**12
+WATCH_POLL_SECONDS = 0.05
+T = TypeVar("T")
+
+
+class StationConfigError(ValueError):
+    """A stations file that cannot be used."""
+
+
+@dataclass(frozen=True)
+class Stations:
+    """Station tokens and what each station is."""
+
+    by_token: dict[str, Viewer]
+
+    @classmethod
+    def load(cls, path: Path) -> Stations:
+        """Read the stations file."""
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError) as error:
+            raise StationConfigError(f"cannot read {path}: {error}") from error
+        return cls.from_mapping(data.get("stations", {}))
+
+    @classmethod
+    def from_mapping(cls, stations: dict[str, Any]) -> Stations:
+        """Stations from ``{name: {token, role, table}}``."""
+        by_token: dict[str, Viewer] = {}
+        for name, entry in stations.items():
+            token, role = entry.get("token", ""), entry.get("role", "")
+            if len(token) < 16:
+                raise StationConfigError(f"station {name}: a token of at least 16 characters")
+            if token in by_token:
+                raise StationConfigError(f"station {name}: its token is another station's")
+            try:
+                viewer = Viewer(name, Role(role), entry.get("table"))
+            except ValueError:
+                raise StationConfigError(f"station {name}: unknown role {role!r}") from None
+            if viewer.role is Role.DEALER and not viewer.table:
+                raise StationConfigError(f"station {name}: a dealer station names its table")
+            by_token[token] = viewer
+        return cls(by_token)
+
+
+class _StatusError(Exception):
+    """Raised inside handlers; turned into a rich status by :func:`_guarded`."""
+
+    def __init__(self, code: grpc.StatusCode, message: str, rule: str = "") -> None:
+        super().__init__(message)
+        self.code, self.message, self.rule = code, message, rule
+
+
+def _status(code: grpc.StatusCode, message: str, rule: str) -> grpc.Status:
+    info = error_details_pb2.ErrorInfo(reason=rule or "NONE", domain="pokertable", metadata={"rule": rule})
+    detail = any_pb2.Any()
+    detail.Pack(info)
+    return rpc_status.to_status(status_pb2.Status(code=getattr(code_pb2, code.name), message=message,
+                                                  details=[detail]))
+
+
+def _translate(error: Exception) -> _StatusError:
+    """One place maps domain and application errors to gRPC status codes."""
+    match error:
+        case _StatusError():
+            return error
+        case InvalidCardError() | InvalidSettingsError():
+            return _StatusError(grpc.StatusCode.INVALID_ARGUMENT, str(error), error.rule)
+        case RuleError():
+            return _StatusError(grpc.StatusCode.FAILED_PRECONDITION, str(error), error.rule)
+        case NotFoundError():
+            return _StatusError(grpc.StatusCode.NOT_FOUND, str(error), error.rule)
+        case ConflictError():
+            return _StatusError(grpc.StatusCode.ABORTED, str(error), error.rule)
+        case AccessDeniedError():
+            return _StatusError(grpc.StatusCode.PERMISSION_DENIED, str(error), error.rule)
+        case ServiceError():
+            return _StatusError(grpc.StatusCode.INVALID_ARGUMENT, str(error), error.rule)
+    raise error
+
+
+Handler = TypeVar("Handler", bound=Callable[..., Awaitable[Any]])
+
+
+def _guarded(handler: Handler) -> Handler:
+    """Every error of a unary handler becomes a status with the rule in its details; nothing else escapes."""
+
+    @functools.wraps(handler)
+    async def wrapper(self: Any, request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+        try:
+            return await handler(self, request, context)
+        except Exception as error:
+            abort = _translate(error)
+        await context.abort_with_status(_status(abort.code, abort.message, abort.rule))
+        raise AssertionError("unreachable")
+
+    return wrapper  # type: ignore[return-value]
+
+
+class TableServicer(pb_grpc.TableServiceServicer):
+    """Thin translation between protobuf and :class:`PokerTables`."""
+
+    def __init__(self, app: PokerTables, stations: Stations, executor: ThreadPoolExecutor) -> None:
+        self.app, self.stations, self.executor = app, stations, executor
+
+    async def _run(self, context: grpc.aio.ServicerContext[Any, Any], work: Callable[[Viewer], T]) -> T:
+        viewer = self._viewer(context)
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.executor, work, viewer)
+
+    def _viewer(self, context: grpc.aio.ServicerContext[Any, Any]) -> Viewer:
+        metadata = dict(context.invocation_metadata() or ())
+        header = str(metadata.get("authorization", ""))
+        token = header.removeprefix("Bearer ").strip()
+        viewer = self.stations.by_token.get(token)
+        if viewer is None:
+            raise _StatusError(grpc.StatusCode.UNAUTHENTICATED, "unknown or missing station token", "R-AUD-1")
+        return viewer
+
+    # -- administration -----------------------------------------------------------------------------
+
+    @_guarded
+    async def OpenTable(self, request: pb.OpenTableRequest, context: Any) -> pb.CommandReply:  # noqa: N802
+        settings = _settings(request.settings)
+        command_id, table = _command_id(request.command_id), _text(request.table, "table")
+        seat_count = request.seat_count or 10
+
+        def work(viewer: Viewer) -> pb.CommandReply:
+            _require(viewer, Role.PIT_BOSS, "tables are opened by the pit boss")
+            return _reply(self.app.open_table(command_id, table, settings, seat_count))
+
+        return await self._run(context, work)
+
+    @_guarded
+    async def SeatPlayer(self, request: pb.SeatPlayerRequest, context: Any) -> pb.CommandReply:  # noqa: N802
+        return await self._seat_change(request, context, lambda c, t: self.app.sit(
+            c, t, request.seat, _chips(request.chips)))
+
+    @_guarded
+    async def AddChips(self, request: pb.SeatPlayerRequest, context: Any) -> pb.CommandReply:  # noqa: N802
+        return await self._seat_change(request, context, lambda c, t: self.app.add_chips(
+            c, t, request.seat, _chips(request.chips)))
+
+    @_guarded
+    async def LeaveSeat(self, request: pb.SeatRequest, context: Any) -> pb.CommandReply:  # noqa: N802
+        return await self._seat_change(request, context, lambda c, t: self.app.leave(c, t, request.seat))
+
+    async def _seat_change(self, request: Any, context: Any,
+                           change: Callable[[str, str], dict[str, Any]]) -> pb.CommandReply:
+        command_id, table = _command_id(request.command_id), _text(request.table, "table")
+
+        def work(viewer: Viewer) -> pb.CommandReply:
+            self.app.authorize(viewer, table)
+            return _reply(change(command_id, table))
+
+        return await self._run(context, work)
+
+    # -- hands --------------------------------------------------------------------------------------
+
+    @_guarded
+    async def StartHand(self, request: pb.StartHandRequest, context: Any) -> pb.CommandReply:  # noqa: N802
+        command_id, table = _command_id(request.command_id), _text(request.table, "table")
+        try:
+            colour = BackColour(request.deck_colour or "red")
+        except ValueError:
+            raise _StatusError(grpc.StatusCode.INVALID_ARGUMENT, f"unknown deck colour {request.deck_colour!r}",
+                         "R-DECK-2") from None
+        label = _text(request.deck_label, "deck_label", required=False)
+
+        def work(viewer: Viewer) -> pb.CommandReply:
+            self.app.authorize(viewer, table)
+            size = request.deck_size or self.app.table(table).deck_size_for_next_hand()
+            return _reply(self.app.start_hand(command_id, table, DeckIdentity(size, colour, label)))
+
+        return await self._run(context, work)
+
+    @_guarded
+    async def HandCommand(self, request: pb.HandCommandRequest, context: Any) -> pb.CommandReply:  # noqa: N802
+        command_id, table = _command_id(request.command_id), _text(request.table, "table")
+        if request.action not in HAND_ACTIONS:
+            raise _StatusError(grpc.StatusCode.INVALID_ARGUMENT, f"unknown action {request.action!r}", "R-CIRC-3")
+        command = HandCommand(
+            action=request.action,
+            seat=request.seat if request.HasField("seat") else None,
+            amount=_chips(request.amount) if request.HasField("amount") else None,
+            card=Card.parse(_text(request.card, "card")) if request.card else None,
+            cards=tuple(Card.parse(_text(c, "cards")) for c in request.cards),
+            source=request.source or "croupier",
+            sequence=request.sequence if request.HasField("sequence") else None,
+            rule=_text(request.rule, "rule", required=False),
+            reason=_text(request.reason, "reason", required=False),
+        )
+
+        def work(viewer: Viewer) -> pb.CommandReply:
+            return _reply(self.app.hand_command(command_id, table, command, viewer))
+
+        return await self._run(context, work)
+
+    # -- queries ------------------------------------------------------------------------------------
+
+    @_guarded
+    async def GetTable(self, request: pb.TableRequest, context: Any) -> pb.TableView:  # noqa: N802
+        table = _text(request.table, "table")
+        return await self._run(context, lambda viewer: _table_view(self.app.view(table, viewer)))
+
+    @_guarded
+    async def GetLegalActions(self, request: pb.TableRequest, context: Any) -> pb.LegalActions:  # noqa: N802
+        table = _text(request.table, "table")
+
+        def work(viewer: Viewer) -> pb.LegalActions:
+            del viewer
+            legal = self.app.legal_actions(table)
+            if legal is None:
+                return pb.LegalActions(anyone_to_act=False)
+            return pb.LegalActions(anyone_to_act=True, seat=legal.seat, fold=legal.fold, check=legal.check,
+                                   call=legal.call, bring_in=legal.bring_in, raise_min=legal.raise_min,
+                                   raise_max=legal.raise_max)
+
+        return await self._run(context, work)
+
+    @_guarded
+    async def ListHands(self, request: pb.TableRequest, context: Any) -> pb.HandList:  # noqa: N802
+        table = _text(request.table, "table")
+        return await self._run(context, lambda viewer: pb.HandList(hand_ids=[str(h) for h in self.app.hands_of(table)]))
+
+    async def Watch(self, request: pb.WatchRequest, context: Any) -> AsyncIterator[pb.TableChange]:  # noqa: N802
+        """Every change of the table after ``after_position``, then new ones as they are stored."""
+        try:
+            table = _text(request.table, "table")
+            position = max(request.after_position, 0)
+            viewer = await self._run(context, lambda viewer: (self.app.table(table), viewer)[1])
+        except Exception as error:
+            abort = _translate(error)
+            await context.abort_with_status(_status(abort.code, abort.message, abort.rule))
+            return
+        while True:
+            changes = await self._run(context, functools.partial(self._changes_after, table, viewer, position))
+            for change in changes:
+                position = change.position
+                yield change
+            if not changes:
+                await asyncio.sleep(WATCH_POLL_SECONDS)
+
+    def _changes_after(self, table: str, viewer: Viewer, after: int, _: Viewer) -> list[pb.TableChange]:
+        return list(self._changes(table, viewer, after))
+
+    def _changes(self, table: str, viewer: Viewer, after: int) -> Iterable[pb.TableChange]:
+        record = self.app.table(table)
+        ours = {record.id, *self.app.hands_of(table)}
+        notifications = self.app.recorder.select_notifications(start=after + 1, limit=200)
+        for notification in notifications:
+            originator = notification.originator_id
+            if not isinstance(originator, UUID):
+                continue
+            if originator not in ours:
+                if _is_hand_of(notification.topic, originator, record.id, record.hands_started):
+                    ours.add(originator)
+                else:
+                    continue
+            event = self.app.mapper.to_domain_event(notification)
+            yield pb.TableChange(position=notification.id, aggregate_id=str(notification.originator_id),
+                                 version=notification.originator_version, event=type(event).__qualname__,
+                                 payload_json=json.dumps(_payload(event, viewer.sees_down_cards(table)),
+                                                         default=str))
+
+
+def _is_hand_of(topic: str, originator: UUID, table_id: UUID, hands_started: int) -> bool:
+    """A hand started after the table was read (its id follows from the table's id and the next number)."""
+    from domain.hand import Hand
+
+    return "Hand" in topic and originator == Hand.create_id(table_id, hands_started + 1)
+
+
+_META = {"originator_id", "originator_version", "timestamp", "originator_topic"}
+
+
+def _payload(event: Any, sees_down_cards: bool) -> dict[str, Any]:
+    data = {k: v for k, v in vars(event).items() if k not in _META}
+    data["timestamp"] = str(event.timestamp)
+    if not sees_down_cards:
+        if type(event).__name__ == "CardDealt" and (data.get("kind") in ("hole", "burn") and not data.get("face_up")):
+            data["card"] = "??"
+        if type(event).__name__ == "Discarded":
+            data["cards"] = ["??" for _ in data.get("cards", [])]
+    return data
+
+
+# -- request checks (INVALID_ARGUMENT, nothing changes) ------------------------------------------------
+
+
+def _text(value: str, name: str, *, required: bool = True) -> str:
+    if required and not value:
+        raise _StatusError(grpc.StatusCode.INVALID_ARGUMENT, f"{name} is required")
+    if len(value) > MAX_TEXT:
+        raise _StatusError(grpc.StatusCode.INVALID_ARGUMENT, f"{name} is longer than {MAX_TEXT} characters")
+    return value
+
+
+def _command_id(value: str) -> str:
+    text = _text(value, "command_id")
+    if len(text) > 128:
+        raise _StatusError(grpc.StatusCode.INVALID_ARGUMENT, "command_id is longer than 128 characters")
+    return text
+
+
+def _chips(value: int) -> int:
+    if value <= 0 or value > MAX_CHIPS:
+        message = f"chips are a positive whole number, not {value}"
+        raise _StatusError(grpc.StatusCode.INVALID_ARGUMENT, message, "R-CIRC-6")
+    return value
+
+
+def _settings(message: pb.Settings) -> TableSettings:
+    if message.variant not in VARIANTS:
+        raise _StatusError(grpc.StatusCode.INVALID_ARGUMENT, f"unknown variant {message.variant!r}", "R-CIRC-5")
+    try:
+        structure = BettingStructure(message.structure)
+    except ValueError:
+        raise _StatusError(grpc.StatusCode.INVALID_ARGUMENT, f"unknown structure {message.structure!r}", "R-CIRC-5") \
+            from None
+    amounts = (message.ante, *message.blinds, message.bring_in, message.small_bet, message.big_bet, message.min_bet)
+    if any(a < 0 or a > MAX_CHIPS for a in amounts):
+        raise _StatusError(grpc.StatusCode.INVALID_ARGUMENT, "stakes are whole, non-negative chips", "R-CIRC-5")
+    try:
+        return TableSettings.create(
+            message.variant, structure, antes=message.ante, blinds=tuple(message.blinds), bring_in=message.bring_in,
+            small_bet=message.small_bet, big_bet=message.big_bet, min_bet=message.min_bet or None,
+            deck_size=message.deck_size or None, burn_cards=not message.no_burns)
+    except RuleError as error:
+        raise _StatusError(grpc.StatusCode.INVALID_ARGUMENT, str(error), error.rule) from None
+
+
+def _require(viewer: Viewer, role: Role, message: str) -> None:
+    if viewer.role is not role:
+        raise AccessDeniedError(message)
+
+
+def _reply(result: dict[str, Any]) -> pb.CommandReply:
+    return pb.CommandReply(table=result.get("table", ""), hand_id=result.get("hand_id", ""),
+                           hand_number=result.get("number", 0), version=result.get("version", 0),
+                           hand_complete=result.get("complete", False))
+
+
+def _table_view(view: dict[str, Any]) -> pb.TableView:
+    out = pb.TableView(table=view["table"], variant=view["variant"], button_seat=view["button_seat"] or 0,
+                       hands_started=view["hands_started"], hand_in_progress=view["hand"] is not None)
+    for seat, stack in view["stacks"].items():
+        out.stacks[int(seat)] = stack
+    hand = view["hand"]
+    if hand is not None:
+        out.hand_id = str(hand["number"])
+        out.phase, out.street = hand["phase"], hand["street"]
+        out.board.extend(hand["board"])
+        out.actor_seat = hand["actor"] or 0
+        out.next_card = hand["next_card"][0] if hand["next_card"] else ""
+        out.pot = sum(hand["contributed"])
+        for i, seat in enumerate(hand["seats"]):
+            cards = hand["hole"][i]
+            out.players.append(pb.Player(seat=seat, stack=hand["stacks"][i], bet=hand["bets"][i],
+                                         put_in=hand["contributed"][i], folded=hand["folded"][i],
+                                         cards=[c for c, _ in cards], face_up=[u for _, u in cards]))
+    return out
+
+
+# -- the server ----------------------------------------------------------------------------------------
+
+
+async def create_server(app: PokerTables, stations: Stations, address: str = "127.0.0.1:0",
+                        credentials: grpc.ServerCredentials | None = None) -> tuple[grpc.aio.Server, int]:
+    """A started server on ``address`` (port 0: a free port), with health checking and reflection."""
+    server = grpc.aio.server()
+    executor = ThreadPoolExecutor(max_workers=8, thread_name_prefix="pokertable")
+    pb_grpc.add_TableServiceServicer_to_server(  # type: ignore[no-untyped-call]
+        TableServicer(app, stations, executor), server)
+    health = health_aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health, server)
+    reflection.enable_server_reflection(
+        (pb.DESCRIPTOR.services_by_name["TableService"].full_name, reflection.SERVICE_NAME, "grpc.health.v1.Health"),
+        server)
+    port = server.add_secure_port(address, credentials) if credentials else server.add_insecure_port(address)
+    await server.start()
+    for service in ("", SERVICE_NAME):
+        await health.set(service, health_pb2.HealthCheckResponse.SERVING)
+    return server, port
+
+
+async def serve(app: PokerTables, stations: Stations, address: str,
+                ready: Callable[[int], Awaitable[None] | None] | None = None) -> None:
+    """Serve until cancelled."""
+    server, port = await create_server(app, stations, address)
+    if ready is not None:
+        outcome = ready(port)
+        if outcome is not None:
+            await outcome
+    try:
+        await server.wait_for_termination()
+    finally:
+        await server.stop(grace=1)

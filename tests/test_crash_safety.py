@@ -1,0 +1,79 @@
+"""Crash safety: an acknowledged command is durable; after ``kill -9`` and a restart the hand goes on."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import grpc
+
+from service.api import pokertable_pb2 as pb
+from service.api import pokertable_pb2_grpc as pb_grpc
+
+SCRIPT = shutil.which("pokertable", path=str(Path(sys.executable).parent)) or "pokertable"
+STATIONS = """
+[stations.pit]
+token = "pit-boss-token-0123456789"
+role = "pit-boss"
+
+[stations.mesa-1]
+token = "dealer-token-0123456789"
+role = "dealer"
+table = "Mesa 1"
+"""
+
+
+def start(db: Path, config: Path) -> tuple[subprocess.Popen[str], int]:
+    process = subprocess.Popen([SCRIPT, "serve", "--db", f"sqlite:///{db}", "--port", "0", "--config", str(config)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    assert "serving on" in line, process.stderr.read() if process.stderr else line
+    return process, int(line.split(":")[1].split()[0])
+
+
+def test_a_server_killed_mid_hand_continues_exactly_where_it_was(tmp_path: Path) -> None:
+    db, config = tmp_path / "tables.db", tmp_path / "stations.toml"
+    config.write_text(STATIONS, encoding="utf-8")
+    process, port = start(db, config)
+    ids = iter(range(1000))
+
+    def stub(port: int) -> tuple[pb_grpc.TableServiceStub, list[tuple[str, str]], list[tuple[str, str]]]:
+        channel = grpc.insecure_channel(f"127.0.0.1:{port}")
+        return (pb_grpc.TableServiceStub(channel),  # type: ignore[no-untyped-call]
+                [("authorization", "Bearer pit-boss-token-0123456789")],
+                [("authorization", "Bearer dealer-token-0123456789")])
+
+    table, pit, dealer = stub(port)
+    settings = pb.Settings(variant="holdem", structure="no-limit", blinds=[1, 2], no_burns=True)
+    table.OpenTable(pb.OpenTableRequest(command_id="open", table="Mesa 1", settings=settings), metadata=pit,
+                    timeout=10)
+    for seat in (1, 2, 3):
+        table.SeatPlayer(pb.SeatPlayerRequest(command_id=f"sit-{seat}", table="Mesa 1", seat=seat, chips=100),
+                         metadata=dealer, timeout=10)
+    table.StartHand(pb.StartHandRequest(command_id="hand-1", table="Mesa 1"), metadata=dealer, timeout=10)
+    for card in ["As", "Kd", "Qh", "Ac", "Kc", "Qs"]:
+        table.HandCommand(pb.HandCommandRequest(command_id=f"c{next(ids)}", table="Mesa 1", action="deal", card=card),
+                          metadata=dealer, timeout=10)
+    table.HandCommand(pb.HandCommandRequest(command_id="bet", table="Mesa 1", action="bet", seat=1, amount=10),
+                      metadata=dealer, timeout=10)  # acknowledged
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait(timeout=10)
+
+    process, port = start(db, config)
+    try:
+        table, pit, dealer = stub(port)
+        legal = table.GetLegalActions(pb.TableRequest(table="Mesa 1"), metadata=dealer, timeout=10)
+        assert legal.seat == 2 and legal.call == 9  # the bet survived: the small blind owes 9 more
+        for seat in (2, 3):
+            table.HandCommand(pb.HandCommandRequest(command_id=f"fold-{seat}", table="Mesa 1", action="fold",
+                                                    seat=seat), metadata=dealer, timeout=10)
+        view = table.GetTable(pb.TableRequest(table="Mesa 1"), metadata=dealer, timeout=10)
+        assert dict(view.stacks) == {1: 103, 2: 99, 3: 98}
+    finally:
+        process.terminate()
+        process.wait(timeout=10)

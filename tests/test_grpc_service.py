@@ -1,0 +1,203 @@
+"""The gRPC service end to end: a real server on a free port, a real channel, SQLite underneath."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+from google.rpc import error_details_pb2
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+from grpc_status import rpc_status
+
+from service.api import pokertable_pb2 as pb
+from service.api import pokertable_pb2_grpc as pb_grpc
+from service.application import PokerTables
+from service.persistence import environment
+from service.server import Stations, create_server
+
+TOKENS = {"pit": "pit-boss-token-0123456789", "dealer": "dealer-token-0123456789", "tv": "observer-token-0123456789",
+          "other": "other-dealer-token-012345"}
+STATIONS = Stations.from_mapping({
+    "pit": {"token": TOKENS["pit"], "role": "pit-boss"},
+    "mesa-1": {"token": TOKENS["dealer"], "role": "dealer", "table": "Mesa 1"},
+    "tv": {"token": TOKENS["tv"], "role": "observer"},
+    "mesa-2": {"token": TOKENS["other"], "role": "dealer", "table": "Mesa 2"},
+})
+
+
+@pytest.fixture
+def port(tmp_path: Path) -> Iterator[int]:
+    """A server on a free port, in its own event loop thread."""
+    app = PokerTables(env=environment(f"sqlite:///{tmp_path / 'tables.db'}"))
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    server, bound = asyncio.run_coroutine_threadsafe(create_server(app, STATIONS), loop).result(timeout=10)
+    yield bound
+    asyncio.run_coroutine_threadsafe(server.stop(0), loop).result(timeout=10)
+    loop.call_soon_threadsafe(loop.stop)
+    thread.join(timeout=5)
+
+
+class Client:
+    """A station's stub with its token."""
+
+    def __init__(self, port: int, token: str | None) -> None:
+        self.channel = grpc.insecure_channel(f"127.0.0.1:{port}")
+        self.stub = pb_grpc.TableServiceStub(self.channel)  # type: ignore[no-untyped-call]
+        self.metadata = [("authorization", f"Bearer {token}")] if token else []
+        self.counter = 0
+
+    def __getattr__(self, name: str) -> Any:
+        method = getattr(self.stub, name)
+        return lambda request, **kw: method(request, metadata=self.metadata, timeout=10, **kw)
+
+    def next_id(self) -> str:
+        self.counter += 1
+        return f"{id(self)}-{self.counter}"
+
+
+def rule_of(error: grpc.RpcError) -> str:
+    status = rpc_status.from_call(error)  # type: ignore[arg-type]
+    assert status is not None
+    info = error_details_pb2.ErrorInfo()
+    status.details[0].Unpack(info)
+    return str(info.reason)
+
+
+def open_table(pit: Client, dealer: Client) -> None:
+    settings = pb.Settings(variant="holdem", structure="no-limit", blinds=[1, 2], no_burns=True)
+    pit.OpenTable(pb.OpenTableRequest(command_id=pit.next_id(), table="Mesa 1", settings=settings))
+    for seat in (1, 2, 3):
+        dealer.SeatPlayer(pb.SeatPlayerRequest(command_id=dealer.next_id(), table="Mesa 1", seat=seat, chips=100))
+
+
+def deal(dealer: Client, cards: str) -> None:
+    for card in cards.split():
+        dealer.HandCommand(pb.HandCommandRequest(command_id=dealer.next_id(), table="Mesa 1", action="deal",
+                                                 card=card, source="croupier"))
+
+
+def test_a_hand_is_played_through_the_api(port: int) -> None:
+    pit, dealer = Client(port, TOKENS["pit"]), Client(port, TOKENS["dealer"])
+    open_table(pit, dealer)
+    reply = dealer.StartHand(pb.StartHandRequest(command_id=dealer.next_id(), table="Mesa 1", deck_colour="blue"))
+    assert reply.hand_number == 1 and reply.hand_id
+    deal(dealer, "As Kd Qh Ac Kc Qs")
+    legal = dealer.GetLegalActions(pb.TableRequest(table="Mesa 1"))
+    assert legal.anyone_to_act and legal.seat == 1 and legal.call == 2 and legal.raise_min == 4
+    dealer.HandCommand(pb.HandCommandRequest(command_id=dealer.next_id(), table="Mesa 1", action="bet", seat=1,
+                                             amount=10))
+    for seat in (2, 3):
+        reply = dealer.HandCommand(pb.HandCommandRequest(command_id=dealer.next_id(), table="Mesa 1", action="fold",
+                                                         seat=seat))
+    assert reply.hand_complete
+    view = dealer.GetTable(pb.TableRequest(table="Mesa 1"))
+    assert dict(view.stacks) == {1: 103, 2: 99, 3: 98} and not view.hand_in_progress
+    assert len(dealer.ListHands(pb.TableRequest(table="Mesa 1")).hand_ids) == 1
+
+
+def test_every_error_class_has_its_status_and_rule(port: int) -> None:
+    pit, dealer = Client(port, TOKENS["pit"]), Client(port, TOKENS["dealer"])
+    open_table(pit, dealer)
+    dealer.StartHand(pb.StartHandRequest(command_id=dealer.next_id(), table="Mesa 1"))
+    cases: list[tuple[Client, str, Any, grpc.StatusCode, str]] = [
+        (Client(port, None), "GetTable", pb.TableRequest(table="Mesa 1"), grpc.StatusCode.UNAUTHENTICATED, "R-AUD-1"),
+        (Client(port, "wrong-token-0123456789"), "GetTable", pb.TableRequest(table="Mesa 1"),
+         grpc.StatusCode.UNAUTHENTICATED, "R-AUD-1"),
+        (dealer, "HandCommand", pb.HandCommandRequest(command_id="x1", table="Mesa 1", action="check", seat=1),
+         grpc.StatusCode.FAILED_PRECONDITION, "R-CIRC-3"),
+        (dealer, "GetTable", pb.TableRequest(table="Mesa 9"), grpc.StatusCode.NOT_FOUND, "NONE"),
+        (Client(port, TOKENS["tv"]), "HandCommand",
+         pb.HandCommandRequest(command_id="x2", table="Mesa 1", action="deal", card="As"),
+         grpc.StatusCode.PERMISSION_DENIED, "NONE"),
+        (Client(port, TOKENS["other"]), "SeatPlayer",
+         pb.SeatPlayerRequest(command_id="x3", table="Mesa 1", seat=4, chips=100),
+         grpc.StatusCode.PERMISSION_DENIED, "NONE"),
+        (dealer, "SeatPlayer", pb.SeatPlayerRequest(command_id="x4", table="Mesa 1", seat=4, chips=-5),
+         grpc.StatusCode.INVALID_ARGUMENT, "R-CIRC-6"),
+        (dealer, "SeatPlayer", pb.SeatPlayerRequest(command_id="", table="Mesa 1", seat=4, chips=5),
+         grpc.StatusCode.INVALID_ARGUMENT, "NONE"),
+        (dealer, "HandCommand", pb.HandCommandRequest(command_id="x5", table="Mesa 1", action="deal", card="Zz"),
+         grpc.StatusCode.INVALID_ARGUMENT, "R-CARD-1"),
+        (dealer, "HandCommand", pb.HandCommandRequest(command_id="x6", table="Mesa 1", action="dance"),
+         grpc.StatusCode.INVALID_ARGUMENT, "R-CIRC-3"),
+        (dealer, "HandCommand", pb.HandCommandRequest(command_id="x7", table="M" * 300, action="fold", seat=1),
+         grpc.StatusCode.INVALID_ARGUMENT, "NONE"),
+        (pit, "OpenTable", pb.OpenTableRequest(command_id="x8", table="Mesa 3", settings=pb.Settings(variant="bingo")),
+         grpc.StatusCode.INVALID_ARGUMENT, "R-CIRC-5"),
+        (dealer, "StartHand", pb.StartHandRequest(command_id="x9", table="Mesa 1", deck_colour="green"),
+         grpc.StatusCode.INVALID_ARGUMENT, "R-DECK-2"),
+    ]
+    before = dealer.GetTable(pb.TableRequest(table="Mesa 1"))
+    for client, method, request, code, rule in cases:
+        with pytest.raises(grpc.RpcError) as error:
+            getattr(client, method)(request)
+        assert error.value.code() == code, (method, request, error.value.details())
+        assert rule_of(error.value) == rule, (method, error.value.details())
+    assert dealer.GetTable(pb.TableRequest(table="Mesa 1")) == before  # nothing changed
+
+
+def test_a_retried_command_id_returns_the_first_result_and_applies_once(port: int) -> None:
+    pit, dealer = Client(port, TOKENS["pit"]), Client(port, TOKENS["dealer"])
+    open_table(pit, dealer)
+    dealer.StartHand(pb.StartHandRequest(command_id=dealer.next_id(), table="Mesa 1"))
+    request = pb.HandCommandRequest(command_id="deal-once", table="Mesa 1", action="deal", card="As")
+    first, second = dealer.HandCommand(request), dealer.HandCommand(request)
+    assert first == second
+    view = dealer.GetTable(pb.TableRequest(table="Mesa 1"))
+    assert {p.seat: list(p.cards) for p in view.players} == {2: ["As"], 3: [], 1: []}  # once, left of the button
+
+
+def test_observers_and_other_tables_never_see_face_down_cards(port: int) -> None:
+    pit, dealer = Client(port, TOKENS["pit"]), Client(port, TOKENS["dealer"])
+    open_table(pit, dealer)
+    dealer.StartHand(pb.StartHandRequest(command_id=dealer.next_id(), table="Mesa 1"))
+    deal(dealer, "As Kd Qh Ac Kc Qs")
+    own = dealer.GetTable(pb.TableRequest(table="Mesa 1"))
+    assert {p.seat: list(p.cards) for p in own.players} == {2: ["As", "Ac"], 3: ["Kd", "Kc"], 1: ["Qh", "Qs"]}
+    for token in ("tv", "other"):
+        view = Client(port, TOKENS[token]).GetTable(pb.TableRequest(table="Mesa 1"))
+        assert [list(p.cards) for p in view.players] == [["??", "??"]] * 3
+        changes = Client(port, TOKENS[token]).Watch(pb.WatchRequest(table="Mesa 1"))
+        seen = [next(changes) for _ in range(10)]
+        assert all('"card": "??"' in c.payload_json for c in seen if c.event == "Hand.CardDealt")
+        changes.cancel()
+
+
+def test_the_watch_stream_resumes_after_a_reconnect_without_missing_or_repeating(port: int) -> None:
+    pit, dealer = Client(port, TOKENS["pit"]), Client(port, TOKENS["dealer"])
+    open_table(pit, dealer)
+    stream = dealer.Watch(pb.WatchRequest(table="Mesa 1"))
+    first = [next(stream) for _ in range(4)]  # opened and three players seated
+    stream.cancel()
+    assert [c.event for c in first] == ["Table.Opened", "Table.PlayerSeated", "Table.PlayerSeated",
+                                        "Table.PlayerSeated"]
+    dealer.StartHand(pb.StartHandRequest(command_id=dealer.next_id(), table="Mesa 1"))
+    deal(dealer, "As Kd")
+    resumed = dealer.Watch(pb.WatchRequest(table="Mesa 1", after_position=first[-1].position))
+    rest = [next(resumed) for _ in range(5)]
+    resumed.cancel()
+    assert [c.event for c in rest] == ["Table.HandStarted", "Hand.Started", "Hand.ForcedBetsPosted",
+                                       "Hand.CardDealt", "Hand.CardDealt"]
+    positions = [c.position for c in first + rest]
+    assert positions == sorted(set(positions))
+
+
+def test_health_checking_and_reflection_answer(port: int) -> None:
+    channel = grpc.insecure_channel(f"127.0.0.1:{port}")
+    health = health_pb2_grpc.HealthStub(channel)
+    reply = health.Check(  # type: ignore[attr-defined]
+        health_pb2.HealthCheckRequest(service="pokertable.v1.TableService"), timeout=5)
+    assert reply.status == health_pb2.HealthCheckResponse.SERVING
+    stub = reflection_pb2_grpc.ServerReflectionStub(channel)
+    requests = iter([reflection_pb2.ServerReflectionRequest(list_services="")])
+    responses = stub.ServerReflectionInfo(requests, timeout=5)  # type: ignore[operator]
+    names = {s.name for r in responses for s in r.list_services_response.service}
+    assert "pokertable.v1.TableService" in names
