@@ -48,17 +48,29 @@ def _postgres_available() -> bool:
         return False
 
 
+def postgres_store() -> dict[str, str]:
+    """A fresh PostgreSQL schema for one test; required in CI, a visible skip elsewhere without a server."""
+    if not _postgres_available():
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"PostgreSQL is required in CI ({POSTGRES_URL})")
+        pytest.skip(f"no PostgreSQL at {POSTGRES_URL}")
+    import psycopg
+
+    env = environment(POSTGRES_URL)
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(host=env["POSTGRES_HOST"], port=env["POSTGRES_PORT"], user=env["POSTGRES_USER"],
+                         dbname=env["POSTGRES_DBNAME"], autocommit=True) as conn:
+        conn.execute(f"create schema {schema}")
+    return {**env, "POSTGRES_SCHEMA": schema}
+
+
 @pytest.fixture(params=["sqlite", "postgres"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[dict[str, str]]:
     """The settings of a fresh store of each kind."""
     if request.param == "sqlite":
         yield environment(f"sqlite:///{tmp_path / 'tables.db'}")
         return
-    if not _postgres_available():
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"PostgreSQL is required in CI ({POSTGRES_URL})")
-        pytest.skip(f"no PostgreSQL at {POSTGRES_URL}")
-    yield environment(POSTGRES_URL)
+    yield postgres_store()
 
 
 def ids() -> Iterator[str]:

@@ -20,6 +20,7 @@ from service.api import pokertable_pb2_grpc as pb_grpc
 from service.application import PokerTables
 from service.persistence import environment
 from service.server import Stations, create_server
+from tests.test_application import postgres_store
 
 TOKENS = {"pit": "pit-boss-token-0123456789", "dealer": "dealer-token-0123456789", "tv": "observer-token-0123456789",
           "other": "other-dealer-token-012345"}
@@ -31,10 +32,11 @@ STATIONS = Stations.from_mapping({
 })
 
 
-@pytest.fixture
-def port(tmp_path: Path) -> Iterator[int]:
-    """A server on a free port, in its own event loop thread."""
-    app = PokerTables(env=environment(f"sqlite:///{tmp_path / 'tables.db'}"))
+@pytest.fixture(params=["sqlite", "postgres"])
+def port(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[int]:
+    """A server on a free port, in its own event loop thread, on each kind of store."""
+    env = environment(f"sqlite:///{tmp_path / 'tables.db'}") if request.param == "sqlite" else postgres_store()
+    app = PokerTables(env=env)
     loop = asyncio.new_event_loop()
     thread = threading.Thread(target=loop.run_forever, daemon=True)
     thread.start()
@@ -201,3 +203,51 @@ def test_health_checking_and_reflection_answer(port: int) -> None:
     responses = stub.ServerReflectionInfo(requests, timeout=5)  # type: ignore[operator]
     names = {s.name for r in responses for s in r.list_services_response.service}
     assert "pokertable.v1.TableService" in names
+
+
+def test_two_instances_on_one_postgres_never_both_apply_conflicting_commands() -> None:
+    """Both instances race to seat a player in the same seat, many times: exactly one applies each time; the loser
+    gets ABORTED (retryable) or FAILED_PRECONDITION (it saw the winner's change), and nothing else changes."""
+    env = postgres_store()
+    loops, servers, ports = [], [], []
+    for _ in range(2):
+        loop = asyncio.new_event_loop()
+        threading.Thread(target=loop.run_forever, daemon=True).start()
+        server, bound = asyncio.run_coroutine_threadsafe(create_server(PokerTables(env=env), STATIONS), loop).result()
+        loops.append(loop)
+        servers.append(server)
+        ports.append(bound)
+    try:
+        pit, first, second = Client(ports[0], TOKENS["pit"]), Client(ports[0], TOKENS["dealer"]), \
+            Client(ports[1], TOKENS["dealer"])
+        settings = pb.Settings(variant="holdem", structure="no-limit", blinds=[1, 2])
+        pit.OpenTable(pb.OpenTableRequest(command_id="open-race", table="Mesa 1", settings=settings))
+        codes: list[grpc.StatusCode] = []
+        for seat in range(1, 11):
+            barrier = threading.Barrier(2)
+            outcomes: list[grpc.StatusCode] = []
+
+            def race(client: Client, tag: str, seat: int = seat, barrier: threading.Barrier = barrier,
+                     outcomes: list[grpc.StatusCode] = outcomes) -> None:
+                barrier.wait()
+                try:
+                    client.SeatPlayer(pb.SeatPlayerRequest(command_id=f"{tag}-{seat}", table="Mesa 1", seat=seat,
+                                                           chips=100 if tag == "a" else 200))
+                    outcomes.append(grpc.StatusCode.OK)
+                except grpc.RpcError as error:
+                    outcomes.append(error.code())
+
+            threads = [threading.Thread(target=race, args=(c, t)) for c, t in ((first, "a"), (second, "b"))]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            assert outcomes.count(grpc.StatusCode.OK) == 1, outcomes
+            codes.extend(code for code in outcomes if code != grpc.StatusCode.OK)
+        assert set(codes) <= {grpc.StatusCode.ABORTED, grpc.StatusCode.FAILED_PRECONDITION}
+        view = first.GetTable(pb.TableRequest(table="Mesa 1"))
+        assert sorted(view.stacks) == list(range(1, 11))
+    finally:
+        for loop, server in zip(loops, servers, strict=True):
+            asyncio.run_coroutine_threadsafe(server.stop(0), loop).result()
+            loop.call_soon_threadsafe(loop.stop)
