@@ -7,6 +7,8 @@ import asyncio
 import sys
 from pathlib import Path
 
+import grpc
+
 from service.application import PokerTables
 from service.persistence import DEFAULT_DB, PersistenceUrlError, environment
 from service.server import StationConfigError, Stations, serve
@@ -19,6 +21,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=50051, help="0 picks a free port (printed at start)")
     parser.add_argument("--config", type=Path, required=True, help="stations file (TOML): tokens and roles")
+    parser.add_argument("--tls-cert", type=Path, help="PEM certificate chain: serve over TLS (with --tls-key)")
+    parser.add_argument("--tls-key", type=Path, help="PEM private key of --tls-cert")
     parser.set_defaults(run=run)
 
 
@@ -27,15 +31,26 @@ def run(args: argparse.Namespace) -> int:
     try:
         stations = Stations.load(args.config)
         app = PokerTables(env=environment(args.db))
-    except (StationConfigError, PersistenceUrlError) as error:
+        credentials = _credentials(args.tls_cert, args.tls_key)
+    except (StationConfigError, PersistenceUrlError, OSError, ValueError) as error:
         print(f"pokertable serve: {error}", file=sys.stderr)
         return 2
 
     def ready(port: int) -> None:
-        print(f"pokertable serving on {args.host}:{port} ({args.db})", flush=True)
+        tls = " over TLS" if credentials else ""
+        print(f"pokertable serving on {args.host}:{port}{tls} ({args.db})", flush=True)
 
     try:
-        asyncio.run(serve(app, stations, f"{args.host}:{args.port}", ready))
+        asyncio.run(serve(app, stations, f"{args.host}:{args.port}", ready, credentials))
     except KeyboardInterrupt:
         return 0
     return 0
+
+
+def _credentials(cert: Path | None, key: Path | None) -> grpc.ServerCredentials | None:
+    """TLS credentials from PEM files, or ``None`` for plaintext (loopback, tests)."""
+    if cert is None and key is None:
+        return None
+    if cert is None or key is None:
+        raise ValueError("--tls-cert and --tls-key go together")
+    return grpc.ssl_server_credentials([(key.read_bytes(), cert.read_bytes())])

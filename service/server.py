@@ -438,9 +438,10 @@ async def create_server(app: PokerTables, stations: Stations, address: str = "12
 
 
 async def serve(app: PokerTables, stations: Stations, address: str,
-                ready: Callable[[int], Awaitable[None] | None] | None = None) -> None:
+                ready: Callable[[int], Awaitable[None] | None] | None = None,
+                credentials: grpc.ServerCredentials | None = None) -> None:
     """Serve until cancelled."""
-    server, port = await create_server(app, stations, address)
+    server, port = await create_server(app, stations, address, credentials)
     if ready is not None:
         outcome = ready(port)
         if outcome is not None:

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import grpc
+import pytest
 
 from service.api import pokertable_pb2 as pb
 from service.api import pokertable_pb2_grpc as pb_grpc
@@ -27,9 +28,9 @@ table = "Mesa 1"
 """
 
 
-def start(db: Path, config: Path) -> tuple[subprocess.Popen[str], int]:
-    process = subprocess.Popen([SCRIPT, "serve", "--db", f"sqlite:///{db}", "--port", "0", "--config", str(config)],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+def start(db: Path, config: Path, *extra: str) -> tuple[subprocess.Popen[str], int]:
+    process = subprocess.Popen([SCRIPT, "serve", "--db", f"sqlite:///{db}", "--port", "0", "--config", str(config),
+                                *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert process.stdout is not None
     line = process.stdout.readline()
     assert "serving on" in line, process.stderr.read() if process.stderr else line
@@ -74,6 +75,29 @@ def test_a_server_killed_mid_hand_continues_exactly_where_it_was(tmp_path: Path)
                                                     seat=seat), metadata=dealer, timeout=10)
         view = table.GetTable(pb.TableRequest(table="Mesa 1"), metadata=dealer, timeout=10)
         assert dict(view.stacks) == {1: 103, 2: 99, 3: 98}
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def test_the_service_serves_over_tls_when_given_a_certificate(tmp_path: Path) -> None:
+    cert, key, config = tmp_path / "cert.pem", tmp_path / "key.pem", tmp_path / "stations.toml"
+    config.write_text(STATIONS, encoding="utf-8")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(cert),
+                    "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"],
+                   check=True, capture_output=True)
+    process, port = start(tmp_path / "tables.db", config, "--tls-cert", str(cert), "--tls-key", str(key))
+    metadata = [("authorization", "Bearer pit-boss-token-0123456789")]
+    try:
+        credentials = grpc.ssl_channel_credentials(root_certificates=cert.read_bytes())
+        secure = pb_grpc.TableServiceStub(grpc.secure_channel(f"127.0.0.1:{port}", credentials))  # type: ignore[no-untyped-call]
+        with pytest.raises(grpc.RpcError) as answered:
+            secure.ListHands(pb.TableRequest(table="none"), timeout=10, metadata=metadata)
+        assert answered.value.code() == grpc.StatusCode.NOT_FOUND  # the service answered, over TLS
+        plain = pb_grpc.TableServiceStub(grpc.insecure_channel(f"127.0.0.1:{port}"))  # type: ignore[no-untyped-call]
+        with pytest.raises(grpc.RpcError) as refused:
+            plain.ListHands(pb.TableRequest(table="none"), timeout=5, metadata=metadata)
+        assert refused.value.code() == grpc.StatusCode.UNAVAILABLE  # no plaintext on a TLS port
     finally:
         process.terminate()
         process.wait(timeout=10)
