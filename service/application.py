@@ -29,12 +29,15 @@ from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.domain import Aggregate, event
 from eventsourcing.persistence import IntegrityError
 
+from domain.banked_table import BankedTable
 from domain.cards import Card
+from domain.cdp import CdpHand, CdpSettings
 from domain.decks import BackColour, DeckIdentity  # noqa: F401  (BackColour: doctest)
 from domain.hand import Hand
 from domain.hand_state import LegalActions
 from domain.table import Table
 from domain.table_settings import BettingStructure, TableSettings  # noqa: F401  (BettingStructure: doctest)
+from domain.thb import ThbHand, ThbSettings
 
 COMMANDS_NAMESPACE = uuid5(NAMESPACE_URL, "https://pokertable.invalid/commands")
 
@@ -133,6 +136,74 @@ HAND_ACTIONS: Mapping[str, Callable[[Hand, HandCommand], None]] = {
 PIT_ONLY = frozenset({"void"})
 
 
+@dataclass(frozen=True)
+class BankedCommand:
+    """One command at a banked table (Texas Hold'em Bonus or Casino Draw Poker), as data."""
+
+    action: str
+    box: int | None = None
+    amount: int | None = None
+    card: Card | None = None
+    cards: tuple[Card, ...] = ()
+    source: str = "croupier"
+    sequence: int | None = None
+    reason: str = ""
+    rule: str = ""
+    director: str = ""
+    correctable: bool = False
+
+
+def _box(command: BankedCommand) -> int:
+    if command.box is None:
+        raise ServiceError(f"{command.action} needs a box")
+    return command.box
+
+
+def _stake(command: BankedCommand) -> int:
+    if command.amount is None:
+        raise ServiceError(f"{command.action} needs an amount")
+    return command.amount
+
+
+def _banked_card(command: BankedCommand) -> Card:
+    if command.card is None:
+        raise ServiceError(f"{command.action} needs a card")
+    return command.card
+
+
+BankedAction = Callable[[Any, BankedCommand, Viewer], None]
+THB_ACTIONS: Mapping[str, BankedAction] = {
+    "ante": lambda h, c, v: h.place_ante(_box(c), _stake(c)),
+    "bonus": lambda h, c, v: h.place_bonus(_box(c), _stake(c)),
+    "close-bets": lambda h, c, v: h.close_bets(),
+    "deal": lambda h, c, v: h.deal(_banked_card(c), c.source, c.sequence),
+    "fold": lambda h, c, v: h.fold(_box(c)),
+    "flop-bet": lambda h, c, v: h.flop_bet(_box(c), _stake(c)),
+    "bet": lambda h, c, v: h.street_bet(_box(c), _stake(c)),
+    "check": lambda h, c, v: h.check(_box(c)),
+    "approve": lambda h, c, v: h.approve_bonus(_box(c), v.station),
+    "refuse": lambda h, c, v: h.refuse_bonus(_box(c), v.station, c.reason),
+    "dealer-card-shown": lambda h, c, v: h.dealer_card_shown(),
+    "face-up-card": lambda h, c, v: h.face_up_card_found(_banked_card(c)),
+    "wrong-count": lambda h, c, v: h.wrong_card_count(c.box, correctable=c.correctable),
+    "reconstruction": lambda h, c, v: h.request_reconstruction(v.station, c.director, c.reason),
+}
+"""Texas Hold'em Bonus commands by name."""
+CDP_ACTIONS: Mapping[str, BankedAction] = {
+    "ante": lambda h, c, v: h.place_ante(_box(c), _stake(c)),
+    "close-bets": lambda h, c, v: h.close_bets(),
+    "deal": lambda h, c, v: h.deal(_banked_card(c), c.source, c.sequence),
+    "exchange": lambda h, c, v: h.exchange(_box(c), list(c.cards)),
+    "play": lambda h, c, v: h.play(_box(c), _stake(c)),
+    "fold": lambda h, c, v: h.fold(_box(c)),
+    "void": lambda h, c, v: h.void(c.rule, c.reason),
+}
+"""Casino Draw Poker commands by name."""
+BANKED_ROLES: Mapping[str, Role] = {"approve": Role.GAMES_DIRECTOR, "refuse": Role.GAMES_DIRECTOR,
+                                    "reconstruction": Role.PIT_BOSS, "void": Role.PIT_BOSS}
+"""Banked commands that only one role may give (R-THB-10, R-THB-13)."""
+
+
 def _seat(command: HandCommand) -> int:
     if command.seat is None:
         raise ServiceError(f"{command.action} needs a seat")
@@ -223,6 +294,98 @@ class PokerTables(Application[UUID]):
                     "complete": hand.is_complete}, changed
 
         return self._execute(command_id, table, change)
+
+    # -- banked tables ------------------------------------------------------------------------------
+
+    def open_banked_table(self, command_id: str, name: str, game: str,
+                          settings: ThbSettings | CdpSettings) -> dict[str, Any]:
+        """Open a Texas Hold'em Bonus or Casino Draw Poker table."""
+        def change() -> tuple[dict[str, Any], list[Aggregate]]:
+            if self._exists(BankedTable.create_id(name)):
+                raise ServiceError(f"table {name!r} is already open", rule="R-AUD-1")
+            table = BankedTable.open(name, game, settings)
+            return {"table": name, "table_id": str(table.id)}, [table]
+
+        return self._execute(command_id, name, change)
+
+    def start_banked_hand(self, command_id: str, table: str, deck: DeckIdentity) -> dict[str, Any]:
+        """Open the next banked hand for bets."""
+        def change() -> tuple[dict[str, Any], list[Aggregate]]:
+            record = self.banked_table(table)
+            hand = record.start_hand(deck)
+            return {"table": table, "hand_id": str(hand.id), "number": hand.number}, [record, hand]
+
+        return self._execute(command_id, table, change)
+
+    def banked_command(self, command_id: str, table: str, command: BankedCommand, viewer: Viewer) -> dict[str, Any]:
+        """A command to the banked hand in progress (or, for a reconstruction, the last one)."""
+        self.authorize(viewer, table)
+        required = BANKED_ROLES.get(command.action)
+        if required is not None and viewer.role is not required:
+            raise AccessDeniedError(f"{command.action} is for the {required.value}")
+
+        def change() -> tuple[dict[str, Any], list[Aggregate]]:
+            record = self.banked_table(table)
+            actions = THB_ACTIONS if record.game == "holdem-bonus" else CDP_ACTIONS
+            if command.action not in actions:
+                raise ServiceError(f"{record.game} has no command {command.action!r}")
+            if record.hand_in_progress is None and command.action == "reconstruction" and record.hands_started:
+                hand = self.banked_hand(record.hand_id(record.hands_started))
+            elif record.hand_in_progress is None:
+                raise ServiceError("no hand is in progress at this table", rule="R-AUD-1")
+            else:
+                hand = self.banked_hand(record.hand_in_progress)
+            actions[command.action](hand, command, viewer)
+            changed: list[Aggregate] = [hand]
+            if hand.is_complete and record.hand_in_progress == hand.id:
+                record.finish_hand(hand)
+                changed.append(record)
+            return {"table": table, "hand_id": str(hand.id), "version": hand.version,
+                    "complete": hand.is_complete}, changed
+
+        return self._execute(command_id, table, change)
+
+    def banked_table(self, name: str) -> BankedTable:
+        """A banked table, or :class:`NotFoundError`."""
+        try:
+            record: object = self.repository.get(BankedTable.create_id(name))
+        except AggregateNotFoundError:
+            raise NotFoundError(f"no banked table {name!r}") from None
+        assert isinstance(record, BankedTable)
+        return record
+
+    def banked_hand(self, hand_id: UUID) -> ThbHand | CdpHand:
+        """A banked hand by id."""
+        try:
+            record: object = self.repository.get(hand_id)
+        except AggregateNotFoundError:
+            raise NotFoundError(f"no hand {hand_id}") from None
+        assert isinstance(record, ThbHand | CdpHand)
+        return record
+
+    def banked_view(self, table: str, viewer: Viewer) -> dict[str, Any]:
+        """A banked table as a station may see it: players' down cards only for the table's dealer and the pit;
+        the dealer's cards for the pit, or for everyone once the hand is settled."""
+        record = self.banked_table(table)
+        out: dict[str, Any] = {"table": record.name, "game": record.game, "hands_started": record.hands_started,
+                               "bank_result": record.bank_result, "hand": None}
+        if record.hand_in_progress is None:
+            return out
+        hand = self.banked_hand(record.hand_in_progress)
+        own = viewer.sees_down_cards(table)
+        pit = viewer.role in (Role.PIT_BOSS, Role.GAMES_DIRECTOR)
+        dealer_cards = hand.dealer if isinstance(hand, ThbHand) else hand.bank
+        settled = bool(hand.results)
+        out["hand"] = {
+            "stage": hand.stage.value,
+            "bets": {box: dict(spots) for box, spots in hand.bets.items()},
+            "cards": {box: [str(c) if own else "??" for c in cards] for box, cards in hand.cards.items()},
+            "dealer": [str(c) if pit or settled else "??" for c in dealer_cards],
+            "board": [str(c) for c in hand.board] if isinstance(hand, ThbHand) else [],
+            "to_decide": hand.to_decide,
+            "results": {box: dict(result) for box, result in hand.results.items()},
+        }
+        return out
 
     # -- queries ------------------------------------------------------------------------------------
 

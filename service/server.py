@@ -32,15 +32,21 @@ from grpc_reflection.v1alpha import reflection
 from grpc_status import rpc_status
 
 from domain.cards import Card
+from domain.cdp import CdpSettings
 from domain.decks import BackColour, DeckIdentity
 from domain.errors import InvalidCardError, RuleError
+from domain.hand_classes import Category
 from domain.table_settings import BettingStructure, InvalidSettingsError, TableSettings
+from domain.thb import STANDARD_LIMITS, ThbSettings
 from domain.variants import VARIANTS
 from service.api import pokertable_pb2 as pb
 from service.api import pokertable_pb2_grpc as pb_grpc
 from service.application import (
+    CDP_ACTIONS,
     HAND_ACTIONS,
+    THB_ACTIONS,
     AccessDeniedError,
+    BankedCommand,
     ConflictError,
     HandCommand,
     NotFoundError,
@@ -213,17 +219,12 @@ class TableServicer(pb_grpc.TableServiceServicer):
     @_guarded
     async def StartHand(self, request: pb.StartHandRequest, context: Any) -> pb.CommandReply:  # noqa: N802
         command_id, table = _command_id(request.command_id), _text(request.table, "table")
-        try:
-            colour = BackColour(request.deck_colour or "red")
-        except ValueError:
-            raise _StatusError(grpc.StatusCode.INVALID_ARGUMENT, f"unknown deck colour {request.deck_colour!r}",
-                         "R-DECK-2") from None
-        label = _text(request.deck_label, "deck_label", required=False)
+        deck = _deck(request, 0)
 
         def work(viewer: Viewer) -> pb.CommandReply:
             self.app.authorize(viewer, table)
-            size = request.deck_size or self.app.table(table).deck_size_for_next_hand()
-            return _reply(self.app.start_hand(command_id, table, DeckIdentity(size, colour, label)))
+            size = deck.size or self.app.table(table).deck_size_for_next_hand()
+            return _reply(self.app.start_hand(command_id, table, deck.identity(size)))
 
         return await self._run(context, work)
 
@@ -275,6 +276,56 @@ class TableServicer(pb_grpc.TableServiceServicer):
     async def ListHands(self, request: pb.TableRequest, context: Any) -> pb.HandList:  # noqa: N802
         table = _text(request.table, "table")
         return await self._run(context, lambda viewer: pb.HandList(hand_ids=[str(h) for h in self.app.hands_of(table)]))
+
+    # -- banked tables ------------------------------------------------------------------------------
+
+    @_guarded
+    async def OpenBankedTable(self, request: pb.OpenBankedTableRequest, context: Any) -> pb.CommandReply:  # noqa: N802
+        command_id, table = _command_id(request.command_id), _text(request.table, "table")
+        settings = _banked_settings(request)
+
+        def work(viewer: Viewer) -> pb.CommandReply:
+            _require(viewer, Role.PIT_BOSS, "tables are opened by the pit boss")
+            return _reply(self.app.open_banked_table(command_id, table, request.game, settings))
+
+        return await self._run(context, work)
+
+    @_guarded
+    async def StartBankedHand(self, request: pb.StartHandRequest, context: Any) -> pb.CommandReply:  # noqa: N802
+        command_id, table = _command_id(request.command_id), _text(request.table, "table")
+        deck = _deck(request, 52)
+
+        def work(viewer: Viewer) -> pb.CommandReply:
+            self.app.authorize(viewer, table)
+            return _reply(self.app.start_banked_hand(command_id, table, deck.identity()))
+
+        return await self._run(context, work)
+
+    @_guarded
+    async def BankedCommand(self, request: pb.BankedCommandRequest, context: Any) -> pb.CommandReply:  # noqa: N802
+        command_id, table = _command_id(request.command_id), _text(request.table, "table")
+        if request.action not in THB_ACTIONS and request.action not in CDP_ACTIONS:
+            raise _StatusError(grpc.StatusCode.INVALID_ARGUMENT, f"unknown action {request.action!r}", "R-AUD-1")
+        command = BankedCommand(
+            action=request.action,
+            box=request.box if request.HasField("box") else None,
+            amount=_chips(request.amount) if request.HasField("amount") else None,
+            card=Card.parse(_text(request.card, "card")) if request.card else None,
+            cards=tuple(Card.parse(_text(c, "cards")) for c in request.cards),
+            source=request.source or "croupier",
+            sequence=request.sequence if request.HasField("sequence") else None,
+            reason=_text(request.reason, "reason", required=False),
+            rule=_text(request.rule, "rule", required=False),
+            director=_text(request.director, "director", required=False),
+            correctable=request.correctable,
+        )
+        return await self._run(context, lambda viewer: _reply(self.app.banked_command(command_id, table, command,
+                                                                                     viewer)))
+
+    @_guarded
+    async def GetBankedTable(self, request: pb.TableRequest, context: Any) -> pb.BankedTableView:  # noqa: N802
+        table = _text(request.table, "table")
+        return await self._run(context, lambda viewer: _banked_view(self.app.banked_view(table, viewer)))
 
     async def Watch(self, request: pb.WatchRequest, context: Any) -> AsyncIterator[pb.TableChange]:  # noqa: N802
         """Every change of the table after ``after_position``, then new ones as they are stored."""
@@ -381,6 +432,58 @@ def _settings(message: pb.Settings) -> TableSettings:
             deck_size=message.deck_size or None, burn_cards=not message.no_burns)
     except RuleError as error:
         raise _StatusError(grpc.StatusCode.INVALID_ARGUMENT, str(error), error.rule) from None
+
+
+@dataclass(frozen=True)
+class _Deck:
+    size: int
+    colour: BackColour
+    label: str
+
+    def identity(self, size: int | None = None) -> DeckIdentity:
+        return DeckIdentity(size or self.size, self.colour, self.label)
+
+
+def _deck(request: pb.StartHandRequest, default_size: int) -> _Deck:
+    try:
+        colour = BackColour(request.deck_colour or "red")
+    except ValueError:
+        raise _StatusError(grpc.StatusCode.INVALID_ARGUMENT, f"unknown deck colour {request.deck_colour!r}",
+                           "R-DECK-2") from None
+    return _Deck(request.deck_size or default_size, colour, _text(request.deck_label, "deck_label", required=False))
+
+
+def _banked_settings(request: pb.OpenBankedTableRequest) -> ThbSettings | CdpSettings:
+    try:
+        if request.game == "holdem-bonus":
+            if request.ante_min not in STANDARD_LIMITS:
+                raise _StatusError(grpc.StatusCode.INVALID_ARGUMENT, "ante_min selects a standard table: 5, 10 or 20",
+                                   "R-THB-2")
+            pays_from = Category.FLUSH if request.ante_pays_from == "flush" else Category.STRAIGHT
+            if request.ante_pays_from not in ("", "straight", "flush"):
+                raise _StatusError(grpc.StatusCode.INVALID_ARGUMENT, "the ante pays from a straight or a flush",
+                                   "R-THB-8")
+            return ThbSettings(STANDARD_LIMITS[request.ante_min], ante_pays_from=pays_from)
+        if request.game == "casino-draw":
+            return CdpSettings(_chips(request.ante_min), _chips(request.ante_max))
+    except RuleError as error:
+        raise _StatusError(grpc.StatusCode.INVALID_ARGUMENT, str(error), error.rule) from None
+    raise _StatusError(grpc.StatusCode.INVALID_ARGUMENT, f"unknown game {request.game!r}", "R-AUD-1")
+
+
+def _banked_view(view: dict[str, Any]) -> pb.BankedTableView:
+    out = pb.BankedTableView(table=view["table"], game=view["game"], hands_started=view["hands_started"],
+                             bank_result=view["bank_result"], hand_in_progress=view["hand"] is not None)
+    hand = view["hand"]
+    if hand is not None:
+        out.stage = hand["stage"]
+        out.dealer.extend(hand["dealer"])
+        out.board.extend(hand["board"])
+        out.to_decide = hand["to_decide"] or 0
+        for box, bets in sorted(hand["bets"].items()):
+            out.boxes.append(pb.BankedBox(box=box, bets=bets, cards=hand["cards"].get(box, []),
+                                          result=hand["results"].get(box, {})))
+    return out
 
 
 def _require(viewer: Viewer, role: Role, message: str) -> None:

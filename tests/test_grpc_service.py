@@ -23,12 +23,15 @@ from service.server import Stations, create_server
 from tests.test_application import postgres_store
 
 TOKENS = {"pit": "pit-boss-token-0123456789", "dealer": "dealer-token-0123456789", "tv": "observer-token-0123456789",
-          "other": "other-dealer-token-012345"}
+          "other": "other-dealer-token-012345", "director": "games-director-token-012345",
+          "thb": "thb-dealer-token-0123456789"}
 STATIONS = Stations.from_mapping({
     "pit": {"token": TOKENS["pit"], "role": "pit-boss"},
     "mesa-1": {"token": TOKENS["dealer"], "role": "dealer", "table": "Mesa 1"},
     "tv": {"token": TOKENS["tv"], "role": "observer"},
     "mesa-2": {"token": TOKENS["other"], "role": "dealer", "table": "Mesa 2"},
+    "dj": {"token": TOKENS["director"], "role": "games-director"},
+    "thb-1": {"token": TOKENS["thb"], "role": "dealer", "table": "THB 1"},
 })
 
 
@@ -251,3 +254,62 @@ def test_two_instances_on_one_postgres_never_both_apply_conflicting_commands() -
         for loop, server in zip(loops, servers, strict=True):
             asyncio.run_coroutine_threadsafe(server.stop(0), loop).result()
             loop.call_soon_threadsafe(loop.stop)
+
+
+def thb_command(client: Client, action: str, **fields: Any) -> pb.CommandReply:
+    reply: pb.CommandReply = client.BankedCommand(
+        pb.BankedCommandRequest(command_id=client.next_id(), table="THB 1", action=action, **fields))
+    return reply
+
+
+def test_a_texas_holdem_bonus_hand_over_the_api_with_the_directors_approval(port: int) -> None:
+    pit, dealer, director = Client(port, TOKENS["pit"]), Client(port, TOKENS["thb"]), Client(port, TOKENS["director"])
+    pit.OpenBankedTable(pb.OpenBankedTableRequest(command_id="open-thb", table="THB 1", game="holdem-bonus",
+                                                  ante_min=5))
+    dealer.StartBankedHand(pb.StartHandRequest(command_id="thb-hand-1", table="THB 1", deck_colour="red"))
+    thb_command(dealer, "ante", box=1, amount=10)
+    thb_command(dealer, "bonus", box=1, amount=2)
+    thb_command(dealer, "ante", box=3, amount=20)
+    thb_command(dealer, "close-bets")
+    for card in ["As", "9c", "Ac", "Ad", "2d", "Ah"]:  # boxes 1 and 3, dealer left, boxes 1 and 3, dealer right
+        thb_command(dealer, "deal", card=card)
+    view = dealer.GetBankedTable(pb.TableRequest(table="THB 1"))
+    assert list(view.dealer) == ["??", "??"]  # the dealer's cards stay hidden from the croupier's screen
+    assert [list(b.cards) for b in view.boxes] == [["As", "Ad"], ["9c", "2d"]]
+    thb_command(dealer, "flop-bet", box=1, amount=20)
+    thb_command(dealer, "fold", box=3)
+    for card in ["3s", "Kh", "7h", "8s"]:
+        thb_command(dealer, "deal", card=card)
+    thb_command(dealer, "check", box=1)
+    for card in ["4s", "5c"]:
+        thb_command(dealer, "deal", card=card)
+    thb_command(dealer, "check", box=1)
+    for card in ["6d", "Jc"]:
+        reply = thb_command(dealer, "deal", card=card)
+    assert not reply.hand_complete  # the 1000:1 waits for the games director (R-THB-10)
+    with pytest.raises(grpc.RpcError) as error:
+        thb_command(dealer, "approve", box=1)
+    assert error.value.code() == grpc.StatusCode.PERMISSION_DENIED
+    reply = director.BankedCommand(pb.BankedCommandRequest(command_id="approve-1", table="THB 1", action="approve",
+                                                           box=1))
+    assert reply.hand_complete
+    view = dealer.GetBankedTable(pb.TableRequest(table="THB 1"))
+    assert view.hands_started == 1 and not view.hand_in_progress
+    assert view.bank_result == -(2000 + 0 + 0) + 20  # bonus 1000:1 on 2; box 1 ties the dealer's aces; box 3 folded
+
+
+def test_a_casino_draw_hand_over_the_api(port: int) -> None:
+    pit, dealer = Client(port, TOKENS["pit"]), Client(port, TOKENS["thb"])
+    pit.OpenBankedTable(pb.OpenBankedTableRequest(command_id="open-cdp", table="THB 1", game="casino-draw",
+                                                  ante_min=5, ante_max=100))
+    dealer.StartBankedHand(pb.StartHandRequest(command_id="cdp-hand-1", table="THB 1"))
+    thb_command(dealer, "ante", box=2, amount=10)
+    thb_command(dealer, "close-bets")
+    for card in ["Ac", "Ad", "As", "3s", "9c", "8c", "8d", "Kh", "9s", "2s"]:
+        thb_command(dealer, "deal", card=card)
+    thb_command(dealer, "exchange", box=2, cards=["3s", "9c"])
+    thb_command(dealer, "deal", card="Ah")
+    thb_command(dealer, "deal", card="2c")
+    reply = thb_command(dealer, "play", box=2, amount=20)
+    assert reply.hand_complete
+    assert dealer.GetBankedTable(pb.TableRequest(table="THB 1")).bank_result == -(10 + 20 * 20)  # four aces 20:1

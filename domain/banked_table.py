@@ -1,0 +1,97 @@
+"""A banked table (Texas Hold'em Bonus or Casino Draw Poker): its game, settings and hands, and the house's result.
+
+>>> from domain.decks import BackColour, DeckIdentity
+>>> from domain.thb import STANDARD_LIMITS, ThbSettings
+>>> table = BankedTable.open("THB 1", "holdem-bonus", ThbSettings(STANDARD_LIMITS[10]))
+>>> hand = table.start_hand(DeckIdentity(52, BackColour.BLUE))
+>>> hand.number, table.hand_in_progress == hand.id
+(1, True)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID, uuid5
+
+from eventsourcing.domain import Aggregate, event
+
+from domain.cdp import CdpHand, CdpSettings
+from domain.decks import DeckIdentity
+from domain.errors import RuleError
+from domain.hand import TABLES_NAMESPACE
+from domain.thb import ThbHand, ThbSettings
+
+GAMES: dict[str, tuple[type[ThbHand] | type[CdpHand], type[ThbSettings] | type[CdpSettings]]] = {
+    "holdem-bonus": (ThbHand, ThbSettings),
+    "casino-draw": (CdpHand, CdpSettings),
+}
+
+
+class BankedTableError(RuleError):
+    """A banked-table command the rules do not allow now."""
+
+
+class BankedTable(Aggregate):
+    """A table where every box plays the house."""
+
+    @staticmethod
+    def create_id(name: str, **_: Any) -> UUID:
+        """Tables have deterministic ids from their names."""
+        return uuid5(TABLES_NAMESPACE, f"banked-table/{name}")
+
+    @event("Opened")
+    def __init__(self, *, name: str, game: str, settings: dict[str, Any]) -> None:
+        self.name, self.game, self.settings_data = name, game, dict(settings)
+        self.hands_started = 0
+        self.hand_in_progress: UUID | None = None
+        self.bank_result = 0
+
+    @classmethod
+    def open(cls, name: str, game: str, settings: ThbSettings | CdpSettings) -> BankedTable:
+        """Open a table of ``game`` (``holdem-bonus`` or ``casino-draw``)."""
+        if game not in GAMES or not isinstance(settings, GAMES[game][1]):
+            raise BankedTableError(f"unknown game {game!r} or settings of another game", rule="R-AUD-1")
+        if not name.strip() or len(name) > 64:
+            raise BankedTableError("a table has a name of 1 to 64 characters", rule="R-AUD-1")
+        return cls(name=name, game=game, settings=settings.to_dict())
+
+    @property
+    def settings(self) -> ThbSettings | CdpSettings:
+        """The table's settings."""
+        return GAMES[self.game][1].from_dict(self.settings_data)
+
+    def hand_id(self, number: int) -> UUID:
+        """The id of hand ``number`` of this table."""
+        return GAMES[self.game][0].hand_id(self.id, number)
+
+    def start_hand(self, deck: DeckIdentity) -> ThbHand | CdpHand:
+        """Open the next hand for bets; save the table and the hand together."""
+        if self.hand_in_progress is not None:
+            raise BankedTableError("a hand is in progress", rule="R-AUD-1")
+        hand_class = GAMES[self.game][0]
+        settings = self.settings
+        if isinstance(settings, ThbSettings) and hand_class is ThbHand:
+            hand: ThbHand | CdpHand = ThbHand.start(self.id, self.hands_started + 1, settings, deck)
+        elif isinstance(settings, CdpSettings):
+            hand = CdpHand.start(self.id, self.hands_started + 1, settings, deck)
+        else:  # pragma: no cover
+            raise AssertionError(self.game)
+        self._hand_started(hand_id=hand.id, number=self.hands_started + 1)
+        return hand
+
+    def finish_hand(self, hand: ThbHand | CdpHand) -> None:
+        """Record a finished hand and the house's result."""
+        if hand.id != self.hand_in_progress or not hand.is_complete:
+            raise BankedTableError("that is not the finished hand in progress", rule="R-AUD-1")
+        self._hand_finished(hand_id=hand.id, bank_result=hand.bank_result())
+
+    @event("HandStarted")
+    def _hand_started(self, *, hand_id: UUID, number: int) -> None:
+        self.hands_started = number
+        self.hand_in_progress = hand_id
+
+    @event("HandFinished")
+    def _hand_finished(self, *, hand_id: UUID, bank_result: int) -> None:
+        del hand_id
+        self.hand_in_progress = None
+        self.bank_result += bank_result
