@@ -50,6 +50,9 @@ class BonusPayTable:
             raise InvalidPayTableError("bonus payouts are whole, non-negative ratios", rule="R-THB-9")
         object.__setattr__(self, "pays", MappingProxyType(dict(self.pays)))
 
+    def __deepcopy__(self, memo: dict[int, object]) -> BonusPayTable:
+        return self  # immutable
+
     def to_dict(self) -> dict[str, object]:
         """Plain data, for events."""
         return {"pays": dict(self.pays), "approval_over": self.approval_over}
@@ -111,6 +114,9 @@ class CasinoDrawPayTable:
     def pay_for(self, category: Category, royal: bool) -> int:
         """The ratio paid on the play bet for a winning hand (a pair or better: the bank qualified with eights)."""
         return self.pays["royal_flush" if royal else category.name.lower()]
+
+    def __deepcopy__(self, memo: dict[int, object]) -> CasinoDrawPayTable:
+        return self  # immutable
 
     def to_dict(self) -> dict[str, object]:
         """Plain data, for events."""

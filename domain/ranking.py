@@ -149,6 +149,9 @@ class HandRanking:
             next((s for s in range(4) if (field_ >> 3 * s) & 7 >= 5), -1) for field_ in range(1 << SUIT_BITS)
         ]
 
+    def __deepcopy__(self, memo: dict[int, object]) -> HandRanking:
+        return self  # built once and never changed: shared, not copied
+
     # -- table construction -------------------------------------------------------------------------
 
     def _rank_multisets(self, size: int) -> Iterator[tuple[int, ...]]:

@@ -238,9 +238,12 @@ class PokerTables(Application[UUID]):
     """Tables and hands of circle poker."""
 
     name = "pokertable"
+    CACHE_SIZE = "2000"
+    """Aggregates kept in memory (copied out for each command, fast-forwarded from the store), so that a command's
+    cost does not grow with a table's history."""
 
     def __init__(self, env: Mapping[str, str] | None = None) -> None:
-        super().__init__(env)
+        super().__init__({"AGGREGATE_CACHE_MAXSIZE": self.CACHE_SIZE, **(env or {})})
         self._locks = _Locks()
 
     # -- commands -----------------------------------------------------------------------------------
