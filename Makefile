@@ -30,6 +30,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/evaluator.py
 	$(BIN)/python benchmarks/circle.py
 	$(BIN)/python benchmarks/odds.py
+	$(BIN)/python -m benchmarks.service
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

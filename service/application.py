@@ -18,6 +18,7 @@ service instances on one PostgreSQL never both apply conflicting commands: the l
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -245,6 +246,7 @@ class PokerTables(Application[UUID]):
     def __init__(self, env: Mapping[str, str] | None = None) -> None:
         super().__init__({"AGGREGATE_CACHE_MAXSIZE": self.CACHE_SIZE, **(env or {})})
         self._locks = _Locks()
+        self._local = threading.local()  # per command: the aggregates it fetched
 
     # -- commands -----------------------------------------------------------------------------------
 
@@ -351,7 +353,7 @@ class PokerTables(Application[UUID]):
     def banked_table(self, name: str) -> BankedTable:
         """A banked table, or :class:`NotFoundError`."""
         try:
-            record: object = self.repository.get(BankedTable.create_id(name))
+            record = self._fetch(BankedTable.create_id(name))
         except AggregateNotFoundError:
             raise NotFoundError(f"no banked table {name!r}") from None
         assert isinstance(record, BankedTable)
@@ -360,7 +362,7 @@ class PokerTables(Application[UUID]):
     def banked_hand(self, hand_id: UUID) -> ThbHand | CdpHand:
         """A banked hand by id."""
         try:
-            record: object = self.repository.get(hand_id)
+            record = self._fetch(hand_id)
         except AggregateNotFoundError:
             raise NotFoundError(f"no hand {hand_id}") from None
         assert isinstance(record, ThbHand | CdpHand)
@@ -369,6 +371,10 @@ class PokerTables(Application[UUID]):
     def banked_view(self, table: str, viewer: Viewer) -> dict[str, Any]:
         """A banked table as a station may see it: players' down cards only for the table's dealer and the pit;
         the dealer's cards for the pit, or for everyone once the hand is settled."""
+        with self._locks(table):
+            return self._banked_view(table, viewer)
+
+    def _banked_view(self, table: str, viewer: Viewer) -> dict[str, Any]:
         record = self.banked_table(table)
         out: dict[str, Any] = {"table": record.name, "game": record.game, "hands_started": record.hands_started,
                                "bank_result": record.bank_result, "hand": None}
@@ -395,7 +401,7 @@ class PokerTables(Application[UUID]):
     def table(self, name: str) -> Table:
         """The table, or :class:`NotFoundError`."""
         try:
-            record: object = self.repository.get(Table.create_id(name))
+            record = self._fetch(Table.create_id(name))
         except AggregateNotFoundError:
             raise NotFoundError(f"no table {name!r}") from None
         assert isinstance(record, Table)
@@ -410,7 +416,7 @@ class PokerTables(Application[UUID]):
     def hand(self, hand_id: UUID, version: int | None = None) -> Hand:
         """A hand by id (as of ``version`` if given), or :class:`NotFoundError`."""
         try:
-            record: object = self.repository.get(hand_id, version=version)
+            record = self._fetch(hand_id, version)
         except AggregateNotFoundError:
             raise NotFoundError(f"no hand {hand_id}") from None
         assert isinstance(record, Hand)
@@ -418,11 +424,19 @@ class PokerTables(Application[UUID]):
 
     def hands_of(self, table: str) -> list[UUID]:
         """The ids of a table's hands, oldest first."""
+        with self._locks(table):
+            return self._hands_of(table)
+
+    def _hands_of(self, table: str) -> list[UUID]:
         record = self.table(table)
         return [Hand.create_id(record.id, number) for number in range(1, record.hands_started + 1)]
 
     def legal_actions(self, table: str) -> LegalActions | None:
         """What the player to act may do at the table now."""
+        with self._locks(table):
+            return self._legal_actions(table)
+
+    def _legal_actions(self, table: str) -> LegalActions | None:
         record = self.table(table)
         if record.hand_in_progress is None:
             return None
@@ -430,6 +444,10 @@ class PokerTables(Application[UUID]):
 
     def view(self, table: str, viewer: Viewer) -> dict[str, Any]:
         """The table as a station may see it: face-down cards hidden unless the viewer may see them."""
+        with self._locks(table):
+            return self._view(table, viewer)
+
+    def _view(self, table: str, viewer: Viewer) -> dict[str, Any]:
         record = self.table(table)
         out: dict[str, Any] = {
             "table": record.name, "variant": record.settings.variant, "stacks": dict(record.stacks),
@@ -474,20 +492,40 @@ class PokerTables(Application[UUID]):
         if not command_id or len(command_id) > 128:
             raise ServiceError("a command id has 1 to 128 characters")
         with self._locks(table):
-            done = self._processed(command_id)
-            if done is not None:
-                return done
-            result, changed = change()  # a RuleError here has recorded nothing
-            record = ProcessedCommand(command_id=command_id, result=result)
+            self._local.fetched = []
             try:
-                self.save(*changed, record)
+                result, changed = change()  # a RuleError here has recorded nothing
+                self.save(*changed, ProcessedCommand(command_id=command_id, result=result))
             except IntegrityError:
+                self._forget_fetched()  # the cached copies are ahead of the store: read them afresh next time
                 done = self._processed(command_id)
-                if done is not None:
+                if done is not None:  # a retry of a command already applied: its first result
                     return done
                 raise ConflictError("the table changed meanwhile; nothing was applied: retry", rule="R-AUD-1") \
                     from None
+            except Exception:
+                self._forget_fetched()
+                done = self._processed(command_id)
+                if done is not None:
+                    return done
+                raise
+            finally:
+                del self._local.fetched
             return result
+
+    def _fetch(self, aggregate_id: UUID, version: int | None = None) -> object:
+        """An aggregate for a command: the cached object itself (no copy), forgotten if the command fails."""
+        if version is not None or not hasattr(self._local, "fetched"):
+            return self.repository.get(aggregate_id, version=version)
+        self._local.fetched.append(aggregate_id)
+        return self.repository.get(aggregate_id, deepcopy_from_cache=False)
+
+    def _forget_fetched(self) -> None:
+        cache = self.repository.cache
+        for aggregate_id in getattr(self._local, "fetched", []):
+            if cache is not None:
+                with contextlib.suppress(KeyError):
+                    cache.get(aggregate_id, evict=True)
 
     def _processed(self, command_id: str) -> dict[str, Any] | None:
         try:

@@ -7,13 +7,15 @@
 >>> env = environment("postgresql://postgres@127.0.0.1:5432/pokertable")
 >>> env["POSTGRES_HOST"], env["POSTGRES_PORT"], env["POSTGRES_DBNAME"], env["POSTGRES_USER"]
 ('127.0.0.1', '5432', 'pokertable', 'postgres')
+>>> environment("postgresql://postgres@db/casino?schema=mesa_7")["POSTGRES_SCHEMA"]
+'mesa_7'
 >>> environment("memory:")["PERSISTENCE_MODULE"]
 'eventsourcing.popo'
 """
 
 from __future__ import annotations
 
-from urllib.parse import unquote, urlsplit
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 DEFAULT_DB = "sqlite:///pokertable.db"
 
@@ -27,7 +29,8 @@ def environment(url: str) -> dict[str, str]:
 
     ``sqlite:///relative/path``, ``sqlite:////absolute/path`` (as SQLAlchemy writes them) or a plain path: an SQLite
     file (WAL, so a crash loses no acknowledged event);
-    ``postgresql://user:password@host:port/dbname``: PostgreSQL; ``memory:``: in memory, for tests and demos.
+    ``postgresql://user:password@host:port/dbname[?schema=NAME]``: PostgreSQL; ``memory:``: in memory, for tests
+    and demos.
     """
     if url in ("memory:", "memory://"):
         return {"PERSISTENCE_MODULE": "eventsourcing.popo"}
@@ -45,6 +48,9 @@ def environment(url: str) -> dict[str, str]:
             "POSTGRES_POOL_SIZE": "8",
             "POSTGRES_LOCK_TIMEOUT": "5",
         }
+        schema = dict(parse_qsl(parts.query)).get("schema")
+        if schema:
+            env["POSTGRES_SCHEMA"] = schema
         return env
     if parts.scheme in ("sqlite", ""):
         path = url[len("sqlite:///"):] if parts.scheme else url
