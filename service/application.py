@@ -205,6 +205,16 @@ BANKED_ROLES: Mapping[str, Role] = {"approve": Role.GAMES_DIRECTOR, "refuse": Ro
 """Banked commands that only one role may give (R-THB-10, R-THB-13)."""
 
 
+def _next_card(hand: ThbHand | CdpHand) -> str:
+    """Where a banked hand's next card goes, as a station shows it."""
+    due = hand.next_card
+    if due is None:
+        return ""
+    if isinstance(due, int):  # Casino Draw Poker: a box, or 0 for the bank
+        return f"box {due}" if due else "bank"
+    return f"box {due.box}" if due.kind == "box" else due.kind
+
+
 def _seat(command: HandCommand) -> int:
     if command.seat is None:
         raise ServiceError(f"{command.action} needs a seat")
@@ -392,6 +402,7 @@ class PokerTables(Application[UUID]):
             "dealer": [str(c) if pit or settled else "??" for c in dealer_cards],
             "board": [str(c) for c in hand.board] if isinstance(hand, ThbHand) else [],
             "to_decide": hand.to_decide,
+            "next_card": _next_card(hand),
             "results": {box: dict(result) for box, result in hand.results.items()},
         }
         return out

@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from service import demo, hand_command, odds, phh, serve_command
+from service import demo, hand_command, odds, phh, serve_command, station
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -18,6 +18,7 @@ def build_parser() -> argparse.ArgumentParser:
     phh.add_parser(commands)
     odds.add_parser(commands)
     serve_command.add_parser(commands)
+    station.add_parser(commands)
     return parser
 
 

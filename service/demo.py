@@ -1,27 +1,25 @@
-"""``pokertable demo``: deal and evaluate hands of every circle game, as the croupier would announce them.
+"""``pokertable demo``: hand evaluation, then the table service on SQLite with a simulated dealer station playing
+every game over gRPC, then the batch evaluator's speed.
 
-The shuffle happens here, outside the domain: the domain only receives an arranged deck.
+The shuffle happens here, outside the domain: the domain only receives cards from outside.
 """
 
 from __future__ import annotations
 
 import argparse
 import random
+import tempfile
 import time
-from uuid import UUID
+from pathlib import Path
 
 import numpy as np
-from eventsourcing.application import Application
 
 from domain.batch import batch_evaluator
 from domain.cards import Card, format_cards
 from domain.decks import ArrangedDeck, BackColour, DeckIdentity, composition
-from domain.hand import Hand
 from domain.hand_rules import HAND_RULES
 from domain.ranking import HandValue, hand_ranking
-from domain.table import Table
-from domain.table_settings import BettingStructure, TableSettings
-from service.event_log import describe
+from service.service_demo import run_service_demo
 
 # (title, game, deck size, players, own cards each, board cards)
 DEMO_TABLES: tuple[tuple[str, str, int, int, int, int], ...] = (
@@ -39,6 +37,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = commands.add_parser("demo", help="deal and evaluate a hand of every circle game")
     parser.add_argument("--seed", type=int, default=None, help="seed of the demo's shuffles (default: random)")
     parser.add_argument("--lang", choices=("en", "es"), default="en")
+    parser.add_argument("--db", help="where the demo service stores its events (default: a temporary SQLite file)")
     parser.set_defaults(run=run)
 
 
@@ -54,6 +53,7 @@ def run(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else random.randrange(1 << 32)
     rng = random.Random(seed)
     print(f"pokertable demo (seed {seed}); decks alternate red and blue as the shuffler delivers them (R-DECK-2)\n")
+    print("== Hand evaluation: one deal of every circle game, as the croupier announces it\n")
     colour = BackColour.RED
     for title, game, size, players, own_count, board_count in DEMO_TABLES:
         deck = shuffled_deck(size, colour, rng)
@@ -64,62 +64,11 @@ def run(args: argparse.Namespace) -> int:
         ranking = hand_ranking(size)
         values = [HAND_RULES[game].evaluate(ranking, own, board) for own in hands]
         _announce(title, deck, hands, board, values, lang=args.lang)
-    _event_sourced_hand(rng)
+    with tempfile.TemporaryDirectory(prefix="pokertable-demo-") as directory:
+        db = args.db or f"sqlite:///{Path(directory) / 'demo.db'}"
+        run_service_demo(rng, Path(directory), db)
     _batch_figures(rng)
     return 0
-
-
-def _event_sourced_hand(rng: random.Random) -> None:
-    """One hand of five-card draw at an event-sourced table, its events, and the hand rebuilt from them."""
-    settings = TableSettings.create("draw", BettingStructure.FIXED_LIMIT, antes=1, small_bet=2, big_bet=4)
-    table = Table.open("Demo", settings)
-    for seat in (1, 2, 3, 4):
-        table.sit(seat, 100)
-    app: Application[UUID] = Application()
-    for attempt in range(20):  # blank hands (nobody opens) carry the pot and raise the openers (R-DRAW-3)
-        hand = table.start_hand(DeckIdentity(table.deck_size_for_next_hand(), BackColour.RED, f"demo-{attempt}"))
-        play_hand(hand, rng)
-        table.finish_hand(hand)
-        events = hand.collect_events()
-        app.save(table, *events)
-        if hand.state.passed_rule != "R-DRAW-3":
-            break
-        print(f"hand {hand.number}: blank, {hand.carried_out} chips carry; openers now {table.openers.name.lower()}s")
-    print(f"== Five-card draw at an event-sourced table: hand {hand.number}, {len(events)} events (R-AUD-1)")
-    for event in events:
-        print("   " + describe(event))
-    rebuilt: object = app.repository.get(hand.id)
-    same = isinstance(rebuilt, Hand) and rebuilt.snapshot() == hand.snapshot()
-    print(f"   rebuilt from the stored events: {'identical' if same else 'DIFFERENT'}; stacks {table.stacks}\n")
-
-
-def play_hand(hand: Hand, rng: random.Random) -> None:
-    """Random legal play with a freshly shuffled stock (the demo stands in for the shuffler and the players)."""
-    stock = list(composition(hand.state.deck_size))
-    rng.shuffle(stock)
-    while not hand.is_complete:
-        state = hand.state
-        if state.next_slot is not None:
-            if hand.can_reshuffle_discards():
-                back = state.reshufflable()
-                hand.reshuffle_discards()
-                stock.extend(back)
-            hand.deal(stock.pop(0), source="croupier")
-        elif (drawer := hand.drawer_seat) is not None:
-            position = hand.position_of(drawer)
-            held = sorted(state.cards_of(position), key=lambda c: c.rank)
-            hand.discard(drawer, held[: rng.randint(0, state.max_discard(position))])
-        elif (legal := hand.legal_actions()) is not None:
-            if legal.raise_min is not None and rng.random() < 0.4:
-                hand.bet_or_raise_to(legal.seat, legal.raise_min)
-            elif legal.check:
-                hand.check(legal.seat)
-            elif legal.fold and rng.random() < 0.2:
-                hand.fold(legal.seat)
-            else:
-                hand.call(legal.seat)
-        else:
-            hand.show(hand.seat_of(next(p for p in state.in_hand if p not in state.shown)))
 
 
 def _announce(
@@ -137,6 +86,7 @@ def _announce(
         print(f"   seat {seat}  {format_cards(own, pretty=True):<21} {description:<34} "
               f"{format_cards(value.best_five, pretty=True)}{mark}")
     print()
+
 
 
 def _batch_figures(rng: random.Random) -> None:

@@ -480,6 +480,7 @@ def _banked_view(view: dict[str, Any]) -> pb.BankedTableView:
         out.dealer.extend(hand["dealer"])
         out.board.extend(hand["board"])
         out.to_decide = hand["to_decide"] or 0
+        out.next_card = hand["next_card"]
         for box, bets in sorted(hand["bets"].items()):
             out.boxes.append(pb.BankedBox(box=box, bets=bets, cards=hand["cards"].get(box, []),
                                           result=hand["results"].get(box, {})))
@@ -510,6 +511,7 @@ def _table_view(view: dict[str, Any]) -> pb.TableView:
         out.actor_seat = hand["actor"] or 0
         out.next_card = hand["next_card"][0] if hand["next_card"] else ""
         out.pot = sum(hand["contributed"])
+        out.drawer_seat = hand["drawer"] or 0
         for i, seat in enumerate(hand["seats"]):
             cards = hand["hole"][i]
             out.players.append(pb.Player(seat=seat, stack=hand["stacks"][i], bet=hand["bets"][i],

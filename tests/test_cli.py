@@ -94,10 +94,14 @@ def test_omaha_batch_without_the_bar_is_rejected() -> None:
     assert "line 1: omaha takes 4 own and 3–5 board cards" in result.stderr
 
 
-def test_demo_deals_and_announces_every_circle_game() -> None:
+def test_demo_plays_every_game_through_the_service_and_ends_cleanly() -> None:
     result = pokertable("demo", "--seed", "11")
     assert result.returncode == 0, result.stderr
     for title in ("Texas Hold'em", "Omaha", "Póquer sintético", "Five-card stud", "Seven-card stud", "draw"):
         assert title in result.stdout
     assert result.stdout.count("← wins") >= 6
     assert "28-card deck" in result.stdout and "flush beats full house" in result.stdout
+    for table in ("Hold'em", "Omaha", "Seven-card stud", "Five-card draw", "Five-card stud", "Sintético",
+                  "Texas Hold'em Bonus", "Casino Draw Poker"):
+        assert f"  {table} " in result.stdout.split("== Summary")[1]  # played over gRPC against the service
+    assert "the service stopped cleanly" in result.stdout

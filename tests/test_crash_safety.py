@@ -101,3 +101,32 @@ def test_the_service_serves_over_tls_when_given_a_certificate(tmp_path: Path) ->
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+def test_the_reference_station_runs_a_script_and_reports_refusals_with_their_rule(tmp_path: Path) -> None:
+    config = tmp_path / "stations.toml"
+    config.write_text(STATIONS, encoding="utf-8")
+    process, port = start(tmp_path / "tables.db", config)
+    pit_script, dealer_script = tmp_path / "pit.txt", tmp_path / "dealer.txt"
+    pit_script.write_text("open holdem no-limit 1/2\n", encoding="utf-8")
+    dealer_script.write_text("\n".join([
+        "sit 1 100", "sit 2 100", "sit 3 100", "start blue",
+        "deal As 1", "deal Kd 2", "deal Qh 3", "deal Ac 4", "deal Kc 5", "deal Qs 6",
+        "legal", "check 1   # refused: there is a bet to call", "bet 1 10", "fold 2", "fold 3", "table",
+    ]) + "\n", encoding="utf-8")
+    try:
+        server = f"127.0.0.1:{port}"
+        opened = subprocess.run([SCRIPT, "station", "--server", server, "--table", "Mesa 1", "--token",
+                                 "pit-boss-token-0123456789", "--script", str(pit_script)],
+                                capture_output=True, text=True, timeout=60, check=False)
+        assert opened.returncode == 0, opened.stdout + opened.stderr
+        played = subprocess.run([SCRIPT, "station", "--server", server, "--table", "Mesa 1", "--token",
+                                 "dealer-token-0123456789", "--script", str(dealer_script)],
+                                capture_output=True, text=True, timeout=60, check=False)
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+    assert played.returncode == 1  # one command was refused
+    assert "seat 1: fold · call 2 · bet 4–100" in played.stdout
+    assert "refused: FAILED_PRECONDITION: cannot check: there is a bet to call (R-CIRC-3)" in played.stdout
+    assert "seat 1: 103  seat 2: 99  seat 3: 98" in played.stdout

@@ -1,0 +1,206 @@
+"""The service demo: a simulated dealer station plays every game against the table service over gRPC.
+
+The station stands in for the croupier, the players and the shuffler: it shuffles with a seed and supplies each card as
+a card-reading shoe would (with its sequence number), follows what the service says is due, chooses legal actions,
+and shows the table as the hands go.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from domain.cards import Card
+from domain.decks import composition
+from service.api import pokertable_pb2 as pb
+from service.station import Station, render
+
+PIT, DIRECTOR = "demo-pit-boss-token-000001", "demo-director-token-000002"
+
+CIRCLE_TABLES: tuple[tuple[str, pb.Settings, int], ...] = (
+    ("Hold'em", pb.Settings(variant="holdem", structure="no-limit", blinds=[5, 10]), 2),
+    ("Omaha", pb.Settings(variant="omaha", structure="pot-limit", blinds=[5, 10]), 1),
+    ("Seven-card stud", pb.Settings(variant="stud7", structure="fixed-limit", ante=1, bring_in=2, small_bet=5,
+                                    big_bet=10), 1),
+    ("Five-card draw", pb.Settings(variant="draw", structure="fixed-limit", ante=2, small_bet=5, big_bet=10), 3),
+    ("Five-card stud", pb.Settings(variant="stud5", structure="fixed-limit", ante=2, small_bet=5, big_bet=10), 1),
+    ("Sintético", pb.Settings(variant="sintetico", structure="pot-limit", ante=2, min_bet=5), 1),
+)
+BANKED_TABLES = ("Texas Hold'em Bonus", "Casino Draw Poker")
+DECKS = {"stud5": 32, "sintetico": 28}
+
+
+def dealer_token(index: int) -> str:
+    """The token of the dealer station of table ``index``."""
+    return f"demo-dealer-token-{index:06}"
+
+
+def stations_file(directory: Path) -> Path:
+    """The demo's stations: a pit boss, a games director, and one dealer station per table."""
+    lines = ["[stations.pit]", f'token = "{PIT}"', 'role = "pit-boss"', "",
+             "[stations.director]", f'token = "{DIRECTOR}"', 'role = "games-director"', ""]
+    for i, table in enumerate([t for t, _, _ in CIRCLE_TABLES] + list(BANKED_TABLES)):
+        lines += [f"[stations.dealer-{i}]", f'token = "{dealer_token(i)}"', 'role = "dealer"', f'table = "{table}"', ""]
+    path = directory / "stations.toml"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return path
+
+
+class Shoe:
+    """The station's seeded shuffle, read card by card with sequence numbers; discards rejoin it when reshuffled."""
+
+    def __init__(self, rng: random.Random, size: int) -> None:
+        self.rng = rng
+        self.cards = list(composition(size))
+        rng.shuffle(self.cards)
+        self.sequence = 0
+
+    def draw(self) -> tuple[str, int]:
+        self.sequence += 1
+        return str(self.cards.pop(0)), self.sequence
+
+
+def play_circle_hand(station: Station, table: str, rng: random.Random, colour: str) -> pb.TableView:
+    """One hand, following what the service says is due; returns the table as it stood at the end of play."""
+    station.call("StartHand", pb.StartHandRequest(command_id=station.command_id(), table=table, deck_colour=colour))
+    view = station.table(table)
+    size = DECKS.get(view.variant, 52)
+    if view.variant == "draw":
+        size = {5: 36, 6: 40, 7: 44, 8: 48}.get(len(view.players), 32 if len(view.players) <= 4 else 52)
+    shoe = Shoe(rng, size)
+    last_street, final = "", view
+    while view.hand_in_progress:
+        if view.street != last_street and not view.next_card:
+            print(render(view), flush=True)
+            last_street = view.street
+        final = view
+        if view.next_card:
+            card, sequence = shoe.draw()
+            station.hand(table, "deal", card=card, source="shoe", sequence=sequence)
+        elif view.drawer_seat:
+            _draw(station, table, view)
+        elif (legal := station.legal(table)).anyone_to_act:
+            _act(station, table, legal, rng)
+        else:
+            seat = next(p.seat for p in view.players if not p.folded and not all(p.face_up))
+            station.hand(table, "show", seat=seat)
+        view = station.table(table)
+    return final
+
+
+def _act(station: Station, table: str, legal: pb.LegalActions, rng: random.Random) -> None:
+    roll = rng.random()
+    if legal.HasField("bring_in"):
+        station.hand(table, "bring-in", seat=legal.seat)
+    elif legal.HasField("raise_min") and roll < 0.25:
+        station.hand(table, "bet", seat=legal.seat, amount=legal.raise_min)
+    elif legal.HasField("call") and legal.fold and roll < 0.35:
+        station.hand(table, "fold", seat=legal.seat)
+    elif legal.check:
+        station.hand(table, "check", seat=legal.seat)
+    else:
+        station.hand(table, "call", seat=legal.seat)
+
+
+def _draw(station: Station, table: str, view: pb.TableView) -> None:
+    """Keep pairs and better; change up to three of the lowest unpaired cards."""
+    player = next(p for p in view.players if p.seat == view.drawer_seat)
+    cards = [Card.parse(c) for c in player.cards]
+    ranks = [c.rank for c in cards]
+    singles = sorted((c for c in cards if ranks.count(c.rank) == 1), key=lambda c: c.rank)
+    station.hand(table, "discard", seat=player.seat, cards=[str(c) for c in singles[:3]])
+
+
+def play_banked_hand(station: Station, director: Station, table: str, game: str,
+                     rng: random.Random) -> pb.BankedTableView:
+    """One banked hand: Texas Hold'em Bonus with three boxes, or Casino Draw Poker with two."""
+    station.call("StartBankedHand", pb.StartHandRequest(command_id=station.command_id(), table=table))
+    boxes = ((1, 10), (4, 20), (7, 5)) if game == "holdem-bonus" else ((2, 10), (5, 20))
+    for box, ante in boxes:
+        station.banked(table, "ante", box=box, amount=ante)
+    if game == "holdem-bonus":
+        station.banked(table, "bonus", box=4, amount=5)
+    station.banked(table, "close-bets")
+    shoe = Shoe(rng, 52)
+    view: pb.BankedTableView = station.call("GetBankedTable", pb.TableRequest(table=table))
+    while view.hand_in_progress:
+        if view.next_card:
+            station.banked(table, "deal", card=shoe.draw()[0])
+        elif view.stage == "approval":  # R-THB-10: the games director approves the 1000:1
+            director.banked(table, "approve", box=next(b.box for b in view.boxes if b.result.get("bonus", 0) > 0))
+        else:
+            _decide(station, table, view, rng)
+        view = station.call("GetBankedTable", pb.TableRequest(table=table))
+    return view
+
+
+def _decide(station: Station, table: str, view: pb.BankedTableView, rng: random.Random) -> None:
+    box = next(b for b in view.boxes if b.box == view.to_decide)
+    ante = box.bets["ante"]
+    if view.stage == "preflop":
+        station.banked(table, "flop-bet", box=box.box, amount=2 * ante)
+    elif view.stage in ("turn", "river"):
+        if rng.random() < 0.5:
+            station.banked(table, "bet", box=box.box, amount=ante)
+        else:
+            station.banked(table, "check", box=box.box)
+    elif view.stage == "exchange":
+        lowest = sorted((Card.parse(c) for c in box.cards), key=lambda c: c.rank)[:2]
+        station.banked(table, "exchange", box=box.box, cards=[str(c) for c in lowest])
+    else:
+        station.banked(table, "play", box=box.box, amount=2 * ante)
+
+
+def run_service_demo(rng: random.Random, directory: Path, db: str) -> None:
+    """Start ``pokertable serve`` on ``db``, play every game through a station, print what happened."""
+    import re
+    import subprocess
+    import sys
+    import time
+
+    config = stations_file(directory)
+    started = time.perf_counter()
+    server = subprocess.Popen([sys.executable, "-m", "service.cli", "serve", "--db", db, "--port", "0", "--config",
+                               str(config)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert server.stdout is not None
+    line = server.stdout.readline()
+    match = re.search(r"serving on [^:\s]+:(\d+)", line)
+    if match is None:
+        raise RuntimeError(f"the service did not start: {line}{server.stderr.read() if server.stderr else ''}")
+    address = f"127.0.0.1:{match.group(1)}"
+    print(f"== {line.strip()}\n")
+    pit, director = Station(address, PIT), Station(address, DIRECTOR)
+    summary: list[str] = []
+    try:
+        colours = ("red", "blue")
+        for index, (table, settings, hands) in enumerate(CIRCLE_TABLES):
+            pit.call("OpenTable", pb.OpenTableRequest(command_id=pit.command_id(), table=table, settings=settings))
+            dealer = Station(address, dealer_token(index))
+            for seat in (1, 2, 3, 4) if settings.variant == "sintetico" else (1, 2, 3):
+                dealer.call("SeatPlayer", pb.SeatPlayerRequest(command_id=dealer.command_id(), table=table, seat=seat,
+                                                               chips=500))
+            print(f"== {table}: {hands} hand{'s' if hands > 1 else ''}, the station dealing from the shoe")
+            for number in range(hands):
+                play_circle_hand(dealer, table, rng, colours[number % 2])
+            view = dealer.table(table)
+            print(render(view) + "\n", flush=True)
+            summary.append(f"  {table:<22} {view.hands_started} hands   stacks "
+                           + "  ".join(f"{s}: {c}" for s, c in sorted(view.stacks.items())))
+            dealer.close()
+        for offset, (table, game) in enumerate(zip(BANKED_TABLES, ("holdem-bonus", "casino-draw"), strict=True)):
+            request = pb.OpenBankedTableRequest(command_id=pit.command_id(), table=table, game=game, ante_min=5,
+                                                ante_max=100)
+            pit.call("OpenBankedTable", request)
+            dealer = Station(address, dealer_token(len(CIRCLE_TABLES) + offset))
+            banked = play_banked_hand(dealer, director, table, game, rng)
+            print(f"== {table}: one hand; the house's result {banked.bank_result:+d} chips\n", flush=True)
+            summary.append(f"  {table:<22} {banked.hands_started} hand    house result {banked.bank_result:+d}")
+            dealer.close()
+    finally:
+        pit.close()
+        director.close()
+        server.terminate()
+        server.wait(timeout=10)
+    print("== Summary: every deal, bet, payment and approval above is an event in " + db)
+    print("\n".join(summary))
+    print(f"   ({time.perf_counter() - started:.1f} s, the service stopped cleanly)\n")

@@ -1,0 +1,224 @@
+"""The reference dealer station: a gRPC client of the table service, scriptable or interactive.
+
+``pokertable station --server HOST:PORT --table T --token TOKEN`` reads one command a line (from ``--script FILE``,
+standard input, or the croupier at a prompt) and prints the table after each::
+
+    open holdem no-limit 1/2        open a table (pit boss)     sit SEAT CHIPS        seat a player
+    start [red|blue]                start a hand                deal CARD [SEQUENCE]  the next card (from the shoe)
+    fold|check|call|all-in|bring-in|show|muck SEAT            bet SEAT TOTAL        bet or raise to TOTAL
+    discard SEAT [CARDS…]           draw (five-card draw)       table | legal         show the table / the legal actions
+    void RULE REASON…               (pit boss)                  quit
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import itertools
+import sys
+import uuid
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+import grpc
+
+from service.api import pokertable_pb2 as pb
+from service.api import pokertable_pb2_grpc as pb_grpc
+
+SEAT_ACTIONS = ("fold", "check", "call", "all-in", "bring-in", "show", "muck", "expose-hand", "absent")
+
+
+@dataclass
+class Station:
+    """A connection to the service as one station (token), with fresh command ids."""
+
+    address: str
+    token: str
+    credentials: grpc.ChannelCredentials | None = None
+    prefix: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
+    counter: itertools.count[int] = field(default_factory=itertools.count)
+
+    def __post_init__(self) -> None:
+        self.channel = (grpc.secure_channel(self.address, self.credentials) if self.credentials
+                        else grpc.insecure_channel(self.address))
+        self.stub = pb_grpc.TableServiceStub(self.channel)  # type: ignore[no-untyped-call]
+
+    def call(self, method: str, request: Any) -> Any:
+        """One RPC with this station's token."""
+        return getattr(self.stub, method)(request, metadata=(("authorization", f"Bearer {self.token}"),), timeout=30)
+
+    def command_id(self) -> str:
+        """A new command id (a retry reuses the previous one)."""
+        return f"{self.prefix}-{next(self.counter)}"
+
+    def hand(self, table: str, action: str, **fields: Any) -> pb.CommandReply:
+        """A hand command."""
+        reply: pb.CommandReply = self.call("HandCommand", pb.HandCommandRequest(
+            command_id=self.command_id(), table=table, action=action, **fields))
+        return reply
+
+    def banked(self, table: str, action: str, **fields: Any) -> pb.CommandReply:
+        """A banked-table command."""
+        reply: pb.CommandReply = self.call("BankedCommand", pb.BankedCommandRequest(
+            command_id=self.command_id(), table=table, action=action, **fields))
+        return reply
+
+    def table(self, table: str) -> pb.TableView:
+        """The table as this station may see it."""
+        view: pb.TableView = self.call("GetTable", pb.TableRequest(table=table))
+        return view
+
+    def legal(self, table: str) -> pb.LegalActions:
+        """The actions open to the player to act."""
+        legal: pb.LegalActions = self.call("GetLegalActions", pb.TableRequest(table=table))
+        return legal
+
+    def close(self) -> None:
+        """Close the channel."""
+        self.channel.close()
+
+
+def render(view: pb.TableView) -> str:
+    """The table as the croupier's screen shows it: ``[As]`` a face-down card, ``As`` a face-up one, ``??`` hidden."""
+    lines = [f"{view.table} · {view.variant} · hands {view.hands_started}"]
+    if not view.hand_in_progress:
+        stacks = "  ".join(f"seat {seat}: {stack}" for seat, stack in sorted(view.stacks.items()))
+        return "\n".join([*lines, f"  between hands — {stacks}"])
+    lines.append(f"  {view.street} ({view.phase})  pot {view.pot}  board {' '.join(view.board) or '—'}"
+                 f"  next card: {view.next_card or '—'}")
+    for player in view.players:
+        marker = "→" if player.seat == view.actor_seat else " "
+        cards = " ".join(c if up or c == "??" else f"[{c}]" for c, up in zip(player.cards, player.face_up,
+                                                                               strict=True))
+        state = "folded" if player.folded else f"bet {player.bet}"
+        lines.append(f"  {marker} seat {player.seat:<2} stack {player.stack:<7} {state:<10} {cards}")
+    return "\n".join(lines)
+
+
+def render_legal(legal: pb.LegalActions) -> str:
+    """The buttons a dealer screen enables."""
+    if not legal.anyone_to_act:
+        return "  nobody to act"
+    options = [name for name, ok in (("fold", legal.fold), ("check", legal.check)) if ok]
+    if legal.HasField("call"):
+        options.append(f"call {legal.call}")
+    if legal.HasField("bring_in"):
+        options.append(f"bring-in {legal.bring_in}")
+    if legal.HasField("raise_min"):
+        options.append(f"bet {legal.raise_min}–{legal.raise_max}")
+    return f"  seat {legal.seat}: " + " · ".join(options)
+
+
+def _open(station: Station, table: str, args: list[str]) -> None:
+    variant, structure, stakes = [*args, "", "", ""][:3]
+    blinds = [int(x) for x in stakes.split("/")] if "/" in stakes else []
+    settings = pb.Settings(variant=variant, structure=structure, blinds=blinds,
+                           ante=0 if blinds or not stakes else int(stakes))
+    station.call("OpenTable", pb.OpenTableRequest(command_id=station.command_id(), table=table, settings=settings))
+
+
+def _sit(station: Station, table: str, args: list[str]) -> None:
+    station.call("SeatPlayer", pb.SeatPlayerRequest(command_id=station.command_id(), table=table, seat=int(args[0]),
+                                                    chips=int(args[1])))
+
+
+def _start(station: Station, table: str, args: list[str]) -> None:
+    station.call("StartHand", pb.StartHandRequest(command_id=station.command_id(), table=table,
+                                                  deck_colour=args[0] if args else "red"))
+
+
+def _deal(station: Station, table: str, args: list[str]) -> None:
+    if len(args) > 1:
+        station.hand(table, "deal", card=args[0], source="shoe", sequence=int(args[1]))
+    else:
+        station.hand(table, "deal", card=args[0])
+
+
+def _seat_action(verb: str, station: Station, table: str, args: list[str]) -> object:
+    return station.hand(table, verb, seat=int(args[0]))
+
+
+COMMANDS: dict[str, Callable[[Station, str, list[str]], object]] = {
+    "open": _open,
+    "sit": _sit,
+    "start": _start,
+    "deal": _deal,
+    "bet": lambda st, t, a: st.hand(t, "bet", seat=int(a[0]), amount=int(a[1])),
+    "discard": lambda st, t, a: st.hand(t, "discard", seat=int(a[0]), cards=a[1:]),
+    "void": lambda st, t, a: st.hand(t, "void", rule=a[0], reason=" ".join(a[1:])),
+    **{verb: functools.partial(_seat_action, verb) for verb in SEAT_ACTIONS},
+}
+"""Station commands that change the table, by their first word."""
+
+
+def execute(station: Station, table: str, line: str) -> str | None:
+    """Run one command line; returns what to print, or ``None`` to quit."""
+    words = line.split("#", 1)[0].split()
+    if not words:
+        return ""
+    verb, args = words[0], words[1:]
+    if verb in ("quit", "exit"):
+        return None
+    if verb == "legal":
+        return render_legal(station.legal(table))
+    if verb != "table":
+        command = COMMANDS.get(verb)
+        if command is None:
+            return f"unknown command {verb!r} (see: pokertable station --help)"
+        command(station, table, args)
+    return render(station.table(table))
+
+
+def run_lines(station: Station, table: str, lines: Iterable[str], out: TextIO, *, prompt: bool) -> int:
+    """Run command lines; an error is printed with its rule and the station goes on (exit status 1 at the end)."""
+    status = 0
+    for line in lines:
+        try:
+            result = execute(station, table, line)
+        except grpc.RpcError as error:
+            out.write(f"refused: {error.code().name}: {error.details()}\n")
+            status = 1
+            result = ""
+        except (ValueError, IndexError):
+            out.write(f"cannot read {line.strip()!r}\n")
+            status = 1
+            result = ""
+        if result is None:
+            break
+        if result:
+            out.write(result + "\n")
+        if prompt:
+            out.write(render_legal(station.legal(table)) + "\n> ")
+            out.flush()
+    return status
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register ``station`` on the CLI."""
+    parser = commands.add_parser("station", help="the reference dealer station (scriptable or interactive)",
+                                 description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--server", required=True, help="HOST:PORT of the table service")
+    parser.add_argument("--table", required=True)
+    parser.add_argument("--token", required=True, help="this station's token")
+    parser.add_argument("--script", type=argparse.FileType("r"), help="commands to run (default: standard input)")
+    parser.add_argument("--tls-ca", type=argparse.FileType("rb"), help="PEM CA of a TLS server")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Connect and run the commands."""
+    credentials = grpc.ssl_channel_credentials(root_certificates=args.tls_ca.read()) if args.tls_ca else None
+    station = Station(args.server, args.token, credentials)
+    source = args.script or sys.stdin
+    interactive = source.isatty()
+    try:
+        if interactive:
+            sys.stdout.write(render(station.table(args.table)) + "\n> ")
+            sys.stdout.flush()
+        return run_lines(station, args.table, source, sys.stdout, prompt=interactive)
+    except grpc.RpcError as error:
+        print(f"pokertable station: {error.code().name}: {error.details()}", file=sys.stderr)
+        return 1
+    finally:
+        station.close()
