@@ -97,6 +97,13 @@ def dealer_for(table: str) -> Viewer:
     return Viewer("station-1", Role.DEALER, table)
 
 
+def start_and_deal(app: PokerTables, table: str, command: Iterator[str]) -> None:
+    """Start a hand and deal the six hole cards: 2c 3c 4c / 5c 6c 7c, one at a time from the seat after the button."""
+    app.start_hand(next(command), table, RED)
+    for code in range(6):
+        app.hand_command(next(command), table, HandCommand("deal", card=Card.from_code(code * 4)), dealer_for(table))
+
+
 def play_to_the_end(app: PokerTables, table: str, command: Iterator[str], rng: random.Random) -> None:
     """Deal from a shuffled deck and call or check down; show at the end."""
     viewer = dealer_for(table)
@@ -120,9 +127,7 @@ def test_hands_are_stored_and_a_new_instance_continues_exactly_where_the_table_w
     command = ids()
     app = PokerTables(env=store)
     table = open_table(app, command)
-    app.start_hand(next(command), table, RED)
-    for code in range(6):
-        app.hand_command(next(command), table, HandCommand("deal", card=Card.from_code(code * 4)), dealer_for(table))
+    start_and_deal(app, table, command)
     app.hand_command(next(command), table, HandCommand("bet", seat=1, amount=10), dealer_for(table))  # the button
     before = app.view(table, dealer_for(table))
     restarted = PokerTables(env=store)  # a new process on the same store
@@ -138,9 +143,7 @@ def test_a_retried_command_returns_the_first_result_and_applies_once(store: dict
     command = ids()
     app = PokerTables(env=store)
     table = open_table(app, command)
-    app.start_hand(next(command), table, RED)
-    for code in range(6):
-        app.hand_command(next(command), table, HandCommand("deal", card=Card.from_code(code * 4)), dealer_for(table))
+    start_and_deal(app, table, command)
     bet_id = next(command)
     first = app.hand_command(bet_id, table, HandCommand("bet", seat=1, amount=10), dealer_for(table))
     again = app.hand_command(bet_id, table, HandCommand("bet", seat=1, amount=10), dealer_for(table))
@@ -196,9 +199,7 @@ def test_stations_see_and_do_only_what_their_role_allows(store: dict[str, str]) 
     command = ids()
     app = PokerTables(env=store)
     table = open_table(app, command)
-    app.start_hand(next(command), table, RED)
-    for code in range(6):
-        app.hand_command(next(command), table, HandCommand("deal", card=Card.from_code(code * 4)), dealer_for(table))
+    start_and_deal(app, table, command)
     observer = Viewer("tv-1", Role.OBSERVER)
     other_dealer = Viewer("station-9", Role.DEALER, "another table")
     for viewer in (observer, other_dealer):
