@@ -527,7 +527,7 @@ async def create_server(app: PokerTables, stations: Stations, address: str = "12
                         credentials: grpc.ServerCredentials | None = None) -> tuple[grpc.aio.Server, int]:
     """A started server on ``address`` (port 0: a free port), with health checking and reflection."""
     server = grpc.aio.server()
-    executor = ThreadPoolExecutor(max_workers=8, thread_name_prefix="pokertable")
+    executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="pokertable")
     pb_grpc.add_TableServiceServicer_to_server(  # type: ignore[no-untyped-call]
         TableServicer(app, stations, executor), server)
     health = health_aio.HealthServicer()
