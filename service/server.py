@@ -33,9 +33,10 @@ from grpc_status import rpc_status
 
 from domain.cards import Card
 from domain.cdp import CdpSettings
-from domain.decks import BackColour, DeckIdentity
+from domain.decks import DECK_SIZES, BackColour, DeckIdentity
 from domain.errors import InvalidCardError, RuleError
 from domain.hand_classes import Category
+from domain.ranking import hand_ranking
 from domain.table_settings import BettingStructure, InvalidSettingsError, TableSettings
 from domain.thb import STANDARD_LIMITS, ThbSettings
 from domain.variants import VARIANTS
@@ -537,9 +538,16 @@ async def create_server(app: PokerTables, stations: Stations, address: str = "12
         server)
     port = server.add_secure_port(address, credentials) if credentials else server.add_insecure_port(address)
     await server.start()
+    executor.submit(_warm_up)
     for service in ("", SERVICE_NAME):
         await health.set(service, health_pb2.HealthCheckResponse.SERVING)
     return server, port
+
+
+def _warm_up() -> None:
+    """Build the hand-ranking tables of every deck now, not during the first hand that needs them."""
+    for size in DECK_SIZES:
+        hand_ranking(size)
 
 
 async def serve(app: PokerTables, stations: Stations, address: str,
