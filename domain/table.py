@@ -43,6 +43,7 @@ class Table(Aggregate):
         self.hand_in_progress: UUID | None = None
         self.blank_hands = 0
         self.carried_pot = 0
+        self.closed = False
 
     @property
     def openers(self) -> Rank:
@@ -98,6 +99,40 @@ class Table(Aggregate):
         self.verify_add_chips(seat, amount)
         self._chips_added(seat=seat, amount=amount)
 
+    def verify_configure(self, settings: TableSettings) -> None:
+        """New stakes or structure between hands, for the same game."""
+        self._require_between_hands()
+        if settings.variant != self.settings.variant:
+            raise HandRuleError("a table keeps its game; open another table for another game", rule="R-CIRC-5")
+
+    def configure(self, settings: TableSettings) -> None:
+        """Change the table's settings from the next hand on."""
+        self.verify_configure(settings)
+        self._configured(settings=settings.to_dict())
+
+    def verify_correct_stack(self, seat: int, stack: int, reason: str) -> None:
+        """A pit correction between hands: a seated player's chips set to ``stack`` for a stated reason."""
+        self._require_seated(seat)
+        self._require_between_hands()
+        if isinstance(stack, bool) or not isinstance(stack, int) or stack < 0:
+            raise HandRuleError("chips are a whole, non-negative number", rule="R-CIRC-6")
+        if not reason.strip() or len(reason) > 200:
+            raise HandRuleError("a correction states its reason (1–200 characters)", rule="R-AUD-1")
+
+    def correct_stack(self, seat: int, stack: int, reason: str, by: str) -> None:
+        """The pit boss corrects a stack; who, why and the old and new amounts are recorded (R-AUD-1)."""
+        self.verify_correct_stack(seat, stack, reason)
+        self._stack_corrected(seat=seat, old=self.stacks[seat], new=stack, reason=reason, by=by)
+
+    def verify_close(self) -> None:
+        """Between hands."""
+        self._require_between_hands()
+
+    def close(self, by: str) -> None:
+        """Close the table: no more hands; the players leave with their chips."""
+        self.verify_close()
+        self._closed(by=by, stacks={str(seat): stack for seat, stack in self.stacks.items()})
+
     # -- hands --------------------------------------------------------------------------------------
 
     def verify_start_hand(self, deck: DeckIdentity) -> list[int]:
@@ -149,6 +184,8 @@ class Table(Aggregate):
             raise HandRuleError(f"nobody sits at seat {seat}", rule="R-CIRC-2")
 
     def _require_between_hands(self) -> None:
+        if self.closed:
+            raise HandRuleError("the table is closed", rule="R-AUD-1")
         if self.hand_in_progress is not None:
             raise HandRuleError("a hand is in progress", rule="R-CIRC-6")
 
@@ -165,6 +202,21 @@ class Table(Aggregate):
     @event("ChipsAdded")
     def _chips_added(self, *, seat: int, amount: int) -> None:
         self.stacks[seat] += amount
+
+    @event("Configured")
+    def _configured(self, *, settings: dict[str, Any]) -> None:
+        self.settings = TableSettings.from_dict(settings)
+
+    @event("StackCorrected")
+    def _stack_corrected(self, *, seat: int, old: int, new: int, reason: str, by: str) -> None:
+        del old, reason, by
+        self.stacks[seat] = new
+
+    @event("Closed")
+    def _closed(self, *, by: str, stacks: dict[str, int]) -> None:
+        del by, stacks
+        self.closed = True
+        self.stacks = {}
 
     @event("HandStarted")
     def _hand_started(self, *, hand_id: UUID, number: int, button_seat: int) -> None:

@@ -205,6 +205,11 @@ BANKED_ROLES: Mapping[str, Role] = {"approve": Role.GAMES_DIRECTOR, "refuse": Ro
 """Banked commands that only one role may give (R-THB-10, R-THB-13)."""
 
 
+def _require_pit(viewer: Viewer) -> None:
+    if viewer.role is not Role.PIT_BOSS:
+        raise AccessDeniedError("configuring, correcting and closing tables are the pit boss's")
+
+
 def _next_card(hand: ThbHand | CdpHand) -> str:
     """Where a banked hand's next card goes, as a station shows it."""
     due = hand.next_card
@@ -281,6 +286,22 @@ class PokerTables(Application[UUID]):
     def add_chips(self, command_id: str, table: str, seat: int, amount: int) -> dict[str, Any]:
         """A player buys more chips between hands."""
         return self._table_change(command_id, table, lambda t: t.add_chips(seat, amount))
+
+    def configure_table(self, command_id: str, table: str, settings: TableSettings, viewer: Viewer) -> dict[str, Any]:
+        """New settings between hands (pit boss)."""
+        _require_pit(viewer)
+        return self._table_change(command_id, table, lambda t: t.configure(settings))
+
+    def correct_stack(self, command_id: str, table: str, seat: int, stack: int, *, reason: str,
+                      viewer: Viewer) -> dict[str, Any]:
+        """A pit boss's correction of a stack between hands, recorded with who and why."""
+        _require_pit(viewer)
+        return self._table_change(command_id, table, lambda t: t.correct_stack(seat, stack, reason, viewer.station))
+
+    def close_table(self, command_id: str, table: str, viewer: Viewer) -> dict[str, Any]:
+        """Close a table between hands (pit boss)."""
+        _require_pit(viewer)
+        return self._table_change(command_id, table, lambda t: t.close(viewer.station))
 
     def start_hand(self, command_id: str, table: str, deck: DeckIdentity) -> dict[str, Any]:
         """Start the next hand with the deck in play (the shuffler's red or blue deck)."""

@@ -205,6 +205,26 @@ class TableServicer(pb_grpc.TableServiceServicer):
     async def LeaveSeat(self, request: pb.SeatRequest, context: Any) -> pb.CommandReply:  # noqa: N802
         return await self._seat_change(request, context, lambda c, t: self.app.leave(c, t, request.seat))
 
+    @_guarded
+    async def ConfigureTable(self, request: pb.ConfigureTableRequest, context: Any) -> pb.CommandReply:  # noqa: N802
+        command_id, table, settings = _command_id(request.command_id), _text(request.table, "table"), \
+            _settings(request.settings)
+        return await self._run(context, lambda v: _reply(self.app.configure_table(command_id, table, settings, v)))
+
+    @_guarded
+    async def CorrectStack(self, request: pb.CorrectStackRequest, context: Any) -> pb.CommandReply:  # noqa: N802
+        command_id, table = _command_id(request.command_id), _text(request.table, "table")
+        reason = _text(request.reason, "reason")
+        if request.chips < 0 or request.chips > MAX_CHIPS:
+            raise _StatusError(grpc.StatusCode.INVALID_ARGUMENT, "chips are a whole, non-negative number", "R-CIRC-6")
+        return await self._run(context, lambda v: _reply(self.app.correct_stack(
+            command_id, table, request.seat, request.chips, reason=reason, viewer=v)))
+
+    @_guarded
+    async def CloseTable(self, request: pb.CloseTableRequest, context: Any) -> pb.CommandReply:  # noqa: N802
+        command_id, table = _command_id(request.command_id), _text(request.table, "table")
+        return await self._run(context, lambda v: _reply(self.app.close_table(command_id, table, v)))
+
     async def _seat_change(self, request: Any, context: Any,
                            change: Callable[[str, str], dict[str, Any]]) -> pb.CommandReply:
         command_id, table = _command_id(request.command_id), _text(request.table, "table")

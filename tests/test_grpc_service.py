@@ -313,3 +313,31 @@ def test_a_casino_draw_hand_over_the_api(port: int) -> None:
     reply = thb_command(dealer, "play", box=2, amount=20)
     assert reply.hand_complete
     assert dealer.GetBankedTable(pb.TableRequest(table="THB 1")).bank_result == -(10 + 20 * 20)  # four aces 20:1
+
+
+def test_the_pit_configures_corrects_and_closes_a_table_between_hands(port: int) -> None:
+    pit, dealer = Client(port, TOKENS["pit"]), Client(port, TOKENS["dealer"])
+    open_table(pit, dealer)
+    bigger = pb.Settings(variant="holdem", structure="no-limit", blinds=[5, 10], no_burns=True)
+    with pytest.raises(grpc.RpcError) as error:
+        dealer.ConfigureTable(pb.ConfigureTableRequest(command_id=dealer.next_id(), table="Mesa 1", settings=bigger))
+    assert error.value.code() == grpc.StatusCode.PERMISSION_DENIED
+    other_game = pb.Settings(variant="omaha", structure="pot-limit", blinds=[5, 10])
+    with pytest.raises(grpc.RpcError) as error:
+        pit.ConfigureTable(pb.ConfigureTableRequest(command_id=pit.next_id(), table="Mesa 1", settings=other_game))
+    assert error.value.code() == grpc.StatusCode.FAILED_PRECONDITION and rule_of(error.value) == "R-CIRC-5"
+    pit.ConfigureTable(pb.ConfigureTableRequest(command_id=pit.next_id(), table="Mesa 1", settings=bigger))
+    pit.CorrectStack(pb.CorrectStackRequest(command_id=pit.next_id(), table="Mesa 1", seat=2, chips=150,
+                                            reason="chips miscounted at the buy-in"))
+    dealer.StartHand(pb.StartHandRequest(command_id=dealer.next_id(), table="Mesa 1"))
+    view = dealer.GetTable(pb.TableRequest(table="Mesa 1"))
+    assert view.pot == 15 and {p.seat: p.stack + p.put_in for p in view.players}[2] == 150  # new blinds 5/10
+    with pytest.raises(grpc.RpcError) as error:
+        pit.CloseTable(pb.CloseTableRequest(command_id=pit.next_id(), table="Mesa 1"))
+    assert error.value.code() == grpc.StatusCode.FAILED_PRECONDITION  # not during a hand
+    pit.HandCommand(pb.HandCommandRequest(command_id=pit.next_id(), table="Mesa 1", action="void", rule="R-DECK-1",
+                                          reason="a card missing from the deck"))
+    pit.CloseTable(pb.CloseTableRequest(command_id=pit.next_id(), table="Mesa 1"))
+    with pytest.raises(grpc.RpcError) as error:
+        dealer.StartHand(pb.StartHandRequest(command_id=dealer.next_id(), table="Mesa 1"))
+    assert error.value.code() == grpc.StatusCode.FAILED_PRECONDITION
