@@ -10,8 +10,10 @@ Card(rank=<Rank.ACE: 14>, suit=<Suit.SPADES: 3>)
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import IntEnum
+from typing import Any
 
 from devices.framing import Frame
 from domain.cards import Card, Rank, Suit
@@ -201,84 +203,98 @@ def _codes(codes: tuple[int, ...]) -> bytes:
     return bytes([len(codes), *codes])
 
 
+def _hello(m: Hello) -> bytes:
+    return bytes([m.kind]) + _text(m.model) + _text(m.serial) + _text(m.firmware)
+
+
+def _check_result(m: DeckCheckResult) -> bytes:
+    return bytes([m.colour, m.counted]) + _codes(m.missing) + _codes(m.duplicates) + _codes(m.foreign)
+
+
+_ENCODERS: dict[type, tuple[MessageType, Callable[[Any], bytes]]] = {
+    Hello: (MessageType.HELLO, _hello),
+    Ack: (MessageType.ACK, lambda m: bytes([m.acked_seq])),
+    Nak: (MessageType.NAK, lambda m: bytes([m.nacked_seq, m.reason])),
+    CardDrawn: (MessageType.CARD_DRAWN,
+                lambda m: struct.pack(">IBBBB", m.read_seq, m.rank, m.suit, m.colour, m.face_up)),
+    ShoeFault: (MessageType.SHOE_FAULT, lambda m: struct.pack(">BI", m.code, m.read_seq)),
+    Shuffle: (MessageType.SHUFFLE, lambda m: bytes([m.colour, m.deck_size])),
+    DeckCheck: (MessageType.DECK_CHECK, lambda m: bytes([m.colour])),
+    Deliver: (MessageType.DELIVER, lambda m: bytes([m.colour])),
+    ShufflerState: (MessageType.SHUFFLER_STATE, lambda m: bytes([m.state, m.colour])),
+    DeckCheckResult: (MessageType.DECK_CHECK_RESULT, _check_result),
+    ShufflerFault: (MessageType.SHUFFLER_FAULT, lambda m: bytes([m.code, m.colour])),
+}
+
+
 def encode(message: Message, seq: int) -> Frame:
     """The frame of a message."""
-    match message:
-        case Hello(kind, model, serial, firmware):
-            return Frame(seq, MessageType.HELLO, bytes([kind]) + _text(model) + _text(serial) + _text(firmware))
-        case Ack(acked):
-            return Frame(seq, MessageType.ACK, bytes([acked]))
-        case Nak(nacked, reason):
-            return Frame(seq, MessageType.NAK, bytes([nacked, reason]))
-        case CardDrawn(read_seq, rank, suit, colour, face_up):
-            return Frame(seq, MessageType.CARD_DRAWN, struct.pack(">IBBBB", read_seq, rank, suit, colour, face_up))
-        case ShoeFault(code, read_seq):
-            return Frame(seq, MessageType.SHOE_FAULT, struct.pack(">BI", code, read_seq))
-        case Shuffle(colour, size):
-            return Frame(seq, MessageType.SHUFFLE, bytes([colour, size]))
-        case DeckCheck(colour):
-            return Frame(seq, MessageType.DECK_CHECK, bytes([colour]))
-        case Deliver(colour):
-            return Frame(seq, MessageType.DELIVER, bytes([colour]))
-        case ShufflerState(state, colour):
-            return Frame(seq, MessageType.SHUFFLER_STATE, bytes([state, colour]))
-        case DeckCheckResult(colour, counted, missing, duplicates, foreign):
-            payload = bytes([colour, counted]) + _codes(missing) + _codes(duplicates) + _codes(foreign)
-            return Frame(seq, MessageType.DECK_CHECK_RESULT, payload)
-        case ShufflerFault(code, colour):
-            return Frame(seq, MessageType.SHUFFLER_FAULT, bytes([code, colour]))
-    raise ProtocolError(f"not a message: {message!r}")  # pragma: no cover
+    kind, payload = _ENCODERS[type(message)]
+    return Frame(seq, kind, payload(message))
+
+
+def _decode_hello(p: bytes) -> Hello:
+    kind = DeviceKind(p[0])
+    texts, rest = _read_texts(p[1:], 3)
+    _done(rest)
+    return Hello(kind, *texts)
+
+
+def _decode_card(p: bytes) -> CardDrawn:
+    _size(p, 8)
+    read_seq, rank, suit, colour, face_up = struct.unpack(">IBBBB", p)
+    if not (rank == 0 or (2 <= rank <= 14 and suit <= 3)) or face_up > 1:
+        raise ProtocolError("a card is rank 2–14 and suit 0–3, or rank 0 when unreadable")
+    return CardDrawn(read_seq, rank, suit if rank else 0, Colour(colour), bool(face_up))
+
+
+def _decode_shoe_fault(p: bytes) -> ShoeFault:
+    _size(p, 5)
+    code, read_seq = struct.unpack(">BI", p)
+    return ShoeFault(ShoeFaultCode(code), read_seq)
+
+
+def _decode_check_result(p: bytes) -> DeckCheckResult:
+    colour, counted = Colour(p[0]), p[1]
+    lists, rest = _read_codes(p[2:], 3)
+    _done(rest)
+    return DeckCheckResult(colour, counted, *lists)
+
+
+def _fixed(size: int, build: Callable[[bytes], Message]) -> Callable[[bytes], Message]:
+    def decoder(p: bytes) -> Message:
+        _size(p, size)
+        return build(p)
+
+    return decoder
+
+
+_DECODERS: dict[int, Callable[[bytes], Message]] = {
+    MessageType.HELLO: _decode_hello,
+    MessageType.ACK: _fixed(1, lambda p: Ack(p[0])),
+    MessageType.NAK: _fixed(2, lambda p: Nak(p[0], NakReason(p[1]))),
+    MessageType.CARD_DRAWN: _decode_card,
+    MessageType.SHOE_FAULT: _decode_shoe_fault,
+    MessageType.SHUFFLE: _fixed(2, lambda p: Shuffle(Colour(p[0]), p[1])),
+    MessageType.DECK_CHECK: _fixed(1, lambda p: DeckCheck(Colour(p[0]))),
+    MessageType.DELIVER: _fixed(1, lambda p: Deliver(Colour(p[0]))),
+    MessageType.SHUFFLER_STATE: _fixed(2, lambda p: ShufflerState(ShufflerStateCode(p[0]), Colour(p[1]))),
+    MessageType.DECK_CHECK_RESULT: _decode_check_result,
+    MessageType.SHUFFLER_FAULT: _fixed(2, lambda p: ShufflerFault(ShufflerFaultCode(p[0]), Colour(p[1]))),
+}
 
 
 def decode(frame: Frame) -> Message:
     """The message a frame carries, or :class:`ProtocolError`."""
-    p = frame.payload
+    decoder = _DECODERS.get(frame.type)
+    if decoder is None:
+        raise ProtocolError(f"unknown message type 0x{frame.type:02x}")
     try:
-        match frame.type:
-            case MessageType.HELLO:
-                kind = DeviceKind(p[0])
-                texts, rest = _read_texts(p[1:], 3)
-                _done(rest)
-                return Hello(kind, *texts)
-            case MessageType.ACK:
-                _size(p, 1)
-                return Ack(p[0])
-            case MessageType.NAK:
-                _size(p, 2)
-                return Nak(p[0], NakReason(p[1]))
-            case MessageType.CARD_DRAWN:
-                _size(p, 8)
-                read_seq, rank, suit, colour, face_up = struct.unpack(">IBBBB", p)
-                if not (rank == 0 or (2 <= rank <= 14 and suit <= 3)) or face_up > 1:
-                    raise ProtocolError("a card is rank 2–14 and suit 0–3, or rank 0 when unreadable")
-                return CardDrawn(read_seq, rank, suit if rank else 0, Colour(colour), bool(face_up))
-            case MessageType.SHOE_FAULT:
-                _size(p, 5)
-                code, read_seq = struct.unpack(">BI", p)
-                return ShoeFault(ShoeFaultCode(code), read_seq)
-            case MessageType.SHUFFLE:
-                _size(p, 2)
-                return Shuffle(Colour(p[0]), p[1])
-            case MessageType.DECK_CHECK:
-                _size(p, 1)
-                return DeckCheck(Colour(p[0]))
-            case MessageType.DELIVER:
-                _size(p, 1)
-                return Deliver(Colour(p[0]))
-            case MessageType.SHUFFLER_STATE:
-                _size(p, 2)
-                return ShufflerState(ShufflerStateCode(p[0]), Colour(p[1]))
-            case MessageType.DECK_CHECK_RESULT:
-                colour, counted = Colour(p[0]), p[1]
-                lists, rest = _read_codes(p[2:], 3)
-                _done(rest)
-                return DeckCheckResult(colour, counted, *lists)
-            case MessageType.SHUFFLER_FAULT:
-                _size(p, 2)
-                return ShufflerFault(ShufflerFaultCode(p[0]), Colour(p[1]))
+        return decoder(frame.payload)
     except (IndexError, ValueError, struct.error) as error:
+        if isinstance(error, ProtocolError):
+            raise
         raise ProtocolError(f"bad payload for type 0x{frame.type:02x}: {error}") from None
-    raise ProtocolError(f"unknown message type 0x{frame.type:02x}")
 
 
 def _size(payload: bytes, size: int) -> None:
