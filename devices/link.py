@@ -1,0 +1,201 @@
+"""The link layer, shared by the adapters and the simulators: frames over a byte port, acknowledged and retransmitted.
+
+Every frame but ACK and NAK is acknowledged by the receiver with ``Ack(seq)``; the sender retransmits it after
+``ack_timeout`` up to ``retries`` times.  A frame received twice (same sequence number as the last one delivered) is
+acknowledged again and not delivered again.  A lost connection is reported once to ``on_lost``; the link then tries
+to reopen the port with a growing backoff until it is closed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from devices.framing import Frame, FrameParser, encode
+from devices.protocol import Ack, Message, MessageType, ProtocolError, decode
+from devices.protocol import encode as encode_message
+
+IDLE_RESYNC_SECONDS = 0.2
+
+
+class Port(Protocol):
+    """A byte port: a pyserial ``Serial`` (any port URL), or a simulator's end of a pseudo-terminal."""
+
+    def read(self, size: int = 1) -> bytes: ...
+
+    def write(self, data: bytes) -> int | None: ...
+
+    def close(self) -> None: ...
+
+
+class LinkError(Exception):
+    """A frame was not acknowledged after every retry, or the link is closed."""
+
+
+@dataclass
+class LinkStats:
+    """What the link saw: for the station's device panel and for tests."""
+
+    frames_in: int = 0
+    frames_out: int = 0
+    retransmissions: int = 0
+    duplicates: int = 0
+    bad_frames: int = 0
+    bad_messages: int = 0
+    reconnects: int = 0
+
+
+@dataclass
+class Link:
+    """One end of a device link."""
+
+    open_port: Callable[[], Port]
+    on_message: Callable[[Message], None]
+    on_lost: Callable[[Exception], None] = lambda error: None
+    on_back: Callable[[], None] = lambda: None
+    ack_timeout: float = 0.25
+    retries: int = 5
+    stats: LinkStats = field(default_factory=LinkStats)
+
+    def __post_init__(self) -> None:
+        self._port: Port | None = self.open_port()
+        self._parser = FrameParser()
+        self._seq = 0
+        self._last_delivered: int | None = None
+        self._acks: dict[int, threading.Event] = {}
+        self._write_lock = threading.Lock()
+        self._closed = threading.Event()
+        self._connected = threading.Event()
+        self._connected.set()
+        self._reader = threading.Thread(target=self._read_loop, daemon=True, name="device-link")
+        self._reader.start()
+
+    # -- sending ------------------------------------------------------------------------------------
+
+    def send(self, message: Message) -> None:
+        """Send a message and wait for its acknowledgement, retransmitting as needed."""
+        with self._write_lock:
+            self._seq = (self._seq + 1) % 256
+            seq = self._seq
+            acked = self._acks[seq] = threading.Event()
+        raw = encode(encode_message(message, seq))
+        try:
+            for attempt in range(self.retries + 1):
+                if self._closed.is_set():
+                    raise LinkError("the link is closed")
+                if attempt:
+                    self.stats.retransmissions += 1
+                self._write(raw)
+                if acked.wait(self.ack_timeout):
+                    return
+                self._connected.wait(timeout=5)
+            raise LinkError(f"frame {seq} was not acknowledged after {self.retries} retries")
+        finally:
+            self._acks.pop(seq, None)
+
+    def send_raw(self, data: bytes) -> None:
+        """Write bytes as they are (simulators use this to inject faults)."""
+        self._write(data)
+
+    def next_frame(self, message: Message) -> bytes:
+        """The bytes of the next frame for a message, without sending it (for fault injection)."""
+        with self._write_lock:
+            self._seq = (self._seq + 1) % 256
+            return encode(encode_message(message, self._seq))
+
+    def _write(self, data: bytes) -> None:
+        port = self._port
+        if port is None:
+            return
+        try:
+            port.write(data)
+            self.stats.frames_out += 1
+        except Exception as error:
+            self._lose(error, port)
+
+    # -- receiving ----------------------------------------------------------------------------------
+
+    def _read_loop(self) -> None:
+        quiet_since = time.monotonic()
+        while not self._closed.is_set():
+            port = self._port
+            if port is None:
+                self._reconnect()
+                continue
+            try:
+                data = port.read(256)
+            except Exception as error:
+                self._lose(error, port)
+                continue
+            if not data:
+                if self._parser.buffer and time.monotonic() - quiet_since > IDLE_RESYNC_SECONDS:
+                    self._handle(self._parser.resync())
+                continue
+            quiet_since = time.monotonic()
+            before = self._parser.bad_frames
+            self._handle(self._parser.feed(data))
+            self.stats.bad_frames += self._parser.bad_frames - before
+
+    def _handle(self, frames: list[Frame]) -> None:
+        for frame in frames:
+            self.stats.frames_in += 1
+            if frame.type == MessageType.ACK and frame.payload:
+                event = self._acks.get(frame.payload[0])
+                if event is not None:
+                    event.set()
+                continue
+            if frame.type == MessageType.NAK:
+                continue
+            self._write(encode(encode_message(Ack(frame.seq), 0)))
+            if frame.seq == self._last_delivered:
+                self.stats.duplicates += 1
+                continue
+            self._last_delivered = frame.seq
+            try:
+                message = decode(frame)
+            except ProtocolError:
+                self.stats.bad_messages += 1
+                continue
+            self.on_message(message)
+
+    # -- the connection -----------------------------------------------------------------------------
+
+    def _lose(self, error: Exception, port: Port) -> None:
+        with self._write_lock:
+            if self._port is not port:  # already lost (reported once) or already replaced
+                return
+            self._port = None
+        self._connected.clear()
+        with contextlib.suppress(Exception):
+            port.close()
+        self._parser = FrameParser()  # a frame cut by the loss is never completed by bytes after it
+        if not self._closed.is_set():
+            self.on_lost(error)
+
+    def _reconnect(self) -> None:
+        delay = 0.05
+        while not self._closed.is_set():
+            try:
+                self._port = self.open_port()
+            except (OSError, ValueError):
+                self._closed.wait(delay)
+                delay = min(delay * 2, 2.0)
+                continue
+            self.stats.reconnects += 1
+            self._connected.set()
+            self.on_back()
+            return
+
+    def close(self) -> None:
+        """Stop reading and close the port."""
+        self._closed.set()
+        self._connected.set()
+        port, self._port = self._port, None
+        if port is not None:
+            with contextlib.suppress(OSError, ValueError):
+                port.close()
+        self._reader.join(timeout=2)

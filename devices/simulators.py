@@ -1,0 +1,171 @@
+"""Simulated shoe and shuffler: the same bytes as the devices, through the same framing and link code, over a
+pseudo-terminal (the real serial path) or ``socket://``, with faults on demand.  They take a seed."""
+
+from __future__ import annotations
+
+import random
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from devices.framing import Frame, encode
+from devices.link import Link
+from devices.protocol import (
+    CardDrawn,
+    Colour,
+    DeckCheck,
+    DeckCheckResult,
+    Deliver,
+    DeviceKind,
+    Hello,
+    Message,
+    ShoeFault,
+    ShoeFaultCode,
+    Shuffle,
+    ShufflerFault,
+    ShufflerFaultCode,
+    ShufflerState,
+    ShufflerStateCode,
+)
+from devices.transport import PtyEnd, SocketServerEnd
+from domain.cards import Card
+from domain.decks import composition
+
+
+@dataclass
+class SimulatedDevice:
+    """A device on a pseudo-terminal (default) or a ``socket://`` listener."""
+
+    kind: DeviceKind
+    serial_number: str
+    seed: int = 0
+    use_socket: bool = False
+    received: list[Message] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.rng = random.Random(self.seed)
+        self.end: PtyEnd | SocketServerEnd = SocketServerEnd() if self.use_socket else PtyEnd()
+        self.link = Link(lambda: self.end, self._on_message)
+        self.lock = threading.Lock()
+
+    @property
+    def url(self) -> str:
+        """The port URL the adapter opens: a pty path or ``socket://127.0.0.1:PORT``."""
+        return self.end.url if isinstance(self.end, SocketServerEnd) else self.end.path
+
+    def hello(self) -> None:
+        """Announce the device's identity (on connection)."""
+        self.link.send(Hello(self.kind, f"PT-SIM-{self.kind.name}", self.serial_number, "1.4.2"))
+
+    def _on_message(self, message: Message) -> None:
+        self.received.append(message)
+
+    # -- faults common to every device ----------------------------------------------------------------
+
+    def send_with_bad_crc(self, message: Message) -> None:
+        """A frame whose CRC is wrong (noise on the line), then the same message properly."""
+        raw = bytearray(encode(Frame(200, 0x20, b"\x00" * 8)))
+        raw[-2] ^= 0x5A
+        self.link.send_raw(bytes(raw))
+        self.link.send(message)
+
+    def send_truncated(self, message: Message) -> None:
+        """The first half of a frame, then the message properly."""
+        raw = self.link.next_frame(message)
+        self.link.send_raw(raw[: len(raw) // 2])
+        self.link.send(message)
+
+    def send_twice(self, message: Message) -> None:
+        """The same frame twice (a retransmission the adapter already acknowledged)."""
+        raw = self.link.next_frame(message)
+        self.link.send_raw(raw)
+        self.link.send_raw(raw)
+
+    def cut_mid_frame(self, message: Message) -> None:
+        """Half a frame, then the connection drops (socket simulators only); like a real device, the simulator
+        sends the unacknowledged message again once the adapter has reconnected."""
+        raw = self.link.next_frame(message)
+        self.link.send_raw(raw[: len(raw) // 2])
+        self.disconnect()
+        self.link.send(message)
+
+    def disconnect(self) -> None:
+        """Pull the cable (socket simulators only); the adapter reconnects."""
+        if isinstance(self.end, SocketServerEnd):
+            self.end.drop()
+
+    def close(self) -> None:
+        """Stop the simulator."""
+        self.link.close()
+        self.end.close()
+
+
+class ShoeSimulator(SimulatedDevice):
+    """A card-reading shoe: it reports each card as it is drawn."""
+
+    def __init__(self, serial_number: str = "SHOE-0001", seed: int = 0, *, use_socket: bool = False) -> None:
+        super().__init__(DeviceKind.SHOE, serial_number, seed, use_socket)
+        self.read_seq = 0
+        self.cards: list[Card] = []
+        self.colour = Colour.RED
+
+    def load(self, colour: Colour, cards: Sequence[Card] | None = None, size: int = 52) -> None:
+        """Load a deck (shuffled with the seed unless the order is given)."""
+        self.colour = colour
+        self.cards = list(cards) if cards is not None else self.rng.sample(list(composition(size)), size)
+
+    def card_message(self, card: Card, *, face_up: bool = False, colour: Colour | None = None,
+                     unreadable: bool = False) -> CardDrawn:
+        """The next read of a card (advancing the read sequence)."""
+        self.read_seq += 1
+        if unreadable:
+            return CardDrawn(self.read_seq, 0, 0, colour if colour is not None else self.colour, face_up)
+        return CardDrawn(self.read_seq, card.rank.value, card.suit.value,
+                         colour if colour is not None else self.colour, face_up)
+
+    def draw(self, *, face_up: bool = False, colour: Colour | None = None, unreadable: bool = False) -> Card:
+        """Draw the next card and report it."""
+        card = self.cards.pop(0)
+        self.link.send(self.card_message(card, face_up=face_up, colour=colour, unreadable=unreadable))
+        return card
+
+    def fault(self, code: ShoeFaultCode) -> None:
+        """Report a fault (double feed, shoe empty, unreadable card)."""
+        self.link.send(ShoeFault(code, self.read_seq))
+
+    def skip_sequence(self) -> None:
+        """A firmware slip: the next read number jumps (the adapter must notice the gap)."""
+        self.read_seq += 1
+
+
+class ShufflerSimulator(SimulatedDevice):
+    """An automatic shuffler that prepares a red and a blue deck alternately (R-DECK-2)."""
+
+    def __init__(self, serial_number: str = "SHUF-0001", seed: int = 0, *, use_socket: bool = False) -> None:
+        super().__init__(DeviceKind.SHUFFLER, serial_number, seed, use_socket)
+        self.jam_next = False
+        self.miscount_next: list[int] = []
+
+    def _on_message(self, message: Message) -> None:
+        super()._on_message(message)
+        threading.Thread(target=self._answer, args=(message,), daemon=True).start()
+
+    def _answer(self, message: Message) -> None:
+        with self.lock:
+            match message:
+                case Shuffle(colour, _):
+                    if self.jam_next:
+                        self.jam_next = False
+                        self.link.send(ShufflerFault(ShufflerFaultCode.JAM, colour))
+                        return
+                    self.link.send(ShufflerState(ShufflerStateCode.SHUFFLING, colour))
+                    self.link.send(ShufflerState(ShufflerStateCode.DECK_READY, colour))
+                case DeckCheck(colour):
+                    missing, self.miscount_next = tuple(self.miscount_next), []
+                    self.link.send(DeckCheckResult(colour, 52 - len(missing), missing, (), ()))
+                    if missing:
+                        self.link.send(ShufflerFault(ShufflerFaultCode.MISCOUNT, colour))
+                case Deliver(colour):
+                    self.link.send(ShufflerState(ShufflerStateCode.READY, colour))
+                case _:
+                    pass

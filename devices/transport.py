@@ -1,0 +1,99 @@
+"""Transports: a port URL opened with pyserial (``/dev/ttyUSB0``, a pty path, ``socket://host:port``), and the
+simulators' ends: the master side of a pseudo-terminal, or a TCP listener that ``socket://`` clients connect to."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import select
+import socket
+import threading
+import tty
+
+import serial
+
+READ_TIMEOUT = 0.05
+
+
+def open_url(url: str, baudrate: int = 115200) -> serial.SerialBase:
+    """A device port by URL, as pyserial opens it (raw, 8N1)."""
+    return serial.serial_for_url(url, baudrate=baudrate, timeout=READ_TIMEOUT, write_timeout=2)
+
+
+class PtyEnd:
+    """The simulator's end of a pseudo-terminal; the adapter opens the other end by its path (the real serial path)."""
+
+    def __init__(self) -> None:
+        self.master, self.slave = os.openpty()
+        tty.setraw(self.slave)
+        self.path = os.ttyname(self.slave)
+
+    def read(self, size: int = 1) -> bytes:
+        ready, _, _ = select.select([self.master], [], [], READ_TIMEOUT)
+        if not ready:
+            return b""
+        return os.read(self.master, size)
+
+    def write(self, data: bytes) -> int:
+        return os.write(self.master, data)
+
+    def close(self) -> None:
+        for fd in (self.master, self.slave):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
+class SocketServerEnd:
+    """The simulator's end of ``socket://``: it listens on 127.0.0.1 and serves one client at a time."""
+
+    def __init__(self) -> None:
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"socket://127.0.0.1:{self.listener.getsockname()[1]}"
+        self.client: socket.socket | None = None
+        self.accepted = threading.Event()
+
+    def _client(self) -> socket.socket:
+        while self.client is None:
+            self.listener.settimeout(READ_TIMEOUT)
+            try:
+                self.client, _ = self.listener.accept()
+                self.client.settimeout(READ_TIMEOUT)
+                self.accepted.set()
+            except TimeoutError:
+                raise BlockingIOError("no client yet") from None
+        return self.client
+
+    def read(self, size: int = 1) -> bytes:
+        try:
+            client = self._client()
+            data = client.recv(size)
+        except (BlockingIOError, TimeoutError):
+            return b""
+        except OSError:  # the client went away (or was dropped meanwhile): wait for the next one
+            self.drop()
+            return b""
+        if not data:
+            self.drop()
+        return data
+
+    def write(self, data: bytes) -> int:
+        try:
+            client = self._client()
+            client.sendall(data)
+        except BlockingIOError:
+            return 0
+        except OSError:
+            self.drop()
+            return 0
+        return len(data)
+
+    def drop(self) -> None:
+        """Disconnect the client (the cable is pulled); the next client may connect."""
+        client, self.client = self.client, None
+        self.accepted.clear()
+        if client is not None:
+            client.close()
+
+    def close(self) -> None:
+        self.drop()
+        self.listener.close()
