@@ -3,13 +3,14 @@ pseudo-terminal (the real serial path) or ``socket://``, with faults on demand. 
 
 from __future__ import annotations
 
+import contextlib
 import random
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from devices.framing import Frame, encode
-from devices.link import Link
+from devices.link import Link, LinkError
 from devices.protocol import (
     CardDrawn,
     Colour,
@@ -151,6 +152,10 @@ class ShufflerSimulator(SimulatedDevice):
         threading.Thread(target=self._answer, args=(message,), daemon=True).start()
 
     def _answer(self, message: Message) -> None:
+        with contextlib.suppress(LinkError):  # the host went away before the answer: it answers into the void
+            self._reply(message)
+
+    def _reply(self, message: Message) -> None:
         with self.lock:
             match message:
                 case Shuffle(colour, _):
