@@ -17,6 +17,7 @@ from eventsourcing.domain import Aggregate, event
 
 from domain.cdp import CdpHand, CdpSettings
 from domain.decks import DeckIdentity
+from domain.device_reports import DeviceReport
 from domain.errors import RuleError
 from domain.hand import TABLES_NAMESPACE
 from domain.thb import ThbHand, ThbSettings
@@ -44,6 +45,7 @@ class BankedTable(Aggregate):
         self.name, self.game, self.settings_data = name, game, dict(settings)
         self.hands_started = 0
         self.hand_in_progress: UUID | None = None
+        self.device_reports = 0
         self.bank_result = 0
 
     @classmethod
@@ -79,11 +81,20 @@ class BankedTable(Aggregate):
         self._hand_started(hand_id=hand.id, number=self.hands_started + 1)
         return hand
 
+    def record_device_report(self, report: DeviceReport) -> None:
+        """A shuffle, deck check, delivery or fault of a device at this table (R-DECK-2, R-DECK-3, R-AUD-1)."""
+        self._device_reported(device=report.device, serial=report.serial, kind=report.kind, colour=report.colour,
+                              result=report.result)
+
     def finish_hand(self, hand: ThbHand | CdpHand) -> None:
         """Record a finished hand and the house's result."""
         if hand.id != self.hand_in_progress or not hand.is_complete:
             raise BankedTableError("that is not the finished hand in progress", rule="R-AUD-1")
         self._hand_finished(hand_id=hand.id, bank_result=hand.bank_result())
+
+    @event("DeviceReported")
+    def _device_reported(self, *, device: str, serial: str, kind: str, colour: str, result: str) -> None:
+        self.device_reports += 1
 
     @event("HandStarted")
     def _hand_started(self, *, hand_id: UUID, number: int) -> None:

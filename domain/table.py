@@ -19,6 +19,7 @@ from eventsourcing.domain import Aggregate, event
 
 from domain.cards import Rank
 from domain.decks import DeckIdentity
+from domain.device_reports import DeviceReport
 from domain.hand import TABLES_NAMESPACE, Hand
 from domain.hand_state import HandRuleError
 from domain.table_settings import MAX_SEATS, TableSettings
@@ -41,6 +42,7 @@ class Table(Aggregate):
         self.button_seat: int | None = None
         self.hands_started = 0
         self.hand_in_progress: UUID | None = None
+        self.device_reports = 0
         self.blank_hands = 0
         self.carried_pot = 0
         self.closed = False
@@ -168,6 +170,11 @@ class Table(Aggregate):
         if not hand.is_complete:
             raise HandRuleError("the hand is not over", rule="R-CIRC-6")
 
+    def record_device_report(self, report: DeviceReport) -> None:
+        """A shuffle, deck check, delivery or fault of a device at this table (R-DECK-2, R-DECK-3, R-AUD-1)."""
+        self._device_reported(device=report.device, serial=report.serial, kind=report.kind, colour=report.colour,
+                              result=report.result)
+
     def finish_hand(self, hand: Hand) -> None:
         """Take the finishing stacks of the hand."""
         self.verify_finish_hand(hand)
@@ -217,6 +224,10 @@ class Table(Aggregate):
         del by, stacks
         self.closed = True
         self.stacks = {}
+
+    @event("DeviceReported")
+    def _device_reported(self, *, device: str, serial: str, kind: str, colour: str, result: str) -> None:
+        self.device_reports += 1
 
     @event("HandStarted")
     def _hand_started(self, *, hand_id: UUID, number: int, button_seat: int) -> None:

@@ -34,6 +34,7 @@ from domain.banked_table import BankedTable
 from domain.cards import Card
 from domain.cdp import CdpHand, CdpSettings
 from domain.decks import BackColour, DeckIdentity  # noqa: F401  (BackColour: doctest)
+from domain.device_reports import DeviceReport
 from domain.hand import Hand
 from domain.hand_state import LegalActions
 from domain.table import Table
@@ -302,6 +303,22 @@ class PokerTables(Application[UUID]):
         """Close a table between hands (pit boss)."""
         _require_pit(viewer)
         return self._table_change(command_id, table, lambda t: t.close(viewer.station))
+
+    def record_device_report(self, command_id: str, table: str, report: DeviceReport,
+                             viewer: Viewer) -> dict[str, Any]:
+        """A shuffle, deck check, delivery or fault of a device at a table, as an event of the table."""
+        self.authorize(viewer, table)
+
+        def change() -> tuple[dict[str, Any], list[Aggregate]]:
+            record: Table | BankedTable
+            try:
+                record = self.table(table)
+            except NotFoundError:
+                record = self.banked_table(table)
+            record.record_device_report(report)
+            return {"table": table, "version": record.version}, [record]
+
+        return self._execute(command_id, table, change)
 
     def start_hand(self, command_id: str, table: str, deck: DeckIdentity) -> dict[str, Any]:
         """Start the next hand with the deck in play (the shuffler's red or blue deck)."""

@@ -34,6 +34,7 @@ from grpc_status import rpc_status
 from domain.cards import Card
 from domain.cdp import CdpSettings
 from domain.decks import DECK_SIZES, BackColour, DeckIdentity
+from domain.device_reports import DeviceReport, DeviceReportError
 from domain.errors import InvalidCardError, RuleError
 from domain.hand_classes import Category
 from domain.ranking import hand_ranking
@@ -124,7 +125,7 @@ def _translate(error: Exception) -> _StatusError:
     match error:
         case _StatusError():
             return error
-        case InvalidCardError() | InvalidSettingsError():
+        case InvalidCardError() | InvalidSettingsError() | DeviceReportError():
             return _StatusError(grpc.StatusCode.INVALID_ARGUMENT, str(error), error.rule)
         case RuleError():
             return _StatusError(grpc.StatusCode.FAILED_PRECONDITION, str(error), error.rule)
@@ -248,6 +249,14 @@ class TableServicer(pb_grpc.TableServiceServicer):
             return _reply(self.app.start_hand(command_id, table, deck.identity(size)))
 
         return await self._run(context, work)
+
+    @_guarded
+    async def RecordDeviceReport(self, request: pb.DeviceReportRequest, context: Any) -> pb.CommandReply:  # noqa: N802
+        command_id, table = _command_id(request.command_id), _text(request.table, "table")
+        report = DeviceReport(_text(request.device, "device"), _text(request.serial, "serial"),
+                              _text(request.kind, "kind"), _text(request.colour, "colour"),
+                              _text(request.result, "result"))
+        return await self._run(context, lambda v: _reply(self.app.record_device_report(command_id, table, report, v)))
 
     @_guarded
     async def HandCommand(self, request: pb.HandCommandRequest, context: Any) -> pb.CommandReply:  # noqa: N802

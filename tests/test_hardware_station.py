@@ -1,0 +1,153 @@
+"""Hands played through a real service and the hardware-aware station, every card from the simulated shoe over a
+real pseudo-terminal, the shuffler preparing the other deck, the decks alternating red and blue (R-DECK-2)."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from devices.protocol import Colour
+from devices.simulators import ShoeSimulator, ShufflerSimulator
+from domain.hand import Hand
+from domain.thb import ThbHand
+from service.api import pokertable_pb2 as pb
+from service.application import PokerTables
+from service.hardware_station import HardwareStation
+from service.persistence import environment
+from service.server import Stations, create_server
+from service.station import Station
+
+STATIONS = Stations.from_mapping({
+    "pit": {"token": "hw-pit-boss-token-0000001", "role": "pit-boss"},
+    "dj": {"token": "hw-director-token-0000002", "role": "games-director"},
+    "mesa": {"token": "hw-dealer-token-000000003", "role": "dealer", "table": "Mesa HW"},
+    "thb": {"token": "hw-dealer-token-000000004", "role": "dealer", "table": "THB HW"},
+})
+
+
+@pytest.fixture
+def service(tmp_path: Path) -> Iterator[tuple[PokerTables, str]]:
+    app = PokerTables(env=environment(f"sqlite:///{tmp_path / 'hw.db'}"))
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    server, port = asyncio.run_coroutine_threadsafe(create_server(app, STATIONS), loop).result(timeout=10)
+    yield app, f"127.0.0.1:{port}"
+    asyncio.run_coroutine_threadsafe(server.stop(0), loop).result(timeout=10)
+    loop.call_soon_threadsafe(loop.stop)
+
+
+def draw_and_wait(shoe: ShoeSimulator, station: HardwareStation) -> None:
+    """The croupier draws the next card; the station forwards it."""
+    before = len(station.dealt) + len(station.refused) + len(station.irregularities)
+    shoe.draw()
+    assert station.wait(lambda: len(station.dealt) + len(station.refused) + len(station.irregularities) > before)
+
+
+def test_holdem_hands_with_every_card_from_the_shoe_and_alternating_decks(service: tuple[PokerTables, str]) -> None:
+    app, address = service
+    pit, dealer = Station(address, "hw-pit-boss-token-0000001"), Station(address, "hw-dealer-token-000000003")
+    settings = pb.Settings(variant="holdem", structure="no-limit", blinds=[1, 2])
+    pit.call("OpenTable", pb.OpenTableRequest(command_id="open-hw", table="Mesa HW", settings=settings))
+    for seat in (1, 2, 3):
+        dealer.call("SeatPlayer", pb.SeatPlayerRequest(command_id=f"sit-{seat}", table="Mesa HW", seat=seat,
+                                                       chips=500))
+    shoe, shuffler = ShoeSimulator(seed=11), ShufflerSimulator(seed=12)
+    hardware = HardwareStation(dealer, "Mesa HW", shoe.url, shuffler.url, show=lambda message: None)
+    try:
+        shoe.hello()
+        shuffler.hello()
+        for _ in range(3):
+            colour = hardware.start_hand()
+            shoe.load(colour)
+            while (view := dealer.table("Mesa HW")).hand_in_progress:
+                if view.next_card:
+                    draw_and_wait(shoe, hardware)
+                elif (legal := dealer.legal("Mesa HW")).anyone_to_act:
+                    dealer.hand("Mesa HW", "check" if legal.check else "call", seat=legal.seat)
+                else:
+                    seat = next(p.seat for p in view.players if not p.folded and not all(p.face_up))
+                    dealer.hand("Mesa HW", "show", seat=seat)
+        assert hardware.refused == [] and hardware.irregularities == []
+        record = app.table("Mesa HW")
+        colours, sequences = [], []
+        for hand_id in app.hands_of("Mesa HW"):
+            events = list(app.events.get(hand_id))
+            colours.append(vars(events[0])["deck"]["colour"])
+            dealt = [e for e in events if isinstance(e, Hand.CardDealt)]
+            assert dealt and all(e.source == "shoe" for e in dealt)
+            sequences.append([e.sequence or 0 for e in dealt])
+        assert colours == ["red", "blue", "red"]
+        assert all(seq == list(range(seq[0], seq[0] + len(seq))) for seq in sequences)  # no read lost or repeated
+        assert record.device_reports == 6  # a shuffle and a deck check of the other deck for each hand
+        assert sum(record.stacks.values()) == 1500
+    finally:
+        hardware.close()
+        shoe.close()
+        shuffler.close()
+
+
+def test_texas_holdem_bonus_hands_with_every_card_from_the_shoe(service: tuple[PokerTables, str]) -> None:
+    app, address = service
+    pit, dealer = Station(address, "hw-pit-boss-token-0000001"), Station(address, "hw-dealer-token-000000004")
+    director = Station(address, "hw-director-token-0000002")
+    pit.call("OpenBankedTable", pb.OpenBankedTableRequest(command_id="open-thb-hw", table="THB HW",
+                                                          game="holdem-bonus", ante_min=5))
+    shoe = ShoeSimulator(seed=21)
+    hardware = HardwareStation(dealer, "THB HW", shoe.url, banked=True, show=lambda message: None)
+    try:
+        shoe.hello()
+        for _ in range(3):
+            colour = hardware.start_hand()
+            shoe.load(colour)
+            dealer.banked("THB HW", "ante", box=1, amount=10)
+            dealer.banked("THB HW", "ante", box=3, amount=10)
+            dealer.banked("THB HW", "bonus", box=3, amount=5)
+            dealer.banked("THB HW", "close-bets")
+            while (view := dealer.call("GetBankedTable", pb.TableRequest(table="THB HW"))).hand_in_progress:
+                if view.next_card:
+                    draw_and_wait(shoe, hardware)
+                elif view.stage == "approval":
+                    director.banked("THB HW", "approve", box=3)
+                elif view.stage == "preflop":
+                    dealer.banked("THB HW", "flop-bet", box=view.to_decide, amount=20)
+                else:
+                    dealer.banked("THB HW", "check", box=view.to_decide)
+        assert hardware.refused == [] and hardware.irregularities == []
+        table = app.banked_table("THB HW")
+        hands = [table.hand_id(n) for n in range(1, 4)]
+        colours = [vars(next(iter(app.events.get(h))))["deck"]["colour"] for h in hands]
+        assert colours == ["red", "blue", "red"]
+        for hand_id in hands:
+            dealt = [e for e in app.events.get(hand_id) if isinstance(e, ThbHand.CardDealt)]
+            assert len(dealt) == 2 * 2 + 2 + 3 + 5 and all(e.source == "shoe" for e in dealt)
+    finally:
+        hardware.close()
+        shoe.close()
+
+
+def test_the_service_refuses_a_read_while_no_card_is_due(service: tuple[PokerTables, str]) -> None:
+    _, address = service
+    pit, dealer = Station(address, "hw-pit-boss-token-0000001"), Station(address, "hw-dealer-token-000000003")
+    settings = pb.Settings(variant="holdem", structure="no-limit", blinds=[1, 2], no_burns=True)
+    pit.call("OpenTable", pb.OpenTableRequest(command_id="open-hw2", table="Mesa HW", settings=settings))
+    for seat in (1, 2):
+        dealer.call("SeatPlayer", pb.SeatPlayerRequest(command_id=f"sit2-{seat}", table="Mesa HW", seat=seat,
+                                                       chips=100))
+    shoe = ShoeSimulator(seed=5)
+    hardware = HardwareStation(dealer, "Mesa HW", shoe.url, show=lambda message: None)
+    try:
+        hardware.start_hand()
+        shoe.load(Colour.RED)
+        for _ in range(4):
+            draw_and_wait(shoe, hardware)
+        draw_and_wait(shoe, hardware)  # the betting is open: no card is due
+        assert len(hardware.dealt) == 4 and len(hardware.refused) == 1
+        assert "FAILED_PRECONDITION" in hardware.refused[0] and "R-CIRC-2" in hardware.refused[0]
+    finally:
+        hardware.close()
+        shoe.close()
