@@ -6,6 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from devices import cli as devices_cli
 from service import demo, hand_command, odds, phh, serve_command, station
 
 
@@ -19,6 +20,7 @@ def build_parser() -> argparse.ArgumentParser:
     odds.add_parser(commands)
     serve_command.add_parser(commands)
     station.add_parser(commands)
+    devices_cli.add_parser(commands)
     return parser
 
 

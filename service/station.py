@@ -19,12 +19,15 @@ import sys
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import grpc
 
 from service.api import pokertable_pb2 as pb
 from service.api import pokertable_pb2_grpc as pb_grpc
+
+if TYPE_CHECKING:
+    from service.hardware_station import HardwareStation
 
 SEAT_ACTIONS = ("fold", "check", "call", "all-in", "bring-in", "show", "muck", "expose-hand", "absent")
 
@@ -152,8 +155,9 @@ COMMANDS: dict[str, Callable[[Station, str, list[str]], object]] = {
 """Station commands that change the table, by their first word."""
 
 
-def execute(station: Station, table: str, line: str) -> str | None:
-    """Run one command line; returns what to print, or ``None`` to quit."""
+def execute(station: Station, table: str, line: str, hardware: HardwareStation | None = None) -> str | None:
+    """Run one command line; returns what to print, or ``None`` to quit.  With a shoe attached, ``start`` takes
+    the deck in the shoe (red and blue alternate) and the shoe deals; ``deal`` keys a card in by hand."""
     words = line.split("#", 1)[0].split()
     if not words:
         return ""
@@ -162,6 +166,9 @@ def execute(station: Station, table: str, line: str) -> str | None:
         return None
     if verb == "legal":
         return render_legal(station.legal(table))
+    if verb == "start" and hardware is not None:
+        hardware.start_hand()
+        return render(station.table(table))
     if verb != "table":
         command = COMMANDS.get(verb)
         if command is None:
@@ -170,12 +177,13 @@ def execute(station: Station, table: str, line: str) -> str | None:
     return render(station.table(table))
 
 
-def run_lines(station: Station, table: str, lines: Iterable[str], out: TextIO, *, prompt: bool) -> int:
+def run_lines(station: Station, table: str, lines: Iterable[str], out: TextIO, *, prompt: bool,
+              hardware: HardwareStation | None = None) -> int:
     """Run command lines; an error is printed with its rule and the station goes on (exit status 1 at the end)."""
     status = 0
     for line in lines:
         try:
-            result = execute(station, table, line)
+            result = execute(station, table, line, hardware)
         except grpc.RpcError as error:
             out.write(f"refused: {error.code().name}: {error.details()}\n")
             status = 1
@@ -203,6 +211,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--token", required=True, help="this station's token")
     parser.add_argument("--script", type=argparse.FileType("r"), help="commands to run (default: standard input)")
     parser.add_argument("--tls-ca", type=argparse.FileType("rb"), help="PEM CA of a TLS server")
+    parser.add_argument("--shoe", help="port URL of the card-reading shoe: its reads are dealt as they come")
+    parser.add_argument("--shuffler", help="port URL of the automatic shuffler (prepares the other deck)")
     parser.set_defaults(run=run)
 
 
@@ -212,13 +222,21 @@ def run(args: argparse.Namespace) -> int:
     station = Station(args.server, args.token, credentials)
     source = args.script or sys.stdin
     interactive = source.isatty()
+    hardware = None
+    if args.shoe:
+        from service.hardware_station import HardwareStation
+
+        hardware = HardwareStation(station, args.table, args.shoe, args.shuffler,
+                                   show=lambda message: print(f"[devices] {message}", flush=True))
     try:
         if interactive:
             sys.stdout.write(render(station.table(args.table)) + "\n> ")
             sys.stdout.flush()
-        return run_lines(station, args.table, source, sys.stdout, prompt=interactive)
+        return run_lines(station, args.table, source, sys.stdout, prompt=interactive, hardware=hardware)
     except grpc.RpcError as error:
         print(f"pokertable station: {error.code().name}: {error.details()}", file=sys.stderr)
         return 1
     finally:
+        if hardware is not None:
+            hardware.close()
         station.close()
