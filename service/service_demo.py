@@ -1,18 +1,21 @@
 """The service demo: a simulated dealer station plays every game against the table service over gRPC.
 
-The station stands in for the croupier, the players and the shuffler: it shuffles with a seed and supplies each card as
-a card-reading shoe would (with its sequence number), follows what the service says is due, chooses legal actions,
-and shows the table as the hands go.
+Hold'em and Texas Hold'em Bonus are dealt from a simulated shoe over a pseudo-terminal, with a simulated shuffler
+preparing the other deck (red and blue alternate); the other tables' station supplies seeded cards as a shoe would.
+The station follows what the service says is due, chooses legal actions, and shows the table as the hands go.
 """
 
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 from pathlib import Path
 
+from devices.simulators import ShoeSimulator, ShufflerSimulator
 from domain.cards import Card
 from domain.decks import composition
 from service.api import pokertable_pb2 as pb
+from service.hardware_station import HardwareStation
 from service.station import Station, render
 
 PIT, DIRECTOR = "demo-pit-boss-token-000001", "demo-director-token-000002"
@@ -60,9 +63,48 @@ class Shoe:
         return str(self.cards.pop(0)), self.sequence
 
 
-def play_circle_hand(station: Station, table: str, rng: random.Random, colour: str) -> pb.TableView:
+@dataclass
+class Devices:
+    """A simulated shoe and shuffler on pseudo-terminals, attached to a table's station."""
+
+    shoe: ShoeSimulator
+    shuffler: ShufflerSimulator
+    hardware: HardwareStation
+
+    @classmethod
+    def attach(cls, station: Station, table: str, *, banked: bool, seed: int) -> Devices:
+        shoe, shuffler = ShoeSimulator(seed=seed), ShufflerSimulator(seed=seed + 1)
+        hardware = HardwareStation(station, table, shoe.url, shuffler.url, banked=banked,
+                                   show=lambda message: print(f"   [devices] {message}", flush=True))
+        shoe.hello()
+        shuffler.hello()
+        print(f"   shoe on {shoe.url}, shuffler on {shuffler.url}: the station deals what the shoe reads", flush=True)
+        return cls(shoe, shuffler, hardware)
+
+    def start_hand(self) -> None:
+        colour = self.hardware.start_hand()
+        self.shoe.load(colour)
+
+    def draw(self) -> None:
+        before = len(self.hardware.dealt) + len(self.hardware.refused) + len(self.hardware.irregularities)
+        self.shoe.draw()
+        self.hardware.wait(lambda: len(self.hardware.dealt) + len(self.hardware.refused)
+                           + len(self.hardware.irregularities) > before)
+
+    def close(self) -> None:
+        self.hardware.close()
+        self.shoe.close()
+        self.shuffler.close()
+
+
+def play_circle_hand(station: Station, table: str, rng: random.Random, colour: str,
+                     devices: Devices | None = None) -> pb.TableView:
     """One hand, following what the service says is due; returns the table as it stood at the end of play."""
-    station.call("StartHand", pb.StartHandRequest(command_id=station.command_id(), table=table, deck_colour=colour))
+    if devices is not None:
+        devices.start_hand()
+    else:
+        station.call("StartHand", pb.StartHandRequest(command_id=station.command_id(), table=table,
+                                                      deck_colour=colour))
     view = station.table(table)
     size = DECKS.get(view.variant, 52)
     if view.variant == "draw":
@@ -74,7 +116,9 @@ def play_circle_hand(station: Station, table: str, rng: random.Random, colour: s
             print(render(view), flush=True)
             last_street = view.street
         final = view
-        if view.next_card:
+        if view.next_card and devices is not None:
+            devices.draw()
+        elif view.next_card:
             card, sequence = shoe.draw()
             station.hand(table, "deal", card=card, source="shoe", sequence=sequence)
         elif view.drawer_seat:
@@ -112,9 +156,12 @@ def _draw(station: Station, table: str, view: pb.TableView) -> None:
 
 
 def play_banked_hand(station: Station, director: Station, table: str, game: str,
-                     rng: random.Random) -> pb.BankedTableView:
+                     rng: random.Random, *, devices: Devices | None = None) -> pb.BankedTableView:
     """One banked hand: Texas Hold'em Bonus with three boxes, or Casino Draw Poker with two."""
-    station.call("StartBankedHand", pb.StartHandRequest(command_id=station.command_id(), table=table))
+    if devices is not None:
+        devices.start_hand()
+    else:
+        station.call("StartBankedHand", pb.StartHandRequest(command_id=station.command_id(), table=table))
     boxes = ((1, 10), (4, 20), (7, 5)) if game == "holdem-bonus" else ((2, 10), (5, 20))
     for box, ante in boxes:
         station.banked(table, "ante", box=box, amount=ante)
@@ -124,7 +171,9 @@ def play_banked_hand(station: Station, director: Station, table: str, game: str,
     shoe = Shoe(rng, 52)
     view: pb.BankedTableView = station.call("GetBankedTable", pb.TableRequest(table=table))
     while view.hand_in_progress:
-        if view.next_card:
+        if view.next_card and devices is not None:
+            devices.draw()
+        elif view.next_card:
             station.banked(table, "deal", card=shoe.draw()[0])
         elif view.stage == "approval":  # R-THB-10: the games director approves the 1000:1
             director.banked(table, "approve", box=next(b.box for b in view.boxes if b.result.get("bonus", 0) > 0))
@@ -172,30 +221,8 @@ def run_service_demo(rng: random.Random, directory: Path, db: str) -> None:
     pit, director = Station(address, PIT), Station(address, DIRECTOR)
     summary: list[str] = []
     try:
-        colours = ("red", "blue")
-        for index, (table, settings, hands) in enumerate(CIRCLE_TABLES):
-            pit.call("OpenTable", pb.OpenTableRequest(command_id=pit.command_id(), table=table, settings=settings))
-            dealer = Station(address, dealer_token(index))
-            for seat in (1, 2, 3, 4) if settings.variant == "sintetico" else (1, 2, 3):
-                dealer.call("SeatPlayer", pb.SeatPlayerRequest(command_id=dealer.command_id(), table=table, seat=seat,
-                                                               chips=500))
-            print(f"== {table}: {hands} hand{'s' if hands > 1 else ''}, the station dealing from the shoe")
-            for number in range(hands):
-                play_circle_hand(dealer, table, rng, colours[number % 2])
-            view = dealer.table(table)
-            print(render(view) + "\n", flush=True)
-            summary.append(f"  {table:<22} {view.hands_started} hands   stacks "
-                           + "  ".join(f"{s}: {c}" for s, c in sorted(view.stacks.items())))
-            dealer.close()
-        for offset, (table, game) in enumerate(zip(BANKED_TABLES, ("holdem-bonus", "casino-draw"), strict=True)):
-            request = pb.OpenBankedTableRequest(command_id=pit.command_id(), table=table, game=game, ante_min=5,
-                                                ante_max=100)
-            pit.call("OpenBankedTable", request)
-            dealer = Station(address, dealer_token(len(CIRCLE_TABLES) + offset))
-            banked = play_banked_hand(dealer, director, table, game, rng)
-            print(f"== {table}: one hand; the house's result {banked.bank_result:+d} chips\n", flush=True)
-            summary.append(f"  {table:<22} {banked.hands_started} hand    house result {banked.bank_result:+d}")
-            dealer.close()
+        _play_circle_tables(address, pit, rng, summary)
+        _play_banked_tables(address, pit, director, rng, summary)
     finally:
         pit.close()
         director.close()
@@ -204,3 +231,47 @@ def run_service_demo(rng: random.Random, directory: Path, db: str) -> None:
     print("== Summary: every deal, bet, payment and approval above is an event in " + db)
     print("\n".join(summary))
     print(f"   ({time.perf_counter() - started:.1f} s, the service stopped cleanly)\n")
+
+
+def _play_circle_tables(address: str, pit: Station, rng: random.Random, summary: list[str]) -> None:
+    """Open every circle table, seat players and play its hands; the first table deals from the simulated shoe."""
+    colours = ("red", "blue")
+    for index, (table, settings, hands) in enumerate(CIRCLE_TABLES):
+        pit.call("OpenTable", pb.OpenTableRequest(command_id=pit.command_id(), table=table, settings=settings))
+        dealer = Station(address, dealer_token(index))
+        for seat in (1, 2, 3, 4) if settings.variant == "sintetico" else (1, 2, 3):
+            dealer.call("SeatPlayer", pb.SeatPlayerRequest(command_id=dealer.command_id(), table=table, seat=seat,
+                                                           chips=500))
+        print(f"== {table}: {hands} hand{'s' if hands > 1 else ''}")
+        devices = Devices.attach(dealer, table, banked=False, seed=rng.randrange(10**6)) if index == 0 else None
+        try:
+            for number in range(hands):
+                play_circle_hand(dealer, table, rng, colours[number % 2], devices)
+        finally:
+            if devices is not None:
+                devices.close()
+        view = dealer.table(table)
+        print(render(view) + "\n", flush=True)
+        summary.append(f"  {table:<22} {view.hands_started} hands   stacks "
+                       + "  ".join(f"{s}: {c}" for s, c in sorted(view.stacks.items())))
+        dealer.close()
+
+
+def _play_banked_tables(address: str, pit: Station, director: Station, rng: random.Random,
+                        summary: list[str]) -> None:
+    """Open the banked tables and play a hand at each; Texas Hold'em Bonus deals from the simulated shoe."""
+    for offset, (table, game) in enumerate(zip(BANKED_TABLES, ("holdem-bonus", "casino-draw"), strict=True)):
+        request = pb.OpenBankedTableRequest(command_id=pit.command_id(), table=table, game=game, ante_min=5,
+                                            ante_max=100)
+        pit.call("OpenBankedTable", request)
+        dealer = Station(address, dealer_token(len(CIRCLE_TABLES) + offset))
+        print(f"== {table}", flush=True)
+        devices = Devices.attach(dealer, table, banked=True, seed=rng.randrange(10**6)) if offset == 0 else None
+        try:
+            banked = play_banked_hand(dealer, director, table, game, rng, devices=devices)
+        finally:
+            if devices is not None:
+                devices.close()
+        print(f"   one hand; the house's result {banked.bank_result:+d} chips\n", flush=True)
+        summary.append(f"  {table:<22} {banked.hands_started} hand    house result {banked.bank_result:+d}")
+        dealer.close()
