@@ -16,7 +16,7 @@ import asyncio
 import functools
 import json
 import tomllib
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,6 +61,7 @@ from service.application import (
 SERVICE_NAME = "pokertable.v1.TableService"
 MAX_TEXT = 256
 MAX_CHIPS = 10**12
+WATCH_PAGE = 200
 WATCH_POLL_SECONDS = 0.05
 T = TypeVar("T")
 
@@ -368,20 +369,22 @@ class TableServicer(pb_grpc.TableServiceServicer):
             await context.abort_with_status(_status(abort.code, abort.message, abort.rule))
             return
         while True:
-            changes = await self._run(context, functools.partial(self._changes_after, table, viewer, position))
+            changes, scanned = await self._run(context, functools.partial(self._changes_after, table, viewer,
+                                                                           position))
             for change in changes:
-                position = change.position
                 yield change
+            # The scan moves on past other tables' events too: a busy casino's store must not stall this table's
+            # stream behind a page of notifications none of which are its own.
+            position = max(position, scanned)
             if not changes:
                 await asyncio.sleep(WATCH_POLL_SECONDS)
 
-    def _changes_after(self, table: str, viewer: Viewer, after: int, _: Viewer) -> list[pb.TableChange]:
-        return list(self._changes(table, viewer, after))
-
-    def _changes(self, table: str, viewer: Viewer, after: int) -> Iterable[pb.TableChange]:
+    def _changes_after(self, table: str, viewer: Viewer, after: int, _: Viewer) -> tuple[list[pb.TableChange], int]:
+        """This table's changes in the next page of notifications, and the position the page reached."""
         record = self.app.table(table)
         ours = {record.id, *self.app.hands_of(table)}
-        notifications = self.app.recorder.select_notifications(start=after + 1, limit=200)
+        notifications = self.app.recorder.select_notifications(start=after + 1, limit=WATCH_PAGE)
+        changes = []
         for notification in notifications:
             originator = notification.originator_id
             if not isinstance(originator, UUID):
@@ -392,10 +395,11 @@ class TableServicer(pb_grpc.TableServiceServicer):
                 else:
                     continue
             event = self.app.mapper.to_domain_event(notification)
-            yield pb.TableChange(position=notification.id, aggregate_id=str(notification.originator_id),
-                                 version=notification.originator_version, event=type(event).__qualname__,
-                                 payload_json=json.dumps(_payload(event, viewer.sees_down_cards(table)),
-                                                         default=str))
+            changes.append(pb.TableChange(position=notification.id, aggregate_id=str(notification.originator_id),
+                                          version=notification.originator_version, event=type(event).__qualname__,
+                                          payload_json=json.dumps(_payload(event, viewer.sees_down_cards(table)),
+                                                                  default=str)))
+        return changes, notifications[-1].id if notifications else after
 
 
 def _is_hand_of(topic: str, originator: UUID, table_id: UUID, hands_started: int) -> bool:

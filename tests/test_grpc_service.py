@@ -19,7 +19,7 @@ from service.api import pokertable_pb2 as pb
 from service.api import pokertable_pb2_grpc as pb_grpc
 from service.application import PokerTables
 from service.persistence import environment
-from service.server import Stations, create_server
+from service.server import WATCH_PAGE, Stations, create_server
 from tests.test_application import postgres_store
 
 TOKENS = {"pit": "pit-boss-token-0123456789", "dealer": "dealer-token-0123456789", "tv": "observer-token-0123456789",
@@ -193,6 +193,22 @@ def test_the_watch_stream_resumes_after_a_reconnect_without_missing_or_repeating
                                        "Hand.CardDealt", "Hand.CardDealt"]
     positions = [c.position for c in first + rest]
     assert positions == sorted(set(positions))
+
+
+def test_a_table_stream_does_not_stall_behind_a_page_of_another_tables_events(port: int) -> None:
+    """A busy casino: the store holds more than a page of another table's events before this table's first one."""
+    pit, dealer, other = Client(port, TOKENS["pit"]), Client(port, TOKENS["dealer"]), Client(port, TOKENS["other"])
+    settings = pb.Settings(variant="holdem", structure="no-limit", blinds=[1, 2])
+    pit.OpenTable(pb.OpenTableRequest(command_id=pit.next_id(), table="Mesa 2", settings=settings))
+    for number in range(WATCH_PAGE + 10):
+        other.RecordDeviceReport(pb.DeviceReportRequest(
+            command_id=other.next_id(), table="Mesa 2", device="SHUFFLER-SIM", serial="S-1", kind="deck-check",
+            colour="red" if number % 2 else "blue", result="52 counted, complete"))
+    open_table(pit, dealer)
+    stream = dealer.Watch(pb.WatchRequest(table="Mesa 1"))
+    first = [next(stream) for _ in range(4)]
+    stream.cancel()
+    assert [c.event for c in first] == ["Table.Opened"] + ["Table.PlayerSeated"] * 3
 
 
 def test_health_checking_and_reflection_answer(port: int) -> None:
