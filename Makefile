@@ -31,6 +31,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/circle.py
 	$(BIN)/python benchmarks/odds.py
 	$(BIN)/python -m benchmarks.service
+	$(BIN)/python -m benchmarks.devices
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -22,6 +22,18 @@ from devices.protocol import encode as encode_message
 IDLE_RESYNC_SECONDS = 0.2
 
 
+def _read_some(port: Port) -> bytes:
+    """What has arrived, as soon as anything has.  pyserial's ``read(n)`` waits for all ``n`` bytes or its timeout,
+    which would hold every frame back 50 ms; so a pyserial port is asked for one byte, then for what is waiting.
+    The simulators' ends return whatever is there."""
+    if not hasattr(port, "in_waiting"):
+        return port.read(256)
+    data = port.read(1)
+    if data and (waiting := int(getattr(port, "in_waiting", 0))):
+        data += port.read(waiting)
+    return data
+
+
 class Port(Protocol):
     """A byte port: a pyserial ``Serial`` (any port URL), or a simulator's end of a pseudo-terminal."""
 
@@ -127,7 +139,7 @@ class Link:
                 self._reconnect()
                 continue
             try:
-                data = port.read(256)
+                data = _read_some(port)
             except Exception as error:
                 self._lose(error, port)
                 continue

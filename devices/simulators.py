@@ -42,10 +42,11 @@ class SimulatedDevice:
     seed: int = 0
     use_socket: bool = False
     received: list[Message] = field(default_factory=list)
+    baudrate: int | None = None
 
     def __post_init__(self) -> None:
         self.rng = random.Random(self.seed)
-        self.end: PtyEnd | SocketServerEnd = SocketServerEnd() if self.use_socket else PtyEnd()
+        self.end: PtyEnd | SocketServerEnd = SocketServerEnd() if self.use_socket else PtyEnd(self.baudrate)
         self.link = Link(lambda: self.end, self._on_message)
         self.lock = threading.Lock()
 
@@ -104,8 +105,9 @@ class SimulatedDevice:
 class ShoeSimulator(SimulatedDevice):
     """A card-reading shoe: it reports each card as it is drawn."""
 
-    def __init__(self, serial_number: str = "SHOE-0001", seed: int = 0, *, use_socket: bool = False) -> None:
-        super().__init__(DeviceKind.SHOE, serial_number, seed, use_socket)
+    def __init__(self, serial_number: str = "SHOE-0001", seed: int = 0, *, use_socket: bool = False,
+                 baudrate: int | None = None) -> None:
+        super().__init__(DeviceKind.SHOE, serial_number, seed, use_socket, baudrate=baudrate)
         self.read_seq = 0
         self.cards: list[Card] = []
         self.colour = Colour.RED

@@ -8,6 +8,7 @@ import os
 import select
 import socket
 import threading
+import time
 import tty
 
 import serial
@@ -21,12 +22,16 @@ def open_url(url: str, baudrate: int = 115200) -> serial.SerialBase:
 
 
 class PtyEnd:
-    """The simulator's end of a pseudo-terminal; the adapter opens the other end by its path (the real serial path)."""
+    """The simulator's end of a pseudo-terminal; the adapter opens the other end by its path (the real serial path).
 
-    def __init__(self) -> None:
+    A pseudo-terminal has no line speed; with ``baudrate`` set, writes take as long as on a real line (10 bits a
+    byte: start, 8 data, stop)."""
+
+    def __init__(self, baudrate: int | None = None) -> None:
         self.master, self.slave = os.openpty()
         tty.setraw(self.slave)
         self.path = os.ttyname(self.slave)
+        self.baudrate = baudrate
 
     def read(self, size: int = 1) -> bytes:
         ready, _, _ = select.select([self.master], [], [], READ_TIMEOUT)
@@ -35,6 +40,8 @@ class PtyEnd:
         return os.read(self.master, size)
 
     def write(self, data: bytes) -> int:
+        if self.baudrate:
+            time.sleep(len(data) * 10 / self.baudrate)
         return os.write(self.master, data)
 
     def close(self) -> None:

@@ -13,6 +13,7 @@ Errors carry the rule id (``R-…``) as the reason of a ``google.rpc.ErrorInfo``
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import json
 import tomllib
@@ -164,11 +165,22 @@ class TableServicer(pb_grpc.TableServiceServicer):
 
     def __init__(self, app: PokerTables, stations: Stations, executor: ThreadPoolExecutor) -> None:
         self.app, self.stations, self.executor = app, stations, executor
+        self._stored = asyncio.Event()
 
-    async def _run(self, context: grpc.aio.ServicerContext[Any, Any], work: Callable[[Viewer], T]) -> T:
+    async def _run(self, context: grpc.aio.ServicerContext[Any, Any], work: Callable[[Viewer], T], *,
+                   wakes_watchers: bool = True) -> T:
         viewer = self._viewer(context)
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self.executor, work, viewer)
+        try:
+            return await loop.run_in_executor(self.executor, work, viewer)
+        finally:
+            if wakes_watchers:
+                self._wake_watchers()
+
+    def _wake_watchers(self) -> None:
+        """Something may have been stored: the watch streams of this instance look now, not at their next poll."""
+        stored, self._stored = self._stored, asyncio.Event()
+        stored.set()
 
     def _viewer(self, context: grpc.aio.ServicerContext[Any, Any]) -> Viewer:
         metadata = dict(context.invocation_metadata() or ())
@@ -363,21 +375,26 @@ class TableServicer(pb_grpc.TableServiceServicer):
         try:
             table = _text(request.table, "table")
             position = max(request.after_position, 0)
-            viewer = await self._run(context, lambda viewer: (self.app.table(table), viewer)[1])
+            viewer = await self._run(context, lambda viewer: (self.app.table(table), viewer)[1],
+                                     wakes_watchers=False)
         except Exception as error:
             abort = _translate(error)
             await context.abort_with_status(_status(abort.code, abort.message, abort.rule))
             return
         while True:
+            stored = self._stored  # taken before the scan, so a command stored during it is not missed
             changes, scanned = await self._run(context, functools.partial(self._changes_after, table, viewer,
-                                                                           position))
+                                                                           position), wakes_watchers=False)
             for change in changes:
                 yield change
             # The scan moves on past other tables' events too: a busy casino's store must not stall this table's
             # stream behind a page of notifications none of which are its own.
-            position = max(position, scanned)
-            if not changes:
-                await asyncio.sleep(WATCH_POLL_SECONDS)
+            moved, position = scanned > position, max(position, scanned)
+            if not moved:
+                # Commands through this instance wake the stream at once; other instances' (several services
+                # on one PostgreSQL) are found by the poll.
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stored.wait(), WATCH_POLL_SECONDS)
 
     def _changes_after(self, table: str, viewer: Viewer, after: int, _: Viewer) -> tuple[list[pb.TableChange], int]:
         """This table's changes in the next page of notifications, and the position the page reached."""
