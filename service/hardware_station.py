@@ -3,7 +3,13 @@ checked shoe read to the service as the next deal, with its source and read sequ
 
 Reads that cannot be right never become deals (R-DECK-4): the adapter refuses them, and the service refuses what the
 adapter could not know (a card already dealt, not in the deck in play, read while no card is due).  Everything is shown
-to the croupier.  The red and blue decks alternate hand by hand: one in the shoe, the other in the shuffler (R-DECK-2).
+to the croupier and recorded at the table as a device fault.  The red and blue decks alternate hand by hand: one in
+the shoe, the other in the shuffler (R-DECK-2).
+
+A station that loses the service buffers nothing silently: the reads that arrive meanwhile are not dealt, they are held
+and shown to the croupier ("service lost"), and when the service is back they are reconciled by read sequence number.
+Each read is sent with a command id made of the shoe's serial number, the hand and the read sequence, so a read the
+service stored just before the loss (its answer lost on the way) is recognised and not dealt twice.
 """
 
 from __future__ import annotations
@@ -19,6 +25,8 @@ from devices.protocol import Colour
 from service.api import pokertable_pb2 as pb
 from service.station import Station
 
+LOST = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
+
 
 @dataclass
 class HardwareStation:
@@ -33,10 +41,15 @@ class HardwareStation:
     dealt: list[tuple[str, int]] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)
     irregularities: list[Irregularity] = field(default_factory=list)
+    held: list[tuple[str, int]] = field(default_factory=list)
+    retry_seconds: float = 0.5
 
     def __post_init__(self) -> None:
         self.hands = 0
         self.changed = threading.Condition()
+        self._sending = threading.Lock()
+        self._closed = threading.Event()
+        self._retrier: threading.Thread | None = None
         self.shoe = ShoeAdapter(self.shoe_url, self._on_shoe)
         self.shuffler = ShufflerAdapter(self.shuffler_url) if self.shuffler_url else None
 
@@ -72,23 +85,84 @@ class HardwareStation:
             case CardRead(card, _, read_seq):
                 self._deal(str(card), read_seq)
             case Irregularity():
-                self.irregularities.append(event)
                 self.show(f"shoe: {event.message} ({event.rule})")
+                self._record_fault(event)
                 if event.rule == "R-THB-11" and self.banked and event.card is not None:
                     self._call(lambda: self.station.banked(self.table, "face-up-card", card=str(event.card)))
+                self.irregularities.append(event)  # last: a waiter sees it once everything above is done
             case DeviceStatus(message):
                 self.show(message)
         with self.changed:
             self.changed.notify_all()
 
-    def _deal(self, card: str, read_seq: int) -> None:
-        def deal() -> object:
-            if self.banked:
-                return self.station.banked(self.table, "deal", card=card, source="shoe", sequence=read_seq)
-            return self.station.hand(self.table, "deal", card=card, source="shoe", sequence=read_seq)
+    def _record_fault(self, irregularity: Irregularity) -> None:
+        """The table records the shoe's irregularity too, with the shoe's identity and the deck in play."""
+        identity = self.shoe.identity
+        card = f" {irregularity.card}" if irregularity.card is not None else ""
+        read = f"read {irregularity.read_seq}{card}: " if irregularity.read_seq is not None else ""
+        self._call(lambda: self.station.call("RecordDeviceReport", pb.DeviceReportRequest(
+            command_id=self.station.command_id(), table=self.table, device=identity.model if identity else "shoe",
+            serial=identity.serial if identity else "unknown", kind="fault", colour=self.shoe.colour.name.lower(),
+            result=f"{read}{irregularity.message} ({irregularity.rule})"[:200])))
 
-        if self._call(deal):
-            self.dealt.append((card, read_seq))
+    def _deal(self, card: str, read_seq: int) -> None:
+        with self._sending:
+            if self.held:  # the service is away: this read waits behind the others, in order, on the screen
+                self.held.append((card, read_seq))
+                self.show(f"service lost: read {read_seq} ({card}) held, not dealt; "
+                          f"{len(self.held)} read(s) waiting for the service")
+                return
+            self._send_read(card, read_seq)
+
+    def _send_read(self, card: str, read_seq: int) -> bool:
+        """Send one read; False (and the read held) when the service cannot be reached."""
+        identity = self.shoe.identity
+        command_id = f"{identity.serial if identity else 'shoe'}-{self.station.prefix}-h{self.hands}-r{read_seq}"
+        method, request_type = ("BankedCommand", pb.BankedCommandRequest) if self.banked else \
+            ("HandCommand", pb.HandCommandRequest)
+        request = request_type(command_id=command_id, table=self.table, action="deal", card=card, source="shoe",
+                               sequence=read_seq)
+        try:
+            self.station.call(method, request)
+        except grpc.RpcError as error:
+            if error.code() in LOST:
+                self.held.insert(0, (card, read_seq))  # first in line: it is the oldest read not yet stored
+                self.show(f"service lost ({error.code().name}): read {read_seq} ({card}) held, not dealt; "
+                          "reads are held until the service is back")
+                self._start_retrier()
+                return False
+            message = f"refused: {error.code().name}: {error.details()}"
+            self.refused.append(message)
+            self.show(message)
+            return True
+        self.dealt.append((card, read_seq))
+        return True
+
+    def reconcile(self) -> bool:
+        """Send the held reads in sequence order; True when none is left."""
+        with self._sending:
+            reconciled = len(self.held)
+            while self.held:
+                card, read_seq = self.held.pop(0)
+                if not self._send_read(card, read_seq):
+                    return False
+            if reconciled:
+                self.show(f"service back: {reconciled} held read(s) reconciled by sequence number")
+        with self.changed:
+            self.changed.notify_all()
+        return True
+
+    def _start_retrier(self) -> None:
+        if self._retrier is not None and self._retrier.is_alive():
+            return
+
+        def retry() -> None:
+            while not self._closed.wait(self.retry_seconds):
+                if self.reconcile():
+                    return
+
+        self._retrier = threading.Thread(target=retry, daemon=True, name="station-reconcile")
+        self._retrier.start()
 
     def _call(self, command: Callable[[], object]) -> bool:
         try:
@@ -107,6 +181,7 @@ class HardwareStation:
 
     def close(self) -> None:
         """Release the devices."""
+        self._closed.set()
         self.shoe.close()
         if self.shuffler is not None:
             self.shuffler.close()

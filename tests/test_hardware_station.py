@@ -8,6 +8,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+import grpc
 import pytest
 
 from devices.protocol import Colour
@@ -151,3 +152,84 @@ def test_the_service_refuses_a_read_while_no_card_is_due(service: tuple[PokerTab
     finally:
         hardware.close()
         shoe.close()
+
+
+def _open_holdem(address: str, command: str) -> Station:
+    pit, dealer = Station(address, "hw-pit-boss-token-0000001"), Station(address, "hw-dealer-token-000000003")
+    settings = pb.Settings(variant="holdem", structure="no-limit", blinds=[1, 2], no_burns=True)
+    pit.call("OpenTable", pb.OpenTableRequest(command_id=command, table="Mesa HW", settings=settings))
+    for seat in (1, 2, 3):
+        dealer.call("SeatPlayer", pb.SeatPlayerRequest(command_id=f"{command}-sit-{seat}", table="Mesa HW",
+                                                       seat=seat, chips=100))
+    return dealer
+
+
+def _shoe_deals(app: PokerTables) -> list[tuple[str, int | None]]:
+    (hand_id,) = app.hands_of("Mesa HW")
+    return [(str(e.card), e.sequence) for e in app.events.get(hand_id) if isinstance(e, Hand.CardDealt)]
+
+
+def test_a_shoe_irregularity_is_shown_and_recorded_at_the_table(service: tuple[PokerTables, str]) -> None:
+    app, address = service
+    dealer = _open_holdem(address, "open-hw3")
+    shoe = ShoeSimulator(seed=8)
+    shown: list[str] = []
+    hardware = HardwareStation(dealer, "Mesa HW", shoe.url, show=shown.append)
+    try:
+        shoe.hello()
+        hardware.start_hand()  # the red deck is in play
+        shoe.load(Colour.RED)
+        draw_and_wait(shoe, hardware)
+        shoe.load(Colour.BLUE)  # a card of the other deck turns up in the shoe
+        draw_and_wait(shoe, hardware)
+        assert len(hardware.dealt) == 1 and [i.rule for i in hardware.irregularities] == ["R-DECK-4"]
+        assert any("R-DECK-4" in line for line in shown)
+        reports = [vars(e) for e in app.events.get(app.table("Mesa HW").id) if type(e).__name__ == "DeviceReported"]
+        assert [(r["kind"], r["colour"], r["serial"]) for r in reports] == [("fault", "red", "SHOE-0001")]
+        assert "R-DECK-4" in reports[0]["result"] and "read 2" in reports[0]["result"]
+        assert len(_shoe_deals(app)) == 1  # the foreign card was never dealt
+    finally:
+        hardware.close()
+        shoe.close()
+
+
+def test_reads_during_a_service_loss_are_held_shown_and_reconciled_by_sequence(tmp_path: Path) -> None:
+    """The service goes away mid-deal: nothing is dealt or lost meanwhile; back, the held reads are sent in order,
+    and a read the service had already stored (its answer lost) is recognised, not dealt twice."""
+    app = PokerTables(env=environment(f"sqlite:///{tmp_path / 'loss.db'}"))
+    loop = asyncio.new_event_loop()
+    threading.Thread(target=loop.run_forever, daemon=True).start()
+
+    def start(address: str) -> tuple[grpc.aio.Server, int]:
+        return asyncio.run_coroutine_threadsafe(create_server(app, STATIONS, address), loop).result(timeout=10)
+
+    server, port = start("127.0.0.1:0")
+    dealer = _open_holdem(f"127.0.0.1:{port}", "open-hw4")
+    shoe = ShoeSimulator(seed=9)
+    shown: list[str] = []
+    hardware = HardwareStation(dealer, "Mesa HW", shoe.url, show=shown.append, retry_seconds=0.1)
+    try:
+        shoe.hello()
+        hardware.start_hand()
+        shoe.load(Colour.RED)
+        for _ in range(2):
+            draw_and_wait(shoe, hardware)
+        asyncio.run_coroutine_threadsafe(server.stop(0), loop).result(timeout=10)
+        drawn = [str(shoe.draw()) for _ in range(3)]
+        assert hardware.wait(lambda: len(hardware.held) == 3)
+        assert [card for card, _ in hardware.held] == drawn and [seq for _, seq in hardware.held] == [3, 4, 5]
+        assert len(_shoe_deals(app)) == 2 and any("service lost" in line for line in shown)
+        server, _ = start(f"127.0.0.1:{port}")
+        assert hardware.wait(lambda: not hardware.held, timeout=10)
+        assert any("reconciled" in line for line in shown)
+        deals = _shoe_deals(app)
+        assert [seq for _, seq in deals] == [1, 2, 3, 4, 5] and [card for card, _ in deals[2:]] == drawn
+        hardware.held.append(hardware.dealt[-1])  # read 5 again, as if its answer had been lost
+        assert hardware.reconcile() and _shoe_deals(app) == deals and hardware.refused == []
+        draw_and_wait(shoe, hardware)
+        assert [seq for _, seq in _shoe_deals(app)] == [1, 2, 3, 4, 5, 6]
+    finally:
+        hardware.close()
+        shoe.close()
+        asyncio.run_coroutine_threadsafe(server.stop(0), loop).result(timeout=10)
+        loop.call_soon_threadsafe(loop.stop)
