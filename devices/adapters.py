@@ -51,9 +51,11 @@ class Irregularity:
 
 @dataclass(frozen=True)
 class DeviceStatus:
-    """Connection and identity news for the station's device panel."""
+    """Connection and identity news for the station's device panel; ``fault`` when the table records it as one
+    (a lost connection, a corrupt or repeated frame)."""
 
     message: str
+    fault: bool = False
 
 
 ShoeEvent = CardRead | Irregularity | DeviceStatus
@@ -68,8 +70,9 @@ class ShoeAdapter:
         self.last_seq: int | None = None
         self.identity: Hello | None = None
         self.link = Link(lambda: open_url(url, baudrate), self._on_message,
-                         on_lost=lambda error: on_event(DeviceStatus(f"shoe connection lost: {error}")),
-                         on_back=lambda: on_event(DeviceStatus("shoe connection back")))
+                         on_lost=lambda error: on_event(DeviceStatus(f"shoe connection lost: {error}", fault=True)),
+                         on_back=lambda: on_event(DeviceStatus("shoe connection back")),
+                         on_fault=lambda message: on_event(DeviceStatus(f"shoe link: {message}", fault=True)))
 
     def expect_colour(self, colour: Colour) -> None:
         """The deck in play changed (the red and blue decks alternate, R-DECK-2)."""
@@ -120,12 +123,15 @@ class ShufflerError(Exception):
 class ShufflerAdapter:
     """The automatic shuffler, by port URL: shuffles, deck checks and deliveries as calls that return results."""
 
-    def __init__(self, url: str, *, baudrate: int = 115200, timeout: float = 5.0) -> None:
+    def __init__(self, url: str, *, baudrate: int = 115200, timeout: float = 5.0,
+                 on_fault: Callable[[str], None] = lambda message: None) -> None:
         self.timeout = timeout
         self.identity: Hello | None = None
         self.replies: queue.Queue[Message] = queue.Queue()
         self.lock = threading.Lock()
-        self.link = Link(lambda: open_url(url, baudrate), self._on_message)
+        self.link = Link(lambda: open_url(url, baudrate), self._on_message,
+                         on_lost=lambda error: on_fault(f"shuffler connection lost: {error}"),
+                         on_fault=lambda message: on_fault(f"shuffler link: {message}"))
 
     def _on_message(self, message: Message) -> None:
         if isinstance(message, Hello):

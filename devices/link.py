@@ -69,6 +69,7 @@ class Link:
     on_message: Callable[[Message], None]
     on_lost: Callable[[Exception], None] = lambda error: None
     on_back: Callable[[], None] = lambda: None
+    on_fault: Callable[[str], None] = lambda message: None
     ack_timeout: float = 0.25
     retries: int = 5
     stats: LinkStats = field(default_factory=LinkStats)
@@ -145,12 +146,19 @@ class Link:
                 continue
             if not data:
                 if self._parser.buffer and time.monotonic() - quiet_since > IDLE_RESYNC_SECONDS:
+                    before = self._parser.bad_frames
                     self._handle(self._parser.resync())
+                    self._count_bad_frames(before)
                 continue
             quiet_since = time.monotonic()
             before = self._parser.bad_frames
             self._handle(self._parser.feed(data))
-            self.stats.bad_frames += self._parser.bad_frames - before
+            self._count_bad_frames(before)
+
+    def _count_bad_frames(self, before: int) -> None:
+        if bad := self._parser.bad_frames - before:
+            self.stats.bad_frames += bad
+            self.on_fault(f"{bad} corrupt frame(s) discarded (CRC, length or end byte); the device resends")
 
     def _handle(self, frames: list[Frame]) -> None:
         for frame in frames:
@@ -165,12 +173,14 @@ class Link:
             self._write(encode(encode_message(Ack(frame.seq), 0)))
             if frame.seq == self._last_delivered:
                 self.stats.duplicates += 1
+                self.on_fault(f"frame {frame.seq} received twice, taken once")
                 continue
             self._last_delivered = frame.seq
             try:
                 message = decode(frame)
             except ProtocolError:
                 self.stats.bad_messages += 1
+                self.on_fault(f"frame {frame.seq} carries no valid message (type 0x{frame.type:02x}); discarded")
                 continue
             self.on_message(message)
 

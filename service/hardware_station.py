@@ -20,7 +20,15 @@ from dataclasses import dataclass, field
 
 import grpc
 
-from devices.adapters import CardRead, DeviceStatus, Irregularity, ShoeAdapter, ShoeEvent, ShufflerAdapter
+from devices.adapters import (
+    CardRead,
+    DeviceStatus,
+    Irregularity,
+    ShoeAdapter,
+    ShoeEvent,
+    ShufflerAdapter,
+    ShufflerError,
+)
 from devices.protocol import Colour
 from service.api import pokertable_pb2 as pb
 from service.station import Station
@@ -50,8 +58,10 @@ class HardwareStation:
         self._sending = threading.Lock()
         self._closed = threading.Event()
         self._retrier: threading.Thread | None = None
+        self.shuffler: ShufflerAdapter | None = None
         self.shoe = ShoeAdapter(self.shoe_url, self._on_shoe)
-        self.shuffler = ShufflerAdapter(self.shuffler_url) if self.shuffler_url else None
+        self.shuffler = ShufflerAdapter(self.shuffler_url, on_fault=self._shuffler_fault) if self.shuffler_url \
+            else None
 
     def colour_of_hand(self, number: int) -> Colour:
         """Odd hands are dealt from the red deck, even hands from the blue one (R-DECK-2)."""
@@ -66,13 +76,31 @@ class HardwareStation:
                                       deck_colour=colour.name.lower())
         self.station.call("StartBankedHand" if self.banked else "StartHand", request)
         if self.shuffler is not None:
-            other = self.colour_of_hand(self.hands + 1)
-            self.shuffler.shuffle(other)
-            self._report("shuffle", other, "deck ready")
-            check = self.shuffler.deck_check(other)
-            complete = not (check.missing or check.duplicates or check.foreign)
-            self._report("deck-check", other, f"{check.counted} counted, {'complete' if complete else 'INCOMPLETE'}")
+            self._prepare_other_deck(self.shuffler, self.colour_of_hand(self.hands + 1))
         return colour
+
+    def _prepare_other_deck(self, shuffler: ShufflerAdapter, other: Colour) -> None:
+        """Shuffle and check the deck for the next hand; a fault or an incomplete deck is shown and recorded, and
+        that deck is not used until a deck check passes (R-DECK-3)."""
+        try:
+            shuffler.shuffle(other)
+            self._report("shuffle", other, "deck ready")
+            check = shuffler.deck_check(other)
+        except ShufflerError as error:
+            self.show(f"shuffler: {error}; the {other.name.lower()} deck is not ready (R-DECK-3)")
+            self._report("fault", other, f"{error}; deck not ready")
+            return
+        complete = not (check.missing or check.duplicates or check.foreign)
+        self._report("deck-check", other, f"{check.counted} counted, {'complete' if complete else 'INCOMPLETE'}"
+                     + ("" if complete else f": missing {len(check.missing)}, duplicated {len(check.duplicates)}, "
+                        f"foreign {len(check.foreign)}"))
+        if not complete:
+            self.show(f"shuffler: the {other.name.lower()} deck is incomplete ({check.counted} counted); "
+                      "check it before it is used (R-DECK-3)")
+
+    def _shuffler_fault(self, message: str) -> None:
+        self.show(message)
+        self._report("fault", self.colour_of_hand(self.hands + 1), message[:200])
 
     def _report(self, kind: str, colour: Colour, result: str) -> None:
         identity = self.shuffler.identity if self.shuffler else None
@@ -90,20 +118,25 @@ class HardwareStation:
                 if event.rule == "R-THB-11" and self.banked and event.card is not None:
                     self._call(lambda: self.station.banked(self.table, "face-up-card", card=str(event.card)))
                 self.irregularities.append(event)  # last: a waiter sees it once everything above is done
-            case DeviceStatus(message):
+            case DeviceStatus(message, fault):
                 self.show(message)
+                if fault:
+                    self._record_shoe_fault(message)
         with self.changed:
             self.changed.notify_all()
 
     def _record_fault(self, irregularity: Irregularity) -> None:
         """The table records the shoe's irregularity too, with the shoe's identity and the deck in play."""
-        identity = self.shoe.identity
         card = f" {irregularity.card}" if irregularity.card is not None else ""
         read = f"read {irregularity.read_seq}{card}: " if irregularity.read_seq is not None else ""
+        self._record_shoe_fault(f"{read}{irregularity.message} ({irregularity.rule})")
+
+    def _record_shoe_fault(self, result: str) -> None:
+        identity = self.shoe.identity
         self._call(lambda: self.station.call("RecordDeviceReport", pb.DeviceReportRequest(
             command_id=self.station.command_id(), table=self.table, device=identity.model if identity else "shoe",
             serial=identity.serial if identity else "unknown", kind="fault", colour=self.shoe.colour.name.lower(),
-            result=f"{read}{irregularity.message} ({irregularity.rule})"[:200])))
+            result=result[:200])))
 
     def _deal(self, card: str, read_seq: int) -> None:
         with self._sending:

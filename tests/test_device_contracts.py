@@ -88,6 +88,8 @@ def test_noise_truncated_and_duplicated_frames_never_lose_duplicate_or_invent_a_
     assert events.cards() == sent
     assert adapter.link.stats.bad_frames > 0 and adapter.link.stats.duplicates > 0
     assert not events.irregularities()
+    faults = [e.message for e in events.items if isinstance(e, DeviceStatus) and e.fault]  # for the station and table
+    assert any("corrupt frame" in m for m in faults) and any("received twice, taken once" in m for m in faults)
 
 
 def test_a_face_up_card_another_decks_card_and_an_unreadable_card_are_irregularities_not_reads(
@@ -136,7 +138,7 @@ def test_a_pulled_cable_is_reported_once_and_nothing_is_lost_or_read_twice() -> 
         after = [simulator.draw() for _ in range(2)]
         events.wait_for(lambda items: len(events.cards()) == 6)
         lost = [e for e in events.items if isinstance(e, DeviceStatus) and "lost" in e.message]
-        assert len(lost) == 1
+        assert len(lost) == 1 and lost[0].fault
         assert events.cards() == [*before, cut, *after]
         gap = events.irregularities()
         assert [i.message for i in gap] == []

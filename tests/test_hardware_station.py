@@ -233,3 +233,48 @@ def test_reads_during_a_service_loss_are_held_shown_and_reconciled_by_sequence(t
         shoe.close()
         asyncio.run_coroutine_threadsafe(server.stop(0), loop).result(timeout=10)
         loop.call_soon_threadsafe(loop.stop)
+
+
+def test_shuffler_jam_miscount_and_corrupt_shoe_frames_are_shown_and_recorded(
+    service: tuple[PokerTables, str]
+) -> None:
+    app, address = service
+    dealer = _open_holdem(address, "open-hw5")
+    shoe, shuffler = ShoeSimulator(seed=13), ShufflerSimulator(seed=14)
+    shown: list[str] = []
+    hardware = HardwareStation(dealer, "Mesa HW", shoe.url, shuffler.url, show=shown.append)
+    try:
+        shoe.hello()
+        shuffler.hello()
+        shuffler.jam_next = True
+        hardware.start_hand()  # red in the shoe; the blue deck jams in the shuffler
+        shoe.load(Colour.RED)
+        card = shoe.cards.pop(0)
+        shoe.send_with_bad_crc(shoe.card_message(card))  # resent by the link: dealt once
+        def faults() -> list[tuple[str, str, str]]:
+            reports = [vars(e) for e in app.events.get(app.table("Mesa HW").id) if type(e).__name__ == "DeviceReported"]
+            return [(r["serial"], r["colour"], r["result"]) for r in reports if r["kind"] == "fault"]
+
+        # the corrupt frame is reported when the parser gives up on it, which may be after the resent frame is read
+        assert hardware.wait(lambda: len(hardware.dealt) == 1 and any("corrupt frame" in f[2] for f in faults()))
+        assert hardware.dealt == [(str(card), 1)]
+        assert any(serial == "SHUF-0001" and colour == "blue" and "jam" in result
+                   for serial, colour, result in faults())
+        assert any(serial == "SHOE-0001" and "corrupt frame" in result for serial, colour, result in faults())
+        assert any("jam" in line and "not ready" in line for line in shown)
+        assert any("corrupt frame" in line for line in shown)
+        assert _shoe_deals(app) == [(str(card), 1)]
+        for _ in range(5):
+            draw_and_wait(shoe, hardware)
+        while (legal := dealer.legal("Mesa HW")).anyone_to_act:
+            dealer.hand("Mesa HW", "fold" if legal.call else "check", seat=legal.seat)
+        shuffler.miscount_next = [51]
+        hardware.start_hand()  # the red deck comes back from the shuffler a card short
+        reports = [vars(e) for e in app.events.get(app.table("Mesa HW").id) if type(e).__name__ == "DeviceReported"]
+        check = reports[-1]
+        assert (check["kind"], check["colour"]) == ("deck-check", "red") and "INCOMPLETE" in check["result"]
+        assert any("red deck is incomplete" in line for line in shown)
+    finally:
+        hardware.close()
+        shoe.close()
+        shuffler.close()
