@@ -8,7 +8,7 @@ from uuid import UUID, uuid5
 from eventsourcing.domain import Aggregate
 
 from domain.cards import Card
-from domain.decks import DeckIdentity
+from domain.decks import DeckIdentity, shoe_read_problem
 from domain.errors import RuleError
 
 
@@ -17,6 +17,7 @@ class BankedHand(Aggregate):
 
     ID_PREFIX: ClassVar[str] = "banked-hand"
     ERROR: ClassVar[type[RuleError]] = RuleError
+    last_shoe_read: int | None  # the last shoe read dealt in this hand (R-DECK-4)
     RULE: ClassVar[str] = "R-AUD-1"
     """The rule that names the game's deck and table (e.g. R-THB-1)."""
 
@@ -45,5 +46,5 @@ class BankedHand(Aggregate):
         """A card never seen before in this hand (R-DECK-4), a shoe read with its sequence number (R-AUD-1)."""
         if card in seen:
             raise self.ERROR(f"{card} was already seen in this hand", rule="R-DECK-4")
-        if source == "shoe" and sequence is None:
-            raise self.ERROR("a shoe read carries its sequence number", rule="R-AUD-1")
+        if problem := shoe_read_problem(source, sequence, self.last_shoe_read):
+            raise self.ERROR(problem[0], rule=problem[1])

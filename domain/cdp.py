@@ -125,6 +125,7 @@ class CdpHand(BankedHand):
         self.bank: list[Card] = []
         self.discards: list[Card] = []
         self.seen: set[Card] = set()
+        self.last_shoe_read: int | None = None
         self.due: deque[int] = deque()  # box numbers; 0 is the bank
         self.decided: set[int] = set()
         self.folded: set[int] = set()
@@ -325,6 +326,8 @@ class CdpHand(BankedHand):
             card = Card.parse(self.card)
             hand.due.popleft()
             hand.seen.add(card)
+            if self.source == "shoe":
+                hand.last_shoe_read = self.sequence
             (hand.bank if self.box == 0 else hand.cards[self.box]).append(card)
             hand._advance()
 

@@ -136,3 +136,18 @@ class ArrangedDeck:
     def of(cls, identity: DeckIdentity, order: Sequence[Card]) -> ArrangedDeck:
         """An arranged deck from any sequence of cards."""
         return cls(identity, tuple(order))
+
+
+def shoe_read_problem(source: str, sequence: int | None, last: int | None) -> tuple[str, str] | None:
+    """What is wrong with a card's provenance, as (message, rule), or None.
+
+    A shoe read carries its read sequence number (R-AUD-1), and within a hand the shoe's reads only go forward: a
+    number at or below the last one dealt is a repeated or stale read, never a card (R-DECK-4).  A gap is allowed
+    here: the station lets the croupier key in a card the shoe could not read, and reports a true gap itself."""
+    if source != "shoe":
+        return None
+    if sequence is None:
+        return "a shoe read carries its sequence number", "R-AUD-1"
+    if last is not None and sequence <= last:
+        return f"shoe read {sequence} comes after read {last} was dealt: a repeated or stale read", "R-DECK-4"
+    return None

@@ -28,7 +28,7 @@ from uuid import NAMESPACE_URL, UUID, uuid5
 from eventsourcing.domain import Aggregate, event
 
 from domain.cards import Card, Rank
-from domain.decks import DeckIdentity
+from domain.decks import DeckIdentity, shoe_read_problem
 from domain.hand_state import Award, HandRuleError, HandState, LegalActions, Phase, SlotKind
 from domain.pots import Pot
 from domain.table_settings import TableSettings
@@ -73,6 +73,7 @@ class Hand(Aggregate):
         self.state = HandState(TableSettings.from_dict(settings), list(stacks), deck_size=deck["size"],
                                openers=Rank(openers), dead_money=carried_pot, seats=list(seats))
         self._position = {seat: i for i, seat in enumerate(self.seats)}
+        self.last_shoe_read: int | None = None
 
     @classmethod
     def start(
@@ -200,8 +201,8 @@ class Hand(Aggregate):
         """The next due card: burn, a player's card or a board card (R-CIRC-2, R-FLOP-3, R-DECK-4)."""
         if source not in SOURCES:
             raise HandRuleError(f"unknown card source {source!r}", rule="R-AUD-1")
-        if source == "shoe" and sequence is None:
-            raise HandRuleError("a shoe read carries its sequence number", rule="R-AUD-1")
+        if problem := shoe_read_problem(source, sequence, self.last_shoe_read):
+            raise HandRuleError(problem[0], rule=problem[1])
         self.state.verify_deal(card)
 
     def can_deal(self, card: Card, source: str = "croupier", sequence: int | None = None) -> bool:
@@ -492,7 +493,10 @@ class Hand(Aggregate):
         sequence: int | None
 
         def apply(self, aggregate: Aggregate) -> None:
-            _hand(aggregate).state.apply_card(Card.parse(self.card))
+            hand = _hand(aggregate)
+            hand.state.apply_card(Card.parse(self.card))
+            if self.source == "shoe":
+                hand.last_shoe_read = self.sequence
 
     class Folded(Aggregate.Event):
         """The seat folded (R-CIRC-3)."""

@@ -146,6 +146,7 @@ class ThbHand(BankedHand):
         self.burned: list[Card] = []
         self.discarded: list[Card] = []
         self.seen: set[Card] = set()
+        self.last_shoe_read: int | None = None
         self.due: deque[Due] = deque()
         self.folded: set[int] = set()
         self.decided: set[int] = set()
@@ -516,6 +517,8 @@ class ThbHand(BankedHand):
             card = Card.parse(self.card)
             hand.due.popleft()
             hand.seen.add(card)
+            if self.source == "shoe":
+                hand.last_shoe_read = self.sequence
             if self.kind == "box":
                 hand.cards[self.box].append(card)
             elif self.kind.startswith("dealer"):
