@@ -59,6 +59,8 @@ class HardwareStation:
         self._closed = threading.Event()
         self._retrier: threading.Thread | None = None
         self.shuffler: ShufflerAdapter | None = None
+        self.shoe_news = "waiting for the shoe's identity"
+        self.shuffler_news = "no shuffler attached" if self.shuffler_url is None else "waiting for the shuffler"
         self.shoe = ShoeAdapter(self.shoe_url, self._on_shoe)
         self.shuffler = ShufflerAdapter(self.shuffler_url, on_fault=self._shuffler_fault) if self.shuffler_url \
             else None
@@ -87,6 +89,7 @@ class HardwareStation:
             self._report("shuffle", other, "deck ready")
             check = shuffler.deck_check(other)
         except ShufflerError as error:
+            self.shuffler_news = f"FAULT: {error}; the {other.name.lower()} deck is not ready"
             self.show(f"shuffler: {error}; the {other.name.lower()} deck is not ready (R-DECK-3)")
             self._report("fault", other, f"{error}; deck not ready")
             return
@@ -94,13 +97,42 @@ class HardwareStation:
         self._report("deck-check", other, f"{check.counted} counted, {'complete' if complete else 'INCOMPLETE'}"
                      + ("" if complete else f": missing {len(check.missing)}, duplicated {len(check.duplicates)}, "
                         f"foreign {len(check.foreign)}"))
+        self.shuffler_news = f"the {other.name.lower()} deck shuffled and checked: {check.counted} counted" + (
+            "" if complete else ", INCOMPLETE")
         if not complete:
             self.show(f"shuffler: the {other.name.lower()} deck is incomplete ({check.counted} counted); "
                       "check it before it is used (R-DECK-3)")
 
     def _shuffler_fault(self, message: str) -> None:
+        self.shuffler_news = message
         self.show(message)
         self._report("fault", self.colour_of_hand(self.hands + 1), message[:200])
+
+    def panel(self) -> str:
+        """The devices as the croupier sees them: identity, last news, the deck in play, link counters, the reads
+        held while the service is away, the irregularities and refusals of this session."""
+        lines = []
+        for name, adapter, news in (("shoe", self.shoe, self.shoe_news),
+                                    ("shuffler", self.shuffler, self.shuffler_news)):
+            if adapter is None:
+                lines.append(f"{name:<8} {news}")
+                continue
+            who = adapter.identity
+            ident = f"{who.model} {who.serial} firmware {who.firmware}" if who else "not identified"
+            stats = adapter.link.stats
+            lines.append(f"{name:<8} {ident}; {news}; frames in {stats.frames_in}, corrupt {stats.bad_frames}, "
+                         f"repeated {stats.duplicates}, resent {stats.retransmissions}, reconnects {stats.reconnects}")
+        lines.append(f"deck     hand {self.hands}: the {self.shoe.colour.name.lower()} deck is in the shoe"
+                     + (f", the {self.colour_of_hand(self.hands + 1).name.lower()} deck in the shuffler"
+                        if self.shuffler else ""))
+        lines.append(f"reads    {len(self.dealt)} dealt, {len(self.irregularities)} irregular, "
+                     f"{len(self.refused)} refused by the service"
+                     + (f"; SERVICE LOST: {len(self.held)} held, not dealt: "
+                        + " ".join(f"{card}#{seq}" for card, seq in self.held) if self.held else ""))
+        if self.irregularities:
+            last = self.irregularities[-1]
+            lines.append(f"last     {last.message} ({last.rule})")
+        return "\n".join(lines)
 
     def _report(self, kind: str, colour: Colour, result: str) -> None:
         identity = self.shuffler.identity if self.shuffler else None
@@ -119,6 +151,7 @@ class HardwareStation:
                     self._call(lambda: self.station.banked(self.table, "face-up-card", card=str(event.card)))
                 self.irregularities.append(event)  # last: a waiter sees it once everything above is done
             case DeviceStatus(message, fault):
+                self.shoe_news = message
                 self.show(message)
                 if fault:
                     self._record_shoe_fault(message)

@@ -7,7 +7,8 @@ standard input, or the croupier at a prompt) and prints the table after each::
     start [red|blue]                start a hand                deal CARD [SEQUENCE]  the next card (from the shoe)
     fold|check|call|all-in|bring-in|show|muck SEAT            bet SEAT TOTAL        bet or raise to TOTAL
     discard SEAT [CARDS…]           draw (five-card draw)       table | legal         show the table / the legal actions
-    void RULE REASON…               (pit boss)                  quit
+    void RULE REASON…               (pit boss)                  devices               the shuffler and the shoe
+    quit
 """
 
 from __future__ import annotations
@@ -166,6 +167,8 @@ def execute(station: Station, table: str, line: str, hardware: HardwareStation |
         return None
     if verb == "legal":
         return render_legal(station.legal(table))
+    if verb == "devices":
+        return hardware.panel() if hardware is not None else "no devices attached (pokertable station --shoe URL)"
     if verb == "start" and hardware is not None:
         hardware.start_hand()
         return render(station.table(table))

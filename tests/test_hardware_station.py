@@ -20,7 +20,7 @@ from service.application import PokerTables
 from service.hardware_station import HardwareStation
 from service.persistence import environment
 from service.server import Stations, create_server
-from service.station import Station
+from service.station import Station, execute
 
 STATIONS = Stations.from_mapping({
     "pit": {"token": "hw-pit-boss-token-0000001", "role": "pit-boss"},
@@ -219,6 +219,8 @@ def test_reads_during_a_service_loss_are_held_shown_and_reconciled_by_sequence(t
         assert hardware.wait(lambda: len(hardware.held) == 3)
         assert [card for card, _ in hardware.held] == drawn and [seq for _, seq in hardware.held] == [3, 4, 5]
         assert len(_shoe_deals(app)) == 2 and any("service lost" in line for line in shown)
+        panel = execute(dealer, "Mesa HW", "devices", hardware) or ""
+        assert f"SERVICE LOST: 3 held, not dealt: {drawn[0]}#3" in panel
         server, _ = start(f"127.0.0.1:{port}")
         assert hardware.wait(lambda: not hardware.held, timeout=10)
         assert any("reconciled" in line for line in shown)
@@ -274,6 +276,10 @@ def test_shuffler_jam_miscount_and_corrupt_shoe_frames_are_shown_and_recorded(
         check = reports[-1]
         assert (check["kind"], check["colour"]) == ("deck-check", "red") and "INCOMPLETE" in check["result"]
         assert any("red deck is incomplete" in line for line in shown)
+        panel = execute(dealer, "Mesa HW", "devices", hardware) or ""
+        assert "shoe     PT-SIM-SHOE SHOE-0001" in panel and "corrupt 1" in panel
+        assert "the red deck shuffled and checked: 51 counted, INCOMPLETE" in panel
+        assert "hand 2: the blue deck is in the shoe, the red deck in the shuffler" in panel
     finally:
         hardware.close()
         shoe.close()
