@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
 
-from devices.protocol import Colour
+from devices.protocol import Colour, ShoeFaultCode
 from devices.simulators import ShoeSimulator, ShufflerSimulator
+from domain.cards import Card
 from domain.hand import Hand
 from domain.thb import ThbHand
 from service.api import pokertable_pb2 as pb
@@ -284,3 +286,79 @@ def test_shuffler_jam_miscount_and_corrupt_shoe_frames_are_shown_and_recorded(
         hardware.close()
         shoe.close()
         shuffler.close()
+
+
+def _link_fault(method: str) -> Callable[[ShoeSimulator], list[Card]]:
+    def inject(shoe: ShoeSimulator) -> list[Card]:
+        card = shoe.cards.pop(0)
+        getattr(shoe, method)(shoe.card_message(card))
+        return [card]  # the link recovers the read: dealt once
+    return inject
+
+
+def _irregular_draw(**how: Any) -> Callable[[ShoeSimulator], list[Card]]:
+    def inject(shoe: ShoeSimulator) -> list[Card]:
+        shoe.draw(**how)
+        return []  # never dealt
+    return inject
+
+
+def _gap(shoe: ShoeSimulator) -> list[Card]:
+    shoe.skip_sequence()
+    shoe.draw()
+    return []  # the read after the gap is not dealt blindly
+
+
+def _shoe_fault(code: ShoeFaultCode) -> Callable[[ShoeSimulator], list[Card]]:
+    def inject(shoe: ShoeSimulator) -> list[Card]:
+        shoe.fault(code)
+        return []
+    return inject
+
+
+SHOE_FAULTS: dict[str, tuple[Callable[[ShoeSimulator], list[Card]], str]] = {
+    "corrupted CRC": (_link_fault("send_with_bad_crc"), "corrupt frame"),
+    "truncated frame": (_link_fault("send_truncated"), "corrupt frame"),
+    "duplicated frame": (_link_fault("send_twice"), "received twice, taken once"),
+    "cut mid-frame, reconnect": (_link_fault("cut_mid_frame"), "shoe connection lost"),
+    "the other colour's card": (_irregular_draw(colour=Colour.BLUE), "(R-DECK-4)"),
+    "a face-up card": (_irregular_draw(face_up=True), "face up in the deck (R-THB-11)"),
+    "an unreadable card": (_irregular_draw(unreadable=True), "unreadable card"),
+    "a sequence gap": (_gap, "are missing (R-DECK-4)"),
+    "double feed": (_shoe_fault(ShoeFaultCode.DOUBLE_FEED), "double feed"),
+    "shoe empty": (_shoe_fault(ShoeFaultCode.SHOE_EMPTY), "shoe empty"),
+}
+
+
+@pytest.mark.parametrize("fault", list(SHOE_FAULTS))
+def test_every_shoe_fault_reaches_the_station_and_the_table_and_no_card_is_lost_or_invented(
+    service: tuple[PokerTables, str], fault: str
+) -> None:
+    app, address = service
+    dealer = _open_holdem(address, "open-hw6")
+    shoe = ShoeSimulator(seed=17, use_socket=fault.startswith("cut"))
+    shown: list[str] = []
+    hardware = HardwareStation(dealer, "Mesa HW", shoe.url, show=shown.append)
+    inject, evidence = SHOE_FAULTS[fault]
+    try:
+        shoe.hello()
+        assert hardware.wait(lambda: hardware.shoe.identity is not None)
+        hardware.start_hand()
+        shoe.load(Colour.RED)
+        expected = [shoe.draw()]
+        assert hardware.wait(lambda: len(hardware.dealt) == 1)
+        expected += inject(shoe)
+        expected.append(shoe.draw())  # and the shoe goes on
+
+        def recorded() -> list[str]:
+            return [vars(e)["result"] for e in app.events.get(app.table("Mesa HW").id)
+                    if type(e).__name__ == "DeviceReported" and vars(e)["kind"] == "fault"]
+
+        assert hardware.wait(lambda: len(hardware.dealt) == len(expected) and any(evidence in r for r in recorded()),
+                             timeout=10), (hardware.dealt, recorded(), shown)
+        assert any(evidence in line for line in shown)  # the croupier saw it
+        assert [card for card, _ in _shoe_deals(app)] == [str(card) for card in expected]  # none lost or invented
+        assert hardware.refused == []
+    finally:
+        hardware.close()
+        shoe.close()
