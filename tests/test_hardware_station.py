@@ -362,3 +362,29 @@ def test_every_shoe_fault_reaches_the_station_and_the_table_and_no_card_is_lost_
     finally:
         hardware.close()
         shoe.close()
+
+
+def test_a_card_the_shoe_cannot_read_is_keyed_in_by_the_croupier_and_marked_so(
+    service: tuple[PokerTables, str]
+) -> None:
+    app, address = service
+    dealer = _open_holdem(address, "open-hw7")
+    shoe = ShoeSimulator(seed=19)
+    hardware = HardwareStation(dealer, "Mesa HW", shoe.url, show=lambda message: None)
+    try:
+        shoe.hello()
+        hardware.start_hand()
+        shoe.load(Colour.RED)
+        draw_and_wait(shoe, hardware)
+        before = len(hardware.irregularities)
+        unreadable = shoe.draw(unreadable=True)
+        assert hardware.wait(lambda: len(hardware.irregularities) > before)
+        execute(dealer, "Mesa HW", f"deal {unreadable}", hardware)  # the croupier reads it and keys it in
+        draw_and_wait(shoe, hardware)
+        (hand_id,) = app.hands_of("Mesa HW")
+        dealt = [(e.card, e.source, e.sequence) for e in app.events.get(hand_id) if isinstance(e, Hand.CardDealt)]
+        assert dealt[1] == (str(unreadable), "croupier", None)
+        assert [(source, sequence) for _, source, sequence in dealt] == [("shoe", 1), ("croupier", None), ("shoe", 3)]
+    finally:
+        hardware.close()
+        shoe.close()
