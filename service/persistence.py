@@ -47,6 +47,7 @@ def environment(url: str) -> dict[str, str]:
             "POSTGRES_PASSWORD": unquote(parts.password or ""),
             "POSTGRES_POOL_SIZE": "8",
             "POSTGRES_LOCK_TIMEOUT": "5",
+            "APPLICATION_RECORDER_TOPIC": "service.audit:ChainedPostgresRecorder",  # tamper evidence
         }
         schema = dict(parse_qsl(parts.query)).get("schema")
         if schema:
@@ -56,5 +57,6 @@ def environment(url: str) -> dict[str, str]:
         path = url[len("sqlite:///"):] if parts.scheme else url
         if not path:
             raise PersistenceUrlError("an SQLite URL names a file")
-        return {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": path, "SQLITE_LOCK_TIMEOUT": "10"}
+        return {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": path, "SQLITE_LOCK_TIMEOUT": "10",
+                "APPLICATION_RECORDER_TOPIC": "service.audit:ChainedSQLiteRecorder"}  # tamper evidence
     raise PersistenceUrlError(f"unsupported database URL {url!r}: use sqlite:///FILE or postgresql://…")
