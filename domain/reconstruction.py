@@ -7,8 +7,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from eventsourcing.domain import Aggregate
-
 from domain.hand import Hand
 
 _META = {"originator_id", "originator_version", "timestamp", "originator_topic"}
@@ -25,7 +23,7 @@ class Step:
     state: dict[str, Any]
 
 
-def reconstruct(events: Iterable[Aggregate.Event]) -> list[Step]:
+def reconstruct(events: Iterable[Any]) -> list[Step]:
     """Apply a hand's events one by one, from its start, keeping the state after each."""
     hand: Any = None
     steps = []
