@@ -61,5 +61,5 @@ def render(step: Step, *, show_down_cards: bool = True) -> str:
                      f"in pot {state['contributed'][position]:>6}  cards {cards or '-':<20} {marks}".rstrip())
     for amount, rake, shares in state["awards"]:
         lines.append(f"  pot of {amount} (rake {rake}) paid: " + ", ".join(
-            f"seat {state['seats'][position]} {share}" for position, share in enumerate(shares) if share))
+            f"seat {state['seats'][position]} {share}" for position, share in shares if share))
     return "\n".join(lines)

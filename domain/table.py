@@ -43,6 +43,7 @@ class Table(Aggregate):
         self.hands_started = 0
         self.hand_in_progress: UUID | None = None
         self.device_reports = 0
+        self.reconstructions = 0
         self.blank_hands = 0
         self.carried_pot = 0
         self.closed = False
@@ -224,6 +225,25 @@ class Table(Aggregate):
         del by, stacks
         self.closed = True
         self.stacks = {}
+
+    def verify_reconstruction(self, number: int, pit_boss: str, reason: str) -> None:
+        """A hand of this table that has started, a pit boss, a stated reason (R-THB-13, R-AUD-1)."""
+        if not 1 <= number <= self.hands_started:
+            raise HandRuleError(f"this table has no hand {number} (hands 1–{self.hands_started})", rule="R-AUD-1")
+        if not pit_boss.strip():
+            raise HandRuleError("a reconstruction names the pit boss who asks for it", rule="R-THB-13")
+        if not reason.strip() or len(reason) > 200:
+            raise HandRuleError("a reconstruction states its reason (1–200 characters)", rule="R-THB-13")
+
+    def record_reconstruction(self, number: int, pit_boss: str, reason: str) -> None:
+        """A reconstruction of one of this table's hands is recorded before it is shown: who, when, why."""
+        self.verify_reconstruction(number, pit_boss, reason)
+        self._reconstruction_requested(hand_id=Hand.create_id(self.id, number), number=number, pit_boss=pit_boss,
+                                       reason=reason)
+
+    @event("ReconstructionRequested")
+    def _reconstruction_requested(self, *, hand_id: UUID, number: int, pit_boss: str, reason: str) -> None:
+        self.reconstructions += 1
 
     @event("DeviceReported")
     def _device_reported(self, *, device: str, serial: str, kind: str, colour: str, result: str) -> None:

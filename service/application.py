@@ -37,6 +37,7 @@ from domain.decks import BackColour, DeckIdentity  # noqa: F401  (BackColour: do
 from domain.device_reports import DeviceReport
 from domain.hand import Hand
 from domain.hand_state import LegalActions
+from domain.reconstruction import Step, reconstruct
 from domain.table import Table
 from domain.table_settings import BettingStructure, TableSettings  # noqa: F401  (BettingStructure: doctest)
 from domain.thb import ThbHand, ThbSettings
@@ -319,6 +320,21 @@ class PokerTables(Application[UUID]):
             return {"table": table, "version": record.version}, [record]
 
         return self._execute(command_id, table, change)
+
+    def reconstruct_hand(self, command_id: str, table: str, number: int, viewer: Viewer,
+                         reason: str) -> list[Step]:
+        """A circle hand, event by event, for a dispute: the pit boss only, and the request is recorded at the table
+        first (who, when, why; R-THB-13, R-AUD-1)."""
+        if viewer.role is not Role.PIT_BOSS:
+            raise AccessDeniedError("only the pit boss reconstructs a hand", rule="R-THB-13")
+
+        def change() -> tuple[dict[str, Any], list[Aggregate]]:
+            record = self.table(table)
+            record.record_reconstruction(number, viewer.station, reason)
+            return {"table": table, "version": record.version}, [record]
+
+        self._execute(command_id, table, change)
+        return reconstruct(self.events.get(Hand.create_id(self.table(table).id, number)))
 
     def start_hand(self, command_id: str, table: str, deck: DeckIdentity) -> dict[str, Any]:
         """Start the next hand with the deck in play (the shuffler's red or blue deck)."""

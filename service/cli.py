@@ -7,7 +7,7 @@ import sys
 from collections.abc import Sequence
 
 from devices import cli as devices_cli
-from service import audit_command, demo, hand_command, odds, phh, serve_command, station
+from service import audit_command, demo, hand_command, odds, phh, reconstruct_command, serve_command, station
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -22,6 +22,7 @@ def build_parser() -> argparse.ArgumentParser:
     station.add_parser(commands)
     devices_cli.add_parser(commands)
     audit_command.add_parser(commands)
+    reconstruct_command.add_parser(commands)
     return parser
 
 

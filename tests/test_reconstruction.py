@@ -4,13 +4,23 @@ state the live hand was in right after that event, and the last step equals the 
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from typing import Any
+from uuid import UUID
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from domain.cards import Card
+from domain.decks import BackColour, DeckIdentity
 from domain.reconstruction import reconstruct, render
+from domain.table_settings import BettingStructure, TableSettings
+from service.application import AccessDeniedError, HandCommand, PokerTables, Role, Viewer
+from service.cli import main
+from service.persistence import environment
 from tests.circle_support import play_randomly, shuffled
+from tests.test_application import postgres_store
 from tests.test_circle_properties import Table, start_table, tables
 
 
@@ -36,3 +46,71 @@ def test_every_step_of_a_reconstruction_is_the_live_state_at_that_event(table: T
         assert step.state == live[step.version], step.event
     assert steps[-1].state == hand.snapshot()
     assert render(steps[-1])  # the terminal view renders every state
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> dict[str, str]:
+    return environment(f"sqlite:///{tmp_path / 'r.db'}") if request.param == "sqlite" else postgres_store()
+
+
+def _play_recording(app: PokerTables) -> tuple[UUID, dict[int, dict[str, Any]]]:
+    """A hand through the service, with the state the service reported after each command."""
+    counter = iter(range(10**6))
+    pit = Viewer("pit", Role.PIT_BOSS)
+    settings = TableSettings.create("holdem", BettingStructure.NO_LIMIT, blinds=(1, 2), burn_cards=True)
+    app.open_table(f"r-{next(counter)}", "Mesa R", settings)
+    for seat in (1, 2, 3):
+        app.sit(f"r-{next(counter)}", "Mesa R", seat, 300)
+    app.start_hand(f"r-{next(counter)}", "Mesa R", DeckIdentity(52, BackColour.RED))
+    (hand_id,) = app.hands_of("Mesa R")
+    seen: dict[int, dict[str, Any]] = {}
+    cards = iter(["As", "Kd", "Qh", "Ac", "Kc", "Qs", "2c", "7d", "8d", "9d", "3c", "Td", "4c", "Jd"])
+
+    def command(action: HandCommand) -> None:
+        app.hand_command(f"r-{next(counter)}", "Mesa R", action, pit)
+        hand = app.hand(hand_id)
+        seen[hand.version] = hand.snapshot()
+
+    while not (hand := app.hand(hand_id)).is_complete:
+        if hand.state.next_slot is not None:
+            command(HandCommand("deal", card=Card.parse(next(cards)), source="shoe", sequence=len(seen) + 1))
+        elif (legal := hand.legal_actions()) is not None:
+            command(HandCommand("call" if legal.call else "check", seat=legal.seat))
+        else:
+            seat = next(s for s in hand.seats if not hand.state.folded[hand.position_of(s)]
+                        and hand.position_of(s) not in hand.state.shown)
+            command(HandCommand("show", seat=seat))
+    return hand_id, seen
+
+
+def test_the_pit_boss_reconstructs_a_hand_step_by_step_as_the_service_reported_it(store: dict[str, str]) -> None:
+    app = PokerTables(env=store)
+    hand_id, seen = _play_recording(app)
+    before = app.table("Mesa R").version
+    with pytest.raises(AccessDeniedError) as refused:
+        app.reconstruct_hand("rc-0", "Mesa R", 1, Viewer("mesa-r", Role.DEALER, "Mesa R"), "curious")
+    assert refused.value.rule == "R-THB-13" and app.table("Mesa R").version == before  # nothing recorded
+    steps = app.reconstruct_hand("rc-1", "Mesa R", 1, Viewer("pit-7", Role.PIT_BOSS), "seat 2 disputes the pot")
+    for step in steps:
+        if step.version in seen:
+            assert step.state == seen[step.version], step.event
+    assert steps[-1].state == app.hand(hand_id).snapshot() and steps[-1].state["awards"]
+    requests = [vars(e) for e in app.events.get(app.table("Mesa R").id)
+                if type(e).__name__ == "ReconstructionRequested"]
+    assert [(r["pit_boss"], r["reason"], r["number"]) for r in requests] == [("pit-7", "seat 2 disputes the pot", 1)]
+
+
+def test_the_reconstruct_command_lists_the_events_and_draws_the_table_at_a_step(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = f"sqlite:///{tmp_path / 'cli.db'}"
+    hand_id, _ = _play_recording(PokerTables(env=environment(url)))
+    assert main(["reconstruct", str(hand_id), "--db", url, "--reason", "dispute at seat 1", "--by", "pit-3"]) == 0
+    out = capsys.readouterr().out
+    assert 'request recorded: pit-3, "dispute at seat 1"' in out and "As to seat 2 (shoe read 1)" in out
+    assert "pot of 6 (rake 0) paid: seat 2 2, seat 3 2, seat 1 2" in out
+    assert main(["reconstruct", str(hand_id), "--db", url, "--reason", "again", "--at", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "after event 4 (Hand.CardDealt" in out and "seat  1" in out
+    assert main(["reconstruct", str(hand_id), "--db", url, "--reason", " "]) == 1
+    assert "states its reason" in capsys.readouterr().out

@@ -1,0 +1,65 @@
+"""``pokertable reconstruct HAND_ID --reason … [--at N]``: a hand, event by event, for a dispute (R-THB-13).
+
+Read from the store (``--db``) by the pit boss at the console (``--by``); the request is recorded at the table before
+anything is shown.  Without ``--at`` every event is listed and the table is drawn as the hand ended; with ``--at N`` the
+table is drawn as it stood right after event N.
+"""
+
+from __future__ import annotations
+
+import argparse
+import uuid
+from typing import Any
+
+from domain.reconstruction import describe, render
+from service.persistence import DEFAULT_DB, PersistenceUrlError, environment
+
+
+def add_parser(commands: Any) -> None:
+    """Register ``pokertable reconstruct``."""
+    parser = commands.add_parser("reconstruct", help="reconstruct a hand event by event (pit boss)",
+                                 description=__doc__)
+    parser.add_argument("hand_id", help="the hand's id (as on the watch stream and in exports)")
+    parser.add_argument("--reason", required=True, help="why: the dispute, recorded with the request")
+    parser.add_argument("--by", default="pit-boss-console", help="the pit boss asking (recorded)")
+    parser.add_argument("--at", type=int, help="draw the table right after this event number")
+    parser.add_argument("--db", default=DEFAULT_DB, help="sqlite:///FILE (default pokertable.db) or postgresql://…")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the reconstruction."""
+    from domain.hand import Hand
+    from domain.table import Table
+    from service.application import PokerTables, Role, Viewer
+
+    try:
+        app = PokerTables(env=environment(args.db))
+        hand_id = uuid.UUID(args.hand_id)
+    except (PersistenceUrlError, ValueError) as error:
+        print(f"pokertable reconstruct: {error}")
+        return 2
+    try:
+        hand: object = app.repository.get(hand_id)
+        if not isinstance(hand, Hand):
+            print("pokertable reconstruct: that id is not a circle hand")
+            return 2
+        table: object = app.repository.get(hand.table_id)
+        assert isinstance(table, Table)
+        steps = app.reconstruct_hand(f"reconstruct-{uuid.uuid4()}", table.name, hand.number,
+                                     Viewer(args.by, Role.PIT_BOSS), args.reason)
+    except Exception as error:  # an unknown id, a refused request (with its rule): said plainly
+        print(f"pokertable reconstruct: {error}")
+        return 1
+    print(f"hand {hand.number} of {table.name} ({hand_id}); request recorded: {args.by}, \"{args.reason}\"")
+    if args.at is not None:
+        if not 1 <= args.at <= len(steps):
+            print(f"pokertable reconstruct: the hand has events 1–{len(steps)}")
+            return 2
+        print(render(steps[args.at - 1]))
+        return 0
+    for step in steps:
+        print(f"{step.version:>4}  {step.event:<28} {describe(step)}")
+    print()
+    print(render(steps[-1]))
+    return 0
