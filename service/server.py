@@ -39,6 +39,7 @@ from domain.device_reports import DeviceReport, DeviceReportError
 from domain.errors import InvalidCardError, RuleError
 from domain.hand_classes import Category
 from domain.ranking import hand_ranking
+from domain.reconstruction import describe, render
 from domain.table_settings import BettingStructure, InvalidSettingsError, TableSettings
 from domain.thb import STANDARD_LIMITS, ThbSettings
 from domain.variants import VARIANTS
@@ -395,6 +396,25 @@ class TableServicer(pb_grpc.TableServiceServicer):
                 # on one PostgreSQL) are found by the poll.
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(stored.wait(), WATCH_POLL_SECONDS)
+
+    async def ReconstructHand(  # noqa: N802
+        self, request: pb.ReconstructRequest, context: Any
+    ) -> AsyncIterator[pb.ReconstructionStep]:
+        """A hand event by event for a dispute: the pit boss only; the request is recorded first (R-THB-13)."""
+        try:
+            command_id, table = _command_id(request.command_id), _text(request.table, "table")
+            reason = _text(request.reason, "reason")
+            steps = await self._run(context, lambda viewer: self.app.reconstruct_hand(
+                command_id, table, request.hand_number, viewer, reason))
+        except Exception as error:
+            abort = _translate(error)
+            await context.abort_with_status(_status(abort.code, abort.message, abort.rule))
+            return
+        for step in steps:
+            yield pb.ReconstructionStep(version=step.version, event=step.event, timestamp=step.timestamp,
+                                        description=describe(step),
+                                        event_json=json.dumps(step.data, default=str),
+                                        state_json=json.dumps(step.state, default=str), rendered=render(step))
 
     def _changes_after(self, table: str, viewer: Viewer, after: int, _: Viewer) -> tuple[list[pb.TableChange], int]:
         """This table's changes in the next page of notifications, and the position the page reached."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -106,6 +107,28 @@ def test_a_hand_is_played_through_the_api(port: int) -> None:
     view = dealer.GetTable(pb.TableRequest(table="Mesa 1"))
     assert dict(view.stacks) == {1: 103, 2: 99, 3: 98} and not view.hand_in_progress
     assert len(dealer.ListHands(pb.TableRequest(table="Mesa 1")).hand_ids) == 1
+
+
+def test_the_pit_boss_streams_a_reconstruction_and_the_request_is_recorded(port: int) -> None:
+    pit, dealer = Client(port, TOKENS["pit"]), Client(port, TOKENS["dealer"])
+    open_table(pit, dealer)
+    dealer.StartHand(pb.StartHandRequest(command_id=dealer.next_id(), table="Mesa 1"))
+    deal(dealer, "As Kd Qh Ac Kc Qs")
+    for seat in (1, 2):
+        dealer.HandCommand(pb.HandCommandRequest(command_id=dealer.next_id(), table="Mesa 1", action="fold",
+                                                 seat=seat))
+    request = pb.ReconstructRequest(command_id="rc-1", table="Mesa 1", hand_number=1, reason="seat 3 disputes")
+    with pytest.raises(grpc.RpcError) as refused:
+        list(dealer.ReconstructHand(request))
+    assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED and rule_of(refused.value) == "R-THB-13"
+    steps = list(pit.ReconstructHand(request))
+    assert [s.version for s in steps] == list(range(1, len(steps) + 1))
+    assert steps[2].event == "Hand.CardDealt" and steps[2].description.startswith("As to seat")
+    assert json.loads(steps[-1].state_json)["phase"] == "complete" and "seat  3" in steps[-1].rendered
+    changes = pit.Watch(pb.WatchRequest(table="Mesa 1"))
+    requested = next(c for c in changes if c.event == "Table.ReconstructionRequested")
+    changes.cancel()
+    assert json.loads(requested.payload_json)["reason"] == "seat 3 disputes"
 
 
 def test_every_error_class_has_its_status_and_rule(port: int) -> None:
