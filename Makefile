@@ -32,6 +32,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/odds.py
 	$(BIN)/python -m benchmarks.service
 	$(BIN)/python -m benchmarks.devices
+	$(BIN)/python -m benchmarks.replay
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
