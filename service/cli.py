@@ -7,7 +7,17 @@ import sys
 from collections.abc import Sequence
 
 from devices import cli as devices_cli
-from service import audit_command, demo, hand_command, odds, phh, reconstruct_command, serve_command, station
+from service import (
+    audit_command,
+    demo,
+    export_command,
+    hand_command,
+    odds,
+    phh,
+    reconstruct_command,
+    serve_command,
+    station,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -23,6 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     devices_cli.add_parser(commands)
     audit_command.add_parser(commands)
     reconstruct_command.add_parser(commands)
+    export_command.add_parser(commands)
     return parser
 
 

@@ -3,6 +3,7 @@ state the live hand was in right after that event, and the last step equals the 
 
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from hypothesis import strategies as st
 
 from domain.cards import Card
 from domain.decks import BackColour, DeckIdentity
+from domain.export import hand_document
 from domain.reconstruction import reconstruct, render
 from domain.table_settings import BettingStructure, TableSettings
 from service.application import AccessDeniedError, HandCommand, PokerTables, Role, Viewer
@@ -114,3 +116,35 @@ def test_the_reconstruct_command_lists_the_events_and_draws_the_table_at_a_step(
     assert "after event 4 (Hand.CardDealt" in out and "seat  1" in out
     assert main(["reconstruct", str(hand_id), "--db", url, "--reason", " "]) == 1
     assert "states its reason" in capsys.readouterr().out
+
+
+@settings(max_examples=60, deadline=None)
+@given(tables(), st.randoms(use_true_random=False))
+def test_the_json_export_carries_every_event_and_the_outcome(table: Table, rng: random.Random) -> None:
+    hand = start_table(table)
+    play_randomly(hand, rng, shuffled(hand.state.deck_size, rng))
+    events = hand.collect_events()
+    document = json.loads(json.dumps(hand_document(events)))
+    assert document["format"] == "pokertable-hand/1" and document["hand_id"] == str(hand.id)
+    assert [e["version"] for e in document["events"]] == list(range(1, len(events) + 1))
+    assert [e["event"] for e in document["events"]] == [type(e).__qualname__ for e in events]
+    assert document["starting_stacks"] == table.stacks and document["seats"] == hand.seats
+    if hand.state.void_rule is None:
+        assert document["finishing_stacks"] == list(hand.state.stacks)
+    dealt = [e["data"]["card"] for e in document["events"] if e["event"] == "Hand.CardDealt"]
+    if not any(e["event"] == "Hand.DiscardsReshuffled" for e in document["events"]):
+        assert len(dealt) == len(set(dealt))  # each card once, as dealt (draw may redeal reshuffled discards)
+
+
+def test_the_export_command_prints_a_hand_and_a_whole_table(tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    url = f"sqlite:///{tmp_path / 'export.db'}"
+    hand_id, _ = _play_recording(PokerTables(env=environment(url)))
+    assert main(["export", str(hand_id), "--db", url]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["hand_id"] == str(hand_id) and document["finishing_stacks"] == [300, 300, 300]
+    assert main(["export", "--table", "Mesa R", "--db", url]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [json.loads(line)["number"] for line in lines] == [1]
+    assert main(["export", "--table", "Mesa Z", "--db", url]) == 1
+    assert "Mesa Z" in capsys.readouterr().err

@@ -1,0 +1,51 @@
+"""``pokertable export``: hands as documented JSON (``pokertable-hand/1``, docs/audit.md), from the store.
+
+``pokertable export HAND_ID`` prints one hand; ``pokertable export --table T`` prints every hand of a table, one
+document a line (JSON Lines), oldest first.  PHH export of circle hands is not built yet (issue 8).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import uuid
+from typing import Any
+
+from domain.export import hand_document
+from service.persistence import DEFAULT_DB, PersistenceUrlError, environment
+
+
+def add_parser(commands: Any) -> None:
+    """Register ``pokertable export``."""
+    parser = commands.add_parser("export", help="export hands as JSON", description=__doc__)
+    parser.add_argument("hand_id", nargs="?", help="the hand's id")
+    parser.add_argument("--table", help="every hand of this table, one JSON document a line")
+    parser.add_argument("--format", choices=("json",), default="json")
+    parser.add_argument("--db", default=DEFAULT_DB, help="sqlite:///FILE (default pokertable.db) or postgresql://…")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the documents."""
+    from service.application import PokerTables
+
+    if (args.hand_id is None) == (args.table is None):
+        print("pokertable export: name a HAND_ID or --table T", file=sys.stderr)
+        return 2
+    try:
+        app = PokerTables(env=environment(args.db))
+        hand_ids = [uuid.UUID(args.hand_id)] if args.hand_id else app.hands_of(args.table)
+        documents = [hand_document(app.events.get(hand_id)) for hand_id in hand_ids]
+    except (PersistenceUrlError, ValueError) as error:
+        print(f"pokertable export: {error}", file=sys.stderr)
+        return 2
+    except Exception as error:  # an unknown table: said plainly
+        print(f"pokertable export: {error}", file=sys.stderr)
+        return 1
+    if args.hand_id:
+        print(json.dumps(documents[0], indent=2, ensure_ascii=False))
+    else:
+        for document in documents:
+            print(json.dumps(document, ensure_ascii=False))
+    return 0
