@@ -55,3 +55,76 @@ def hand_document(events: Iterable[Any]) -> dict[str, Any]:
                     "data": _plain({k: v for k, v in vars(e).items() if k not in _META})}
                    for e, name in zip(listed, names, strict=True)],
     }
+
+
+PHH_VARIANTS = {("holdem", "no-limit"): "NT", ("holdem", "fixed-limit"): "FT", ("omaha", "pot-limit"): "PO"}
+
+
+class ExportError(ValueError):
+    """A hand the PHH format cannot describe."""
+
+
+def hand_phh(events: Iterable[Any]) -> str:
+    """A finished Hold'em or Omaha hand as a PHH history (TOML), readable by pokerkit.  PHH records no burn cards
+    (pokerkit burns by itself); a hand with an exposed or forfeited card, or a voided one, has no PHH form."""
+    document = hand_document(events)
+    settings = document["events"][0]["data"]["settings"]
+    code = PHH_VARIANTS.get((settings["variant"], settings["structure"]))
+    if code is None:
+        raise ExportError(f"PHH has no form for {settings['structure']} {settings['variant']}: export it as JSON")
+    if document["finishing_stacks"] is None or document["voided"]:
+        raise ExportError("only a finished, not voided hand has a PHH form")
+    seats: list[int] = document["seats"]
+    stakes = settings["stakes"]
+    blinds = list(stakes["blinds"]) + [0] * (len(seats) - len(stakes["blinds"]))
+    lines = [f'variant = "{code}"', "ante_trimming_status = false",
+             f"antes = {list(stakes['antes']) or [0] * len(seats)}", f"blinds_or_straddles = {blinds}"]
+    if code == "FT":
+        lines += [f"small_bet = {stakes['small_bet']}", f"big_bet = {stakes['big_bet']}"]
+    else:
+        lines.append(f"min_bet = {stakes['min_bet'] or max(blinds)}")
+    lines += [f"starting_stacks = {document['starting_stacks']}",
+              "actions = [\n" + "".join(f'  "{a}",\n' for a in _phh_actions(document["events"], seats)) + "]",
+              f'# pokertable hand {document["hand_id"]}, table {document["table_id"]}, number {document["number"]}']
+    return "\n".join(lines) + "\n"
+
+
+_PHH_ACTIONS = {"Folded": "f", "Checked": "cc", "Called": "cc"}
+_STREET_ENDS = (3, 4, 5)  # the flop, the turn and the river: one "d db" each
+
+
+def _phh_actions(events: list[dict[str, Any]], seats: list[int]) -> list[str]:
+    player = {seat: f"p{index + 1}" for index, seat in enumerate(seats)}
+    actions: list[str] = []
+    hole: dict[int, list[str]] = {}
+    board: list[str] = []
+    on_board = 0
+
+    def flush_hole() -> None:
+        actions.extend(f"d dh {player[seat]} {''.join(hole[seat])}" for seat in seats if hole.get(seat))
+        hole.clear()
+
+    for event in events:
+        name, data = event["event"].rsplit(".", 1)[-1], event["data"]
+        if name == "CardDealt" and data["kind"] == "hole":
+            hole.setdefault(data["seat"], []).append(data["card"])
+        elif name == "CardDealt" and data["kind"] == "board":
+            flush_hole()
+            board.append(data["card"])
+            on_board += 1
+            if on_board in _STREET_ENDS:
+                actions.append(f"d db {''.join(board)}")
+                board.clear()
+        elif name in ("CardExposed", "Forfeited", "Discarded"):
+            raise ExportError(f"PHH cannot record {name}: export the hand as JSON")
+        elif name in _PHH_ACTIONS or name in ("BetOrRaised", "Shown", "Mucked"):
+            flush_hole()
+            seat = player[data["seat"]]
+            if name == "BetOrRaised":
+                actions.append(f"{seat} cbr {data['to']}")
+            elif name == "Shown":
+                actions.append(f"{seat} sm {''.join(data['cards'])}")
+            else:
+                actions.append(f"{seat} {_PHH_ACTIONS.get(name, 'sm')}")
+    flush_hole()
+    return actions

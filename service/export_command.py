@@ -1,7 +1,8 @@
 """``pokertable export``: hands as documented JSON (``pokertable-hand/1``, docs/audit.md), from the store.
 
 ``pokertable export HAND_ID`` prints one hand; ``pokertable export --table T`` prints every hand of a table, one
-document a line (JSON Lines), oldest first.  PHH export of circle hands is not built yet (issue 8).
+document a line (JSON Lines), oldest first.  ``--format phh`` prints a finished Hold'em or Omaha hand as a PHH
+history, readable by pokerkit (PHH has no five-card draw, five-card stud or sintético).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import sys
 import uuid
 from typing import Any
 
-from domain.export import hand_document
+from domain.export import ExportError, hand_document, hand_phh
 from service.persistence import DEFAULT_DB, PersistenceUrlError, environment
 
 
@@ -21,7 +22,7 @@ def add_parser(commands: Any) -> None:
     parser = commands.add_parser("export", help="export hands as JSON", description=__doc__)
     parser.add_argument("hand_id", nargs="?", help="the hand's id")
     parser.add_argument("--table", help="every hand of this table, one JSON document a line")
-    parser.add_argument("--format", choices=("json",), default="json")
+    parser.add_argument("--format", choices=("json", "phh"), default="json")
     parser.add_argument("--db", default=DEFAULT_DB, help="sqlite:///FILE (default pokertable.db) or postgresql://…")
     parser.set_defaults(run=run)
 
@@ -33,10 +34,19 @@ def run(args: argparse.Namespace) -> int:
     if (args.hand_id is None) == (args.table is None):
         print("pokertable export: name a HAND_ID or --table T", file=sys.stderr)
         return 2
+    if args.format == "phh" and args.table:
+        print("pokertable export: PHH is one hand a file: name a HAND_ID", file=sys.stderr)
+        return 2
     try:
         app = PokerTables(env=environment(args.db))
         hand_ids = [uuid.UUID(args.hand_id)] if args.hand_id else app.hands_of(args.table)
+        if args.format == "phh":
+            print(hand_phh(app.events.get(hand_ids[0])), end="")
+            return 0
         documents = [hand_document(app.events.get(hand_id)) for hand_id in hand_ids]
+    except ExportError as error:
+        print(f"pokertable export: {error}", file=sys.stderr)
+        return 1
     except (PersistenceUrlError, ValueError) as error:
         print(f"pokertable export: {error}", file=sys.stderr)
         return 2

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import tomllib
 from pathlib import Path
 from typing import Any
 from uuid import UUID
@@ -12,16 +13,19 @@ from uuid import UUID
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pokerkit import HandHistory
 
 from domain.cards import Card
 from domain.decks import BackColour, DeckIdentity
-from domain.export import hand_document
+from domain.export import ExportError, hand_document, hand_phh
 from domain.reconstruction import reconstruct, render
 from domain.table_settings import BettingStructure, TableSettings
 from service.application import AccessDeniedError, HandCommand, PokerTables, Role, Viewer
 from service.cli import main
 from service.persistence import environment
+from service.phh import replay
 from tests.circle_support import play_randomly, shuffled
+from tests.pokerkit_hands import hands
 from tests.test_application import postgres_store
 from tests.test_circle_properties import Table, start_table, tables
 
@@ -148,3 +152,32 @@ def test_the_export_command_prints_a_hand_and_a_whole_table(tmp_path: Path,
     assert [json.loads(line)["number"] for line in lines] == [1]
     assert main(["export", "--table", "Mesa Z", "--db", url]) == 1
     assert "Mesa Z" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("variant", ["NT", "PO"])
+def test_exported_phh_replays_in_pokerkit_to_the_same_finishing_stacks(variant: str) -> None:
+    """pokerkit plays random hands; our engine replays them; our PHH export of our events goes back to pokerkit."""
+    for oracle in hands(variant, 40, first_seed=500):
+        ours = replay(tomllib.loads(oracle.phh))
+        history = HandHistory.loads(hand_phh(ours.collect_events()))
+        state = None
+        for state in history:  # noqa: B007 (the last state is the hand's end)
+            pass
+        assert state is not None
+        assert tuple(state.stacks) == tuple(ours.state.stacks) == oracle.final_stacks
+
+
+def test_a_game_phh_cannot_describe_is_refused_with_a_clear_error(tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    rng = random.Random(3)
+    draw = start_table(Table(TableSettings.create("draw", BettingStructure.POT_LIMIT, antes=1, small_bet=2,
+                                                  big_bet=4, min_bet=2), [100, 100, 100]))
+    play_randomly(draw, rng, shuffled(draw.state.deck_size, rng))
+    with pytest.raises(ExportError, match="export it as JSON"):
+        hand_phh(draw.collect_events())
+    url = f"sqlite:///{tmp_path / 'phh.db'}"
+    hand_id, _ = _play_recording(PokerTables(env=environment(url)))
+    assert main(["export", str(hand_id), "--db", url, "--format", "phh"]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith('variant = "NT"') and '"d db 7d8d9d"' in text and '"d db Td"' in text
+    assert tomllib.loads(text)["starting_stacks"] == [300, 300, 300]
