@@ -22,6 +22,7 @@ import contextlib
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from enum import Enum
 from typing import Any
 from uuid import NAMESPACE_URL, UUID, uuid5
@@ -335,6 +336,37 @@ class PokerTables(Application[UUID]):
 
         self._execute(command_id, table, change)
         return reconstruct(self.events.get(Hand.create_id(self.table(table).id, number)))
+
+    def table_at(self, table: str, *, position: int | None = None,
+                 moment: datetime | None = None) -> dict[str, Any]:
+        """A circle table as it stood at a past moment, from the events alone (issue 8): after the log position
+        ``position`` (as on the watch stream), or at the time ``moment``; the hand in progress then, as it stood."""
+        current = self.table(table)
+        ours = {current.id, *self._hands_of(table)}
+        rebuilt: dict[UUID, Any] = {}
+        last_position, last_time = 0, None
+        start = 1
+        while page := self.recorder.select_notifications(start=start, limit=1000, stop=position):
+            for notification in page:
+                if notification.originator_id not in ours:
+                    continue
+                event: Any = self.mapper.to_domain_event(notification)
+                if moment is not None and event.timestamp > moment:
+                    page = []
+                    break
+                rebuilt[event.originator_id] = event.mutate(rebuilt.get(event.originator_id))
+                last_position, last_time = notification.id, event.timestamp
+            if not page:
+                break
+            start = page[-1].id + 1
+        record = rebuilt.get(current.id)
+        if record is None:
+            raise NotFoundError(f"the table {table!r} did not exist yet then")
+        hand = rebuilt.get(record.hand_in_progress) if record.hand_in_progress else None
+        return {"table": record.name, "position": last_position, "time": str(last_time),
+                "stacks": dict(sorted(record.stacks.items())), "button_seat": record.button_seat,
+                "hands_started": record.hands_started, "closed": record.closed,
+                "hand": hand.snapshot() if hand is not None else None}
 
     def start_hand(self, command_id: str, table: str, deck: DeckIdentity) -> dict[str, Any]:
         """Start the next hand with the deck in play (the shuffler's red or blue deck)."""

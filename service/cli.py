@@ -33,6 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     devices_cli.add_parser(commands)
     audit_command.add_parser(commands)
     reconstruct_command.add_parser(commands)
+    reconstruct_command.add_history_parser(commands)
     export_command.add_parser(commands)
     return parser
 

@@ -63,3 +63,37 @@ def run(args: argparse.Namespace) -> int:
     print()
     print(render(steps[-1]))
     return 0
+
+
+def add_history_parser(commands: Any) -> None:
+    """Register ``pokertable history``: a circle table as it stood at a past position or time."""
+    parser = commands.add_parser("history", help="a table as it stood at a past moment, from the events",
+                                 description="A circle table as it stood right after a log position (as on the "
+                                             "watch stream) or at a time (ISO 8601, with its offset), from the "
+                                             "events alone: seats and stacks, the button, the hand in progress.")
+    parser.add_argument("table")
+    at = parser.add_mutually_exclusive_group(required=True)
+    at.add_argument("--position", type=int)
+    at.add_argument("--time", help="e.g. 2026-11-21T22:15:00+01:00")
+    parser.add_argument("--db", default=DEFAULT_DB, help="sqlite:///FILE (default pokertable.db) or postgresql://…")
+    parser.set_defaults(run=run_history)
+
+
+def run_history(args: argparse.Namespace) -> int:
+    """Print the table as it stood then."""
+    import json
+    from datetime import datetime
+
+    from service.application import PokerTables
+
+    try:
+        moment = datetime.fromisoformat(args.time) if args.time else None
+        if moment is not None and moment.tzinfo is None:
+            raise ValueError("give the time with its offset, e.g. 2026-11-21T22:15:00+01:00")
+        app = PokerTables(env=environment(args.db))
+        state = app.table_at(args.table, position=args.position, moment=moment)
+    except Exception as error:  # a bad time, an unknown table, a table not yet open: said plainly
+        print(f"pokertable history: {error}")
+        return 1
+    print(json.dumps(state, indent=2, default=str))
+    return 0

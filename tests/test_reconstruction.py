@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import random
 import tomllib
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from uuid import UUID
@@ -20,7 +21,7 @@ from domain.decks import BackColour, DeckIdentity
 from domain.export import ExportError, hand_document, hand_phh
 from domain.reconstruction import reconstruct, render
 from domain.table_settings import BettingStructure, TableSettings
-from service.application import AccessDeniedError, HandCommand, PokerTables, Role, Viewer
+from service.application import AccessDeniedError, HandCommand, NotFoundError, PokerTables, Role, Viewer
 from service.cli import main
 from service.persistence import environment
 from service.phh import replay
@@ -181,3 +182,50 @@ def test_a_game_phh_cannot_describe_is_refused_with_a_clear_error(tmp_path: Path
     text = capsys.readouterr().out
     assert text.startswith('variant = "NT"') and '"d db 7d8d9d"' in text and '"d db Td"' in text
     assert tomllib.loads(text)["starting_stacks"] == [300, 300, 300]
+
+
+def test_the_table_as_it_stood_at_any_past_position_or_time(store: dict[str, str]) -> None:
+    app = PokerTables(env=store)
+    pit = Viewer("pit", Role.PIT_BOSS)
+    settings = TableSettings.create("holdem", BettingStructure.NO_LIMIT, blinds=(1, 2), burn_cards=False)
+    app.open_table("h-0", "Mesa H", settings)
+    app.open_table("h-x", "Mesa X", settings)  # another table's events in between are skipped
+    moments: list[tuple[int, datetime, dict[int, int], dict[str, Any] | None]] = []
+
+    def remember() -> None:
+        record = app.table("Mesa H")
+        hand = app.hand(record.hand_in_progress).snapshot() if record.hand_in_progress else None
+        moments.append((app.recorder.max_notification_id() or 0, datetime.now(UTC), dict(record.stacks), hand))
+
+    for seat in (1, 2, 3):
+        app.sit(f"h-{seat}", "Mesa H", seat, 100)
+        app.sit(f"x-{seat}", "Mesa X", seat, 100)
+        remember()
+    app.start_hand("h-4", "Mesa H", DeckIdentity(52, BackColour.BLUE))
+    remember()
+    for number, card in enumerate(["As", "Kd", "Qh", "Ac", "Kc", "Qs"]):
+        app.hand_command(f"h-d{number}", "Mesa H", HandCommand("deal", card=Card.parse(card)), pit)
+        remember()
+    for seat in (1, 2):
+        app.hand_command(f"h-f{seat}", "Mesa H", HandCommand("fold", seat=seat), pit)
+        remember()
+    for position, moment, stacks, hand in moments:
+        for at in (app.table_at("Mesa H", position=position), app.table_at("Mesa H", moment=moment)):
+            assert at["stacks"] == stacks and at["hand"] == hand
+    assert app.table_at("Mesa H", position=moments[3][0])["hand"]["next_card"] == ("hole", 0)
+    with pytest.raises(NotFoundError):
+        app.table_at("Mesa H", position=0)
+
+
+def test_the_history_command_prints_the_table_at_a_position(tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    url = f"sqlite:///{tmp_path / 'history.db'}"
+    app = PokerTables(env=environment(url))
+    _play_recording(app)
+    for position in (5, 20):
+        assert main(["history", "Mesa R", "--position", str(position), "--db", url]) == 0
+        state = json.loads(capsys.readouterr().out)
+        assert state == json.loads(json.dumps(app.table_at("Mesa R", position=position), default=str))
+        assert state["position"] <= position and len(state["stacks"]) >= 1
+    assert main(["history", "Mesa R", "--time", "2026-01-01T00:00:00", "--db", url]) == 1
+    assert "offset" in capsys.readouterr().out
