@@ -337,6 +337,25 @@ class PokerTables(Application[UUID]):
         self._execute(command_id, table, change)
         return reconstruct(self.events.get(Hand.create_id(self.table(table).id, number)))
 
+    def search_hands(self, table: str, *, since: datetime | None = None, until: datetime | None = None,
+                     seat: int | None = None, outcome: str | None = None) -> list[dict[str, Any]]:
+        """The hands of a circle table started in a time range, with a seat dealt in, or ending a given way
+        (``showdown``, ``uncontested``, ``voided``, ``blank``, ``in-progress``): a summary of each, oldest first."""
+        if outcome is not None and outcome not in OUTCOMES:
+            raise ServiceError(f"an outcome is one of {', '.join(OUTCOMES)}")
+        found = []
+        for hand_id in self.hands_of(table):
+            events: list[Any] = list(self.events.get(hand_id))
+            started, hand = events[0].timestamp, self.hand(hand_id)
+            if (since is not None and started < since) or (until is not None and started > until):
+                continue
+            if seat is not None and seat not in hand.seats:
+                continue
+            summary = _hand_summary(hand, events)
+            if outcome is None or summary["outcome"] == outcome:
+                found.append(summary)
+        return found
+
     def table_at(self, table: str, *, position: int | None = None,
                  moment: datetime | None = None) -> dict[str, Any]:
         """A circle table as it stood at a past moment, from the events alone (issue 8): after the log position
@@ -639,3 +658,24 @@ class PokerTables(Application[UUID]):
             return False
         return True
 
+
+OUTCOMES = ("showdown", "uncontested", "voided", "blank", "in-progress")
+
+
+def _hand_summary(hand: Hand, events: list[Any]) -> dict[str, Any]:
+    """What a search lists of a hand: when, who, how it ended, who won what."""
+    state = hand.state
+    if state.void_rule is not None:
+        outcome = "voided"
+    elif state.passed_rule is not None:
+        outcome = "blank"
+    elif not hand.is_complete:
+        outcome = "in-progress"
+    else:
+        outcome = "showdown" if state.shown else "uncontested"
+    started = dict(zip(hand.seats, vars(events[0])["stacks"], strict=True))
+    won = {seat: stack - started[seat] for seat, stack in zip(hand.seats, state.stacks, strict=True)}
+    return {"hand_id": str(hand.id), "number": hand.number, "started": str(events[0].timestamp),
+            "ended": str(events[-1].timestamp), "seats": list(hand.seats), "outcome": outcome,
+            "pot": sum(state.contributed), "winners": sorted(seat for seat, net in won.items() if net > 0),
+            "net": won if hand.is_complete else {}}

@@ -35,6 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     reconstruct_command.add_parser(commands)
     reconstruct_command.add_history_parser(commands)
     export_command.add_parser(commands)
+    export_command.add_search_parser(commands)
     return parser
 
 

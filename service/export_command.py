@@ -59,3 +59,40 @@ def run(args: argparse.Namespace) -> int:
         for document in documents:
             print(json.dumps(document, ensure_ascii=False))
     return 0
+
+
+def add_search_parser(commands: Any) -> None:
+    """Register ``pokertable hands``: search a circle table's hands."""
+    parser = commands.add_parser("hands", help="search the hands of a table",
+                                 description="The hands of a circle table by time range, seat dealt in and outcome, "
+                                             "one line each: number, id, start, seats, outcome, pot, winners.")
+    parser.add_argument("table")
+    parser.add_argument("--from", dest="since", help="ISO 8601 time with its offset")
+    parser.add_argument("--to", dest="until", help="ISO 8601 time with its offset")
+    parser.add_argument("--seat", type=int)
+    parser.add_argument("--outcome", choices=("showdown", "uncontested", "voided", "blank", "in-progress"))
+    parser.add_argument("--db", default=DEFAULT_DB, help="sqlite:///FILE (default pokertable.db) or postgresql://…")
+    parser.set_defaults(run=run_search)
+
+
+def run_search(args: argparse.Namespace) -> int:
+    """Print the hands found."""
+    from datetime import datetime
+
+    from service.application import PokerTables
+
+    try:
+        since, until = (datetime.fromisoformat(t) if t else None for t in (args.since, args.until))
+        if any(t is not None and t.tzinfo is None for t in (since, until)):
+            raise ValueError("give times with their offset, e.g. 2026-11-21T22:15:00+01:00")
+        app = PokerTables(env=environment(args.db))
+        found = app.search_hands(args.table, since=since, until=until, seat=args.seat, outcome=args.outcome)
+    except Exception as error:  # a bad time, an unknown table: said plainly
+        print(f"pokertable hands: {error}", file=sys.stderr)
+        return 1
+    for hand in found:
+        winners = " ".join(f"seat {seat} +{hand['net'][seat]}" for seat in hand["winners"]) or "-"
+        print(f"{hand['number']:>5}  {hand['hand_id']}  {hand['started']}  seats {','.join(map(str, hand['seats']))}"
+              f"  {hand['outcome']:<11}  pot {hand['pot']:>7}  {winners}")
+    print(f"{len(found)} hand(s)")
+    return 0

@@ -20,6 +20,7 @@ import tomllib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 from uuid import UUID
@@ -320,6 +321,19 @@ class TableServicer(pb_grpc.TableServiceServicer):
     async def ListHands(self, request: pb.TableRequest, context: Any) -> pb.HandList:  # noqa: N802
         table = _text(request.table, "table")
         return await self._run(context, lambda viewer: pb.HandList(hand_ids=[str(h) for h in self.app.hands_of(table)]))
+
+    @_guarded
+    async def SearchHands(self, request: pb.SearchHandsRequest, context: Any) -> pb.HandSummaries:  # noqa: N802
+        table = _text(request.table, "table")
+        since, until = _moment(request.since, "since"), _moment(request.until, "until")
+
+        def work(viewer: Viewer) -> pb.HandSummaries:
+            self.app.authorize(viewer, table)
+            found = self.app.search_hands(table, since=since, until=until, seat=request.seat or None,
+                                          outcome=request.outcome or None)
+            return pb.HandSummaries(hands=[pb.HandSummary(**summary) for summary in found])
+
+        return await self._run(context, work)
 
     # -- banked tables ------------------------------------------------------------------------------
 
@@ -633,3 +647,16 @@ async def serve(app: PokerTables, stations: Stations, address: str,
         await server.wait_for_termination()
     finally:
         await server.stop(grace=1)
+
+
+def _moment(text: str, name: str) -> datetime | None:
+    """An ISO 8601 time with its offset, or nothing."""
+    if not text:
+        return None
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise _StatusError(grpc.StatusCode.INVALID_ARGUMENT, f"{name} is an ISO 8601 time", "R-AUD-1") from None
+    if moment.tzinfo is None:
+        raise _StatusError(grpc.StatusCode.INVALID_ARGUMENT, f"{name} needs its offset (e.g. +01:00)", "R-AUD-1")
+    return moment

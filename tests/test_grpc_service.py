@@ -131,6 +131,26 @@ def test_the_pit_boss_streams_a_reconstruction_and_the_request_is_recorded(port:
     assert json.loads(requested.payload_json)["reason"] == "seat 3 disputes"
 
 
+def test_hands_are_searched_through_the_api(port: int) -> None:
+    pit, dealer = Client(port, TOKENS["pit"]), Client(port, TOKENS["dealer"])
+    open_table(pit, dealer)
+    dealer.StartHand(pb.StartHandRequest(command_id=dealer.next_id(), table="Mesa 1"))
+    deal(dealer, "As Kd Qh Ac Kc Qs")
+    for seat in (1, 2):
+        dealer.HandCommand(pb.HandCommandRequest(command_id=dealer.next_id(), table="Mesa 1", action="fold",
+                                                 seat=seat))
+    found = pit.SearchHands(pb.SearchHandsRequest(table="Mesa 1", outcome="uncontested", seat=3)).hands
+    assert [(h.number, h.outcome, list(h.winners), dict(h.net)) for h in found] == [
+        (1, "uncontested", [3], {1: 0, 2: -1, 3: 1})]
+    assert not dealer.SearchHands(pb.SearchHandsRequest(table="Mesa 1", outcome="showdown")).hands
+    with pytest.raises(grpc.RpcError) as refused:
+        pit.SearchHands(pb.SearchHandsRequest(table="Mesa 1", since="2026-01-01T00:00:00"))
+    assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "offset" in (refused.value.details() or "")
+    with pytest.raises(grpc.RpcError) as denied:
+        Client(port, TOKENS["other"]).SearchHands(pb.SearchHandsRequest(table="Mesa 1"))
+    assert denied.value.code() == grpc.StatusCode.PERMISSION_DENIED
+
+
 def test_every_error_class_has_its_status_and_rule(port: int) -> None:
     pit, dealer = Client(port, TOKENS["pit"]), Client(port, TOKENS["dealer"])
     open_table(pit, dealer)

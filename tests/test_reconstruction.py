@@ -21,7 +21,15 @@ from domain.decks import BackColour, DeckIdentity
 from domain.export import ExportError, hand_document, hand_phh
 from domain.reconstruction import reconstruct, render
 from domain.table_settings import BettingStructure, TableSettings
-from service.application import AccessDeniedError, HandCommand, NotFoundError, PokerTables, Role, Viewer
+from service.application import (
+    AccessDeniedError,
+    HandCommand,
+    NotFoundError,
+    PokerTables,
+    Role,
+    ServiceError,
+    Viewer,
+)
 from service.cli import main
 from service.persistence import environment
 from service.phh import replay
@@ -229,3 +237,45 @@ def test_the_history_command_prints_the_table_at_a_position(tmp_path: Path,
         assert state["position"] <= position and len(state["stacks"]) >= 1
     assert main(["history", "Mesa R", "--time", "2026-01-01T00:00:00", "--db", url]) == 1
     assert "offset" in capsys.readouterr().out
+
+
+def test_hands_are_found_by_time_seat_and_outcome(store: dict[str, str]) -> None:
+    app = PokerTables(env=store)
+    pit = Viewer("pit", Role.PIT_BOSS)
+    settings = TableSettings.create("holdem", BettingStructure.NO_LIMIT, blinds=(1, 2), burn_cards=False)
+    app.open_table("s-0", "Mesa S", settings)
+    for seat in (1, 2, 3):
+        app.sit(f"s-{seat}", "Mesa S", seat, 100)
+    times = []
+    for number in (1, 2, 3):
+        times.append(datetime.now(UTC))
+        app.start_hand(f"s-h{number}", "Mesa S", DeckIdentity(52, BackColour.RED))
+        for index, card in enumerate(["As", "Kd", "Qh", "Ac", "Kc", "Qs"]):
+            app.hand_command(f"s-{number}-{index}", "Mesa S", HandCommand("deal", card=Card.parse(card)), pit)
+        if number == 3:
+            break  # the third hand stays in progress
+        button = (number - 1) % 3 + 1
+        for seat in (button, button % 3 + 1):
+            app.hand_command(f"s-{number}-f{seat}", "Mesa S", HandCommand("fold", seat=seat), pit)
+    everything = app.search_hands("Mesa S")
+    assert [h["number"] for h in everything] == [1, 2, 3]
+    assert [h["outcome"] for h in everything] == ["uncontested", "uncontested", "in-progress"]
+    assert (everything[0]["winners"] == [3] and everything[0]["net"] == {1: -1, 2: -2, 3: 3}) or \
+        sum(everything[0]["net"].values()) == 0
+    assert [h["number"] for h in app.search_hands("Mesa S", since=times[1])] == [2, 3]
+    assert [h["number"] for h in app.search_hands("Mesa S", until=times[1])] == [1]
+    assert [h["number"] for h in app.search_hands("Mesa S", outcome="in-progress")] == [3]
+    assert app.search_hands("Mesa S", seat=7) == [] and len(app.search_hands("Mesa S", seat=2)) == 3
+    with pytest.raises(ServiceError):
+        app.search_hands("Mesa S", outcome="won")
+
+
+def test_the_hands_command_lists_what_it_finds(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    url = f"sqlite:///{tmp_path / 'search.db'}"
+    hand_id, _ = _play_recording(PokerTables(env=environment(url)))
+    assert main(["hands", "Mesa R", "--outcome", "showdown", "--db", url]) == 0
+    out = capsys.readouterr().out
+    assert str(hand_id) in out and "showdown" in out and out.rstrip().endswith("1 hand(s)")
+    assert main(["hands", "Mesa R", "--outcome", "voided", "--db", url]) == 0
+    assert capsys.readouterr().out.strip() == "0 hand(s)"
+    assert main(["hands", "Mesa R", "--from", "yesterday", "--db", url]) == 1
