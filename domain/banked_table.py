@@ -46,6 +46,7 @@ class BankedTable(Aggregate):
         self.hands_started = 0
         self.hand_in_progress: UUID | None = None
         self.device_reports = 0
+        self.reconstructions = 0
         self.bank_result = 0
 
     @classmethod
@@ -91,6 +92,21 @@ class BankedTable(Aggregate):
         if hand.id != self.hand_in_progress or not hand.is_complete:
             raise BankedTableError("that is not the finished hand in progress", rule="R-AUD-1")
         self._hand_finished(hand_id=hand.id, bank_result=hand.bank_result())
+
+    def record_reconstruction(self, number: int, pit_boss: str, reason: str) -> None:
+        """R-THB-13: a reconstruction of one of this table's hands is recorded before it is shown: who, why."""
+        if not 1 <= number <= self.hands_started:
+            raise BankedTableError(f"this table has no hand {number} (hands 1–{self.hands_started})", rule="R-AUD-1")
+        if not pit_boss.strip():
+            raise BankedTableError("a reconstruction names the pit boss who asks for it", rule="R-THB-13")
+        if not reason.strip() or len(reason) > 200:
+            raise BankedTableError("a reconstruction states its reason (1–200 characters)", rule="R-THB-13")
+        self._reconstruction_requested(hand_id=self.hand_id(number), number=number, pit_boss=pit_boss,
+                                       reason=reason)
+
+    @event("ReconstructionRequested")
+    def _reconstruction_requested(self, *, hand_id: UUID, number: int, pit_boss: str, reason: str) -> None:
+        self.reconstructions += 1
 
     @event("DeviceReported")
     def _device_reported(self, *, device: str, serial: str, kind: str, colour: str, result: str) -> None:

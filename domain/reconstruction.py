@@ -7,7 +7,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from domain.cdp import CdpHand
 from domain.hand import Hand
+from domain.thb import ThbHand
 
 _META = {"originator_id", "originator_version", "timestamp", "originator_topic"}
 
@@ -24,16 +26,40 @@ class Step:
 
 
 def reconstruct(events: Iterable[Any]) -> list[Step]:
-    """Apply a hand's events one by one, from its start, keeping the state after each."""
+    """Apply a hand's events one by one, from its start, keeping the state after each (circle or banked)."""
     hand: Any = None
     steps = []
     for event in events:
         hand = event.mutate(hand)
-        if not isinstance(hand, Hand):
-            raise TypeError("reconstruction is of a circle hand's events, from its first")
+        if isinstance(hand, Hand):
+            state = hand.snapshot()
+        elif isinstance(hand, ThbHand | CdpHand):
+            state = banked_state(hand)
+        else:
+            raise TypeError("reconstruction is of a hand's events, from its first")
         steps.append(Step(event.originator_version, type(event).__qualname__, str(event.timestamp),
-                          {k: v for k, v in vars(event).items() if k not in _META}, hand.snapshot()))
+                          {k: v for k, v in vars(event).items() if k not in _META}, state))
     return steps
+
+
+def banked_state(hand: ThbHand | CdpHand) -> dict[str, Any]:
+    """Everything about a banked hand as plain data: boxes, bets, cards, the dealer's (or bank's) cards, results."""
+    state: dict[str, Any] = {
+        "game": "holdem-bonus" if isinstance(hand, ThbHand) else "casino-draw",
+        "number": hand.number,
+        "stage": hand.stage.value,
+        "bets": {box: dict(spots) for box, spots in sorted(hand.bets.items())},
+        "cards": {box: [str(c) for c in cards] for box, cards in sorted(hand.cards.items())},
+        "folded": sorted(hand.folded),
+        "to_decide": hand.to_decide,
+        "results": {box: dict(result) for box, result in sorted(hand.results.items())},
+    }
+    if isinstance(hand, ThbHand):
+        state.update(dealer=[str(c) for c in hand.dealer], board=[str(c) for c in hand.board],
+                     burned=[str(c) for c in hand.burned], discarded=[str(c) for c in hand.discarded])
+    else:
+        state.update(bank=[str(c) for c in hand.bank], discards=[str(c) for c in hand.discards])
+    return state
 
 
 def describe(step: Step) -> str:
@@ -41,8 +67,14 @@ def describe(step: Step) -> str:
     data = step.data
     name = step.event.rsplit(".", 1)[-1]
     if name == "CardDealt":
-        where = {"hole": f"seat {data['seat']}", "board": "board", "burn": "burned"}.get(data["kind"], data["kind"])
+        if "box" in data:  # a banked hand: a box's card, or the house's (box 0 / kind "dealer")
+            where = f"box {data['box']}" if data.get("box") else "the house"
+        else:
+            where = {"hole": f"seat {data['seat']}", "board": "board", "burn": "burned"}.get(data["kind"],
+                                                                                            data["kind"])
         origin = f"shoe read {data['sequence']}" if data["source"] == "shoe" else data["source"]
+        if data.get("kind") in ("board", "burn") and "box" in data:
+            where = {"board": "board", "burn": "burned"}[data["kind"]]
         return f"{data['card']} to {where}{' face up' if data.get('face_up') else ''} ({origin})"
     fields = ", ".join(f"{k} {v}" for k, v in data.items() if k not in ("settings", "deck", "table_id"))
     return f"{name}{': ' + fields if fields else ''}"
@@ -51,6 +83,8 @@ def describe(step: Step) -> str:
 def render(step: Step, *, show_down_cards: bool = True) -> str:
     """The table after a step, as a block of text for the terminal."""
     state = step.state
+    if "stage" in state:
+        return _render_banked(step)
     lines = [f"after event {step.version} ({step.event}, {step.timestamp}): {describe(step)}",
              f"  street {state['street']}, phase {state['phase']}, board {' '.join(state['board']) or '-'}, "
              f"pot {sum(state['contributed'])}"]
@@ -62,4 +96,20 @@ def render(step: Step, *, show_down_cards: bool = True) -> str:
     for amount, rake, shares in state["awards"]:
         lines.append(f"  pot of {amount} (rake {rake}) paid: " + ", ".join(
             f"seat {state['seats'][position]} {share}" for position, share in shares if share))
+    return "\n".join(lines)
+
+
+def _render_banked(step: Step) -> str:
+    state = step.state
+    house = state.get("dealer", state.get("bank", []))
+    lines = [f"after event {step.version} ({step.event}, {step.timestamp}): {describe(step)}",
+             f"  {state['game']}, stage {state['stage']}, house {' '.join(house) or '-'}"
+             + (f", board {' '.join(state['board']) or '-'}" if "board" in state else "")]
+    for box, bets in state["bets"].items():
+        cards = " ".join(state["cards"].get(box, [])) or "-"
+        spots = ", ".join(f"{spot} {amount}" for spot, amount in bets.items())
+        result = state["results"].get(box)
+        marks = ("folded " if box in state["folded"] else "") + ("<- to decide" if state["to_decide"] == box else "")
+        paid = f"  result {', '.join(f'{k} {v:+}' for k, v in result.items())}" if result else ""
+        lines.append(f"  box {box:>2}  {spots:<28} cards {cards:<16}{paid} {marks}".rstrip())
     return "\n".join(lines)

@@ -324,18 +324,26 @@ class PokerTables(Application[UUID]):
 
     def reconstruct_hand(self, command_id: str, table: str, number: int, viewer: Viewer,
                          reason: str) -> list[Step]:
-        """A circle hand, event by event, for a dispute: the pit boss only, and the request is recorded at the table
-        first (who, when, why; R-THB-13, R-AUD-1)."""
+        """A hand (circle or banked), event by event, for a dispute: the pit boss only, and the request is recorded
+        at the table first (who, when, why; R-THB-13, R-AUD-1)."""
         if viewer.role is not Role.PIT_BOSS:
             raise AccessDeniedError("only the pit boss reconstructs a hand", rule="R-THB-13")
 
         def change() -> tuple[dict[str, Any], list[Aggregate]]:
-            record = self.table(table)
+            record: Table | BankedTable
+            try:
+                record = self.table(table)
+            except NotFoundError:
+                record = self.banked_table(table)
             record.record_reconstruction(number, viewer.station, reason)
             return {"table": table, "version": record.version}, [record]
 
         self._execute(command_id, table, change)
-        return reconstruct(self.events.get(Hand.create_id(self.table(table).id, number)))
+        try:
+            hand_id = Hand.create_id(self.table(table).id, number)
+        except NotFoundError:
+            hand_id = self.banked_table(table).hand_id(number)
+        return reconstruct(self.events.get(hand_id))
 
     def search_hands(self, table: str, *, since: datetime | None = None, until: datetime | None = None,
                      seat: int | None = None, outcome: str | None = None) -> list[dict[str, Any]]:

@@ -29,8 +29,11 @@ def add_parser(commands: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the reconstruction."""
+    from domain.banked_table import BankedTable
+    from domain.cdp import CdpHand
     from domain.hand import Hand
     from domain.table import Table
+    from domain.thb import ThbHand
     from service.application import PokerTables, Role, Viewer
 
     try:
@@ -41,11 +44,11 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         hand: object = app.repository.get(hand_id)
-        if not isinstance(hand, Hand):
-            print("pokertable reconstruct: that id is not a circle hand")
+        if not isinstance(hand, Hand | ThbHand | CdpHand):
+            print("pokertable reconstruct: that id is not a hand")
             return 2
         table: object = app.repository.get(hand.table_id)
-        assert isinstance(table, Table)
+        assert isinstance(table, Table | BankedTable)
         steps = app.reconstruct_hand(f"reconstruct-{uuid.uuid4()}", table.name, hand.number,
                                      Viewer(args.by, Role.PIT_BOSS), args.reason)
     except Exception as error:  # an unknown id, a refused request (with its rule): said plainly

@@ -17,12 +17,15 @@ from hypothesis import strategies as st
 from pokerkit import HandHistory
 
 from domain.cards import Card
+from domain.cdp import CdpHand
 from domain.decks import BackColour, DeckIdentity
 from domain.export import ExportError, hand_document, hand_phh
-from domain.reconstruction import reconstruct, render
+from domain.reconstruction import banked_state, describe, reconstruct, render
 from domain.table_settings import BettingStructure, TableSettings
+from domain.thb import STANDARD_LIMITS, ThbHand, ThbSettings
 from service.application import (
     AccessDeniedError,
+    BankedCommand,
     HandCommand,
     NotFoundError,
     PokerTables,
@@ -33,6 +36,7 @@ from service.application import (
 from service.cli import main
 from service.persistence import environment
 from service.phh import replay
+from tests.banked_support import cdp_hand, play_cdp_randomly, play_thb_randomly, thb_hand
 from tests.circle_support import play_randomly, shuffled
 from tests.pokerkit_hands import hands
 from tests.test_application import postgres_store
@@ -279,3 +283,61 @@ def test_the_hands_command_lists_what_it_finds(tmp_path: Path, capsys: pytest.Ca
     assert main(["hands", "Mesa R", "--outcome", "voided", "--db", url]) == 0
     assert capsys.readouterr().out.strip() == "0 hand(s)"
     assert main(["hands", "Mesa R", "--from", "yesterday", "--db", url]) == 1
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(["holdem-bonus", "casino-draw"]),
+       st.dictionaries(st.integers(1, 6), st.integers(5, 50), min_size=1, max_size=6),
+       st.randoms(use_true_random=False))
+def test_every_step_of_a_banked_reconstruction_is_the_live_state(game: str, antes: dict[int, int],
+                                                                  rng: random.Random) -> None:
+    hand: ThbHand | CdpHand = thb_hand(antes) if game == "holdem-bonus" else cdp_hand(antes)
+    live: dict[int, dict[str, Any]] = {hand.version: banked_state(hand)}
+    trigger = hand.trigger_event
+
+    def recording(*args: Any, **kwargs: Any) -> None:
+        trigger(*args, **kwargs)
+        live[hand.version] = banked_state(hand)
+
+    hand.trigger_event = recording  # type: ignore[method-assign]
+    if isinstance(hand, ThbHand):
+        play_thb_randomly(hand, rng)
+    else:
+        play_cdp_randomly(hand, rng)
+    del hand.trigger_event
+    steps = reconstruct(hand.collect_events())
+    for step in steps[min(live) - 1:]:
+        assert step.state == live[step.version], step.event
+    assert steps[-1].state == banked_state(hand) and steps[-1].state["results"]
+    assert "box" in render(steps[-1])
+
+
+def test_the_pit_boss_reconstructs_a_texas_holdem_bonus_hand(tmp_path: Path) -> None:
+    app = PokerTables(env=environment(f"sqlite:///{tmp_path / 'thb.db'}"))
+    pit, dealer = Viewer("pit-2", Role.PIT_BOSS), Viewer("thb-dealer", Role.DEALER, "THB R")
+    app.open_banked_table("b-0", "THB R", "holdem-bonus", ThbSettings(STANDARD_LIMITS[5]))
+    app.start_banked_hand("b-1", "THB R", DeckIdentity(52, BackColour.RED))
+    app.banked_command("b-2", "THB R", BankedCommand("ante", box=1, amount=10), dealer)
+    app.banked_command("b-3", "THB R", BankedCommand("close-bets"), dealer)
+    cards = iter(["As", "Kd", "Ah", "Kc", "2c", "9h", "Qs", "Jd", "3d", "4s", "7h", "8c", "5d"])
+    counter = iter(range(4, 1000))
+    while app.banked_table("THB R").hand_in_progress is not None:
+        view = app.banked_view("THB R", pit)["hand"]
+        if view["next_card"]:
+            command = BankedCommand("deal", card=Card.parse(next(cards)))
+        elif view["stage"] == "preflop":
+            command = BankedCommand("flop-bet", box=view["to_decide"], amount=20)
+        else:
+            command = BankedCommand("check", box=view["to_decide"])
+        app.banked_command(f"b-{next(counter)}", "THB R", command, dealer)
+    with pytest.raises(AccessDeniedError):
+        app.reconstruct_hand("b-r0", "THB R", 1, dealer, "curious")
+    steps = app.reconstruct_hand("b-r1", "THB R", 1, pit, "box 1 disputes the payment")
+    hand = app.banked_hand(app.banked_table("THB R").hand_id(1))
+    assert steps[-1].state == banked_state(hand) and steps[-1].state["results"][1]
+    assert any(s.event == "ThbHand.CardDealt" and describe(s).startswith("As to box 1") for s in steps)
+    requests = [vars(e) for e in app.events.get(app.banked_table("THB R").id)
+                if type(e).__name__ == "ReconstructionRequested"]
+    assert [(r["pit_boss"], r["reason"]) for r in requests] == [("pit-2", "box 1 disputes the payment")]
+    url = f"sqlite:///{tmp_path / 'thb.db'}"
+    assert main(["reconstruct", str(hand.id), "--db", url, "--reason", "the games director asks", "--at", "5"]) == 0
