@@ -57,7 +57,8 @@ def hand_document(events: Iterable[Any]) -> dict[str, Any]:
     }
 
 
-PHH_VARIANTS = {("holdem", "no-limit"): "NT", ("holdem", "fixed-limit"): "FT", ("omaha", "pot-limit"): "PO"}
+PHH_VARIANTS = {("holdem", "no-limit"): "NT", ("holdem", "fixed-limit"): "FT", ("omaha", "pot-limit"): "PO",
+                ("stud7", "fixed-limit"): "F7S"}
 
 
 class ExportError(ValueError):
@@ -65,8 +66,8 @@ class ExportError(ValueError):
 
 
 def hand_phh(events: Iterable[Any]) -> str:
-    """A finished Hold'em or Omaha hand as a PHH history (TOML), readable by pokerkit.  PHH records no burn cards
-    (pokerkit burns by itself); a hand with an exposed or forfeited card, or a voided one, has no PHH form."""
+    """A finished Hold'em, Omaha or seven-card stud hand as a PHH history (TOML), readable by pokerkit.  PHH records no
+    burn cards (pokerkit burns by itself); a hand with an exposed or forfeited card, or a voided one, has none."""
     document = hand_document(events)
     settings = document["events"][0]["data"]["settings"]
     code = PHH_VARIANTS.get((settings["variant"], settings["structure"]))
@@ -79,24 +80,33 @@ def hand_phh(events: Iterable[Any]) -> str:
     blinds = list(stakes["blinds"]) + [0] * (len(seats) - len(stakes["blinds"]))
     lines = [f'variant = "{code}"', "ante_trimming_status = false",
              f"antes = {list(stakes['antes']) or [0] * len(seats)}", f"blinds_or_straddles = {blinds}"]
-    if code == "FT":
+    if code == "F7S":
+        lines = [line for line in lines if not line.startswith("blinds")]
+        lines += [f"bring_in = {stakes['bring_in']}", f"small_bet = {stakes['small_bet']}",
+                  f"big_bet = {stakes['big_bet']}"]
+    elif code == "FT":
         lines += [f"small_bet = {stakes['small_bet']}", f"big_bet = {stakes['big_bet']}"]
     else:
         lines.append(f"min_bet = {stakes['min_bet'] or max(blinds)}")
     lines += [f"starting_stacks = {document['starting_stacks']}",
-              "actions = [\n" + "".join(f'  "{a}",\n' for a in _phh_actions(document["events"], seats)) + "]",
+              "actions = [\n" + "".join(f'  "{a}",\n' for a in _phh_actions(document["events"], seats, code == "F7S"))
+              + "]",
               f'# pokertable hand {document["hand_id"]}, table {document["table_id"]}, number {document["number"]}']
     return "\n".join(lines) + "\n"
 
 
-_PHH_ACTIONS = {"Folded": "f", "Checked": "cc", "Called": "cc"}
+_PHH_ACTIONS = {"Folded": "f", "Checked": "cc", "Called": "cc", "BringInPosted": "pb"}
 _STREET_ENDS = (3, 4, 5)  # the flop, the turn and the river: one "d db" each
 
 
-def _phh_actions(events: list[dict[str, Any]], seats: list[int]) -> list[str]:
+def _phh_actions(events: list[dict[str, Any]], seats: list[int], stud: bool) -> list[str]:
+    """PHH actions of a hand.  In stud, players all in may show before their last cards: PHH (and pokerkit) shows
+    at the end, every card of the hand, so the shows are moved after the last deal with all the player's cards."""
     player = {seat: f"p{index + 1}" for index, seat in enumerate(seats)}
     actions: list[str] = []
     hole: dict[int, list[str]] = {}
+    every: dict[int, list[str]] = {}
+    shows: list[tuple[int, bool]] = []
     board: list[str] = []
     on_board = 0
 
@@ -107,7 +117,10 @@ def _phh_actions(events: list[dict[str, Any]], seats: list[int]) -> list[str]:
     for event in events:
         name, data = event["event"].rsplit(".", 1)[-1], event["data"]
         if name == "CardDealt" and data["kind"] == "hole":
+            if stud and hole.get(data["seat"]) and len(every.get(data["seat"], [])) >= 3:
+                flush_hole()  # from fourth street on, one card a player a street
             hole.setdefault(data["seat"], []).append(data["card"])
+            every.setdefault(data["seat"], []).append(data["card"])
         elif name == "CardDealt" and data["kind"] == "board":
             flush_hole()
             board.append(data["card"])
@@ -117,6 +130,11 @@ def _phh_actions(events: list[dict[str, Any]], seats: list[int]) -> list[str]:
                 board.clear()
         elif name in ("CardExposed", "Forfeited", "Discarded"):
             raise ExportError(f"PHH cannot record {name}: export the hand as JSON")
+        elif stud and name in ("Shown", "Mucked"):
+            flush_hole()
+            shows.append((data["seat"], name == "Shown"))
+            if name == "Shown" and len(every[data["seat"]]) < 7:  # all in before seventh street: shown now
+                actions.append(f"{player[data['seat']]} sm {''.join(every[data['seat']])}")
         elif name in _PHH_ACTIONS or name in ("BetOrRaised", "Shown", "Mucked"):
             flush_hole()
             seat = player[data["seat"]]
@@ -127,4 +145,5 @@ def _phh_actions(events: list[dict[str, Any]], seats: list[int]) -> list[str]:
             else:
                 actions.append(f"{seat} {_PHH_ACTIONS.get(name, 'sm')}")
     flush_hole()
+    actions.extend(f"{player[seat]} sm{' ' + ''.join(every[seat]) if shown else ''}" for seat, shown in shows)
     return actions

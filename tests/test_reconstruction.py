@@ -167,7 +167,7 @@ def test_the_export_command_prints_a_hand_and_a_whole_table(tmp_path: Path,
     assert "Mesa Z" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("variant", ["NT", "PO"])
+@pytest.mark.parametrize("variant", ["NT", "PO", "F7S"])
 def test_exported_phh_replays_in_pokerkit_to_the_same_finishing_stacks(variant: str) -> None:
     """pokerkit plays random hands; our engine replays them; our PHH export of our events goes back to pokerkit."""
     for oracle in hands(variant, 40, first_seed=500):
