@@ -22,6 +22,8 @@ def add_parser(commands: Any) -> None:
     parser = commands.add_parser("export", help="export hands as JSON", description=__doc__)
     parser.add_argument("hand_id", nargs="?", help="the hand's id")
     parser.add_argument("--table", help="every hand of this table, one JSON document a line")
+    parser.add_argument("--from", dest="since", help="with --table: hands started from this time (ISO 8601 + offset)")
+    parser.add_argument("--to", dest="until", help="with --table: hands started up to this time (ISO 8601 + offset)")
     parser.add_argument("--format", choices=("json", "phh"), default="json")
     parser.add_argument("--db", default=DEFAULT_DB, help="sqlite:///FILE (default pokertable.db) or postgresql://…")
     parser.set_defaults(run=run)
@@ -39,7 +41,13 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         app = PokerTables(env=environment(args.db))
-        hand_ids = [uuid.UUID(args.hand_id)] if args.hand_id else app.hands_of(args.table)
+        if args.hand_id:
+            hand_ids = [uuid.UUID(args.hand_id)]
+        elif args.since or args.until:  # a shift: the hands started in the range
+            since, until = (_moment(t) for t in (args.since, args.until))
+            hand_ids = [uuid.UUID(h["hand_id"]) for h in app.search_hands(args.table, since=since, until=until)]
+        else:
+            hand_ids = app.hands_of(args.table)
         if args.format == "phh":
             print(hand_phh(app.events.get(hand_ids[0])), end="")
             return 0
@@ -77,14 +85,10 @@ def add_search_parser(commands: Any) -> None:
 
 def run_search(args: argparse.Namespace) -> int:
     """Print the hands found."""
-    from datetime import datetime
-
     from service.application import PokerTables
 
     try:
-        since, until = (datetime.fromisoformat(t) if t else None for t in (args.since, args.until))
-        if any(t is not None and t.tzinfo is None for t in (since, until)):
-            raise ValueError("give times with their offset, e.g. 2026-11-21T22:15:00+01:00")
+        since, until = _moment(args.since), _moment(args.until)
         app = PokerTables(env=environment(args.db))
         found = app.search_hands(args.table, since=since, until=until, seat=args.seat, outcome=args.outcome)
     except Exception as error:  # a bad time, an unknown table: said plainly
@@ -96,3 +100,15 @@ def run_search(args: argparse.Namespace) -> int:
               f"  {hand['outcome']:<11}  pot {hand['pot']:>7}  {winners}")
     print(f"{len(found)} hand(s)")
     return 0
+
+
+def _moment(text: str | None) -> Any:
+    """An ISO 8601 time with its offset, or nothing."""
+    from datetime import datetime
+
+    if not text:
+        return None
+    moment = datetime.fromisoformat(text)
+    if moment.tzinfo is None:
+        raise ValueError("give times with their offset, e.g. 2026-11-21T22:15:00+01:00")
+    return moment

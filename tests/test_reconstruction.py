@@ -163,6 +163,10 @@ def test_the_export_command_prints_a_hand_and_a_whole_table(tmp_path: Path,
     assert main(["export", "--table", "Mesa R", "--db", url]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert [json.loads(line)["number"] for line in lines] == [1]
+    assert main(["export", "--table", "Mesa R", "--from", "2000-01-01T00:00:00+00:00", "--db", url]) == 0
+    assert [json.loads(line)["number"] for line in capsys.readouterr().out.splitlines()] == [1]
+    assert main(["export", "--table", "Mesa R", "--to", "2000-01-01T00:00:00+00:00", "--db", url]) == 0
+    assert capsys.readouterr().out == ""
     assert main(["export", "--table", "Mesa Z", "--db", url]) == 1
     assert "Mesa Z" in capsys.readouterr().err
 
