@@ -346,11 +346,15 @@ class PokerTables(Application[UUID]):
         return reconstruct(self.events.get(hand_id))
 
     def search_hands(self, table: str, *, since: datetime | None = None, until: datetime | None = None,
-                     seat: int | None = None, outcome: str | None = None) -> list[dict[str, Any]]:
-        """The hands of a circle table started in a time range, with a seat dealt in, or ending a given way
-        (``showdown``, ``uncontested``, ``voided``, ``blank``, ``in-progress``): a summary of each, oldest first."""
+                     seat: int | None = None, outcome: str | None = None,
+                     game: str | None = None) -> list[dict[str, Any]]:
+        """The hands of a circle table started in a time range, with a seat dealt in, of a game, or ending a given
+        way (``showdown``, ``uncontested``, ``voided``, ``blank``, ``in-progress``): a summary of each, oldest
+        first."""
         if outcome is not None and outcome not in OUTCOMES:
             raise ServiceError(f"an outcome is one of {', '.join(OUTCOMES)}")
+        if game is not None and game != self.table(table).settings.variant:
+            return []  # a table deals one game (R-CIRC-5)
         found = []
         for hand_id in self.hands_of(table):
             events: list[Any] = list(self.events.get(hand_id))

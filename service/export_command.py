@@ -78,6 +78,7 @@ def add_search_parser(commands: Any) -> None:
     parser.add_argument("--from", dest="since", help="ISO 8601 time with its offset")
     parser.add_argument("--to", dest="until", help="ISO 8601 time with its offset")
     parser.add_argument("--seat", type=int)
+    parser.add_argument("--game", help="holdem, omaha, stud7, draw, stud5, sintetico")
     parser.add_argument("--outcome", choices=("showdown", "uncontested", "voided", "blank", "in-progress"))
     parser.add_argument("--db", default=DEFAULT_DB, help="sqlite:///FILE (default pokertable.db) or postgresql://…")
     parser.set_defaults(run=run_search)
@@ -90,7 +91,8 @@ def run_search(args: argparse.Namespace) -> int:
     try:
         since, until = _moment(args.since), _moment(args.until)
         app = PokerTables(env=environment(args.db))
-        found = app.search_hands(args.table, since=since, until=until, seat=args.seat, outcome=args.outcome)
+        found = app.search_hands(args.table, since=since, until=until, seat=args.seat, outcome=args.outcome,
+                                 game=args.game)
     except Exception as error:  # a bad time, an unknown table: said plainly
         print(f"pokertable hands: {error}", file=sys.stderr)
         return 1

@@ -330,7 +330,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
         def work(viewer: Viewer) -> pb.HandSummaries:
             self.app.authorize(viewer, table)
             found = self.app.search_hands(table, since=since, until=until, seat=request.seat or None,
-                                          outcome=request.outcome or None)
+                                          outcome=request.outcome or None, game=request.game or None)
             return pb.HandSummaries(hands=[pb.HandSummary(**summary) for summary in found])
 
         return await self._run(context, work)

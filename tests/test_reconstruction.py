@@ -282,6 +282,7 @@ def test_hands_are_found_by_time_seat_and_outcome(store: dict[str, str]) -> None
     assert [h["number"] for h in app.search_hands("Mesa S", until=times[1])] == [1]
     assert [h["number"] for h in app.search_hands("Mesa S", outcome="in-progress")] == [3]
     assert app.search_hands("Mesa S", seat=7) == [] and len(app.search_hands("Mesa S", seat=2)) == 3
+    assert app.search_hands("Mesa S", game="omaha") == [] and len(app.search_hands("Mesa S", game="holdem")) == 3
     with pytest.raises(ServiceError):
         app.search_hands("Mesa S", outcome="won")
 
