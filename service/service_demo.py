@@ -231,6 +231,17 @@ def run_service_demo(rng: random.Random, directory: Path, db: str) -> None:
     print("== Summary: every deal, bet, payment and approval above is an event in " + db)
     print("\n".join(summary))
     print(f"   ({time.perf_counter() - started:.1f} s, the service stopped cleanly)\n")
+    from service.application import PokerTables
+    from service.audit import verify
+    from service.persistence import environment
+
+    app = PokerTables(env=environment(db))
+    verdict = verify(app.recorder)
+    position, digest = verdict.head
+    state = "clean" if verdict.clean else f"TAMPERED: {verdict.finding}"
+    print(f"== Audit (pokertable audit verify): {verdict.events} events, hash chain {state}; head {position}:"
+          f"{digest.hex()[:16]}…\n")
+    app.close()
 
 
 def _play_circle_tables(address: str, pit: Station, rng: random.Random, summary: list[str]) -> None:
