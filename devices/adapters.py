@@ -23,6 +23,7 @@ from devices.protocol import (
     ShoeFault,
     Shuffle,
     ShufflerFault,
+    ShufflerFaultCode,
     ShufflerState,
     ShufflerStateCode,
 )
@@ -146,7 +147,7 @@ class ShufflerAdapter:
             while True:
                 reply = self._reply()
                 if isinstance(reply, ShufflerFault):
-                    raise ShufflerError(f"shuffler fault: {reply.code.name.lower()}")
+                    raise ShufflerError(f"shuffler fault: {reply.code.name.lower().replace('_', ' ')}")
                 if isinstance(reply, ShufflerState) and reply.state is ShufflerStateCode.DECK_READY:
                     return
 
@@ -157,7 +158,13 @@ class ShufflerAdapter:
             while True:
                 reply = self._reply()
                 if isinstance(reply, DeckCheckResult):
-                    return reply
+                    break
+            if reply.missing or reply.duplicates or reply.foreign:
+                # an incomplete deck is followed by its miscount fault: taken here, not by the next command
+                while not (isinstance(fault := self._reply(), ShufflerFault)
+                           and fault.code is ShufflerFaultCode.MISCOUNT):
+                    pass
+            return reply
 
     def deliver(self, colour: Colour) -> None:
         """Send the shuffled deck to the shoe."""

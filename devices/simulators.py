@@ -147,6 +147,7 @@ class ShufflerSimulator(SimulatedDevice):
     def __init__(self, serial_number: str = "SHUF-0001", seed: int = 0, *, use_socket: bool = False) -> None:
         super().__init__(DeviceKind.SHUFFLER, serial_number, seed, use_socket)
         self.jam_next = False
+        self.door_open_next = False
         self.miscount_next: list[int] = []
 
     def _on_message(self, message: Message) -> None:
@@ -161,9 +162,10 @@ class ShufflerSimulator(SimulatedDevice):
         with self.lock:
             match message:
                 case Shuffle(colour, _):
-                    if self.jam_next:
-                        self.jam_next = False
-                        self.link.send(ShufflerFault(ShufflerFaultCode.JAM, colour))
+                    if self.jam_next or self.door_open_next:
+                        code = ShufflerFaultCode.JAM if self.jam_next else ShufflerFaultCode.DOOR_OPEN
+                        self.jam_next = self.door_open_next = False
+                        self.link.send(ShufflerFault(code, colour))
                         return
                     self.link.send(ShufflerState(ShufflerStateCode.SHUFFLING, colour))
                     self.link.send(ShufflerState(ShufflerStateCode.DECK_READY, colour))

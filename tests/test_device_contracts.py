@@ -147,7 +147,7 @@ def test_a_pulled_cable_is_reported_once_and_nothing_is_lost_or_read_twice() -> 
         simulator.close()
 
 
-def test_the_shuffler_shuffles_checks_and_delivers_and_reports_a_jam_and_a_miscount() -> None:
+def test_the_shuffler_shuffles_checks_and_delivers_and_reports_a_jam_a_miscount_and_an_open_door() -> None:
     simulator = ShufflerSimulator(seed=5)
     adapter = ShufflerAdapter(simulator.url, timeout=3)
     try:
@@ -161,6 +161,11 @@ def test_the_shuffler_shuffles_checks_and_delivers_and_reports_a_jam_and_a_misco
         simulator.miscount_next = [51]
         result = adapter.deck_check(Colour.BLUE)
         assert result.counted == 51 and result.missing == (51,)
+        adapter.shuffle(Colour.BLUE)  # the miscount was the deck check's: the next shuffle is not blamed for it
+        simulator.door_open_next = True
+        with pytest.raises(ShufflerError, match="door open"):
+            adapter.shuffle(Colour.RED)
+        adapter.shuffle(Colour.RED)
         assert adapter.identity is not None and adapter.identity.serial == "SHUF-0001"
     finally:
         adapter.close()
