@@ -6,7 +6,7 @@ integrators and demos.  It prints the port paths, then takes commands on standar
     face-up | other-colour | unreadable     draw the next card with that fault
     bad-crc | truncated | twice             draw the next card through that line fault
     double-feed | empty   report a shoe fault
-    jam | miscount        the shuffler's next shuffle jams / next deck check misses a card
+    jam | door | miscount the shuffler's next shuffle jams / finds its door open / next deck check misses a card
     quit
 """
 
@@ -66,14 +66,16 @@ def run(args: argparse.Namespace) -> int:
 def obey(words: list[str], shoe: ShoeSimulator | None, shuffler: ShufflerSimulator | None) -> str:
     """Carry out one command."""
     verb, args = words[0], words[1:]
-    if verb in ("jam", "miscount"):
+    if verb in ("jam", "door", "miscount"):
         if shuffler is None:
             return "no shuffler"
         if verb == "jam":
             shuffler.jam_next = True
+        elif verb == "door":
+            shuffler.door_open_next = True
         else:
             shuffler.miscount_next = [51]
-        return f"the shuffler will {verb}"
+        return f"the shuffler will {'find its door open' if verb == 'door' else verb}"
     if shoe is None:
         return "no shoe"
     faults: dict[str, Callable[[], object]] = {

@@ -3,6 +3,8 @@ every fault is detected and reported, and no card is lost, duplicated or invente
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -170,3 +172,40 @@ def test_the_shuffler_shuffles_checks_and_delivers_and_reports_a_jam_a_miscount_
     finally:
         adapter.close()
         simulator.close()
+
+
+def test_the_simulate_command_prints_its_ports_and_obeys_commands_on_standard_input() -> None:
+    """``pokertable devices simulate --shoe --shuffler`` as a hardware integrator runs it, with the real adapters."""
+    process = subprocess.Popen([sys.executable, "-m", "service.cli", "devices", "simulate", "--shoe", "--shuffler",
+                                "--seed", "4"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert process.stdin is not None and process.stdout is not None
+    events = Events()
+    shoe_url = process.stdout.readline().strip().removeprefix("shoe: ")
+    shuffler_url = process.stdout.readline().strip().removeprefix("shuffler: ")
+    shoe, shuffler = ShoeAdapter(shoe_url, events), ShufflerAdapter(shuffler_url, timeout=3)
+
+    def command(line: str) -> str:
+        assert process.stdin is not None and process.stdout is not None
+        process.stdin.write(line + "\n")
+        process.stdin.flush()
+        return process.stdout.readline().strip()
+
+    try:
+        drawn = command("draw 2")
+        assert drawn.startswith("drew ")
+        events.wait_for(lambda items: len(events.cards()) == 2)
+        assert " ".join(str(card) for card in events.cards()) == drawn.removeprefix("drew ")
+        assert command("other-colour") == "sent: other-colour"
+        events.wait_for(lambda items: len(events.irregularities()) == 1)
+        assert command("door") == "the shuffler will find its door open"
+        with pytest.raises(ShufflerError, match="door open"):
+            shuffler.shuffle(Colour.BLUE)
+        assert command("fly") == "unknown command 'fly'"
+        process.stdin.write("quit\n")
+        process.stdin.flush()
+        assert process.wait(timeout=10) == 0
+    finally:
+        shoe.close()
+        shuffler.close()
+        if process.poll() is None:
+            process.kill()
