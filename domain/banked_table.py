@@ -20,6 +20,7 @@ from domain.decks import DeckIdentity
 from domain.device_reports import DeviceReport
 from domain.errors import RuleError
 from domain.hand import TABLES_NAMESPACE
+from domain.reconstruction import request_problem
 from domain.thb import ThbHand, ThbSettings
 
 GAMES: dict[str, tuple[type[ThbHand] | type[CdpHand], type[ThbSettings] | type[CdpSettings]]] = {
@@ -95,12 +96,8 @@ class BankedTable(Aggregate):
 
     def record_reconstruction(self, number: int, pit_boss: str, reason: str) -> None:
         """R-THB-13: a reconstruction of one of this table's hands is recorded before it is shown: who, why."""
-        if not 1 <= number <= self.hands_started:
-            raise BankedTableError(f"this table has no hand {number} (hands 1–{self.hands_started})", rule="R-AUD-1")
-        if not pit_boss.strip():
-            raise BankedTableError("a reconstruction names the pit boss who asks for it", rule="R-THB-13")
-        if not reason.strip() or len(reason) > 200:
-            raise BankedTableError("a reconstruction states its reason (1–200 characters)", rule="R-THB-13")
+        if problem := request_problem(number, self.hands_started, pit_boss, reason):
+            raise BankedTableError(problem[0], rule=problem[1])
         self._reconstruction_requested(hand_id=self.hand_id(number), number=number, pit_boss=pit_boss,
                                        reason=reason)
 

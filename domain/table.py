@@ -22,6 +22,7 @@ from domain.decks import DeckIdentity
 from domain.device_reports import DeviceReport
 from domain.hand import TABLES_NAMESPACE, Hand
 from domain.hand_state import HandRuleError
+from domain.reconstruction import request_problem
 from domain.table_settings import MAX_SEATS, TableSettings
 
 
@@ -226,19 +227,19 @@ class Table(Aggregate):
         self.closed = True
         self.stacks = {}
 
+    def hand_id(self, number: int) -> UUID:
+        """The id of hand ``number`` of this table."""
+        return Hand.create_id(self.id, number)
+
     def verify_reconstruction(self, number: int, pit_boss: str, reason: str) -> None:
         """A hand of this table that has started, a pit boss, a stated reason (R-THB-13, R-AUD-1)."""
-        if not 1 <= number <= self.hands_started:
-            raise HandRuleError(f"this table has no hand {number} (hands 1–{self.hands_started})", rule="R-AUD-1")
-        if not pit_boss.strip():
-            raise HandRuleError("a reconstruction names the pit boss who asks for it", rule="R-THB-13")
-        if not reason.strip() or len(reason) > 200:
-            raise HandRuleError("a reconstruction states its reason (1–200 characters)", rule="R-THB-13")
+        if problem := request_problem(number, self.hands_started, pit_boss, reason):
+            raise HandRuleError(problem[0], rule=problem[1])
 
     def record_reconstruction(self, number: int, pit_boss: str, reason: str) -> None:
         """A reconstruction of one of this table's hands is recorded before it is shown: who, when, why."""
         self.verify_reconstruction(number, pit_boss, reason)
-        self._reconstruction_requested(hand_id=Hand.create_id(self.id, number), number=number, pit_boss=pit_boss,
+        self._reconstruction_requested(hand_id=self.hand_id(number), number=number, pit_boss=pit_boss,
                                        reason=reason)
 
     @event("ReconstructionRequested")

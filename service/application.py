@@ -336,14 +336,10 @@ class PokerTables(Application[UUID]):
             except NotFoundError:
                 record = self.banked_table(table)
             record.record_reconstruction(number, viewer.station, reason)
-            return {"table": table, "version": record.version}, [record]
+            return {"table": table, "version": record.version, "hand_id": str(record.hand_id(number))}, [record]
 
-        self._execute(command_id, table, change)
-        try:
-            hand_id = Hand.create_id(self.table(table).id, number)
-        except NotFoundError:
-            hand_id = self.banked_table(table).hand_id(number)
-        return reconstruct(self.events.get(hand_id))
+        result = self._execute(command_id, table, change)
+        return reconstruct(self.events.get(UUID(result["hand_id"])))
 
     def search_hands(self, table: str, *, since: datetime | None = None, until: datetime | None = None,
                      seat: int | None = None, outcome: str | None = None,
@@ -557,7 +553,7 @@ class PokerTables(Application[UUID]):
 
     def _hands_of(self, table: str) -> list[UUID]:
         record = self.table(table)
-        return [Hand.create_id(record.id, number) for number in range(1, record.hands_started + 1)]
+        return [record.hand_id(number) for number in range(1, record.hands_started + 1)]
 
     def legal_actions(self, table: str) -> LegalActions | None:
         """What the player to act may do at the table now."""
