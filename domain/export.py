@@ -15,8 +15,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from domain.reconstruction import event_data
+
 FORMAT = "pokertable-hand/1"
-_META = {"originator_id", "originator_version", "timestamp", "originator_topic"}
 
 
 def _plain(value: Any) -> Any:
@@ -52,7 +53,7 @@ def hand_document(events: Iterable[Any]) -> dict[str, Any]:
         "complete": "Hand.Completed" in names or voided is not None,
         "voided": voided["rule"] if voided else None,
         "events": [{"version": e.originator_version, "event": name, "timestamp": str(e.timestamp),
-                    "data": _plain({k: v for k, v in vars(e).items() if k not in _META})}
+                    "data": _plain(event_data(e))}
                    for e, name in zip(listed, names, strict=True)],
     }
 

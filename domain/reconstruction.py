@@ -14,6 +14,11 @@ from domain.thb import ThbHand
 _META = {"originator_id", "originator_version", "timestamp", "originator_topic"}
 
 
+def event_data(event: Any) -> dict[str, Any]:
+    """What an event says, without the bookkeeping every event carries (originator, version, time, topic)."""
+    return {k: v for k, v in vars(event).items() if k not in _META}
+
+
 def request_problem(number: int, hands_started: int, pit_boss: str, reason: str) -> tuple[str, str] | None:
     """What is wrong with a reconstruction request, as (message, rule), or None: a hand of the table that has
     started, a pit boss, a stated reason (R-THB-13, R-AUD-1).  Both kinds of table record requests this way."""
@@ -50,7 +55,7 @@ def reconstruct(events: Iterable[Any]) -> list[Step]:
         else:
             raise TypeError("reconstruction is of a hand's events, from its first")
         steps.append(Step(event.originator_version, type(event).__qualname__, str(event.timestamp),
-                          {k: v for k, v in vars(event).items() if k not in _META}, state))
+                          event_data(event), state))
     return steps
 
 

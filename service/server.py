@@ -40,7 +40,7 @@ from domain.device_reports import DeviceReport, DeviceReportError
 from domain.errors import InvalidCardError, RuleError
 from domain.hand_classes import Category
 from domain.ranking import hand_ranking
-from domain.reconstruction import describe, render
+from domain.reconstruction import describe, event_data, render
 from domain.table_settings import BettingStructure, InvalidSettingsError, TableSettings
 from domain.thb import STANDARD_LIMITS, ThbSettings
 from domain.variants import VARIANTS
@@ -460,11 +460,10 @@ def _is_hand_of(topic: str, originator: UUID, table_id: UUID, hands_started: int
     return "Hand" in topic and originator == Hand.create_id(table_id, hands_started + 1)
 
 
-_META = {"originator_id", "originator_version", "timestamp", "originator_topic"}
 
 
 def _payload(event: Any, sees_down_cards: bool) -> dict[str, Any]:
-    data = {k: v for k, v in vars(event).items() if k not in _META}
+    data = event_data(event)
     data["timestamp"] = str(event.timestamp)
     if not sees_down_cards:
         if type(event).__name__ == "CardDealt" and (data.get("kind") in ("hole", "burn") and not data.get("face_up")):
