@@ -24,7 +24,7 @@ from domain.reconstruction import reconstruct
 from domain.table_settings import BettingStructure, TableSettings
 from service.application import PokerTables
 from service.audit import verify
-from service.persistence import environment
+from service.persistence import environment, notifications
 from tests.circle_support import play_randomly, shuffled, start
 
 GAMES = {
@@ -87,13 +87,11 @@ def per_hand(app: PokerTables, chosen: dict[str, uuid.UUID], repeats: int = 50) 
 def whole_log(app: PokerTables) -> None:
     started = time.perf_counter()
     rebuilt: dict[uuid.UUID, Any] = {}
-    count, start_at = 0, 1
-    while page := app.recorder.select_notifications(start=start_at, limit=1000):
-        for notification in page:
-            event: Any = app.mapper.to_domain_event(notification)
-            rebuilt[event.originator_id] = event.mutate(rebuilt.get(event.originator_id))
-            count += 1
-        start_at = page[-1].id + 1
+    count = 0
+    for notification in notifications(app.recorder):
+        event: Any = app.mapper.to_domain_event(notification)
+        rebuilt[event.originator_id] = event.mutate(rebuilt.get(event.originator_id))
+        count += 1
     ours = count / (time.perf_counter() - started)
     started = time.perf_counter()
     for aggregate_id, aggregate in rebuilt.items():

@@ -42,6 +42,7 @@ from domain.reconstruction import Step, reconstruct
 from domain.table import Table
 from domain.table_settings import BettingStructure, TableSettings  # noqa: F401  (BettingStructure: doctest)
 from domain.thb import ThbHand, ThbSettings
+from service.persistence import notifications
 
 COMMANDS_NAMESPACE = uuid5(NAMESPACE_URL, "https://pokertable.invalid/commands")
 
@@ -372,20 +373,14 @@ class PokerTables(Application[UUID]):
         ours = {current.id, *self._hands_of(table)}
         rebuilt: dict[UUID, Any] = {}
         last_position, last_time = 0, None
-        start = 1
-        while page := self.recorder.select_notifications(start=start, limit=1000, stop=position):
-            for notification in page:
-                if notification.originator_id not in ours:
-                    continue
-                event: Any = self.mapper.to_domain_event(notification)
-                if moment is not None and event.timestamp > moment:
-                    page = []
-                    break
-                rebuilt[event.originator_id] = event.mutate(rebuilt.get(event.originator_id))
-                last_position, last_time = notification.id, event.timestamp
-            if not page:
+        for notification in notifications(self.recorder, stop=position):
+            if notification.originator_id not in ours:
+                continue
+            event: Any = self.mapper.to_domain_event(notification)
+            if moment is not None and event.timestamp > moment:
                 break
-            start = page[-1].id + 1
+            rebuilt[event.originator_id] = event.mutate(rebuilt.get(event.originator_id))
+            last_position, last_time = notification.id, event.timestamp
         record = rebuilt.get(current.id)
         if record is None:
             raise NotFoundError(f"the table {table!r} did not exist yet then")

@@ -26,6 +26,8 @@ from psycopg import Cursor
 from psycopg.rows import DictRow
 from psycopg.sql import SQL, Identifier
 
+from service.persistence import notifications
+
 GENESIS = bytes(32)
 PAGE = 1000
 
@@ -141,13 +143,6 @@ class Verdict:
         return self.finding is None
 
 
-def _events(recorder: ApplicationRecorder) -> Iterator[Any]:
-    start = 1
-    while page := recorder.select_notifications(start=start, limit=PAGE):
-        yield from page
-        start = page[-1].id + 1
-
-
 def _chain(recorder: ChainedSQLiteRecorder | ChainedPostgresRecorder) -> Iterator[tuple[int, bytes]]:
     start = 1
     while page := recorder.chain(start):
@@ -170,7 +165,7 @@ def verify(recorder: ApplicationRecorder, expected_head: tuple[int, bytes] | Non
     def found(kind: str, position: int, message: str) -> Verdict:
         return Verdict(count, (last, previous), Finding(kind, position, message))
 
-    for event in _events(recorder):
+    for event in notifications(recorder, page=PAGE):
         count += 1
         if link < len(chain) and chain[link][0] < event.id:
             return found("removed", chain[link][0], f"the event at position {chain[link][0]} was removed "

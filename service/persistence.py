@@ -15,7 +15,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from urllib.parse import parse_qsl, unquote, urlsplit
+
+from eventsourcing.persistence import ApplicationRecorder, Notification
 
 DEFAULT_DB = "sqlite:///pokertable.db"
 
@@ -60,3 +63,12 @@ def environment(url: str) -> dict[str, str]:
         return {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": path, "SQLITE_LOCK_TIMEOUT": "10",
                 "APPLICATION_RECORDER_TOPIC": "service.audit:ChainedSQLiteRecorder"}  # tamper evidence
     raise PersistenceUrlError(f"unsupported database URL {url!r}: use sqlite:///FILE or postgresql://…")
+
+
+def notifications(recorder: ApplicationRecorder, *, stop: int | None = None,
+                  page: int = 1000) -> Iterator[Notification]:
+    """Every stored event in log order, up to position ``stop`` if given, read a page at a time."""
+    start = 1
+    while found := recorder.select_notifications(start=start, limit=page, stop=stop):
+        yield from found
+        start = found[-1].id + 1
