@@ -266,6 +266,8 @@ class PokerTables(Application[UUID]):
         super().__init__({"AGGREGATE_CACHE_MAXSIZE": self.CACHE_SIZE, **(env or {})})
         self._locks = _Locks()
         self._local = threading.local()  # per command: the aggregates it fetched
+        self._saves_lock = threading.Lock()
+        self.saves = 0  # commands stored so far by this instance: watchers look again when it moves
 
     # -- commands -----------------------------------------------------------------------------------
 
@@ -615,6 +617,8 @@ class PokerTables(Application[UUID]):
             try:
                 result, changed = change()  # a RuleError here has recorded nothing
                 self.save(*changed, ProcessedCommand(command_id=command_id, result=result))
+                with self._saves_lock:
+                    self.saves += 1
             except IntegrityError:
                 self._forget_fetched()  # the cached copies are ahead of the store: read them afresh next time
                 done = self._processed(command_id)

@@ -169,20 +169,16 @@ class TableServicer(pb_grpc.TableServiceServicer):
         self.app, self.stations, self.executor = app, stations, executor
         self._stored = asyncio.Event()
 
-    async def _run(self, context: grpc.aio.ServicerContext[Any, Any], work: Callable[[Viewer], T], *,
-                   wakes_watchers: bool = True) -> T:
+    async def _run(self, context: grpc.aio.ServicerContext[Any, Any], work: Callable[[Viewer], T]) -> T:
         viewer = self._viewer(context)
         loop = asyncio.get_running_loop()
+        saves = self.app.saves
         try:
             return await loop.run_in_executor(self.executor, work, viewer)
         finally:
-            if wakes_watchers:
-                self._wake_watchers()
-
-    def _wake_watchers(self) -> None:
-        """Something may have been stored: the watch streams of this instance look now, not at their next poll."""
-        stored, self._stored = self._stored, asyncio.Event()
-        stored.set()
+            if self.app.saves != saves:  # something was stored: this instance's watch streams look now
+                stored, self._stored = self._stored, asyncio.Event()
+                stored.set()
 
     def _viewer(self, context: grpc.aio.ServicerContext[Any, Any]) -> Viewer:
         metadata = dict(context.invocation_metadata() or ())
@@ -390,8 +386,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
         try:
             table = _text(request.table, "table")
             position = max(request.after_position, 0)
-            viewer = await self._run(context, lambda viewer: (self.app.table(table), viewer)[1],
-                                     wakes_watchers=False)
+            viewer = await self._run(context, lambda viewer: (self.app.table(table), viewer)[1])
         except Exception as error:
             abort = _translate(error)
             await context.abort_with_status(_status(abort.code, abort.message, abort.rule))
@@ -399,7 +394,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
         while True:
             stored = self._stored  # taken before the scan, so a command stored during it is not missed
             changes, scanned = await self._run(context, functools.partial(self._changes_after, table, viewer,
-                                                                           position), wakes_watchers=False)
+                                                                           position))
             for change in changes:
                 yield change
             # The scan moves on past other tables' events too: a busy casino's store must not stall this table's
