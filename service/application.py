@@ -686,3 +686,17 @@ def _hand_summary(hand: Hand, events: list[Any]) -> dict[str, Any]:
             "ended": str(events[-1].timestamp), "seats": list(hand.seats), "outcome": outcome,
             "pot": sum(state.contributed), "winners": sorted(seat for seat, net in won.items() if net > 0),
             "net": won if hand.is_complete else {}}
+
+
+def parse_moment(text: str | None) -> datetime | None:
+    """A time given by a station or at the console: ISO 8601 with its offset (a casino's clock changes twice a
+    year), or nothing for an empty text."""
+    if not text:
+        return None
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise ValueError(f"{text!r} is not an ISO 8601 time") from None
+    if moment.tzinfo is None:
+        raise ValueError("a time needs its offset, e.g. 2026-11-21T22:15:00+01:00")
+    return moment

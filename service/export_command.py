@@ -31,7 +31,7 @@ def add_parser(commands: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the documents."""
-    from service.application import PokerTables
+    from service.application import PokerTables, parse_moment
 
     if (args.hand_id is None) == (args.table is None):
         print("pokertable export: name a HAND_ID or --table T", file=sys.stderr)
@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
         if args.hand_id:
             hand_ids = [uuid.UUID(args.hand_id)]
         elif args.since or args.until:  # a shift: the hands started in the range
-            since, until = (_moment(t) for t in (args.since, args.until))
+            since, until = parse_moment(args.since), parse_moment(args.until)
             hand_ids = [uuid.UUID(h["hand_id"]) for h in app.search_hands(args.table, since=since, until=until)]
         else:
             hand_ids = app.hands_of(args.table)
@@ -86,10 +86,10 @@ def add_search_parser(commands: Any) -> None:
 
 def run_search(args: argparse.Namespace) -> int:
     """Print the hands found."""
-    from service.application import PokerTables
+    from service.application import PokerTables, parse_moment
 
     try:
-        since, until = _moment(args.since), _moment(args.until)
+        since, until = parse_moment(args.since), parse_moment(args.until)
         app = PokerTables(env=environment(args.db))
         found = app.search_hands(args.table, since=since, until=until, seat=args.seat, outcome=args.outcome,
                                  game=args.game)
@@ -103,14 +103,3 @@ def run_search(args: argparse.Namespace) -> int:
     print(f"{len(found)} hand(s)")
     return 0
 
-
-def _moment(text: str | None) -> Any:
-    """An ISO 8601 time with its offset, or nothing."""
-    from datetime import datetime
-
-    if not text:
-        return None
-    moment = datetime.fromisoformat(text)
-    if moment.tzinfo is None:
-        raise ValueError("give times with their offset, e.g. 2026-11-21T22:15:00+01:00")
-    return moment

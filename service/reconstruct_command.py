@@ -85,14 +85,11 @@ def add_history_parser(commands: Any) -> None:
 def run_history(args: argparse.Namespace) -> int:
     """Print the table as it stood then."""
     import json
-    from datetime import datetime
 
-    from service.application import PokerTables
+    from service.application import PokerTables, parse_moment
 
     try:
-        moment = datetime.fromisoformat(args.time) if args.time else None
-        if moment is not None and moment.tzinfo is None:
-            raise ValueError("give the time with its offset, e.g. 2026-11-21T22:15:00+01:00")
+        moment = parse_moment(args.time)
         app = PokerTables(env=environment(args.db))
         state = app.table_at(args.table, position=args.position, moment=moment)
     except Exception as error:  # a bad time, an unknown table, a table not yet open: said plainly

@@ -59,6 +59,7 @@ from service.application import (
     Role,
     ServiceError,
     Viewer,
+    parse_moment,
 )
 
 SERVICE_NAME = "pokertable.v1.TableService"
@@ -643,14 +644,10 @@ async def serve(app: PokerTables, stations: Stations, address: str,
         await server.stop(grace=1)
 
 
+
 def _moment(text: str, name: str) -> datetime | None:
-    """An ISO 8601 time with its offset, or nothing."""
-    if not text:
-        return None
+    """An ISO 8601 time with its offset, or nothing; INVALID_ARGUMENT otherwise."""
     try:
-        moment = datetime.fromisoformat(text)
-    except ValueError:
-        raise _StatusError(grpc.StatusCode.INVALID_ARGUMENT, f"{name} is an ISO 8601 time", "R-AUD-1") from None
-    if moment.tzinfo is None:
-        raise _StatusError(grpc.StatusCode.INVALID_ARGUMENT, f"{name} needs its offset (e.g. +01:00)", "R-AUD-1")
-    return moment
+        return parse_moment(text)
+    except ValueError as error:
+        raise _StatusError(grpc.StatusCode.INVALID_ARGUMENT, f"{name}: {error}", "R-AUD-1") from None
