@@ -29,7 +29,7 @@ from devices.adapters import (
     ShufflerAdapter,
     ShufflerError,
 )
-from devices.protocol import Colour
+from devices.protocol import Colour, Hello
 from service.api import pokertable_pb2 as pb
 from service.station import Station
 
@@ -135,10 +135,17 @@ class HardwareStation:
         return "\n".join(lines)
 
     def _report(self, kind: str, colour: Colour, result: str) -> None:
+        """A shuffle, deck check or fault of the shuffler, recorded at the table."""
         identity = self.shuffler.identity if self.shuffler else None
-        self.station.call("RecordDeviceReport", pb.DeviceReportRequest(
-            command_id=self.station.command_id(), table=self.table, device=identity.model if identity else "shuffler",
-            serial=identity.serial if identity else "unknown", kind=kind, colour=colour.name.lower(), result=result))
+        self.station.call("RecordDeviceReport", self._device_report(identity, "shuffler", kind, colour, result))
+
+    def _device_report(self, identity: Hello | None, device: str, kind: str, colour: Colour,
+                       result: str) -> pb.DeviceReportRequest:
+        """A device report with the device's identity (from its HELLO; its kind while it has not said)."""
+        return pb.DeviceReportRequest(command_id=self.station.command_id(), table=self.table,
+                                      device=identity.model if identity else device,
+                                      serial=identity.serial if identity else "unknown", kind=kind,
+                                      colour=colour.name.lower(), result=result)
 
     def _on_shoe(self, event: ShoeEvent) -> None:
         match event:
@@ -165,11 +172,8 @@ class HardwareStation:
         self._record_shoe_fault(f"{read}{irregularity.message} ({irregularity.rule})")
 
     def _record_shoe_fault(self, result: str) -> None:
-        identity = self.shoe.identity
-        self._call(lambda: self.station.call("RecordDeviceReport", pb.DeviceReportRequest(
-            command_id=self.station.command_id(), table=self.table, device=identity.model if identity else "shoe",
-            serial=identity.serial if identity else "unknown", kind="fault", colour=self.shoe.colour.name.lower(),
-            result=result[:200])))
+        request = self._device_report(self.shoe.identity, "shoe", "fault", self.shoe.colour, result[:200])
+        self._call(lambda: self.station.call("RecordDeviceReport", request))
 
     def _deal(self, card: str, read_seq: int) -> None:
         with self._sending:
