@@ -109,7 +109,8 @@ def test_a_hand_is_played_through_the_api(port: int) -> None:
     assert len(dealer.ListHands(pb.TableRequest(table="Mesa 1")).hand_ids) == 1
 
 
-def test_the_pit_boss_streams_a_reconstruction_and_the_request_is_recorded(port: int) -> None:
+def played_to_the_big_blind(port: int) -> tuple[Client, Client]:
+    """Mesa 1's first hand, dealt and folded to the big blind (seat 3); the pit boss's and the dealer's clients."""
     pit, dealer = Client(port, TOKENS["pit"]), Client(port, TOKENS["dealer"])
     open_table(pit, dealer)
     dealer.StartHand(pb.StartHandRequest(command_id=dealer.next_id(), table="Mesa 1"))
@@ -117,6 +118,11 @@ def test_the_pit_boss_streams_a_reconstruction_and_the_request_is_recorded(port:
     for seat in (1, 2):
         dealer.HandCommand(pb.HandCommandRequest(command_id=dealer.next_id(), table="Mesa 1", action="fold",
                                                  seat=seat))
+    return pit, dealer
+
+
+def test_the_pit_boss_streams_a_reconstruction_and_the_request_is_recorded(port: int) -> None:
+    pit, dealer = played_to_the_big_blind(port)
     request = pb.ReconstructRequest(command_id="rc-1", table="Mesa 1", hand_number=1, reason="seat 3 disputes")
     with pytest.raises(grpc.RpcError) as refused:
         list(dealer.ReconstructHand(request))
@@ -132,13 +138,7 @@ def test_the_pit_boss_streams_a_reconstruction_and_the_request_is_recorded(port:
 
 
 def test_hands_are_searched_through_the_api(port: int) -> None:
-    pit, dealer = Client(port, TOKENS["pit"]), Client(port, TOKENS["dealer"])
-    open_table(pit, dealer)
-    dealer.StartHand(pb.StartHandRequest(command_id=dealer.next_id(), table="Mesa 1"))
-    deal(dealer, "As Kd Qh Ac Kc Qs")
-    for seat in (1, 2):
-        dealer.HandCommand(pb.HandCommandRequest(command_id=dealer.next_id(), table="Mesa 1", action="fold",
-                                                 seat=seat))
+    pit, dealer = played_to_the_big_blind(port)
     found = pit.SearchHands(pb.SearchHandsRequest(table="Mesa 1", outcome="uncontested", seat=3)).hands
     assert [(h.number, h.outcome, list(h.winners), dict(h.net)) for h in found] == [
         (1, "uncontested", [3], {1: 0, 2: -1, 3: 1})]
