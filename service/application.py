@@ -357,9 +357,12 @@ class PokerTables(Application[UUID]):
         found = []
         for hand_id in self.hands_of(table):
             events: list[Any] = list(self.events.get(hand_id))
-            started, hand = events[0].timestamp, self.hand(hand_id)
+            started = events[0].timestamp
             if (since is not None and started < since) or (until is not None and started > until):
                 continue
+            hand: Any = None
+            for stored in events:  # the events just read make the hand: no second read of the store
+                hand = stored.mutate(hand)
             if seat is not None and seat not in hand.seats:
                 continue
             summary = _hand_summary(hand, events)
