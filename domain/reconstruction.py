@@ -79,19 +79,22 @@ def banked_state(hand: ThbHand | CdpHand) -> dict[str, Any]:
     return state
 
 
+_PLACES = {"board": "board", "burn": "burned"}
+
+
 def describe(step: Step) -> str:
     """One line for the event of a step, as a croupier would call it."""
     data = step.data
     name = step.event.rsplit(".", 1)[-1]
     if name == "CardDealt":
-        if "box" in data:  # a banked hand: a box's card, or the house's (box 0 / kind "dealer")
-            where = f"box {data['box']}" if data.get("box") else "the house"
+        kind = data.get("kind")
+        if kind in _PLACES:
+            where = _PLACES[kind]
+        elif "box" in data:  # a banked hand: a box's card, or the house's (box 0 / kind "dealer")
+            where = f"box {data['box']}" if data["box"] else "the house"
         else:
-            where = {"hole": f"seat {data['seat']}", "board": "board", "burn": "burned"}.get(data["kind"],
-                                                                                            data["kind"])
+            where = f"seat {data['seat']}" if kind == "hole" else str(kind)
         origin = f"shoe read {data['sequence']}" if data["source"] == "shoe" else data["source"]
-        if data.get("kind") in ("board", "burn") and "box" in data:
-            where = {"board": "board", "burn": "burned"}[data["kind"]]
         return f"{data['card']} to {where}{' face up' if data.get('face_up') else ''} ({origin})"
     fields = ", ".join(f"{k} {v}" for k, v in data.items() if k not in ("settings", "deck", "table_id"))
     return f"{name}{': ' + fields if fields else ''}"
