@@ -18,6 +18,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from benchmarks.service import postgres_url
 from domain.cards import Rank
 from domain.hand import Hand
 from domain.reconstruction import reconstruct
@@ -114,17 +115,11 @@ def main() -> None:
     args = parser.parse_args()
     print(f"pokertable replay benchmark ({os.cpu_count()} cores; one run)")
     stores = [("SQLite", environment(f"sqlite:///{Path(tempfile.mkdtemp()) / 'replay.db'}"))]
-    try:
-        import psycopg
-
-        env = environment(args.postgres)
-        schema = f"bench_{uuid.uuid4().hex[:10]}"
-        with psycopg.connect(host=env["POSTGRES_HOST"], port=env["POSTGRES_PORT"], user=env["POSTGRES_USER"],
-                             dbname=env["POSTGRES_DBNAME"], autocommit=True, connect_timeout=3) as conn:
-            conn.execute(f"CREATE SCHEMA {schema}")
-        stores.append(("PostgreSQL", {**env, "POSTGRES_SCHEMA": schema}))
-    except Exception as error:  # no server here: SQLite only, said so
-        print(f"  (PostgreSQL skipped: {error})")
+    pg = postgres_url(args.postgres)
+    if pg:
+        stores.append(("PostgreSQL", environment(pg)))
+    else:
+        print(f"  (PostgreSQL skipped: no server at {args.postgres})")
     for label, env in stores:
         app = PokerTables(env=env)
         started = time.perf_counter()
