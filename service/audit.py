@@ -56,6 +56,15 @@ def chain_hash(previous: bytes, position: int, event: StoredEvent) -> bytes:
     return digest.digest()
 
 
+def links(previous: bytes, positions: Sequence[int], events: Sequence[StoredEvent]) -> list[tuple[int, bytes]]:
+    """The chain rows (position, hash) for events just inserted at these positions, after the hash ``previous``."""
+    rows = []
+    for position, event in zip(positions, events, strict=True):
+        previous = chain_hash(previous, position, event)
+        rows.append((position, previous))
+    return rows
+
+
 class ChainedSQLiteRecorder(SQLiteApplicationRecorder):
     """The SQLite application recorder, chaining each event it inserts."""
 
@@ -73,10 +82,8 @@ class ChainedSQLiteRecorder(SQLiteApplicationRecorder):
         if positions:
             c.execute(f"SELECT hash FROM {self.chain_table} ORDER BY position DESC LIMIT 1")
             row = c.fetchone()
-            previous = bytes(row[0]) if row else GENESIS
-            for position, event in zip(positions, stored_events, strict=True):
-                previous = chain_hash(previous, position, event)
-                c.execute(f"INSERT INTO {self.chain_table} VALUES (?, ?)", (position, previous))
+            c.executemany(f"INSERT INTO {self.chain_table} VALUES (?, ?)",
+                          links(bytes(row[0]) if row else GENESIS, positions, stored_events))
         return positions
 
     def chain(self, start: int) -> list[tuple[int, bytes]]:
@@ -105,12 +112,8 @@ class ChainedPostgresRecorder(PostgresApplicationRecorder):
             table = Identifier(self.datastore.schema), Identifier(self.chain_table)
             curs.execute(SQL("SELECT hash FROM {0}.{1} ORDER BY position DESC LIMIT 1").format(*table))
             row = curs.fetchone()
-            previous = bytes(row["hash"]) if row else GENESIS
-            rows = []
-            for position, event in zip(positions, stored_events, strict=True):
-                previous = chain_hash(previous, position, event)
-                rows.append((position, previous))
-            curs.executemany(SQL("INSERT INTO {0}.{1} (position, hash) VALUES (%s, %s)").format(*table), rows)
+            curs.executemany(SQL("INSERT INTO {0}.{1} (position, hash) VALUES (%s, %s)").format(*table),
+                             links(bytes(row["hash"]) if row else GENESIS, positions, stored_events))
         return positions
 
     def chain(self, start: int) -> list[tuple[int, bytes]]:
