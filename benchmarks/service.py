@@ -203,7 +203,14 @@ async def measure_history(port: int, hands: int) -> tuple[float, float]:
 
 
 def serve(db: str, config: Path) -> tuple[subprocess.Popen[str], int]:
-    return start([sys.executable, "-m", "service.cli", "serve", "--db", db, "--port", "0", "--config", str(config)])
+    """A service, measured once warm: its hand-ranking tables (seconds of a core) built, not being built meanwhile."""
+    process, port = start([sys.executable, "-m", "service.cli", "serve", "--db", db, "--port", "0",
+                           "--config", str(config)])
+    assert process.stdout is not None
+    while "warm" not in (line := process.stdout.readline()):
+        if not line:
+            raise RuntimeError("the server stopped while warming up")
+    return process, port
 
 
 def postgres_url(base: str) -> str | None:

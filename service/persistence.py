@@ -11,11 +11,16 @@
 'mesa_7'
 >>> environment("memory:")["PERSISTENCE_MODULE"]
 'eventsourcing.popo'
+>>> environment("sqlite:///t.db", sole_writer=True)["AGGREGATE_CACHE_FASTFORWARD"]
+'n'
 """
 
 from __future__ import annotations
 
+import fcntl
+import os
 from collections.abc import Iterator
+from pathlib import Path
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from eventsourcing.persistence import ApplicationRecorder, Notification
@@ -27,13 +32,22 @@ class PersistenceUrlError(ValueError):
     """A ``--db`` URL that names no supported store."""
 
 
-def environment(url: str) -> dict[str, str]:
+class StoreInUseError(RuntimeError):
+    """An SQLite database that another process already writes (its sole writer)."""
+
+
+def environment(url: str, *, sole_writer: bool = False) -> dict[str, str]:
     """The eventsourcing settings for a database URL.
 
     ``sqlite:///relative/path``, ``sqlite:////absolute/path`` (as SQLAlchemy writes them) or a plain path: an SQLite
     file (WAL, so a crash loses no acknowledged event);
     ``postgresql://user:password@host:port/dbname[?schema=NAME]``: PostgreSQL; ``memory:``: in memory, for tests
     and demos.
+
+    ``sole_writer`` (SQLite, with the :class:`SoleWriter` claim held): this process is the only one that writes the
+    file, so its cached aggregates are the truth and are not fast-forwarded from the store before each command
+    (a query saved per aggregate, per command). Several writers share a store on PostgreSQL, where the cache is
+    always fast-forwarded.
     """
     if url in ("memory:", "memory://"):
         return {"PERSISTENCE_MODULE": "eventsourcing.popo"}
@@ -60,9 +74,52 @@ def environment(url: str) -> dict[str, str]:
         path = url[len("sqlite:///"):] if parts.scheme else url
         if not path:
             raise PersistenceUrlError("an SQLite URL names a file")
-        return {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": path, "SQLITE_LOCK_TIMEOUT": "10",
-                "APPLICATION_RECORDER_TOPIC": "service.audit:ChainedSQLiteRecorder"}  # tamper evidence
+        env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": path, "SQLITE_LOCK_TIMEOUT": "10",
+               "APPLICATION_RECORDER_TOPIC": "service.audit:ChainedSQLiteRecorder"}  # tamper evidence
+        if sole_writer:
+            env["AGGREGATE_CACHE_FASTFORWARD"] = "n"
+        return env
     raise PersistenceUrlError(f"unsupported database URL {url!r}: use sqlite:///FILE or postgresql://…")
+
+
+class SoleWriter:
+    """An exclusive claim on an SQLite database: while a process holds it, no other pokertable process writes the file.
+
+    The embedded default serves one table (or a few) from one process; SQLite has one writer at a time anyway. The
+    claim is an ``flock`` on ``FILE.writer`` beside the database, so the kernel drops it when the process ends, even by
+    ``kill -9``, and a restarted service claims it again at once. Readers (audit, export, history) need no claim.
+    """
+
+    def __init__(self, database: str) -> None:
+        self.path = Path(f"{database}.writer")
+        self._file = self.path.open("a+", encoding="utf-8")
+        try:
+            fcntl.flock(self._file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self._file.seek(0)
+            holder = self._file.read().strip() or "another process"
+            self._file.close()
+            raise StoreInUseError(f"{database} is being written by {holder}: one service per SQLite file "
+                                  "(stop it, or use its gRPC API; several services share PostgreSQL)") from None
+        self._file.seek(0)
+        self._file.truncate()
+        self._file.write(f"pokertable process {os.getpid()}\n")
+        self._file.flush()
+
+    def release(self) -> None:
+        """Give the claim up (the process's end does too)."""
+        if not self._file.closed:
+            self._file.close()
+
+
+def claim_sole_writer(url: str) -> SoleWriter | None:
+    """For an SQLite file: this process's :class:`SoleWriter` claim (:class:`StoreInUseError` if another process
+    holds it). For PostgreSQL or memory: ``None`` (PostgreSQL takes several writers; memory is one process's)."""
+    env = environment(url)
+    database = env.get("SQLITE_DBNAME")
+    if database is None or database == ":memory:" or database.startswith("file::memory:"):
+        return None
+    return SoleWriter(database)
 
 
 def notifications(recorder: ApplicationRecorder, *, stop: int | None = None,

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import argparse
 import uuid
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from domain.reconstruction import describe, render
-from service.persistence import DEFAULT_DB, PersistenceUrlError, environment
+from service.persistence import DEFAULT_DB, PersistenceUrlError, StoreInUseError, claim_sole_writer, environment
+
+if TYPE_CHECKING:
+    from service.application import PokerTables
 
 
 def add_parser(commands: Any) -> None:
@@ -29,19 +32,30 @@ def add_parser(commands: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the reconstruction."""
+    from service.application import PokerTables
+
+    try:
+        claim = claim_sole_writer(args.db)  # the request is recorded: a writer, so not beside a running service
+        app = PokerTables(env=environment(args.db))
+        hand_id = uuid.UUID(args.hand_id)
+    except (PersistenceUrlError, StoreInUseError, ValueError) as error:
+        print(f"pokertable reconstruct: {error}")
+        return 2
+    try:
+        return _reconstruct(app, hand_id, args)
+    finally:
+        if claim is not None:
+            claim.release()
+
+
+def _reconstruct(app: PokerTables, hand_id: uuid.UUID, args: argparse.Namespace) -> int:
     from domain.banked_table import BankedTable
     from domain.cdp import CdpHand
     from domain.hand import Hand
     from domain.table import Table
     from domain.thb import ThbHand
-    from service.application import PokerTables, Role, Viewer
+    from service.application import Role, Viewer
 
-    try:
-        app = PokerTables(env=environment(args.db))
-        hand_id = uuid.UUID(args.hand_id)
-    except (PersistenceUrlError, ValueError) as error:
-        print(f"pokertable reconstruct: {error}")
-        return 2
     try:
         hand: object = app.repository.get(hand_id)
         if not isinstance(hand, Hand | ThbHand | CdpHand):

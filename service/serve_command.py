@@ -10,7 +10,7 @@ from pathlib import Path
 import grpc
 
 from service.application import PokerTables
-from service.persistence import DEFAULT_DB, PersistenceUrlError, environment
+from service.persistence import DEFAULT_DB, PersistenceUrlError, StoreInUseError, claim_sole_writer, environment
 from service.server import StationConfigError, Stations, serve
 
 
@@ -30,9 +30,10 @@ def run(args: argparse.Namespace) -> int:
     """Serve until interrupted."""
     try:
         stations = Stations.load(args.config)
-        app = PokerTables(env=environment(args.db))
+        claim = claim_sole_writer(args.db)  # SQLite: this process is the file's only writer while it serves
+        app = PokerTables(env=environment(args.db, sole_writer=claim is not None))
         credentials = _credentials(args.tls_cert, args.tls_key)
-    except (StationConfigError, PersistenceUrlError, OSError, ValueError) as error:
+    except (StationConfigError, PersistenceUrlError, StoreInUseError, OSError, ValueError) as error:
         print(f"pokertable serve: {error}", file=sys.stderr)
         return 2
 
@@ -40,10 +41,16 @@ def run(args: argparse.Namespace) -> int:
         tls = " over TLS" if credentials else ""
         print(f"pokertable serving on {args.host}:{port}{tls} ({args.db})", flush=True)
 
+    def warm(seconds: float) -> None:
+        print(f"pokertable warm: hand-ranking tables of every deck built in {seconds:.1f} s", flush=True)
+
     try:
-        asyncio.run(serve(app, stations, f"{args.host}:{args.port}", ready, credentials))
+        asyncio.run(serve(app, stations, f"{args.host}:{args.port}", ready, credentials, warm))
     except KeyboardInterrupt:
         return 0
+    finally:
+        if claim is not None:
+            claim.release()
     return 0
 
 

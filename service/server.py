@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import functools
 import json
+import time
 import tomllib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -169,12 +170,22 @@ class TableServicer(pb_grpc.TableServiceServicer):
     def __init__(self, app: PokerTables, stations: Stations, executor: ThreadPoolExecutor) -> None:
         self.app, self.stations, self.executor = app, stations, executor
         self._stored = asyncio.Event()
+        # The sole writer of an SQLite file applies a command on the event loop itself: the work is a fraction of a
+        # millisecond of Python plus one fsync'd commit, and SQLite writes one transaction at a time anyway, while
+        # the hop to a worker thread and back costs two thread wake-ups (≈ 0.5 ms here, measured by
+        # benchmarks/service.py). On PostgreSQL a commit waits on the network and commits of different tables
+        # overlap, so the work goes to the thread pool.
+        self.inline = app.sole_writer
 
-    async def _run(self, context: grpc.aio.ServicerContext[Any, Any], work: Callable[[Viewer], T]) -> T:
+    async def _run(self, context: grpc.aio.ServicerContext[Any, Any], work: Callable[[Viewer], T], *,
+                   offload: bool = False) -> T:
+        """``work`` for the calling station; ``offload``: a long read, always on the thread pool."""
         viewer = self._viewer(context)
         loop = asyncio.get_running_loop()
         saves = self.app.saves
         try:
+            if self.inline and not offload:
+                return work(viewer)
             return await loop.run_in_executor(self.executor, work, viewer)
         finally:
             if self.app.saves != saves:  # something was stored: this instance's watch streams look now
@@ -317,7 +328,8 @@ class TableServicer(pb_grpc.TableServiceServicer):
     @_guarded
     async def ListHands(self, request: pb.TableRequest, context: Any) -> pb.HandList:  # noqa: N802
         table = _text(request.table, "table")
-        return await self._run(context, lambda viewer: pb.HandList(hand_ids=[str(h) for h in self.app.hands_of(table)]))
+        return await self._run(context, lambda viewer: pb.HandList(hand_ids=[str(h) for h in self.app.hands_of(table)]),
+                               offload=True)
 
     @_guarded
     async def SearchHands(self, request: pb.SearchHandsRequest, context: Any) -> pb.HandSummaries:  # noqa: N802
@@ -330,7 +342,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
                                           outcome=request.outcome or None, game=request.game or None)
             return pb.HandSummaries(hands=[pb.HandSummary(**summary) for summary in found])
 
-        return await self._run(context, work)
+        return await self._run(context, work, offload=True)
 
     # -- banked tables ------------------------------------------------------------------------------
 
@@ -395,7 +407,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
         while True:
             stored = self._stored  # taken before the scan, so a command stored during it is not missed
             changes, scanned = await self._run(context, functools.partial(self._changes_after, table, viewer,
-                                                                           position))
+                                                                           position), offload=True)
             for change in changes:
                 yield change
             # The scan moves on past other tables' events too: a busy casino's store must not stall this table's
@@ -415,7 +427,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
             command_id, table = _command_id(request.command_id), _text(request.table, "table")
             reason = _text(request.reason, "reason")
             steps = await self._run(context, lambda viewer: self.app.reconstruct_hand(
-                command_id, table, request.hand_number, viewer, reason))
+                command_id, table, request.hand_number, viewer, reason), offload=True)
         except Exception as error:
             abort = _translate(error)
             await context.abort_with_status(_status(abort.code, abort.message, abort.rule))
@@ -617,7 +629,6 @@ async def create_server(app: PokerTables, stations: Stations, address: str = "12
         server)
     port = server.add_secure_port(address, credentials) if credentials else server.add_insecure_port(address)
     await server.start()
-    executor.submit(_warm_up)
     for service in ("", SERVICE_NAME):
         await health.set(service, health_pb2.HealthCheckResponse.SERVING)
     return server, port
@@ -631,14 +642,20 @@ def _warm_up() -> None:
 
 async def serve(app: PokerTables, stations: Stations, address: str,
                 ready: Callable[[int], Awaitable[None] | None] | None = None,
-                credentials: grpc.ServerCredentials | None = None) -> None:
-    """Serve until cancelled."""
+                credentials: grpc.ServerCredentials | None = None,
+                warm: Callable[[float], None] | None = None) -> None:
+    """Serve until cancelled; ``warm`` is told how long building the hand-ranking tables took (a few seconds of
+    one core, in the background while the first commands are already served)."""
     server, port = await create_server(app, stations, address, credentials)
     if ready is not None:
         outcome = ready(port)
         if outcome is not None:
             await outcome
     try:
+        started = time.perf_counter()
+        await asyncio.get_running_loop().run_in_executor(None, _warm_up)
+        if warm is not None:
+            warm(time.perf_counter() - started)
         await server.wait_for_termination()
     finally:
         await server.stop(grace=1)
