@@ -45,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"pokertable warm: hand-ranking tables of every deck built in {seconds:.1f} s", flush=True)
 
     try:
-        asyncio.run(serve(app, stations, f"{args.host}:{args.port}", ready, credentials, warm))
+        asyncio.run(serve(app, stations, f"{args.host}:{args.port}", ready, credentials, warm=warm))
     except KeyboardInterrupt:
         return 0
     finally:

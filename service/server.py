@@ -642,7 +642,7 @@ def _warm_up() -> None:
 
 async def serve(app: PokerTables, stations: Stations, address: str,
                 ready: Callable[[int], Awaitable[None] | None] | None = None,
-                credentials: grpc.ServerCredentials | None = None,
+                credentials: grpc.ServerCredentials | None = None, *,
                 warm: Callable[[float], None] | None = None) -> None:
     """Serve until cancelled; ``warm`` is told how long building the hand-ranking tables took (a few seconds of
     one core, in the background while the first commands are already served)."""

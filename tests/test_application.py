@@ -25,7 +25,7 @@ from service.application import (
     Role,
     Viewer,
 )
-from service.persistence import environment
+from service.persistence import StoreInUseError, claim_sole_writer, environment
 
 POSTGRES_URL = os.environ.get("POKERTABLE_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/pokertable_test")
 SETTINGS = TableSettings.create("holdem", BettingStructure.NO_LIMIT, blinds=(1, 2), burn_cards=False)
@@ -215,3 +215,17 @@ def test_stations_see_and_do_only_what_their_role_allows(store: dict[str, str]) 
     app.hand_command(next(command), table, HandCommand("void", rule="R-DECK-4", reason="a marked card"),
                      Viewer("pit", Role.PIT_BOSS))
     assert app.table(table).stacks == {1: 100, 2: 100, 3: 100} and app.table(table).hand_in_progress is None
+
+
+def test_an_sqlite_file_has_one_sole_writer_at_a_time(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'one.db'}"
+    claim = claim_sole_writer(url)
+    assert claim is not None
+    with pytest.raises(StoreInUseError, match=f"pokertable process {os.getpid()}"):
+        claim_sole_writer(url)
+    claim.release()
+    again = claim_sole_writer(url)
+    assert again is not None
+    again.release()
+    assert claim_sole_writer("memory:") is None
+    assert claim_sole_writer("postgresql://postgres@127.0.0.1/x") is None

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import grpc
 import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from service.api import pokertable_pb2 as pb
 from service.api import pokertable_pb2_grpc as pb_grpc
@@ -130,3 +131,31 @@ def test_the_reference_station_runs_a_script_and_reports_refusals_with_their_rul
     assert "seat 1: fold · call 2 · bet 4–100" in played.stdout
     assert "refused: FAILED_PRECONDITION: cannot check: there is a bet to call (R-CIRC-3)" in played.stdout
     assert "seat 1: 103  seat 2: 99  seat 3: 98" in played.stdout
+
+
+def test_one_service_writes_an_sqlite_file_and_a_killed_one_gives_it_up(tmp_path: Path) -> None:
+    """The embedded default has one writer: a second service (or a console command that records) on the same file is
+    refused with a clear message, and the claim dies with the process, even by ``kill -9``."""
+    db, config = tmp_path / "tables.db", tmp_path / "stations.toml"
+    config.write_text(STATIONS, encoding="utf-8")
+    first, _ = start(db, config)
+    try:
+        second = subprocess.run([SCRIPT, "serve", "--db", f"sqlite:///{db}", "--port", "0", "--config", str(config)],
+                                check=False, capture_output=True, text=True, timeout=60)
+        assert second.returncode == 2
+        assert f"{db} is being written by pokertable process {first.pid}" in second.stderr
+        recorded = subprocess.run([SCRIPT, "reconstruct", "00000000-0000-0000-0000-000000000001", "--db",
+                                   f"sqlite:///{db}", "--by", "pit", "--reason", "dispute"],
+                                  check=False, capture_output=True, text=True, timeout=60)
+        assert recorded.returncode == 2 and "one service per SQLite file" in recorded.stdout
+    finally:
+        os.kill(first.pid, signal.SIGKILL)
+        first.wait(timeout=10)
+    again, port = start(db, config)
+    try:
+        health = health_pb2_grpc.HealthStub(grpc.insecure_channel(f"127.0.0.1:{port}"))
+        status = health.Check(health_pb2.HealthCheckRequest(), timeout=10).status  # type: ignore[attr-defined]
+        assert status == health_pb2.HealthCheckResponse.SERVING
+    finally:
+        again.terminate()
+        again.wait(timeout=10)

@@ -19,7 +19,7 @@ from grpc_status import rpc_status
 from service.api import pokertable_pb2 as pb
 from service.api import pokertable_pb2_grpc as pb_grpc
 from service.application import PokerTables
-from service.persistence import environment
+from service.persistence import claim_sole_writer, environment
 from service.server import WATCH_PAGE, Stations, create_server
 from tests.test_application import postgres_store
 
@@ -38,9 +38,13 @@ STATIONS = Stations.from_mapping({
 
 @pytest.fixture(params=["sqlite", "postgres"])
 def port(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[int]:
-    """A server on a free port, in its own event loop thread, on each kind of store."""
-    env = environment(f"sqlite:///{tmp_path / 'tables.db'}") if request.param == "sqlite" else postgres_store()
+    """A server on a free port, in its own event loop thread, on each kind of store: on SQLite as ``pokertable
+    serve`` runs it, the file's sole writer (commands applied on the event loop, the cache not fast-forwarded)."""
+    url = f"sqlite:///{tmp_path / 'tables.db'}"
+    claim = claim_sole_writer(url) if request.param == "sqlite" else None
+    env = environment(url, sole_writer=True) if claim is not None else postgres_store()
     app = PokerTables(env=env)
+    assert app.sole_writer is (claim is not None)
     loop = asyncio.new_event_loop()
     thread = threading.Thread(target=loop.run_forever, daemon=True)
     thread.start()
@@ -49,6 +53,8 @@ def port(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[int]:
     asyncio.run_coroutine_threadsafe(server.stop(0), loop).result(timeout=10)
     loop.call_soon_threadsafe(loop.stop)
     thread.join(timeout=5)
+    if claim is not None:
+        claim.release()
 
 
 class Client:
