@@ -1,11 +1,19 @@
 """The table service through gRPC: commands per second and latency, on SQLite and PostgreSQL, one table at a time
-and 16 and 200 tables played at once, beside a bare gRPC echo service measured in the same run.
+and 16 and 200 tables played at once, beside peers measured in the same run:
 
-Each server runs in its own process (``pokertable serve``; the echo server is this file with ``echo-server``); the
-client plays Hold'em hands where the button and the small blind fold to the big blind: start, six deals, two folds.
-Targets (issue 6): sequential commands/s on SQLite ≥ 50 % of the echo's; 200 tables: no errors and p99 ≤ 50 ms
-(measured both flat out, where latency is tables ÷ throughput, and at a croupier's pace of a command a second per
-table); a command late in a long session costs what an early one does.
+- a bare gRPC echo (raw bytes): the issue's yardstick;
+- a *null* TableService: the same proto and methods, answering at once without doing anything: what gRPC and protobuf
+  alone cost with this API;
+- a *minimal event-sourced* service: the same methods, each command one event of one cached eventsourcing aggregate
+  committed durably to SQLite (WAL, fsync'd), no rules, no command record, no hash chain: the least a durable
+  event-sourced SQLite service does per command.
+
+Each server runs in its own process (``pokertable serve``; the peers are this file with ``echo-server``,
+``null-server`` and ``es-server``); the client plays Hold'em hands where the button and the small blind fold to the
+big blind: start, six deals, two folds. Targets (issue 6): sequential commands/s on SQLite ≥ 50 % of the echo's;
+200 tables: no errors and p99 ≤ 50 ms (measured at a croupier's pace, a command a second per table, and at five
+times it; and flat out beside the echo flat out, where latency is tables ÷ throughput); a command late in a long
+session costs what an early one does.
 
 Run with ``.venv/bin/python -m benchmarks.service [--postgres URL]`` (as a module: ``service`` is the package).
 """
@@ -22,10 +30,14 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import grpc
+from eventsourcing.application import Application
+from eventsourcing.domain import Aggregate, event
 
 from service.api import pokertable_pb2 as pb
 from service.api import pokertable_pb2_grpc as pb_grpc
@@ -85,6 +97,66 @@ async def echo_server() -> None:
     await server.wait_for_termination()
 
 
+def _table_service_server(handle: Callable[[str, str], Awaitable[pb.CommandReply]]) -> grpc.aio.Server:
+    """A server of the four TableService methods the benchmark calls, each answered by ``handle(table, command_id)``."""
+    async def answer(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> pb.CommandReply:
+        del context
+        return await handle(request.table, request.command_id)
+
+    requests: dict[str, Any] = {"OpenTable": pb.OpenTableRequest, "SeatPlayer": pb.SeatPlayerRequest,
+                                "StartHand": pb.StartHandRequest, "HandCommand": pb.HandCommandRequest}
+    handlers = {method: grpc.unary_unary_rpc_method_handler(
+        answer, request_deserializer=message.FromString, response_serializer=pb.CommandReply.SerializeToString)
+        for method, message in requests.items()}
+    server = grpc.aio.server()
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("pokertable.v1.TableService", handlers),))
+    return server
+
+
+async def run_peer(kind: str) -> None:
+    """Serve one of the peers: ``null`` or ``es`` (minimal event-sourced, on an SQLite file in a temporary folder)."""
+    if kind == "null":
+        async def handle(table: str, command_id: str) -> pb.CommandReply:
+            return pb.CommandReply(table=table)
+    else:
+        app = MinimalApp(env={"PERSISTENCE_MODULE": "eventsourcing.sqlite", "AGGREGATE_CACHE_MAXSIZE": "1000",
+                              "SQLITE_DBNAME": str(Path(tempfile.mkdtemp(prefix="pokertable-es-")) / "es.db"),
+                              "AGGREGATE_CACHE_FASTFORWARD": "n"})
+        counters: dict[str, uuid.UUID] = {}
+
+        async def handle(table: str, command_id: str) -> pb.CommandReply:
+            if table not in counters:
+                counter = Counter(table)
+                app.save(counter)
+                counters[table] = counter.id
+            counter = app.repository.get(counters[table], deepcopy_from_cache=False)
+            counter.count(command_id)
+            app.save(counter)
+            return pb.CommandReply(table=table, version=counter.version)
+
+    server = _table_service_server(handle)
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    print(f"{kind} serving on 127.0.0.1:{port}", flush=True)
+    await server.wait_for_termination()
+
+
+class Counter(Aggregate):
+    """The minimal event-sourced peer's aggregate: one event per command."""
+
+    def __init__(self, table: str) -> None:
+        self.table, self.commands = table, 0
+
+    @event("Counted")
+    def count(self, command_id: str) -> None:
+        del command_id
+        self.commands += 1
+
+
+class MinimalApp(Application[uuid.UUID]):
+    """The minimal event-sourced peer."""
+
+
 async def measure_echo(port: int, calls: int) -> Run:
     run = Run("bare gRPC echo, sequential")
     async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
@@ -95,6 +167,25 @@ async def measure_echo(port: int, calls: int) -> Run:
             t = time.perf_counter()
             await echo(payload)
             run.latencies.append(time.perf_counter() - t)
+        run.seconds = time.perf_counter() - started
+    return run
+
+
+async def measure_echo_flat_out(port: int, clients: int, calls: int) -> Run:
+    """``clients`` echo clients at once, each calling back to back: the flat-out load of the table runs, on a
+    service that does nothing."""
+    run = Run(f"bare gRPC echo, {clients} clients flat out")
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+        echo: grpc.aio.UnaryUnaryMultiCallable[bytes, bytes] = channel.unary_unary("/bench.Echo/Echo")
+
+        async def client() -> None:
+            for _ in range(calls):
+                started = time.perf_counter()
+                await echo(b"x" * 64)
+                run.latencies.append(time.perf_counter() - started)
+
+        started = time.perf_counter()
+        await asyncio.gather(*(client() for _ in range(clients)))
         run.seconds = time.perf_counter() - started
     return run
 
@@ -230,11 +321,87 @@ def postgres_url(base: str) -> str | None:
         return None
 
 
+def p99(run: Run) -> float:
+    """The 99th percentile latency of a run, in milliseconds."""
+    return sorted(run.latencies)[int(len(run.latencies) * 0.99)] * 1000
+
+
+@dataclass
+class PeerRuns:
+    """The peers' runs: the yardstick and the floors."""
+
+    echo: Run
+    null: Run
+    minimal: Run
+    echo_flat: Run
+    minimal_flat: Run
+
+
+async def measure_peers(ports: dict[str, int], calls: int) -> PeerRuns:
+    hands_each = max(1, calls // 9 // 200)  # as in the 200-table flat-out runs: 9 commands a hand
+    runs = PeerRuns(
+        echo=await measure_echo(ports["echo"], calls),
+        null=await measure_tables(ports["null"], 1, calls // 9, "null TableService, sequential"),
+        minimal=await measure_tables(ports["es"], 1, calls // 9, "minimal event-sourced, sequential"),
+        echo_flat=await measure_echo_flat_out(ports["echo"], 200, hands_each * 9),
+        minimal_flat=await measure_tables(ports["es"], 200, hands_each, "minimal event-sourced, 200 tables"),
+    )
+    for run in (runs.echo, runs.null, runs.minimal, runs.echo_flat, runs.minimal_flat):
+        print(run.line(None if run is runs.echo else runs.echo.rate))
+    return runs
+
+
+async def measure_store(label: str, db: str, config: Path, args: argparse.Namespace,
+                        echo: Run) -> tuple[list[Run], tuple[float, float]]:
+    """pokertable on one store: sequential, 16 and 200 tables flat out, 200 tables paced, a long session."""
+    runs: list[Run] = []
+    process, port = serve(db, config)
+    try:
+        runs.append(await measure_tables(port, 1, args.calls // 9, f"{label}: 1 table, sequential"))
+        print(runs[-1].line(echo.rate))
+        for tables in (16, 200):
+            runs.append(await measure_tables(port, tables, max(1, args.calls // 9 // tables),
+                                             f"{label}: {tables} tables at once"))
+            print(runs[-1].line(echo.rate))
+        for pace, words in ((1.0, "a command/s"), (0.5, "2 commands/s")):
+            runs.append(await measure_paced(port, 200, args.paced_seconds, pace, f"{label}: 200 tables, {words} each"))
+            print(runs[-1].line(echo.rate))
+        return runs, await measure_history(port, args.history)
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def report(peers: PeerRuns, results: list[tuple[str, Run]], history: list[tuple[str, float, float]],
+           sessions: int) -> None:
+    print()
+    for label, early, late in history:
+        print(f"  {label}: a {sessions}-hand session, mean command latency first 50 hands {early:.2f} ms, "
+              f"last 50 hands {late:.2f} ms ({late / early:.2f}×)")
+    echo = peers.echo
+    sqlite_sequential = next(run for label, run in results if label == "SQLite" and "sequential" in run.name)
+    ratio = sqlite_sequential.rate / echo.rate
+    print(f"\nTargets: SQLite sequential at {ratio:.0%} of the echo's rate (≥ 50 %): "
+          f"{'met' if ratio >= 0.5 else 'MISSED'}")
+    print(f"  beside it, sequential: the null TableService at {peers.null.rate / echo.rate:.0%} of the echo, the "
+          f"minimal event-sourced service at {peers.minimal.rate / echo.rate:.0%}; pokertable at "
+          f"{sqlite_sequential.rate / peers.minimal.rate:.0%} of the minimal event-sourced service")
+    for _, run in results:
+        if "200 tables," in run.name:
+            ok = run.errors == 0 and p99(run) <= 50
+            print(f"  {run.name}: {run.errors} errors, p99 {p99(run):.1f} ms (≤ 50 ms): {'met' if ok else 'MISSED'}")
+    for _, run in results:
+        if "200 tables at once" in run.name:
+            print(f"  {run.name} (flat out): {run.errors} errors, p99 {p99(run):.0f} ms; flat out, the echo's own p99 "
+                  f"is {p99(peers.echo_flat):.0f} ms and the minimal event-sourced service's "
+                  f"{p99(peers.minimal_flat):.0f} ms: 200 closed loops wait tables ÷ throughput, whatever the service")
+
+
 async def main(args: argparse.Namespace) -> None:
     workdir = Path(tempfile.mkdtemp(prefix="pokertable-bench-"))
     config = workdir / "stations.toml"
     config.write_text(CONFIG, encoding="utf-8")
-    echo_process, echo_port = start([sys.executable, "-m", "benchmarks.service", "echo-server"])
+    peers = {kind: start([sys.executable, "-m", "benchmarks.service", f"{kind}-server"]) for kind in PEERS}
     stores = [("SQLite", f"sqlite:///{workdir / 'bench.db'}")]
     pg = postgres_url(args.postgres)
     if pg:
@@ -242,55 +409,31 @@ async def main(args: argparse.Namespace) -> None:
     results: list[tuple[str, Run]] = []
     history: list[tuple[str, float, float]] = []
     try:
-        echo = await measure_echo(echo_port, args.calls)
         print(f"pokertable service benchmark ({os.cpu_count()} cores; one run; commands = StartHand, deals, folds)")
-        print(echo.line())
+        peer_runs = await measure_peers({kind: port for kind, (_, port) in peers.items()}, args.calls)
         for label, db in stores:
-            process, port = serve(db, config)
-            try:
-                sequential = await measure_tables(port, 1, args.calls // 9, f"{label}: 1 table, sequential")
-                print(sequential.line(echo.rate))
-                results.append((label, sequential))
-                for tables in (16, 200):
-                    hands = max(1, args.calls // 9 // tables)
-                    run = await measure_tables(port, tables, hands, f"{label}: {tables} tables at once")
-                    print(run.line(echo.rate))
-                    results.append((label, run))
-                paced = await measure_paced(port, 200, args.paced_seconds, 1.0,
-                                            f"{label}: 200 tables, a command/s each")
-                print(paced.line(echo.rate))
-                results.append((label, paced))
-                early, late = await measure_history(port, args.history)
-                history.append((label, early, late))
-            finally:
-                process.terminate()
-                process.wait(timeout=10)
+            runs, (early, late) = await measure_store(label, db, config, args, peer_runs.echo)
+            results.extend((label, run) for run in runs)
+            history.append((label, early, late))
     finally:
-        echo_process.terminate()
-        echo_process.wait(timeout=10)
-    print()
-    for label, early, late in history:
-        print(f"  {label}: a {args.history}-hand session, mean command latency first 50 hands {early:.2f} ms, "
-              f"last 50 hands {late:.2f} ms ({late / early:.2f}×)")
-    sqlite_sequential = next(run for label, run in results if label == "SQLite" and "sequential" in run.name)
-    ratio = sqlite_sequential.rate / echo.rate
-    verdict = "met" if ratio >= 0.5 else "MISSED"
-    print(f"\nTargets: SQLite sequential at {ratio:.0%} of the echo's rate (≥ 50 %): {verdict}")
-    for _, run in results:
-        if "200" in run.name:
-            p99 = sorted(run.latencies)[int(len(run.latencies) * 0.99)] * 1000
-            ok = run.errors == 0 and p99 <= 50
-            print(f"  {run.name}: {run.errors} errors, p99 {p99:.1f} ms (≤ 50 ms): {'met' if ok else 'MISSED'}")
+        for process, _ in peers.values():
+            process.terminate()
+            process.wait(timeout=10)
+    report(peer_runs, results, history, args.history)
 
+
+PEERS = ("echo", "null", "es")
 
 if __name__ == "__main__":
     if sys.argv[1:] == ["echo-server"]:
         asyncio.run(echo_server())
+    elif len(sys.argv) == 2 and sys.argv[1] in ("null-server", "es-server"):
+        asyncio.run(run_peer(sys.argv[1].removesuffix("-server")))
     else:
         parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
         parser.add_argument("--calls", type=int, default=3600, help="commands in the sequential runs")
         parser.add_argument("--history", type=int, default=600, help="hands in the long-session run")
         parser.add_argument("--paced-seconds", type=float, default=20.0,
-                            help="length of the run where 200 tables each send a command a second")
+                            help="length of each run where 200 tables send commands at a croupier's pace")
         parser.add_argument("--postgres", default="postgresql://postgres@127.0.0.1:5432/pokertable_test")
         asyncio.run(main(parser.parse_args()))
