@@ -619,7 +619,10 @@ async def create_server(app: PokerTables, stations: Stations, address: str = "12
                         credentials: grpc.ServerCredentials | None = None) -> tuple[grpc.aio.Server, int]:
     """A started server on ``address`` (port 0: a free port), with health checking and reflection."""
     server = grpc.aio.server()
-    executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="pokertable")
+    # Commands wait in these threads for their group's commit (service.group_commit): enough of them that the
+    # tables of a busy floor share transactions. The sole writer of an SQLite file applies commands on the event
+    # loop and only sends long reads here.
+    executor = ThreadPoolExecutor(max_workers=2 if app.sole_writer else 16, thread_name_prefix="pokertable")
     pb_grpc.add_TableServiceServicer_to_server(  # type: ignore[no-untyped-call]
         TableServicer(app, stations, executor), server)
     health = health_aio.HealthServicer()

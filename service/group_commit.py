@@ -1,0 +1,111 @@
+"""Group commit: the commands of several tables that are ready at the same moment share one transaction.
+
+Each command's events are still written atomically and acknowledged only once they are committed, but a durable
+commit (an fsync on SQLite; a network round trip, the events table's lock and the server's fsync on PostgreSQL)
+then serves a whole group instead of one command. The scheme is the leader/follower one of database logs: the first
+writer to arrive commits everything queued so far, itself included; writers that arrive meanwhile queue, and when the
+leader is done the first of them leads the next group. One writer alone commits at once, with no hand-over between
+threads, so a single table's latency is what it was.
+
+If a group's transaction fails on an integrity error (a stale version from another service instance, a command id
+already applied), every member is written again on its own, so that only the offending members fail and the others
+commit exactly as they would have alone.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
+
+from eventsourcing.persistence import IntegrityError
+
+E = TypeVar("E")
+R = TypeVar("R")
+
+
+@dataclass(eq=False)
+class _Writer(Generic[E, R]):
+    events: Sequence[E]
+    done: threading.Event = field(default_factory=threading.Event)
+    lead: bool = False
+    recordings: list[R] = field(default_factory=list)
+    error: BaseException | None = None
+
+
+class GroupCommit(Generic[E, R]):
+    """Writes lists of events with ``put`` (one transaction a call, returning one recording an event), grouping
+    the lists of concurrent callers into one call."""
+
+    def __init__(self, put: Callable[[list[E]], list[R]], *, most: int = 256) -> None:
+        self._put, self._most = put, most
+        self._lock = threading.Lock()
+        self._queue: list[_Writer[E, R]] = []
+        self._leading = False
+        self.groups = 0  # transactions written, for the curious and the tests
+        self.largest = 0
+
+    def write(self, events: Sequence[E]) -> list[R]:
+        """Write ``events`` atomically, with whatever other writers are ready; return their recordings."""
+        me: _Writer[E, R] = _Writer(events)
+        with self._lock:
+            self._queue.append(me)
+            leader = not self._leading
+            self._leading = True
+        if not leader:
+            me.done.wait()
+            if not me.lead:
+                return self._outcome(me)
+        self._lead()
+        return self._outcome(me)
+
+    def _lead(self) -> None:
+        with self._lock:
+            group, self._queue = self._queue[: self._most], self._queue[self._most:]
+        try:
+            self._commit(group)
+        finally:
+            with self._lock:
+                if self._queue:
+                    successor = self._queue[0]
+                    successor.lead = True
+                    successor.done.set()
+                else:
+                    self._leading = False
+            for writer in group:
+                writer.done.set()
+
+    def _commit(self, group: list[_Writer[E, R]]) -> None:
+        self.groups += 1
+        self.largest = max(self.largest, len(group))
+        try:
+            recordings = self._put([event for writer in group for event in writer.events])
+        except IntegrityError as error:
+            if len(group) == 1:
+                group[0].error = error
+                return
+            for writer in group:  # find the offenders: each alone
+                self._commit_alone(writer)
+            return
+        except BaseException as error:  # the store failed: nothing of the group was written
+            for writer in group:
+                writer.error = error
+            return
+        start = 0
+        for writer in group:
+            writer.recordings = recordings[start: start + len(writer.events)]
+            start += len(writer.events)
+
+    def _commit_alone(self, writer: _Writer[E, R]) -> None:
+        self.groups += 1
+        try:
+            writer.recordings = self._put(list(writer.events))
+        except BaseException as error:
+            writer.error = error
+
+    @staticmethod
+    def _outcome(writer: _Writer[E, R]) -> list[R]:
+        if writer.error is not None:
+            raise writer.error
+        return writer.recordings

@@ -1,0 +1,140 @@
+"""Group commit (service.group_commit): concurrent commands share a transaction, each stays atomic and is answered
+only after its own events are written; an integrity error fails only the command that caused it."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+from eventsourcing.persistence import IntegrityError
+
+from service.group_commit import GroupCommit
+
+
+class Store:
+    """A store whose transactions take a while (so that writers pile up), and that refuses any event named twice."""
+
+    def __init__(self, delay: float = 0.005) -> None:
+        self.delay, self.lock = delay, threading.Lock()
+        self.rows: list[str] = []
+        self.transactions: list[list[str]] = []
+        self.broken = False
+
+    def put(self, events: list[str]) -> list[int]:
+        time.sleep(self.delay)
+        with self.lock:
+            if self.broken:
+                raise OSError("disk I/O error")
+            if len(set(events)) < len(events) or set(events) & set(self.rows):
+                raise IntegrityError(f"duplicate in {events}")
+            start = len(self.rows)
+            self.rows.extend(events)
+            self.transactions.append(list(events))
+            return list(range(start, start + len(events)))
+
+
+def test_one_writer_alone_commits_at_once_in_its_own_transaction() -> None:
+    store = Store(delay=0)
+    group: GroupCommit[str, int] = GroupCommit(store.put)
+    assert group.write(["a1", "a2"]) == [0, 1]
+    assert group.write(["b1"]) == [2]
+    assert store.transactions == [["a1", "a2"], ["b1"]]
+
+
+def test_concurrent_writers_share_transactions_and_each_gets_its_own_positions() -> None:
+    store = Store()
+    group: GroupCommit[str, int] = GroupCommit(store.put)
+    results: dict[int, list[int]] = {}
+    start = threading.Barrier(40)
+
+    def writer(n: int) -> None:
+        start.wait()
+        for k in range(5):
+            results[n * 100 + k] = group.write([f"{n}-{k}-x", f"{n}-{k}-y"])
+
+    threads = [threading.Thread(target=writer, args=(n,)) for n in range(40)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(store.rows) == 400 and len(set(store.rows)) == 400  # everything written, once
+    assert len(store.transactions) < 200  # …in fewer transactions than writes: groups formed
+    assert group.largest > 1
+    for key, positions in results.items():  # each writer's events, together, where the store put them
+        n, k = divmod(key, 100)
+        assert [store.rows[p] for p in positions] == [f"{n}-{k}-x", f"{n}-{k}-y"]
+    for n in range(40):  # a writer's commands in the order it made them
+        positions = [results[n * 100 + k][0] for k in range(5)]
+        assert positions == sorted(positions)
+
+
+def test_an_integrity_error_fails_only_the_offending_writer() -> None:
+    store = Store(delay=0.02)
+    store.rows.append("taken")  # e.g. a command id already applied, or a version another instance wrote
+    group: GroupCommit[str, int] = GroupCommit(store.put)
+    outcomes: dict[str, object] = {}
+    start = threading.Barrier(6)
+
+    def writer(name: str, events: list[str]) -> None:
+        start.wait()
+        try:
+            outcomes[name] = group.write(events)
+        except IntegrityError as error:
+            outcomes[name] = error
+
+    names = {"blocker": ["blocker"], "bad": ["fresh", "taken"], **{f"ok{i}": [f"ok{i}"] for i in range(4)}}
+    threads = [threading.Thread(target=writer, args=item) for item in names.items()]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert isinstance(outcomes["bad"], IntegrityError)
+    assert "fresh" not in store.rows  # the offender's events: none written
+    for name, events in names.items():
+        if name != "bad":
+            positions = outcomes[name]
+            assert isinstance(positions, list)
+            assert [store.rows[p] for p in positions] == events
+
+
+def test_a_failing_store_fails_the_whole_group_and_the_next_writer_can_lead() -> None:
+    store = Store(delay=0.01)
+    group: GroupCommit[str, int] = GroupCommit(store.put)
+    store.broken = True
+    errors: list[BaseException] = []
+
+    def writer(n: int) -> None:
+        try:
+            group.write([f"w{n}"])
+        except OSError as error:
+            errors.append(error)
+
+    threads = [threading.Thread(target=writer, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(errors) == 8 and store.rows == []
+    store.broken = False
+    assert group.write(["after"]) == [0]  # leadership was handed on, not lost
+
+
+def test_groups_are_bounded() -> None:
+    store = Store(delay=0.02)
+    group: GroupCommit[str, int] = GroupCommit(store.put, most=3)
+    start = threading.Barrier(12)
+
+    def writer(n: int) -> None:
+        start.wait()
+        group.write([f"w{n}"])
+
+    threads = [threading.Thread(target=writer, args=(n,)) for n in range(12)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(store.rows) == sorted(f"w{n}" for n in range(12))
+    assert max(len(t) for t in store.transactions) <= 3
+    with pytest.raises(IntegrityError):
+        group.write(["w0"])
