@@ -57,12 +57,13 @@ class Run:
     errors: int = 0
     seconds: float = 0.0
 
-    def line(self, echo: float | None = None) -> str:
+    def line(self, echo: float | None = None, *, rate: float | None = None, ratio: str = "") -> str:
+        """Rate (this run's, unless given), ratio to the echo's rate (unless given as text), p50, p99, errors."""
         ordered = sorted(self.latencies)
         p50 = ordered[len(ordered) // 2] * 1000
         p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] * 1000
-        rate = len(ordered) / self.seconds
-        ratio = f"{rate / echo:8.2f}×" if echo else " " * 9
+        rate = rate if rate is not None else len(ordered) / self.seconds
+        ratio = ratio or (f"{rate / echo:8.2f}×" if echo else " " * 9)
         return f"  {self.name:<38} {rate:>9,.0f}/s {ratio} p50 {p50:6.2f} ms  p99 {p99:6.2f} ms  errors {self.errors}"
 
     @property
@@ -327,99 +328,119 @@ def p99(run: Run) -> float:
 
 
 @dataclass
-class PeerRuns:
-    """The peers' runs: the yardstick and the floors."""
+class Sequential:
+    """One server's sequential runs, one a round: the servers take turns, so that a slow spell of the machine falls
+    on all of them and the ratios stay meaningful. Its rate and ratio to the echo are the medians of the rounds'."""
 
-    echo: Run
-    null: Run
-    minimal: Run
-    echo_flat: Run
-    minimal_flat: Run
+    name: str
+    rounds: list[Run] = field(default_factory=list)
+
+    @property
+    def rate(self) -> float:
+        return statistics.median(run.rate for run in self.rounds)
+
+    def ratios(self, echo: Sequential) -> list[float]:
+        return [run.rate / yardstick.rate for run, yardstick in zip(self.rounds, echo.rounds, strict=True)]
+
+    def line(self, echo: Sequential | None = None) -> str:
+        merged = Run(self.name, [t for run in self.rounds for t in run.latencies],
+                     sum(run.errors for run in self.rounds), sum(run.seconds for run in self.rounds))
+        if echo is None:
+            return merged.line(rate=self.rate)
+        ratios = self.ratios(echo)
+        return (merged.line(rate=self.rate, ratio=f"{statistics.median(ratios):8.2f}×")
+                + f"  (rounds {min(ratios):.2f}–{max(ratios):.2f}×)")
 
 
-async def measure_peers(ports: dict[str, int], calls: int) -> PeerRuns:
-    hands_each = max(1, calls // 9 // 200)  # as in the 200-table flat-out runs: 9 commands a hand
-    runs = PeerRuns(
-        echo=await measure_echo(ports["echo"], calls),
-        null=await measure_tables(ports["null"], 1, calls // 9, "null TableService, sequential"),
-        minimal=await measure_tables(ports["es"], 1, calls // 9, "minimal event-sourced, sequential"),
-        echo_flat=await measure_echo_flat_out(ports["echo"], 200, hands_each * 9),
-        minimal_flat=await measure_tables(ports["es"], 200, hands_each, "minimal event-sourced, 200 tables"),
-    )
-    for run in (runs.echo, runs.null, runs.minimal, runs.echo_flat, runs.minimal_flat):
-        print(run.line(None if run is runs.echo else runs.echo.rate))
-    return runs
+async def measure_sequential(ports: dict[str, int], calls: int, rounds: int) -> dict[str, Sequential]:
+    """Every server one table at a time, command after command, taking turns for ``rounds`` rounds."""
+    names = {"echo": "bare gRPC echo", "null": "null TableService", "es": "minimal event-sourced",
+             "SQLite": "SQLite: pokertable", "PostgreSQL": "PostgreSQL: pokertable"}
+    results = {kind: Sequential(f"{names[kind]}, sequential") for kind in ports}
+    per_round = max(9, calls // rounds)
+    for _ in range(rounds):
+        for kind, port in ports.items():
+            if kind == "echo":
+                run = await measure_echo(port, per_round)
+            else:
+                run = await measure_tables(port, 1, per_round // 9, kind)
+            results[kind].rounds.append(run)
+    echo = results["echo"]
+    for result in results.values():
+        print(result.line(None if result is echo else echo))
+    return results
 
 
-async def measure_store(label: str, db: str, config: Path, args: argparse.Namespace,
-                        echo: Run) -> tuple[list[Run], tuple[float, float]]:
-    """pokertable on one store: sequential, 16 and 200 tables flat out, 200 tables paced, a long session."""
+async def measure_store(label: str, port: int, args: argparse.Namespace, echo: float) -> tuple[list[Run], float, float]:
+    """pokertable on one store: 16 and 200 tables flat out, 200 tables paced, a long session."""
     runs: list[Run] = []
-    process, port = serve(db, config)
-    try:
-        runs.append(await measure_tables(port, 1, args.calls // 9, f"{label}: 1 table, sequential"))
-        print(runs[-1].line(echo.rate))
-        for tables in (16, 200):
-            runs.append(await measure_tables(port, tables, max(1, args.calls // 9 // tables),
-                                             f"{label}: {tables} tables at once"))
-            print(runs[-1].line(echo.rate))
-        for pace, words in ((1.0, "a command/s"), (0.5, "2 commands/s")):
-            runs.append(await measure_paced(port, 200, args.paced_seconds, pace, f"{label}: 200 tables, {words} each"))
-            print(runs[-1].line(echo.rate))
-        return runs, await measure_history(port, args.history)
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+    for tables in (16, 200):
+        runs.append(await measure_tables(port, tables, max(1, args.calls // 9 // tables),
+                                         f"{label}: {tables} tables at once"))
+        print(runs[-1].line(echo))
+    for pace, words in ((1.0, "a command/s"), (0.5, "2 commands/s")):
+        runs.append(await measure_paced(port, 200, args.paced_seconds, pace, f"{label}: 200 tables, {words} each"))
+        print(runs[-1].line(echo))
+    early, late = await measure_history(port, args.history)
+    return runs, early, late
 
 
-def report(peers: PeerRuns, results: list[tuple[str, Run]], history: list[tuple[str, float, float]],
-           sessions: int) -> None:
+def report(sequential: dict[str, Sequential], flat: dict[str, Run], results: list[Run],
+           history: list[tuple[str, float, float]], sessions: int) -> None:
     print()
     for label, early, late in history:
         print(f"  {label}: a {sessions}-hand session, mean command latency first 50 hands {early:.2f} ms, "
               f"last 50 hands {late:.2f} ms ({late / early:.2f}×)")
-    echo = peers.echo
-    sqlite_sequential = next(run for label, run in results if label == "SQLite" and "sequential" in run.name)
-    ratio = sqlite_sequential.rate / echo.rate
-    print(f"\nTargets: SQLite sequential at {ratio:.0%} of the echo's rate (≥ 50 %): "
-          f"{'met' if ratio >= 0.5 else 'MISSED'}")
-    print(f"  beside it, sequential: the null TableService at {peers.null.rate / echo.rate:.0%} of the echo, the "
-          f"minimal event-sourced service at {peers.minimal.rate / echo.rate:.0%}; pokertable at "
-          f"{sqlite_sequential.rate / peers.minimal.rate:.0%} of the minimal event-sourced service")
-    for _, run in results:
+    echo = sequential["echo"]
+    ratio = statistics.median(sequential["SQLite"].ratios(echo))
+    print(f"\nTargets: SQLite sequential at {ratio:.0%} of the echo's rate (median of {len(echo.rounds)} rounds; "
+          f"≥ 50 %): {'met' if ratio >= 0.5 else 'MISSED'}")
+    null, minimal = (statistics.median(sequential[kind].ratios(echo)) for kind in ("null", "es"))
+    print(f"  beside it, sequential: the null TableService at {null:.0%} of the echo, the minimal event-sourced "
+          f"service at {minimal:.0%}; pokertable at {ratio / minimal:.0%} of the minimal event-sourced service")
+    for run in results:
         if "200 tables," in run.name:
             ok = run.errors == 0 and p99(run) <= 50
             print(f"  {run.name}: {run.errors} errors, p99 {p99(run):.1f} ms (≤ 50 ms): {'met' if ok else 'MISSED'}")
-    for _, run in results:
+    for run in results:
         if "200 tables at once" in run.name:
             print(f"  {run.name} (flat out): {run.errors} errors, p99 {p99(run):.0f} ms; flat out, the echo's own p99 "
-                  f"is {p99(peers.echo_flat):.0f} ms and the minimal event-sourced service's "
-                  f"{p99(peers.minimal_flat):.0f} ms: 200 closed loops wait tables ÷ throughput, whatever the service")
+                  f"is {p99(flat['echo']):.0f} ms and the minimal event-sourced service's {p99(flat['es']):.0f} ms: "
+                  "200 closed loops wait tables ÷ throughput, whatever the service")
 
 
 async def main(args: argparse.Namespace) -> None:
     workdir = Path(tempfile.mkdtemp(prefix="pokertable-bench-"))
     config = workdir / "stations.toml"
     config.write_text(CONFIG, encoding="utf-8")
-    peers = {kind: start([sys.executable, "-m", "benchmarks.service", f"{kind}-server"]) for kind in PEERS}
-    stores = [("SQLite", f"sqlite:///{workdir / 'bench.db'}")]
+    servers = {kind: start([sys.executable, "-m", "benchmarks.service", f"{kind}-server"]) for kind in PEERS}
+    stores = {"SQLite": f"sqlite:///{workdir / 'bench.db'}"}
     pg = postgres_url(args.postgres)
     if pg:
-        stores.append(("PostgreSQL", pg))
-    results: list[tuple[str, Run]] = []
-    history: list[tuple[str, float, float]] = []
+        stores["PostgreSQL"] = pg
     try:
+        for label, db in stores.items():
+            servers[label] = serve(db, config)
+        ports = {kind: port for kind, (_, port) in servers.items()}
         print(f"pokertable service benchmark ({os.cpu_count()} cores; one run; commands = StartHand, deals, folds)")
-        peer_runs = await measure_peers({kind: port for kind, (_, port) in peers.items()}, args.calls)
-        for label, db in stores:
-            runs, (early, late) = await measure_store(label, db, config, args, peer_runs.echo)
-            results.extend((label, run) for run in runs)
+        sequential = await measure_sequential(ports, args.calls, args.rounds)
+        echo = sequential["echo"].rate
+        hands_each = max(1, args.calls // 9 // 200)  # as in the 200-table flat-out runs: 9 commands a hand
+        flat = {"echo": await measure_echo_flat_out(ports["echo"], 200, hands_each * 9),
+                "es": await measure_tables(ports["es"], 200, hands_each, "minimal event-sourced, 200 tables")}
+        for run in flat.values():
+            print(run.line(echo))
+        results: list[Run] = []
+        history: list[tuple[str, float, float]] = []
+        for label in stores:
+            runs, early, late = await measure_store(label, ports[label], args, echo)
+            results.extend(runs)
             history.append((label, early, late))
     finally:
-        for process, _ in peers.values():
+        for process, _ in servers.values():
             process.terminate()
             process.wait(timeout=10)
-    report(peer_runs, results, history, args.history)
+    report(sequential, flat, results, history, args.history)
 
 
 PEERS = ("echo", "null", "es")
@@ -431,7 +452,8 @@ if __name__ == "__main__":
         asyncio.run(run_peer(sys.argv[1].removesuffix("-server")))
     else:
         parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-        parser.add_argument("--calls", type=int, default=3600, help="commands in the sequential runs")
+        parser.add_argument("--calls", type=int, default=3600, help="commands in each server's sequential runs")
+        parser.add_argument("--rounds", type=int, default=6, help="turns the servers take in the sequential runs")
         parser.add_argument("--history", type=int, default=600, help="hands in the long-session run")
         parser.add_argument("--paced-seconds", type=float, default=20.0,
                             help="length of each run where 200 tables send commands at a croupier's pace")
