@@ -8,6 +8,8 @@ import time
 
 import pytest
 from eventsourcing.persistence import IntegrityError
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from service.group_commit import GroupCommit
 
@@ -138,3 +140,38 @@ def test_groups_are_bounded() -> None:
     assert max(len(t) for t in store.transactions) <= 3
     with pytest.raises(IntegrityError):
         group.write(["w0"])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.lists(st.sampled_from("abcdefghijklmnop"), min_size=1, max_size=4), min_size=1, max_size=12))
+def test_each_writer_is_all_or_nothing_whatever_the_grouping(writes: list[list[str]]) -> None:
+    """Writers racing with clashing events: a writer succeeds exactly when all its events are stored, each stored
+    event belongs to exactly one successful writer, and a writer that failed stored nothing (atomic per command)."""
+    store = Store(delay=0.001)
+    group: GroupCommit[str, int] = GroupCommit(store.put)
+    outcomes: dict[int, list[int] | IntegrityError] = {}
+    start = threading.Barrier(len(writes))
+
+    def writer(n: int, events: list[str]) -> None:
+        start.wait()
+        try:
+            outcomes[n] = group.write(events)
+        except IntegrityError as error:
+            outcomes[n] = error
+
+    threads = [threading.Thread(target=writer, args=item) for item in enumerate(writes)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    stored: list[str] = []
+    for n, events in enumerate(writes):
+        outcome = outcomes[n]
+        if isinstance(outcome, IntegrityError):
+            # it clashed: with itself, or with what another, successful writer stored (it stored nothing itself)
+            assert len(set(events)) < len(events) or set(events) & set(store.rows)
+        else:
+            assert [store.rows[p] for p in outcome] == events
+            stored.extend(events)
+    assert sorted(stored) == sorted(store.rows)  # nothing stored but the successful writers' events, once each
+    assert len(set(store.rows)) == len(store.rows)
