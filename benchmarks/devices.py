@@ -26,7 +26,7 @@ from devices.simulators import ShoeSimulator
 from service.api import pokertable_pb2 as pb
 from service.application import PokerTables
 from service.hardware_station import HardwareStation
-from service.persistence import environment
+from service.persistence import claim_sole_writer, environment
 from service.server import Stations, create_server
 from service.station import Station
 
@@ -115,7 +115,9 @@ def measure(address: str, baudrate: int, cards: int) -> list[float]:
 
 def main() -> None:
     directory = Path(tempfile.mkdtemp(prefix="pokertable-devbench-"))
-    app = PokerTables(env=environment(f"sqlite:///{directory / 'bench.db'}"))
+    url = f"sqlite:///{directory / 'bench.db'}"
+    claim = claim_sole_writer(url)  # as `pokertable serve` runs on SQLite: the file's sole writer
+    app = PokerTables(env=environment(url, sole_writer=claim is not None))
     loop = asyncio.new_event_loop()
     threading.Thread(target=loop.run_forever, daemon=True).start()
     server, port = asyncio.run_coroutine_threadsafe(create_server(app, STATIONS), loop).result()
@@ -139,6 +141,8 @@ def main() -> None:
     finally:
         asyncio.run_coroutine_threadsafe(server.stop(0), loop).result()
         loop.call_soon_threadsafe(loop.stop)
+        if claim is not None:
+            claim.release()
 
 
 if __name__ == "__main__":
