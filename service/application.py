@@ -245,14 +245,15 @@ def _card(command: HandCommand) -> Card:
 
 @dataclass
 class _Locks:
-    """One lock per table: a table's commands apply one at a time, in order, within this process."""
+    """One lock per table: a table's commands apply one at a time, in order, within this process, and a copy of a
+    table is never taken while a command changes it (re-entrant: a command reads its own table)."""
 
     guard: threading.Lock = field(default_factory=threading.Lock)
-    tables: dict[str, threading.Lock] = field(default_factory=dict)
+    tables: dict[str, threading.RLock] = field(default_factory=dict)
 
-    def __call__(self, table: str) -> threading.Lock:
+    def __call__(self, table: str) -> threading.RLock:
         with self.guard:
-            return self.tables.setdefault(table, threading.Lock())
+            return self.tables.setdefault(table, threading.RLock())
 
 
 class PokerTables(Application[UUID]):
@@ -510,7 +511,8 @@ class PokerTables(Application[UUID]):
     def banked_table(self, name: str) -> BankedTable:
         """A banked table, or :class:`NotFoundError`."""
         try:
-            record = self._fetch(BankedTable.create_id(name))
+            with self._locks(name):
+                record = self._fetch(BankedTable.create_id(name))
         except AggregateNotFoundError:
             raise NotFoundError(f"no banked table {name!r}") from None
         assert isinstance(record, BankedTable)
@@ -559,7 +561,8 @@ class PokerTables(Application[UUID]):
     def table(self, name: str) -> Table:
         """The table, or :class:`NotFoundError`."""
         try:
-            record = self._fetch(Table.create_id(name))
+            with self._locks(name):  # a copy for a reader is not taken halfway through a command's change
+                record = self._fetch(Table.create_id(name))
         except AggregateNotFoundError:
             raise NotFoundError(f"no table {name!r}") from None
         assert isinstance(record, Table)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import random
+import threading
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -229,3 +230,40 @@ def test_an_sqlite_file_has_one_sole_writer_at_a_time(tmp_path: Path) -> None:
     again.release()
     assert claim_sole_writer("memory:") is None
     assert claim_sole_writer("postgresql://postgres@127.0.0.1/x") is None
+
+
+def test_a_reader_never_copies_a_table_halfway_through_a_command(tmp_path: Path) -> None:
+    """Readers on other threads (watch streams, searches) copy the cached table while commands change it in place:
+    each copy is the table before or after a command, never between (seats and stacks agree)."""
+    url = f"sqlite:///{tmp_path / 'race.db'}"
+    claim = claim_sole_writer(url)
+    app = PokerTables(env=environment(url, sole_writer=True))
+    command = ids()
+    table = open_table(app, command, seats=2)
+    done = threading.Event()
+    problems: list[str] = []
+
+    def read() -> None:
+        while not done.is_set():
+            try:
+                copy = app.table(table)
+            except Exception as error:  # any failure to copy is the finding
+                problems.append(repr(error))
+                return
+            if sum(copy.stacks.values()) != 100 * len(copy.stacks):
+                problems.append(f"stacks {copy.stacks}")
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    try:
+        for _ in range(150):
+            for seat in range(3, 10):
+                app.sit(next(command), table, seat, 100)
+            for seat in range(3, 10):
+                app.leave(next(command), table, seat)
+    finally:
+        done.set()
+        reader.join()
+        assert claim is not None
+        claim.release()
+    assert problems == []
