@@ -36,6 +36,26 @@ class Store:
             return list(range(start, start + len(events)))
 
 
+def race(group: GroupCommit[str, int], writes: dict[str, list[str]]) -> dict[str, list[int] | BaseException]:
+    """Every writer on its own thread, released at once; what each got back, or the error it raised."""
+    outcomes: dict[str, list[int] | BaseException] = {}
+    start = threading.Barrier(len(writes))
+
+    def writer(name: str, events: list[str]) -> None:
+        start.wait()
+        try:
+            outcomes[name] = group.write(events)
+        except (IntegrityError, OSError) as error:
+            outcomes[name] = error
+
+    threads = [threading.Thread(target=writer, args=item) for item in writes.items()]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return outcomes
+
+
 def test_one_writer_alone_commits_at_once_in_its_own_transaction() -> None:
     store = Store(delay=0)
     group: GroupCommit[str, int] = GroupCommit(store.put)
@@ -74,23 +94,8 @@ def test_concurrent_writers_share_transactions_and_each_gets_its_own_positions()
 def test_an_integrity_error_fails_only_the_offending_writer() -> None:
     store = Store(delay=0.02)
     store.rows.append("taken")  # e.g. a command id already applied, or a version another instance wrote
-    group: GroupCommit[str, int] = GroupCommit(store.put)
-    outcomes: dict[str, object] = {}
-    start = threading.Barrier(6)
-
-    def writer(name: str, events: list[str]) -> None:
-        start.wait()
-        try:
-            outcomes[name] = group.write(events)
-        except IntegrityError as error:
-            outcomes[name] = error
-
     names = {"blocker": ["blocker"], "bad": ["fresh", "taken"], **{f"ok{i}": [f"ok{i}"] for i in range(4)}}
-    threads = [threading.Thread(target=writer, args=item) for item in names.items()]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    outcomes = race(GroupCommit(store.put), names)
     assert isinstance(outcomes["bad"], IntegrityError)
     assert "fresh" not in store.rows  # the offender's events: none written
     for name, events in names.items():
@@ -104,20 +109,8 @@ def test_a_failing_store_fails_the_whole_group_and_the_next_writer_can_lead() ->
     store = Store(delay=0.01)
     group: GroupCommit[str, int] = GroupCommit(store.put)
     store.broken = True
-    errors: list[BaseException] = []
-
-    def writer(n: int) -> None:
-        try:
-            group.write([f"w{n}"])
-        except OSError as error:
-            errors.append(error)
-
-    threads = [threading.Thread(target=writer, args=(n,)) for n in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert len(errors) == 8 and store.rows == []
+    outcomes = race(group, {f"w{n}": [f"w{n}"] for n in range(8)})
+    assert all(isinstance(outcome, OSError) for outcome in outcomes.values()) and store.rows == []
     store.broken = False
     assert group.write(["after"]) == [0]  # leadership was handed on, not lost
 
@@ -125,17 +118,7 @@ def test_a_failing_store_fails_the_whole_group_and_the_next_writer_can_lead() ->
 def test_groups_are_bounded() -> None:
     store = Store(delay=0.02)
     group: GroupCommit[str, int] = GroupCommit(store.put, most=3)
-    start = threading.Barrier(12)
-
-    def writer(n: int) -> None:
-        start.wait()
-        group.write([f"w{n}"])
-
-    threads = [threading.Thread(target=writer, args=(n,)) for n in range(12)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    race(group, {f"w{n}": [f"w{n}"] for n in range(12)})
     assert sorted(store.rows) == sorted(f"w{n}" for n in range(12))
     assert max(len(t) for t in store.transactions) <= 3
     with pytest.raises(IntegrityError):
@@ -148,26 +131,11 @@ def test_each_writer_is_all_or_nothing_whatever_the_grouping(writes: list[list[s
     """Writers racing with clashing events: a writer succeeds exactly when all its events are stored, each stored
     event belongs to exactly one successful writer, and a writer that failed stored nothing (atomic per command)."""
     store = Store(delay=0.001)
-    group: GroupCommit[str, int] = GroupCommit(store.put)
-    outcomes: dict[int, list[int] | IntegrityError] = {}
-    start = threading.Barrier(len(writes))
-
-    def writer(n: int, events: list[str]) -> None:
-        start.wait()
-        try:
-            outcomes[n] = group.write(events)
-        except IntegrityError as error:
-            outcomes[n] = error
-
-    threads = [threading.Thread(target=writer, args=item) for item in enumerate(writes)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    outcomes = race(GroupCommit(store.put), {str(n): events for n, events in enumerate(writes)})
     stored: list[str] = []
     for n, events in enumerate(writes):
-        outcome = outcomes[n]
-        if isinstance(outcome, IntegrityError):
+        outcome = outcomes[str(n)]
+        if isinstance(outcome, BaseException):
             # it clashed: with itself, or with what another, successful writer stored (it stored nothing itself)
             assert len(set(events)) < len(events) or set(events) & set(store.rows)
         else:
