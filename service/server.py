@@ -173,9 +173,9 @@ class TableServicer(pb_grpc.TableServiceServicer):
         # The sole writer of an SQLite file applies a command on the event loop itself: the work is a fraction of a
         # millisecond of Python plus one fsync'd commit, and SQLite writes one transaction at a time anyway, while
         # the hop to a worker thread and back costs two thread wake-ups (≈ 0.5 ms a command on a 2-core machine;
-        # benchmarks/service.py measured 0.20–0.27× the echo before, 0.31–0.36× after, and 200 tables flat out
-        # 296/s before, 724/s after). On PostgreSQL a commit waits on the network and commits of different tables
-        # overlap, so the work goes to the thread pool (on the loop it measured 232 against 290 commands/s).
+        # in one A/B of benchmarks/service.py's client, 200 tables flat out ran at 296/s on worker threads and
+        # 542/s on the loop). On PostgreSQL a commit waits on the network and commits of different tables overlap,
+        # so the work goes to the thread pool (on the loop it measured 232 against 290 commands/s, 16 tables).
         self.inline = app.sole_writer
 
     async def _run(self, context: grpc.aio.ServicerContext[Any, Any], work: Callable[[Viewer], T], *,
