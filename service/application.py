@@ -268,8 +268,8 @@ class PokerTables(Application[UUID]):
         super().__init__({"AGGREGATE_CACHE_MAXSIZE": self.CACHE_SIZE, **(env or {})})
         self._locks = _Locks()
         self._local = threading.local()  # per command: the aggregates it fetched
-        self._saves_lock = threading.Lock()
-        self.saves = 0  # commands stored so far by this instance: watchers look again when it moves
+        self.on_stored: Callable[[str], None] | None = None
+        """Told the table's name each time a command of it is stored (from the storing thread): watchers look then."""
         self._group_commit: GroupCommit[DomainEventProtocol[UUID], Recording[UUID]] = GroupCommit(self.events.put)
 
     @property
@@ -657,8 +657,8 @@ class PokerTables(Application[UUID]):
             try:
                 result, changed = change()  # a RuleError here has recorded nothing
                 self.save(*changed, ProcessedCommand(command_id=command_id, result=result))
-                with self._saves_lock:
-                    self.saves += 1
+                if self.on_stored is not None:
+                    self.on_stored(table)
             except IntegrityError:
                 self._forget_fetched()  # the cached copies are ahead of the store: read them afresh next time
                 done = self._processed(command_id)

@@ -67,7 +67,8 @@ SERVICE_NAME = "pokertable.v1.TableService"
 MAX_TEXT = 256
 MAX_CHIPS = 10**12
 WATCH_PAGE = 200
-WATCH_POLL_SECONDS = 0.05
+WATCH_POLL_SECONDS = 0.05  # for other instances' commands on a shared PostgreSQL
+WATCH_SAFETY_POLL_SECONDS = 2.0  # the sole writer of an SQLite file: every command wakes its table's streams
 T = TypeVar("T")
 
 
@@ -169,7 +170,13 @@ class TableServicer(pb_grpc.TableServiceServicer):
 
     def __init__(self, app: PokerTables, stations: Stations, executor: ThreadPoolExecutor) -> None:
         self.app, self.stations, self.executor = app, stations, executor
-        self._stored = asyncio.Event()
+        self._stored: dict[str, asyncio.Event] = {}  # by table: set (and replaced) when a command of it is stored
+        self._loop = asyncio.get_running_loop()
+        app.on_stored = self._stored_now
+        # Watch streams wake when this instance stores a command of their table. Other instances' commands (several
+        # services on one PostgreSQL) are found by polling; the sole writer of an SQLite file has no others, so its
+        # streams only look now and then, as a safety net: 200 idle streams polling every 50 ms kept a core busy.
+        self.poll = WATCH_SAFETY_POLL_SECONDS if app.sole_writer else WATCH_POLL_SECONDS
         # The sole writer of an SQLite file applies a command on the event loop itself: the work is a fraction of a
         # millisecond of Python plus one fsync'd commit, and SQLite writes one transaction at a time anyway, while
         # the hop to a worker thread and back costs two thread wake-ups (≈ 0.5 ms a command on a 2-core machine;
@@ -182,16 +189,22 @@ class TableServicer(pb_grpc.TableServiceServicer):
                    offload: bool = False) -> T:
         """``work`` for the calling station; ``offload``: a long read, always on the thread pool."""
         viewer = self._viewer(context)
-        loop = asyncio.get_running_loop()
-        saves = self.app.saves
-        try:
-            if self.inline and not offload:
-                return work(viewer)
-            return await loop.run_in_executor(self.executor, work, viewer)
-        finally:
-            if self.app.saves != saves:  # something was stored: this instance's watch streams look now
-                stored, self._stored = self._stored, asyncio.Event()
-                stored.set()
+        if self.inline and not offload:
+            return work(viewer)
+        return await asyncio.get_running_loop().run_in_executor(self.executor, work, viewer)
+
+    def _stored_event(self, table: str) -> asyncio.Event:
+        """What a watch stream of ``table`` waits on: set when a command of the table is stored here."""
+        return self._stored.setdefault(table, asyncio.Event())
+
+    def _stored_now(self, table: str) -> None:
+        """The application stored a command of ``table`` (on whichever thread): its streams look, on the loop."""
+        self._loop.call_soon_threadsafe(self._wake, table)
+
+    def _wake(self, table: str) -> None:
+        stored = self._stored.pop(table, None)
+        if stored is not None:
+            stored.set()
 
     def _viewer(self, context: grpc.aio.ServicerContext[Any, Any]) -> Viewer:
         metadata = dict(context.invocation_metadata() or ())
@@ -406,7 +419,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
             await context.abort_with_status(_status(abort.code, abort.message, abort.rule))
             return
         while True:
-            stored = self._stored  # taken before the scan, so a command stored during it is not missed
+            stored = self._stored_event(table)  # taken before the scan, so a command stored during it is not missed
             changes, scanned = await self._run(context, functools.partial(self._changes_after, table, viewer,
                                                                            position), offload=True)
             for change in changes:
@@ -418,7 +431,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
                 # Commands through this instance wake the stream at once; other instances' (several services
                 # on one PostgreSQL) are found by the poll.
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(stored.wait(), WATCH_POLL_SECONDS)
+                    await asyncio.wait_for(stored.wait(), self.poll)
 
     async def ReconstructHand(  # noqa: N802
         self, request: pb.ReconstructRequest, context: Any
