@@ -68,7 +68,7 @@ MAX_TEXT = 256
 MAX_CHIPS = 10**12
 WATCH_PAGE = 200
 WATCH_POLL_SECONDS = 0.05  # for other instances' commands on a shared PostgreSQL
-WATCH_SAFETY_POLL_SECONDS = 2.0  # the sole writer of an SQLite file: every command wakes its table's streams
+WATCH_SAFETY_POLL_SECONDS = 30.0  # the sole writer of an SQLite file: every command wakes its table's streams
 T = TypeVar("T")
 
 
