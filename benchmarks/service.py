@@ -217,17 +217,25 @@ class TablePlayer:
             await self.stub.SeatPlayer(pb.SeatPlayerRequest(command_id=self.cid(), table=self.table, seat=seat,
                                                             chips=1_000_000), metadata=METADATA)
 
-    async def hand(self) -> None:
+    async def hand(self, pace: float = 0.0) -> None:
+        """One hand: start, six deals, the button and the small blind fold; with ``pace``, a command every ``pace``
+        seconds (a croupier's rate)."""
         self.hands += 1
         button = (self.hands - 1) % 3 + 1
         small_blind = button % 3 + 1
-        await self.command("StartHand", pb.StartHandRequest(command_id=self.cid(), table=self.table))
-        for card in CARDS:
-            await self.command("HandCommand", pb.HandCommandRequest(command_id=self.cid(), table=self.table,
-                                                                    action="deal", card=card))
-        for seat in (button, small_blind):  # three-handed, the button acts first before the flop
-            await self.command("HandCommand", pb.HandCommandRequest(command_id=self.cid(), table=self.table,
-                                                                    action="fold", seat=seat))
+        steps: list[tuple[str, object]] = [
+            ("StartHand", pb.StartHandRequest(command_id=self.cid(), table=self.table)),
+            *(("HandCommand", pb.HandCommandRequest(command_id=self.cid(), table=self.table, action="deal",
+                                                    card=card)) for card in CARDS),
+            *(("HandCommand", pb.HandCommandRequest(command_id=self.cid(), table=self.table, action="fold",
+                                                    seat=seat))
+              for seat in (button, small_blind)),  # three-handed, the button acts first before the flop
+        ]
+        for method, request in steps:
+            started = time.perf_counter()
+            await self.command(method, request)
+            if pace:
+                await asyncio.sleep(max(0.0, pace - (time.perf_counter() - started)))
 
 
 async def measure_tables(port: int, tables: int, hands: int, name: str) -> Run:
@@ -259,20 +267,7 @@ async def measure_paced(port: int, tables: int, seconds: float, pace: float, nam
         async def paced(player: TablePlayer, offset: float) -> None:
             await asyncio.sleep(offset)
             while time.perf_counter() < deadline:
-                player.hands += 1
-                button = (player.hands - 1) % 3 + 1
-                steps: list[tuple[str, object]] = [
-                    ("StartHand", pb.StartHandRequest(command_id=player.cid(), table=player.table)),
-                    *(("HandCommand", pb.HandCommandRequest(command_id=player.cid(), table=player.table,
-                                                             action="deal", card=card)) for card in CARDS),
-                    *(("HandCommand", pb.HandCommandRequest(command_id=player.cid(), table=player.table,
-                                                             action="fold", seat=seat))
-                      for seat in (button, button % 3 + 1)),
-                ]
-                for method, request in steps:
-                    started = time.perf_counter()
-                    await player.command(method, request)
-                    await asyncio.sleep(max(0.0, pace - (time.perf_counter() - started)))
+                await player.hand(pace)
 
         started = time.perf_counter()
         await asyncio.gather(*(paced(p, i * pace / tables) for i, p in enumerate(players)))
