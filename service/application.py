@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
-from typing import Any
+from typing import Any, TypeVar
 from uuid import NAMESPACE_URL, UUID, uuid5
 
 from eventsourcing.application import AggregateNotFoundError, Application, ProcessingEvent
@@ -44,6 +44,8 @@ from domain.table_settings import BettingStructure, TableSettings  # noqa: F401 
 from domain.thb import ThbHand, ThbSettings
 from service.group_commit import GroupCommit
 from service.persistence import notifications
+
+V = TypeVar("V")
 
 COMMANDS_NAMESPACE = uuid5(NAMESPACE_URL, "https://pokertable.invalid/commands")
 
@@ -159,22 +161,23 @@ class BankedCommand:
     correctable: bool = False
 
 
+def _needs(action: str, value: V | None, what: str) -> V:
+    """A field a command cannot do without: its value, or :class:`ServiceError` saying which."""
+    if value is None:
+        raise ServiceError(f"{action} needs {what}")
+    return value
+
+
 def _box(command: BankedCommand) -> int:
-    if command.box is None:
-        raise ServiceError(f"{command.action} needs a box")
-    return command.box
+    return _needs(command.action, command.box, "a box")
 
 
 def _stake(command: BankedCommand) -> int:
-    if command.amount is None:
-        raise ServiceError(f"{command.action} needs an amount")
-    return command.amount
+    return _needs(command.action, command.amount, "an amount")
 
 
 def _banked_card(command: BankedCommand) -> Card:
-    if command.card is None:
-        raise ServiceError(f"{command.action} needs a card")
-    return command.card
+    return _needs(command.action, command.card, "a card")
 
 
 BankedAction = Callable[[Any, BankedCommand, Viewer], None]
@@ -226,21 +229,15 @@ def _next_card(hand: ThbHand | CdpHand) -> str:
 
 
 def _seat(command: HandCommand) -> int:
-    if command.seat is None:
-        raise ServiceError(f"{command.action} needs a seat")
-    return command.seat
+    return _needs(command.action, command.seat, "a seat")
 
 
 def _amount(command: HandCommand) -> int:
-    if command.amount is None:
-        raise ServiceError(f"{command.action} needs an amount")
-    return command.amount
+    return _needs(command.action, command.amount, "an amount")
 
 
 def _card(command: HandCommand) -> Card:
-    if command.card is None:
-        raise ServiceError(f"{command.action} needs a card")
-    return command.card
+    return _needs(command.action, command.card, "a card")
 
 
 @dataclass
