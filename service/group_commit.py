@@ -43,8 +43,7 @@ class GroupCommit(Generic[E, R]):
         self._lock = threading.Lock()
         self._queue: list[_Writer[E, R]] = []
         self._leading = False
-        self.groups = 0  # transactions written, for the curious and the tests
-        self.largest = 0
+        self.largest = 0  # the most writers a transaction has served
 
     def write(self, events: Sequence[E]) -> list[R]:
         """Write ``events`` atomically, with whatever other writers are ready; return their recordings."""
@@ -77,7 +76,6 @@ class GroupCommit(Generic[E, R]):
                 writer.done.set()
 
     def _commit(self, group: list[_Writer[E, R]]) -> None:
-        self.groups += 1
         self.largest = max(self.largest, len(group))
         try:
             recordings = self._put([event for writer in group for event in writer.events])
@@ -98,7 +96,6 @@ class GroupCommit(Generic[E, R]):
             start += len(writer.events)
 
     def _commit_alone(self, writer: _Writer[E, R]) -> None:
-        self.groups += 1
         try:
             writer.recordings = self._put(list(writer.events))
         except BaseException as error:
