@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import functools
 import json
+import threading
 import time
 import tomllib
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -171,7 +172,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
     def __init__(self, app: PokerTables, stations: Stations, executor: ThreadPoolExecutor) -> None:
         self.app, self.stations, self.executor = app, stations, executor
         self._stored: dict[str, asyncio.Event] = {}  # by table: set (and replaced) when a command of it is stored
-        self._loop = asyncio.get_running_loop()
+        self._loop, self._loop_thread = asyncio.get_running_loop(), threading.get_ident()
         app.on_stored = self._stored_now
         # Watch streams wake when this instance stores a command of their table. Other instances' commands (several
         # services on one PostgreSQL) are found by polling; the sole writer of an SQLite file has no others, so its
@@ -198,8 +199,17 @@ class TableServicer(pb_grpc.TableServiceServicer):
         return self._stored.setdefault(table, asyncio.Event())
 
     def _stored_now(self, table: str) -> None:
-        """The application stored a command of ``table`` (on whichever thread): its streams look, on the loop."""
-        self._loop.call_soon_threadsafe(self._wake, table)
+        """The application stored a command of ``table`` (on whichever thread): its streams look, on the loop.
+
+        Nothing to do when no stream waits on the table: a stream registers before it scans, and the command was
+        committed before this call, so a stream that registers meanwhile finds the command in its scan. A command
+        applied on the loop itself wakes the streams directly, without writing to the loop's wake-up pipe."""
+        if table not in self._stored:
+            return
+        if threading.get_ident() == self._loop_thread:
+            self._wake(table)
+        else:
+            self._loop.call_soon_threadsafe(self._wake, table)
 
     def _wake(self, table: str) -> None:
         stored = self._stored.pop(table, None)
