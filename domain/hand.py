@@ -156,6 +156,12 @@ class Hand(Aggregate):
         return None if drawer is None else self.seats[drawer]
 
     @property
+    def next_to_show_seat(self) -> int | None:
+        """The seat to show or muck next at the showdown (R-CIRC-13), if any."""
+        position = self.state.to_show
+        return None if position is None else self.seats[position]
+
+    @property
     def actor_seat(self) -> int | None:
         """The seat to act, if any."""
         actor = self.state.actor
@@ -214,8 +220,8 @@ class Hand(Aggregate):
         self.verify_deal(card, source, sequence)
         slot = self.state.slots[0]
         seat = self.seats[slot.position] if slot.kind is SlotKind.HOLE else None
-        self.trigger_event(self.CardDealt, kind=slot.kind.value, seat=seat, card=str(card), face_up=slot.face_up,
-                           source=source, sequence=sequence)
+        self.trigger_event(self.CardDealt, kind=slot.kind.value, seat=seat, card=str(card),
+                           face_up=self.state.face_up(slot), source=source, sequence=sequence)
         self._settle_if_ready()
 
     # -- betting ------------------------------------------------------------------------------------
@@ -384,6 +390,8 @@ class Hand(Aggregate):
         position = self.position_of(seat)
         if self.is_complete:
             raise HandRuleError("the hand is over", rule="R-CIRC-9")
+        if self.state.folded[position]:
+            raise HandRuleError(f"seat {seat} has folded: a dead hand has no down card to expose", rule="R-CIRC-9")
         if (card, False) not in self.state.hole[position]:
             raise HandRuleError(f"{card} is not a down card of seat {seat}", rule="R-CIRC-9")
 
@@ -392,14 +400,15 @@ class Hand(Aggregate):
         return _passes(self.verify_expose_card, seat, card)
 
     def expose_card(self, seat: int, card: Card) -> None:
-        """R-CIRC-9: the card is covered again and the hand stays valid; in stud the player's next card is dealt up."""
+        """R-CIRC-9: the card is covered again and the hand stays valid, in any phase (the draw included); the
+        player's next personal card that would be dealt face down is dealt face up."""
         self.verify_expose_card(seat, card)
         self.trigger_event(self.CardExposed, seat=seat, card=str(card))
 
     def verify_expose_hand(self, seat: int) -> None:
         """R-CIRC-9: a player turns his down cards face up during the hand."""
         position = self.position_of(seat)
-        if self.state.phase not in (Phase.BETTING, Phase.DEALING) or self.state.folded[position]:
+        if self.state.phase not in (Phase.BETTING, Phase.DEALING, Phase.DRAWING) or self.state.folded[position]:
             raise HandRuleError("only a player still in, before the showdown, can expose his hand", rule="R-CIRC-9")
 
     def expose_hand(self, seat: int) -> None:
@@ -421,8 +430,14 @@ class Hand(Aggregate):
             raise HandRuleError(f"seat {seat} is not the player to act", rule="R-CIRC-10")
 
     def declare_absent(self, seat: int) -> None:
-        """R-CIRC-10: the player absent at his turn loses his ante and any forced bet (he is out of the hand)."""
+        """R-CIRC-10: the player absent at his turn loses his ante and any forced bet (he is out of the hand).
+        If he owes the stud bring-in (R-STUD7-1, R-STUD5-3 with bring-in), it is taken from his stack into the pot
+        first, and the action goes on as after that bring-in: the next player may call it, complete, or fold."""
         self.verify_declare_absent(seat)
+        position = self.position_of(seat)
+        if self.state.bring_in_pending:
+            amount = self.state.verify_bring_in(position)
+            self.trigger_event(self.BringInPosted, seat=seat, amount=amount)
         self.trigger_event(self.Forfeited, seat=seat, rule="R-CIRC-10")
         self._settle_if_ready()
 
@@ -494,7 +509,7 @@ class Hand(Aggregate):
 
         def apply(self, aggregate: Aggregate) -> None:
             hand = _hand(aggregate)
-            hand.state.apply_card(Card.parse(self.card))
+            hand.state.apply_card(Card.parse(self.card), self.face_up)
             if self.source == "shoe":
                 hand.last_shoe_read = self.sequence
 

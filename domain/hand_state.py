@@ -23,7 +23,7 @@ from domain.hand_rules import HAND_RULES, HandRule
 from domain.pots import Pot, rake_for, side_pots, split
 from domain.ranking import HandRanking, HandValue, hand_ranking
 from domain.stud import best_exposed, highest_up_card, lowest_up_card, shows_open_pair
-from domain.table_settings import BettingStructure, TableSettings
+from domain.table_settings import BettingStructure, MinRaise, TableSettings
 from domain.variants import Opening, Street, Variant
 
 
@@ -114,6 +114,8 @@ class HandState:
     acted: set[int] = field(init=False)
     short_all_ins: list[int] = field(init=False)
     bring_in_pending: bool = False
+    last_aggressor: int | None = None
+    """The last player to bet or raise in the current interval (R-CIRC-13)."""
     completion_pending: bool = False
     betting_closed: bool = False
     shown: dict[int, bool] = field(init=False)
@@ -135,10 +137,8 @@ class HandState:
         self.n = len(self.stacks)
         if not 2 <= self.n <= 10:
             raise HandRuleError(f"a circle hand needs 2 to 10 players, not {self.n}", rule="R-CIRC-2")
-        if not self.variant.min_players <= self.n <= self.variant.max_players:
-            rule = {"sintetico": "R-SYNTH-1", "stud5": "R-STUD5-1"}.get(self.variant.code, "R-CIRC-2")
-            raise HandRuleError(f"{self.variant.name} is dealt to {self.variant.min_players} to "
-                                f"{self.variant.max_players} players, not {self.n}", rule=rule)
+        if problem := self.variant.players_problem(self.n):
+            raise HandRuleError(problem[0], rule=problem[1])
         if self.dead_money < 0:
             raise HandRuleError("a carried pot is never negative", rule="R-DRAW-3")
         if any(stack <= 0 for stack in self.stacks):
@@ -217,13 +217,15 @@ class HandState:
         to_call = self.bet_to - self.bets[position]
         if self.bring_in_pending:
             return None
-        if to_call < self.raise_increment:
+        reopens = self.settings.min_raise is MinRaise.ANY  # R-CIRC-3b setting: every raise reopens the betting
+        if to_call < self.raise_increment and not reopens:
             return "a short all-in cannot be raised by a player who already acted"
         if self.settings.raise_cap is not None and self.raise_count >= self.settings.raise_cap \
                 and self.settings.structure is BettingStructure.FIXED_LIMIT and len(self.in_hand) > 2:
             return f"the interval is capped at {self.settings.raise_cap} bets and raises"
-        if self.short_all_ins and sum(self.short_all_ins) < self.raise_increment and position in self.acted:
-            return "an all-in below a full raise does not reopen the betting"
+        if self.short_all_ins and sum(self.short_all_ins) < self.raise_increment and position in self.acted \
+                and not reopens:
+            return "an all-in below a full raise does not reopen the betting (R-CIRC-3b, decision: min_raise standard)"
         if self.stacks[position] <= to_call:
             return "the player cannot cover more than a call"
         if not any(i != position and not self.folded[i] and self.stacks[i] + self.bets[i] > self.bet_to
@@ -241,6 +243,9 @@ class HandState:
         """The smallest and largest legal 'to' amounts of a bet, raise or completion (R-CIRC-5)."""
         cap = self.stacks[position] + self.bets[position]
         increment = max(self.raise_increment, self._street_min_bet())
+        if self.settings.min_raise is MinRaise.ANY and self.bet_to and not self.completion_pending and \
+                self.settings.structure is not BettingStructure.FIXED_LIMIT:
+            increment = 1  # R-CIRC-3b setting ``any``: a raise of at least one chip (the first bet stays the minimum)
         low = increment if self.completion_pending else self.bet_to + increment
         structure = self.settings.structure
         if structure is BettingStructure.FIXED_LIMIT:
@@ -355,19 +360,47 @@ class HandState:
         return slot
 
     def verify_show(self, position: int) -> None:
-        """Showing is open once the betting is over for good (showdown, or all-in before the last card)."""
+        """Showing is open once the betting is over for good (showdown, or all-in before the last card); at the
+        showdown in the order of R-CIRC-13."""
         self._require_contender(position)
+        self._require_turn_to_show(position)
 
     def verify_muck(self, position: int) -> None:
         """A contender may muck unless he is the last claim on a pot; the opener in five-card draw always may,
         at the price of a dead hand (R-DRAW-7)."""
         self._require_contender(position)
+        self._require_turn_to_show(position)
         if position == self.opener:
             return
         for pot in side_pots(self.contributed, self.folded):
             if position in pot.eligible and len(pot.eligible) > 1 and not any(
                     p != position and self.shown.get(p, True) for p in pot.eligible):
                 raise HandRuleError("the last player with a claim on a pot shows his hand", rule="R-CIRC-7")
+
+    @property
+    def to_show(self) -> int | None:
+        """R-CIRC-13 (decision): the position to show (or muck) next at the showdown: the last player to bet or
+        raise in the last interval, then clockwise; with no bet in it, the player still in who would speak first
+        in that interval (the opener after the draw, R-DRAW-6; else the first clockwise from position 0: la mano,
+        the player left of the button, or in stud the croupier's left).  ``None`` outside the showdown."""
+        if self.phase is not Phase.SHOWDOWN:
+            return None
+        waiting = [p for p in self.in_hand if p not in self.shown]
+        if len(self.in_hand) <= 1 or not waiting:
+            return None
+        if self.last_aggressor is not None:
+            start = self.last_aggressor
+        elif self.street.opening is Opening.OPENER and self.opener is not None:
+            start = self.opener
+        else:
+            start = 0
+        return next(p for p in ((start + k) % self.n for k in range(self.n)) if p in waiting)
+
+    def _require_turn_to_show(self, position: int) -> None:
+        turn = self.to_show
+        if turn is not None and turn != position:
+            raise HandRuleError(f"{self.name(turn)} shows first (decision: the last to bet or raise shows first, then "
+                                "clockwise)", rule="R-CIRC-13")
 
     def _require_contender(self, position: int) -> None:
         if self.phase is Phase.SHOWDOWN or (self.betting_closed and self.phase is Phase.DEALING):
@@ -406,16 +439,21 @@ class HandState:
         discards can serve, since his own are kept (R-DRAW-4, R-DRAW-5, R-DRAW-8)."""
         if position != self.opener:
             return 4
-        return min(4, self.stock_left + len(self.discards))
+        return min(4, self.stock_left + len(self.discards) + len(self.folded_cards()))
+
+    def folded_cards(self) -> list[Card]:
+        """The cards of the folded hands, still on the table."""
+        return [card for p in range(self.n) if self.folded[p] for card, _ in self.hole[p]]
 
     def reshufflable(self) -> list[Card]:
-        """R-DRAW-8: the discards so far that form a new stock: never the opener's; the drawer's own only when
-        the others' cannot serve him (decision: a player may then get back a card he threw)."""
+        """R-DRAW-8: the cards that form a new stock: the other players' discards so far and the folded hands, never
+        the opener's kept discards; the drawer's own discards only when those cannot serve him (decision: a player
+        may then get back a card he threw)."""
         own = set(self.drawer_discards)
-        others = [card for card in self.discards if card not in own]
+        others = [card for card in self.discards if card not in own] + self.folded_cards()
         if self.stock_left + len(others) >= len(self.slots) + 1:  # + 1: the burn after the reshuffle
             return others
-        return list(self.discards)
+        return list(self.discards) + self.folded_cards()
 
     def verify_reshuffle(self) -> list[Card]:
         """R-DRAW-8: only when the stock cannot serve the player drawing; returns the cards to reshuffle."""
@@ -445,6 +483,9 @@ class HandState:
         back = set(cards)
         self.seen -= back
         self.discards = [card for card in self.discards if card not in back]
+        for p in range(self.n):  # the folded hands' cards leave the table with them
+            if self.folded[p]:
+                self.hole[p] = [(card, up) for card, up in self.hole[p] if card not in back]
         if self.stock_left > len(self.slots):  # decision: no burn when it would leave the player unserved
             self.slots.appendleft(Slot(SlotKind.BURN))
 
@@ -471,8 +512,13 @@ class HandState:
         """After the forced bets: the first street's deal."""
         self._begin_street(0)
 
-    def apply_card(self, card: Card) -> None:
-        """The next due card arrives from the shoe or the croupier."""
+    def face_up(self, slot: Slot) -> bool:
+        """Whether the card due in ``slot`` is dealt face up: an up card of the street, or a player's next down card
+        after he exposed one by mistake (R-CIRC-9)."""
+        return slot.face_up or (slot.kind is SlotKind.HOLE and slot.position in self.next_card_up)
+
+    def apply_card(self, card: Card, face_up: bool | None = None) -> None:
+        """The next due card arrives from the shoe or the croupier; ``face_up`` as recorded (else as due)."""
         slot = self.slots.popleft()
         self.seen.add(card)
         if slot.kind is SlotKind.BURN:
@@ -480,8 +526,10 @@ class HandState:
         elif slot.kind is SlotKind.BOARD:
             self.board.append(card)
         else:  # a player who has already shown (all-in) gets his later cards face up
-            self.hole[slot.position].append((card, slot.face_up or self.shown.get(slot.position, False)))
-            self.next_card_up.discard(slot.position)
+            up = self.face_up(slot) if face_up is None else face_up
+            self.hole[slot.position].append((card, up or self.shown.get(slot.position, False)))
+            if up and not slot.face_up:  # R-CIRC-9: the exposure's penalty card has been dealt
+                self.next_card_up.discard(slot.position)
         if not self.slots:
             if self.phase is Phase.DRAWING:
                 self._next_drawer()
@@ -528,7 +576,8 @@ class HandState:
         self.bring_in_pending = False
         self.completion_pending = False
         self.raise_count += 1
-        if increment >= self.raise_increment:
+        self.last_aggressor = position  # R-CIRC-13: the last to bet or raise in the last interval shows first
+        if increment >= self.raise_increment or self.settings.min_raise is MinRaise.ANY:
             self.acted = {position}
         else:
             self.acted.add(position)
@@ -553,13 +602,10 @@ class HandState:
         self.shown[position] = False
 
     def apply_exposed_by_mistake(self, position: int) -> None:
-        """R-CIRC-9: the card is covered again and the hand stays valid; in stud his next card comes face up."""
-        if not self.variant.button:
-            self.next_card_up.add(position)
-            for i, slot in enumerate(self.slots):
-                if slot.kind is SlotKind.HOLE and slot.position == position:
-                    self.slots[i] = Slot(SlotKind.HOLE, position, True)
-                    break
+        """R-CIRC-9: the card is covered again and the hand stays valid; his next personal card that would be dealt
+        face down is dealt face up, in every game (draw: his first replacement card; stud: his next down card;
+        Hold'em, Omaha, sintético: his next hole card if the deal is not over)."""
+        self.next_card_up.add(position)
 
     def apply_award(self, award: Award) -> None:
         """A pot paid to its winners, less the rake."""
@@ -617,7 +663,7 @@ class HandState:
             if burn:
                 slots.append(Slot(SlotKind.BURN))
             for face_up in street.hole:
-                slots.extend(Slot(SlotKind.HOLE, p, face_up or p in self.next_card_up) for p in players)
+                slots.extend(Slot(SlotKind.HOLE, p, face_up) for p in players)
             slots.extend(Slot(SlotKind.BOARD, -1, True) for _ in range(street.board))
         self.slots = deque(slots)
         self.phase = Phase.DEALING
@@ -626,6 +672,7 @@ class HandState:
 
     def _begin_betting(self) -> None:
         self.raise_increment = 0
+        self.last_aggressor = None
         # R-CIRC-4: before the flop the big blind is the interval's first bet
         self.raise_count = 1 if self.street_index == 0 and any(self.bets) else 0
         self.acted.clear()

@@ -17,8 +17,8 @@ from uuid import UUID, uuid5
 
 from eventsourcing.domain import Aggregate, event
 
-from domain.cards import Rank
-from domain.decks import DeckIdentity
+from domain.cards import Card, Rank
+from domain.decks import DeckIdentity, lowest_rank
 from domain.device_reports import DeviceReport
 from domain.hand import TABLES_NAMESPACE, Hand
 from domain.hand_state import HandRuleError
@@ -48,6 +48,9 @@ class Table(Aggregate):
         self.blank_hands = 0
         self.carried_pot = 0
         self.closed = False
+        self.previous_button: int | None = None
+        self.reshuffle_required: dict[str, str] | None = None
+        """R-CIRC-2: set by a card exposed at the cut (colour, card, rule) until that deck is shuffled again."""
 
     @property
     def openers(self) -> Rank:
@@ -140,11 +143,18 @@ class Table(Aggregate):
     # -- hands --------------------------------------------------------------------------------------
 
     def verify_start_hand(self, deck: DeckIdentity) -> list[int]:
-        """Two or more players with chips, no hand in progress; returns the seats dealt in."""
+        """Two or more players with chips (at most as many as the game deals in), no hand in progress, no deck
+        waiting for a new shuffle (R-CIRC-2); returns the seats dealt in."""
         self._require_between_hands()
+        if self.reshuffle_required is not None:
+            required = self.reshuffle_required
+            raise HandRuleError(f"a card was exposed at the cut ({required['card']}): the {required['colour']} deck "
+                                "must be shuffled again before the deal", rule="R-CIRC-2")
         players = sorted(seat for seat, stack in self.stacks.items() if stack > 0)
         if len(players) < 2:
             raise HandRuleError("a hand needs two players with chips", rule="R-CIRC-2")
+        if problem := self.settings.variant_rules.players_problem(len(players)):
+            raise HandRuleError(problem[0], rule=problem[1])
         expected = self.settings.deck_for(len(players))
         if deck.size != expected:
             rule = "R-DRAW-8" if self.settings.deck_by_players else "R-CARD-2"
@@ -154,7 +164,10 @@ class Table(Aggregate):
     def start_hand(self, deck: DeckIdentity) -> Hand:
         """Move the button (R-CIRC-1) and start the next hand; save the table and the hand together."""
         players = self.verify_start_hand(deck)
-        if self.settings.variant_rules.button:
+        if self.settings.marker_speaks_first:  # R-CIRC-1: the holder of la mano is dealt first and speaks first
+            button = _next_clockwise(players, self.button_seat)
+            order = [s for s in players if s >= button] + [s for s in players if s < button]
+        elif self.settings.variant_rules.button:
             button = _next_clockwise(players, self.button_seat)
             order = [s for s in players if s > button] + [s for s in players if s <= button]
         else:  # stud: dealt from the croupier's left (R-STUD5-2); no button
@@ -173,20 +186,40 @@ class Table(Aggregate):
             raise HandRuleError("the hand is not over", rule="R-CIRC-6")
 
     def record_device_report(self, report: DeviceReport) -> None:
-        """A shuffle, deck check, delivery or fault of a device at this table (R-DECK-2, R-DECK-3, R-AUD-1)."""
+        """A shuffle, deck check, delivery or fault of a device at this table (R-DECK-2, R-DECK-3, R-AUD-1); a
+        shuffle of the deck whose card was exposed at the cut lifts the hold on the next deal (R-CIRC-2)."""
         self._device_reported(device=report.device, serial=report.serial, kind=report.kind, colour=report.colour,
                               result=report.result)
 
     def finish_hand(self, hand: Hand) -> None:
-        """Take the finishing stacks of the hand."""
+        """Take the finishing stacks of the hand.  A void (R-CIRC-14, decision) gives back what was put in during
+        that deal and changes nothing else: a pot carried from blank hands stays carried, the openers required stay
+        as they were, and la mano (the marker) does not move."""
         self.verify_finish_hand(hand)
+        stacks = {str(seat): stack for seat, stack in zip(hand.seats, hand.stacks, strict=True)}
+        if hand.state.void_rule is not None:
+            self._hand_voided(hand_id=hand.id, stacks=stacks, rule=hand.state.void_rule)
+            return
         blank = hand.state.passed_rule == "R-DRAW-3"
-        self._hand_finished(
-            hand_id=hand.id,
-            stacks={str(seat): stack for seat, stack in zip(hand.seats, hand.stacks, strict=True)},
-            carried_pot=hand.carried_out,
-            blank=blank,
-        )
+        self._hand_finished(hand_id=hand.id, stacks=stacks, carried_pot=hand.carried_out, blank=blank)
+
+    # -- the cut (R-CIRC-2) -------------------------------------------------------------------------
+
+    def verify_record_cut_exposure(self, card: Card, colour: str, by: str) -> None:
+        """Between hands, a card of the deck about to be dealt, who saw it."""
+        self._require_between_hands()
+        if card.rank < lowest_rank(self.deck_size_for_next_hand()):
+            raise HandRuleError(f"{card} is not in the deck of the next hand", rule="R-CARD-2")
+        if colour not in ("red", "blue"):
+            raise HandRuleError("a deck is red or blue", rule="R-DECK-2")
+        if not by.strip():
+            raise HandRuleError("the record names who reports the exposed card", rule="R-AUD-1")
+
+    def record_cut_exposure(self, card: Card, colour: str, by: str) -> None:
+        """R-CIRC-2: a card exposed during the cut is recorded and forces a new shuffle of that deck before the
+        deal; the next hand is refused until a shuffle of that colour is reported (shuffler or by hand)."""
+        self.verify_record_cut_exposure(card, colour, by)
+        self._cut_card_exposed(card=str(card), colour=colour, by=by)
 
     def _require_seated(self, seat: int) -> None:
         if seat not in self.stacks:
@@ -249,10 +282,17 @@ class Table(Aggregate):
     @event("DeviceReported")
     def _device_reported(self, *, device: str, serial: str, kind: str, colour: str, result: str) -> None:
         self.device_reports += 1
+        if kind == "shuffle" and self.reshuffle_required is not None and self.reshuffle_required["colour"] == colour:
+            self.reshuffle_required = None
+
+    @event("CutCardExposed")
+    def _cut_card_exposed(self, *, card: str, colour: str, by: str) -> None:
+        self.reshuffle_required = {"card": card, "colour": colour, "by": by, "rule": "R-CIRC-2"}
 
     @event("HandStarted")
     def _hand_started(self, *, hand_id: UUID, number: int, button_seat: int) -> None:
         self.hands_started = number
+        self.previous_button = self.button_seat
         self.button_seat = button_seat
         self.hand_in_progress = hand_id
 
@@ -264,6 +304,15 @@ class Table(Aggregate):
         self.hand_in_progress = None
         self.carried_pot = carried_pot
         self.blank_hands = self.blank_hands + 1 if blank else 0  # R-DRAW-3: back to jacks after an opened hand
+
+    @event("HandVoided")
+    def _hand_voided(self, *, hand_id: UUID, stacks: dict[str, int], rule: str) -> None:
+        """R-CIRC-14: the players have back what they put in; carried pot, openers and la mano stay."""
+        del hand_id, rule
+        for seat, stack in stacks.items():
+            self.stacks[int(seat)] = stack
+        self.hand_in_progress = None
+        self.button_seat = self.previous_button
 
 
 def _next_clockwise(seats: list[int], after: int | None) -> int:

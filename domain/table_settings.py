@@ -26,6 +26,15 @@ class InvalidSettingsError(RuleError):
     """Table settings that contradict the rules."""
 
 
+class MinRaise(Enum):
+    """R-CIRC-3b (decision, setting ``min_raise``): how small a raise may be in pot- and no-limit."""
+
+    STANDARD = "standard"
+    """A raise is at least the last full bet or raise of the interval; a short all-in does not reopen the betting."""
+    ANY = "any"
+    """Any raise of at least one chip, and every raise reopens the betting."""
+
+
 class BettingStructure(Enum):
     """How much may be bet (R-CIRC-5)."""
 
@@ -85,6 +94,11 @@ class TableSettings:
     burn_cards: bool = True
     deck_by_players: bool = False
     """Five-card draw: the deck follows the number of players dealt in (R-DRAW-8) instead of ``deck_size``."""
+    min_raise: MinRaise = MinRaise.STANDARD
+    """R-CIRC-3b (decision): the smallest raise in pot- and no-limit, and whether a short all-in reopens."""
+    mano_speaks_first: bool = True
+    """R-CIRC-1 (decision): at a table without blinds the holder of "la mano" (the round marker) speaks first;
+    ``False``: the marker is a dealer button and the player on its left speaks first."""
 
     def deck_for(self, players: int) -> int:
         """The deck size of a hand dealt to ``players`` players."""
@@ -109,6 +123,12 @@ class TableSettings:
             raise InvalidSettingsError(f"{self.variant} is not dealt with a deck by players", rule="R-DRAW-8")
 
     @property
+    def marker_speaks_first(self) -> bool:
+        """R-CIRC-1: whether the round marker's holder ("la mano") speaks first: a table without blinds whose
+        setting ``mano_speaks_first`` is on.  Stud has no marker (dealt from the croupier's left, R-STUD5-2)."""
+        return self.mano_speaks_first and self.variant_rules.button and not any(self.stakes.blinds)
+
+    @property
     def variant_rules(self) -> Variant:
         """The variant's streets and hand rule."""
         return VARIANTS[self.variant]
@@ -130,6 +150,8 @@ class TableSettings:
         deck_size: int | None = None,
         burn_cards: bool = True,
         flush_beats_full_house: bool | None = None,
+        min_raise: MinRaise = MinRaise.STANDARD,
+        mano_speaks_first: bool = True,
     ) -> TableSettings:
         """Settings with the defaults of RULES.md: a uniform ante, ``min_bet`` the big blind, and the
         fixed-limit cap of one bet and three raises (R-CIRC-4) unless ``raise_cap`` is given."""
@@ -160,6 +182,8 @@ class TableSettings:
             flush_beats_full_house=flush_beats_full_house,
             burn_cards=burn_cards,
             deck_by_players=rules.deck_by_players and deck_size is None,
+            min_raise=min_raise,
+            mano_speaks_first=mano_speaks_first,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -176,6 +200,8 @@ class TableSettings:
             "flush_beats_full_house": self.flush_beats_full_house,
             "burn_cards": self.burn_cards,
             "deck_by_players": self.deck_by_players,
+            "min_raise": self.min_raise.value,
+            "mano_speaks_first": self.mano_speaks_first,
         }
 
     @classmethod
@@ -193,4 +219,7 @@ class TableSettings:
             flush_beats_full_house=data["flush_beats_full_house"],
             burn_cards=data["burn_cards"],
             deck_by_players=data["deck_by_players"],
+            # settings stored before these decisions were settings take their defaults
+            min_raise=MinRaise(data.get("min_raise", MinRaise.STANDARD.value)),
+            mano_speaks_first=data.get("mano_speaks_first", True),
         )

@@ -69,6 +69,14 @@ class Variant:
     deck_by_players: bool = False
     """Five-card draw: the deck size follows the number of players dealt in (R-DRAW-8)."""
 
+    def players_problem(self, players: int) -> tuple[str, str] | None:
+        """Why a hand of this game cannot be dealt to ``players`` players (message, rule), or ``None``."""
+        if self.min_players <= players <= self.max_players:
+            return None
+        rule = {"sintetico": "R-SYNTH-1", "stud5": "R-STUD5-1", "draw": "R-DRAW-8"}.get(self.code, "R-CIRC-2")
+        return (f"{self.name} deals a hand to {self.min_players} to {self.max_players} players, not {players}",
+                rule)
+
 
 _FLOP_STREETS = (
     ("flop", 3),
@@ -122,6 +130,7 @@ VARIANTS["draw"] = Variant(
     "draw",
     button=True,
     deck_by_players=True,
+    max_players=9,  # R-DRAW-8: 9 × 5 = 45 of 52 cards leave a burn and four for the opener, who draws first
 )
 VARIANTS["stud5"] = Variant(
     "stud5",

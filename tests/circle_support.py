@@ -100,7 +100,8 @@ def play_randomly(hand: Hand, rng: random.Random, deck: Iterator[Card]) -> None:
             continue
         if hand.state.phase is Phase.SHOWDOWN or hand.state.betting_closed:
             contenders = [hand.seat_of(p) for p in hand.state.in_hand if p not in hand.state.shown]
-            seat = rng.choice(contenders)
+            turn = hand.state.to_show  # R-CIRC-13: at the showdown, in order; all-in before it, any order
+            seat = rng.choice(contenders) if turn is None else hand.seat_of(turn)
             if rng.random() < 0.2 and hand.can_muck(seat):
                 hand.muck(seat)
             else:

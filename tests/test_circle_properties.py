@@ -45,7 +45,7 @@ def tables(draw: st.DrawFn, variants: tuple[str, ...] = tuple(VARIANTS)) -> Tabl
                                         bring_in=2, small_bet=5, big_bet=10, rake=rake, burn_cards=burn)
         players = draw(st.integers(2, 8))
     elif variant == "draw":
-        players = draw(st.integers(2, 10))
+        players = draw(st.integers(2, 9))  # R-DRAW-8: at most 9 players
         sizes = [None, *(size for size in DECK_SIZES if size >= 5 * players + 1)]
         settings = TableSettings.create("draw", structure, antes=draw(st.integers(1, 3)), small_bet=2, big_bet=4,
                                         min_bet=2, rake=rake, burn_cards=burn, deck_size=draw(st.sampled_from(sizes)))
@@ -166,4 +166,4 @@ def _one_step(hand: Hand, rng: random.Random, deck: Stock) -> None:
         _random_action(hand, legal.seat, rng)
     else:
         seat = hand.seat_of(next(p for p in hand.state.in_hand if p not in hand.state.shown))
-        hand.show(seat)
+        hand.show(hand.next_to_show_seat or seat)  # R-CIRC-13 order at the showdown

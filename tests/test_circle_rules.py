@@ -247,7 +247,7 @@ def test_a_player_who_cannot_cover_a_bet_wins_only_what_he_matched() -> None:
     hand.check(2)
     hand.check(3)
     assert hand.state.phase is Phase.SHOWDOWN
-    for seat in (3, 1, 2):
+    for seat in (1, 2, 3):  # R-CIRC-13: nobody bet on the river: from the button's left, clockwise
         hand.show(seat)
     assert hand.is_complete
     assert hand.stacks == [60, 110, 50]
@@ -294,8 +294,8 @@ def test_an_odd_chip_goes_to_the_first_winner_clockwise_from_the_button() -> Non
     deal(hand, "As")
     hand.check(2)
     hand.check(3)
-    hand.show(3)
     hand.show(2)
+    hand.show(3)
     assert hand.stacks == [99, 101, 100]  # pot of 5 split 3/2: the odd chip to seat 2, first clockwise
 
 

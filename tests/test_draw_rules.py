@@ -161,7 +161,7 @@ def test_r_draw_5_the_opener_may_break_his_openers_and_his_discards_prove_them()
     deal(hand, "Ks")
     for seat in (1, 2, 3):
         hand.check(seat)
-    for seat in (3, 2, 1):
+    for seat in (1, 2, 3):  # R-CIRC-13: no bet after the draw: the opener shows first
         hand.show(seat)
     assert hand.stacks == [56, 47, 47]  # seat 1's seven-to-jack straight flush takes the pot of 9
 
@@ -202,14 +202,15 @@ def test_r_draw_7_when_nobody_else_is_left_the_pot_carries_to_the_next_hand() ->
     hand2.discard(1, [])
     hand2.discard(2, [])
     hand2.check(1)
-    hand2.check(2)
-    hand2.muck(2)
+    hand2.bet_or_raise_to(2, 4)
+    hand2.call(1)
+    hand2.muck(2)  # R-CIRC-13: the last to bet shows first; he gives up his claim
     hand2.muck(1)  # the opener mucks too: he cannot prove openers
-    assert hand2.is_complete and hand2.carried_out == 6 and hand2.state.passed_rule == "R-DRAW-7"
-    assert hand2.stacks == [47, 47]
+    assert hand2.is_complete and hand2.carried_out == 14 and hand2.state.passed_rule == "R-DRAW-7"
+    assert hand2.stacks == [43, 43]
 
 
-@pytest.mark.parametrize(("players", "size"), [(2, 32), (4, 32), (5, 36), (6, 40), (7, 44), (8, 48), (9, 52), (10, 52)])
+@pytest.mark.parametrize(("players", "size"), [(2, 32), (4, 32), (5, 36), (6, 40), (7, 44), (8, 48), (9, 52)])
 def test_r_draw_8_the_deck_follows_the_number_of_players(players: int, size: int) -> None:
     assert draw_deck_size(players) == size
     table = Table.open(f"Draw {players}", DRAW)

@@ -34,7 +34,7 @@ def cautious_play(hand: Hand, rng: random.Random, stock: Stock) -> None:
             _bet(hand, legal, rng)
         else:
             contenders = [p for p in hand.state.in_hand if p not in hand.state.shown]
-            hand.show(hand.seat_of(contenders[0]))
+            hand.show(hand.next_to_show_seat or hand.seat_of(contenders[0]))  # R-CIRC-13 order at the showdown
 
 
 def _bet(hand: Hand, legal: LegalActions, rng: random.Random) -> None:
@@ -72,7 +72,8 @@ def test_hundreds_of_draw_hands_keep_openers_carried_pots_and_the_button_as_the_
         assert table.openers is expected_openers
 
         hand = table.start_hand(DeckIdentity(table.deck_size_for_next_hand(), BackColour.RED))
-        assert table.button_seat == expected_button and hand.seats[-1] == expected_button  # R-CIRC-1
+        # R-CIRC-1 (decision, mano_speaks_first): the marker turns clockwise; its holder, la mano, speaks first
+        assert table.button_seat == expected_button and hand.seats[0] == expected_button
         assert hand.state.openers is expected_openers and hand.state.dead_money == carried_in
         assert hand.state.deck_size == 36  # R-DRAW-8: five players
         cautious_play(hand, rng, Stock(shuffled(36, rng), rng))

@@ -96,8 +96,8 @@ def _play_recording(app: PokerTables) -> tuple[UUID, dict[int, dict[str, Any]]]:
         elif (legal := hand.legal_actions()) is not None:
             command(HandCommand("call" if legal.call else "check", seat=legal.seat))
         else:
-            seat = next(s for s in hand.seats if not hand.state.folded[hand.position_of(s)]
-                        and hand.position_of(s) not in hand.state.shown)
+            seat = hand.next_to_show_seat or next(s for s in hand.seats if not hand.state.folded[hand.position_of(s)]
+                                                  and hand.position_of(s) not in hand.state.shown)
             command(HandCommand("show", seat=seat))
     return hand_id, seen
 
