@@ -49,6 +49,7 @@ class BankedTable(Aggregate):
         self.device_reports = 0
         self.reconstructions = 0
         self.bank_result = 0
+        self.reshuffle_pending: str | None = None  # the deck to reshuffle fully before the next hand (R-THB-11)
 
     @classmethod
     def open(cls, name: str, game: str, settings: ThbSettings | CdpSettings) -> BankedTable:
@@ -72,6 +73,10 @@ class BankedTable(Aggregate):
         """Open the next hand for bets; save the table and the hand together."""
         if self.hand_in_progress is not None:
             raise BankedTableError("a hand is in progress", rule="R-AUD-1")
+        if self.reshuffle_pending is not None:
+            raise BankedTableError(f"a full reshuffle of the {self.reshuffle_pending} deck is required before the "
+                                   "next hand: record the shuffler's shuffle of that deck, or the croupier's "
+                                   "reshuffle", rule="R-THB-11")
         hand_class = GAMES[self.game][0]
         settings = self.settings
         if isinstance(settings, ThbSettings) and hand_class is ThbHand:
@@ -93,6 +98,22 @@ class BankedTable(Aggregate):
         if hand.id != self.hand_in_progress or not hand.is_complete:
             raise BankedTableError("that is not the finished hand in progress", rule="R-AUD-1")
         self._hand_finished(hand_id=hand.id, bank_result=hand.bank_result())
+        if hand.reshuffle_required:  # R-THB-11 (b, d): "se volverá a barajar"
+            self._reshuffle_required(hand_id=hand.id, colour=str(hand.deck["colour"]), rule="R-THB-11")
+
+    def verify_record_reshuffle(self, by: str) -> None:
+        """R-THB-11: a full reshuffle is pending, and who shuffled is named."""
+        if self.reshuffle_pending is None:
+            raise BankedTableError("no full reshuffle is required at this table now", rule="R-THB-11")
+        if not isinstance(by, str) or not by.strip() or len(by) > 200:
+            raise BankedTableError("who reshuffled is recorded (1–200 characters)", rule="R-AUD-1")
+
+    def record_reshuffle(self, by: str) -> None:
+        """R-THB-11: the croupier reshuffled the whole deck by hand (a table without a shuffler, or with it out of
+        order); a shuffler's ``shuffle`` report of that deck clears the requirement as well."""
+        self.verify_record_reshuffle(by)
+        assert self.reshuffle_pending is not None
+        self._reshuffled(colour=self.reshuffle_pending, by=by)
 
     def record_reconstruction(self, number: int, pit_boss: str, reason: str) -> None:
         """R-THB-13: a reconstruction of one of this table's hands is recorded before it is shown: who, why."""
@@ -108,6 +129,16 @@ class BankedTable(Aggregate):
     @event("DeviceReported")
     def _device_reported(self, *, device: str, serial: str, kind: str, colour: str, result: str) -> None:
         self.device_reports += 1
+        if kind == "shuffle" and colour == self.reshuffle_pending:  # R-THB-11: the shuffler reshuffled that deck
+            self.reshuffle_pending = None
+
+    @event("ReshuffleRequired")
+    def _reshuffle_required(self, *, hand_id: UUID, colour: str, rule: str) -> None:
+        self.reshuffle_pending = colour
+
+    @event("Reshuffled")
+    def _reshuffled(self, *, colour: str, by: str) -> None:
+        self.reshuffle_pending = None
 
     @event("HandStarted")
     def _hand_started(self, *, hand_id: UUID, number: int) -> None:

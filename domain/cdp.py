@@ -1,100 +1,26 @@
 """Casino Draw Poker (RULES §7): up to six boxes against the bank, five cards each, exchanges, play or fold.
 
->>> house_way(parse_cards("5c 5d Kh 9s 2c"))  # a pair below eights: keep it and the king, change two
-[Card(rank=<Rank.NINE: 9>, suit=<Suit.SPADES: 3>), Card(rank=<Rank.TWO: 2>, suit=<Suit.CLUBS: 0>)]
->>> [str(c) for c in house_way(parse_cards("5h 6h 7h 8h Kc"))]  # a four-card flush: change one
-['Kc']
->>> qualifies(parse_cards("8c 8d 2h 3s 4c")), qualifies(parse_cards("7c 7d Ah Ks Qc"))
-(True, False)
+The rules as pure functions and the table's settings (qualification, the house way, the settlement) are in
+:mod:`domain.cdp_rules`; the odds simulator uses the same ones.
 """
 
 from __future__ import annotations
 
-from collections import Counter, deque
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections import deque
 from enum import Enum
-from itertools import pairwise
 from typing import Any
 from uuid import UUID
 
 from eventsourcing.domain import Aggregate
 
 from domain.banked import BankedHand
-from domain.cards import Card, Rank, parse_cards  # noqa: F401  (parse_cards: doctest)
+from domain.cards import Card
+from domain.cdp_rules import HOUSE_WAYS, CdpRuleError, CdpSettings, box_result, house_way, qualifies
 from domain.decks import DeckIdentity
-from domain.errors import RuleError
-from domain.hand_classes import Category
-from domain.paytables import STANDARD_CASINO_DRAW, CasinoDrawPayTable
 from domain.ranking import hand_ranking
 
 BOXES = 6
-
-
-class CdpRuleError(RuleError):
-    """A Casino Draw Poker command the rules do not allow now; nothing changed."""
-
-
-def qualifies(cards: Sequence[Card]) -> bool:
-    """R-CDP-4: the bank qualifies with a pair of eights or better."""
-    value = hand_ranking(52).evaluate(list(cards))
-    if value.category is Category.PAIR:
-        return value.hand_class.ranks[0] >= Rank.EIGHT
-    return value.category > Category.PAIR
-
-
-def house_way(cards: Sequence[Card]) -> list[Card]:
-    """R-CDP-4 (decision, a table setting): the cards a non-qualifying bank changes.
-
-    With a pair below eights, keep the pair and the highest other card and change two; with no pair, keep a
-    four-card flush or an open-ended four-card straight and change one, else keep the three highest and change two.
-    """
-    hand = sorted(cards, key=lambda c: (c.rank, c.suit), reverse=True)
-    counts = Counter(card.rank for card in hand)
-    pairs = [rank for rank, n in counts.items() if n == 2]
-    if pairs:
-        kept = [c for c in hand if c.rank == pairs[0]] + [c for c in hand if c.rank != pairs[0]][:1]
-        return [c for c in hand if c not in kept]
-    suits = Counter(card.suit for card in hand)
-    suit, n = suits.most_common(1)[0]
-    if n == 4:
-        return [c for c in hand if c.suit != suit]
-    for odd in hand:
-        rest = sorted(c.rank for c in hand if c is not odd)
-        if all(b - a == 1 for a, b in pairwise(rest)) and rest[-1] < Rank.ACE:
-            return [odd]
-    return hand[3:]
-
-
-HOUSE_WAYS: dict[str, Callable[[Sequence[Card]], list[Card]]] = {"regulation": house_way}
-"""House ways by name (R-CDP-4 is a table setting); ``regulation`` is the decision written in RULES.md."""
-
-
-@dataclass(frozen=True, slots=True)
-class CdpSettings:
-    """A Casino Draw Poker table: ante limits (R-CDP-1), pay table (R-CDP-6) and house way (R-CDP-4)."""
-
-    ante_min: int
-    ante_max: int
-    pay_table: CasinoDrawPayTable = STANDARD_CASINO_DRAW
-    house_way: str = "regulation"
-
-    def __post_init__(self) -> None:
-        if not 0 < self.ante_min <= self.ante_max:
-            raise CdpRuleError("the ante has a positive minimum not above its maximum", rule="R-CDP-1")
-        if self.house_way not in HOUSE_WAYS:
-            raise CdpRuleError(f"unknown house way {self.house_way!r}", rule="R-CDP-4")
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain data, for events."""
-        return {"ante_min": self.ante_min, "ante_max": self.ante_max, "pay_table": self.pay_table.to_dict(),
-                "house_way": self.house_way}
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> CdpSettings:
-        """Settings from :meth:`to_dict`'s form."""
-        return cls(data["ante_min"], data["ante_max"], CasinoDrawPayTable.from_dict(data["pay_table"]),
-                   data["house_way"])
+__all__ = ["BOXES", "CdpHand", "CdpRuleError", "CdpSettings", "CdpStage", "house_way", "qualifies"]
 
 
 class CdpStage(Enum):
@@ -239,10 +165,9 @@ class CdpHand(BankedHand):
         self._bank_turn()
 
     def void(self, rule: str, reason: str) -> None:
-        """Void the hand: every bet is returned."""
-        if self.is_complete or not rule.startswith("R-") or not reason.strip():
-            raise CdpRuleError("an open hand is voided naming the rule and the reason", rule="R-AUD-1")
-        self.trigger_event(self.Voided, rule=rule, reason=reason)
+        """The pit's void: every bet is returned, the rule and the reason recorded (R-AUD-1)."""
+        self.verify_void(rule, reason)
+        self.trigger_event(self.Voided, rule=rule, reason=reason.strip())
 
     def _require_decider(self, box: int) -> None:
         if self.stage is not CdpStage.DECISION or self.to_decide != box:
@@ -270,22 +195,10 @@ class CdpHand(BankedHand):
         ranking = hand_ranking(52)
         bank = ranking.evaluate(self.bank) if qualified else None
         for box in self.boxes:
-            ante = self.bets[box]["ante"]
-            if box in self.folded:
-                result = {"ante": -ante}
-            elif not qualified:  # R-CDP-5: the ante pays 1:1, the play bet comes back
-                result = {"ante": ante, "play": 0}
-            else:
-                assert bank is not None
-                player = ranking.evaluate(self.cards[box])
-                play = self.bets[box]["play"]
-                if player.strength > bank.strength:  # R-CDP-6
-                    ratio = self.settings.pay_table.pay_for(player.category, player.hand_class.is_royal)
-                    result = {"ante": ante, "play": play * ratio}
-                elif player.strength < bank.strength:
-                    result = {"ante": -ante, "play": -play}
-                else:
-                    result = {"ante": 0, "play": 0}
+            folded = box in self.folded
+            player = ranking.evaluate(self.cards[box]) if qualified and not folded else None
+            result = box_result(self.bets[box], folded=folded, bank_qualified=qualified, player=player, bank=bank,
+                                settings=self.settings)
             self.trigger_event(self.BoxSettled, box=box, result=result)
         self.trigger_event(self.Completed, bank_qualified=qualified, bank_result=self.bank_result())
 

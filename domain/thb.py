@@ -24,6 +24,7 @@ stake lost (−).
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
@@ -34,74 +35,14 @@ from eventsourcing.domain import Aggregate
 from domain.banked import BankedHand
 from domain.cards import Card, parse_cards  # noqa: F401  (parse_cards: doctest)
 from domain.decks import BackColour, DeckIdentity  # noqa: F401  (BackColour: doctest)
-from domain.errors import RuleError
 from domain.hand import TABLES_NAMESPACE  # noqa: F401  (doctest)
-from domain.hand_classes import Category
-from domain.paytables import STANDARD_BONUS, BonusPayTable, bonus_class
-from domain.ranking import hand_ranking
+from domain.paytables import bonus_class
+from domain.thb_settings import STANDARD_LIMITS, ThbLimits, ThbRuleError, ThbSettings
+from domain.thb_settlement import box_result, dealer_strength, holds_aces, refused_bonus_net
 
 BOXES = 7
-
-
-class ThbRuleError(RuleError):
-    """A Texas Hold'em Bonus command the rules do not allow now; nothing changed."""
-
-
-@dataclass(frozen=True, slots=True)
-class ThbLimits:
-    """Table limits (R-THB-2): the ante maximum is 20 times its minimum; the bonus has its own limits."""
-
-    ante_min: int
-    ante_max: int
-    flop_max: int
-    turn_river_max: int
-    bonus_min: int = 1
-    bonus_max: int = 100
-
-    def __post_init__(self) -> None:
-        if self.ante_min <= 0 or self.ante_max != 20 * self.ante_min:
-            raise ThbRuleError("the table maximum is 20 times the minimum", rule="R-THB-2")
-        if self.flop_max < 2 * self.ante_max or self.turn_river_max < self.ante_max:
-            raise ThbRuleError("flop, turn and river limits must allow 2×, 1× and 1× the maximum ante", rule="R-THB-2")
-        if not 0 < self.bonus_min <= self.bonus_max:
-            raise ThbRuleError("the bonus has a positive minimum not above its maximum", rule="R-THB-2")
-
-
-STANDARD_LIMITS: dict[int, ThbLimits] = {
-    5: ThbLimits(5, 100, 200, 100),
-    10: ThbLimits(10, 200, 400, 200),
-    20: ThbLimits(20, 400, 800, 400),
-}
-"""The standard tables of R-THB-2, by minimum ante (bonus limits are the casino's; 1 to 100 here)."""
-
-
-@dataclass(frozen=True, slots=True)
-class ThbSettings:
-    """A Texas Hold'em Bonus table: limits, bonus pay table, and the hand the ante needs to be paid (R-THB-8)."""
-
-    limits: ThbLimits
-    bonus_table: BonusPayTable = STANDARD_BONUS
-    ante_pays_from: Category = Category.STRAIGHT
-
-    def __post_init__(self) -> None:
-        if self.ante_pays_from not in (Category.STRAIGHT, Category.FLUSH):
-            raise ThbRuleError("the ante pays from a straight or, by setting, a flush", rule="R-THB-8")
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain data, for events."""
-        limits = self.limits
-        return {
-            "limits": [limits.ante_min, limits.ante_max, limits.flop_max, limits.turn_river_max, limits.bonus_min,
-                       limits.bonus_max],
-            "bonus_table": self.bonus_table.to_dict(),
-            "ante_pays_from": self.ante_pays_from.name,
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> ThbSettings:
-        """Settings from :meth:`to_dict`'s form."""
-        return cls(ThbLimits(*data["limits"]), BonusPayTable.from_dict(data["bonus_table"]),
-                   Category[data["ante_pays_from"]])
+__all__ = ["BOXES", "SPOTS", "STANDARD_LIMITS", "Due", "Stage", "ThbHand", "ThbLimits", "ThbRuleError",
+           "ThbSettings"]
 
 
 class Stage(Enum):
@@ -156,6 +97,8 @@ class ThbHand(BankedHand):
         self.face_up_found = 0
         self.void_rule: str | None = None
         self.reshuffle_required = False
+        self.dealer_turned_for_bonus = False
+        self.dealer_card_shown_late = False
         self.reconstructions = 0
 
     @classmethod
@@ -326,31 +269,69 @@ class ThbHand(BankedHand):
 
     # -- irregularities (R-THB-11) and approvals (R-THB-10) ---------------------------------------------
 
+    @property
+    def all_decisions_made(self) -> bool:
+        """R-THB-11 (a): every box in play has folded, or bet or checked the flop, turn and river (only the river
+        cards, or nothing, are still to come); true when no box plays."""
+        if not self.live_boxes:
+            return True
+        return self.stage is Stage.DEALING and len(self.board) >= 4
+
     def verify_dealer_card_shown(self) -> None:
-        """R-THB-11: only matters before every box has folded or bet."""
+        """R-THB-11 (a): the croupier's cards are dealt and not yet turned for the settlement (R-THB-7)."""
         if self.stage not in (Stage.DEALING, Stage.PREFLOP, Stage.TURN, Stage.RIVER):
-            raise ThbRuleError("the dealer's cards may be seen now", rule="R-THB-11")
+            raise ThbRuleError(f"no dealer card can be shown by mistake now ({self.stage.value}): the croupier's "
+                               "cards are dealt after the bets and turned at the settlement", rule="R-THB-11")
+        if not self.dealer:
+            raise ThbRuleError("the croupier has no card yet", rule="R-THB-11")
+
+    def can_dealer_card_shown(self) -> bool:
+        """Whether a dealer card shown by mistake can be recorded now."""
+        return _passes(self.verify_dealer_card_shown)
 
     def dealer_card_shown(self) -> None:
-        """R-THB-11: a dealer card shown before every player has folded or bet voids the hand (bets returned)."""
+        """R-THB-11 (a): a dealer card shown before every box has made all its decisions voids the hand (every bet
+        returned); shown after the last decision, it counts and play goes on (recorded)."""
         self.verify_dealer_card_shown()
-        self.trigger_event(self.Voided, rule="R-THB-11", reason="a dealer card was shown before the decisions",
-                           reshuffle=False)
+        if self.all_decisions_made:
+            self.trigger_event(self.DealerCardShown, rule="R-THB-11", counts=True)
+        else:
+            self.trigger_event(self.Voided, rule="R-THB-11", reason="a dealer card was shown before the decisions",
+                               reshuffle=False)
 
-    def verify_wrong_card_count(self, box: int | None) -> None:
-        """R-THB-11: a box, or the dealer (``None``), got the wrong number of cards during the deal."""
+    def verify_void(self, rule: str, reason: str) -> None:
+        """R-THB-11 (1.c): an open hand, not yet settled, voided naming the rule and the reason."""
+        if self.stage is Stage.APPROVAL:
+            raise ThbRuleError("the boxes are settled: the 1000:1 waits for the games director's approval or "
+                               "refusal", rule="R-THB-10")
+        super().verify_void(rule, reason)
+
+    def void(self, rule: str, reason: str) -> None:
+        """R-THB-11 (1.c, "EL JUEGO"): any other error in the distribution of the cards voids the whole play: every
+        bet is returned, the rule and the reason recorded (the pit's void)."""
+        self.verify_void(rule, reason)
+        self.trigger_event(self.Voided, rule=rule, reason=reason.strip(), reshuffle=False)
+
+    def verify_wrong_card_count(self, box: int | None, *, correctable: bool = False) -> None:
+        """R-THB-11 (d): a box, or the dealer (``None``), got the wrong number of cards, before the settlement."""
         if self.is_complete or self.stage is Stage.BETTING:
             raise ThbRuleError("no cards are being dealt", rule="R-THB-11")
+        if self.stage is Stage.APPROVAL:
+            raise ThbRuleError("the boxes are already settled", rule="R-THB-11")
         if box is not None and box not in self.live_boxes:
             raise ThbRuleError(f"box {box} is not in play", rule="R-THB-11")
+        if box is not None and correctable:
+            raise ThbRuleError("only the croupier's own count may be corrected; a box dealt the wrong number of "
+                               "cards has its hand void", rule="R-THB-11")
 
     def wrong_card_count(self, box: int | None, *, correctable: bool = False) -> None:
-        """R-THB-11: a player dealt the wrong number of cards has his hand void (bets returned); the dealer dealt
-        the wrong number voids the hand, unless it can be corrected without changing the card sequence while the
-        cards are still face down (``correctable``), in which case the deal simply goes on."""
-        self.verify_wrong_card_count(box)
+        """R-THB-11 (d): a player dealt the wrong number of cards has his hand void (his bets returned) and a full
+        reshuffle is required before the next hand (the table records it); the other boxes play on.  The dealer
+        dealt the wrong number voids the hand, unless it can be corrected without changing the card sequence while
+        the cards are still face down (``correctable``), in which case the deal simply goes on."""
+        self.verify_wrong_card_count(box, correctable=correctable)
         if box is not None:
-            self.trigger_event(self.BoxVoided, box=box, rule="R-THB-11")
+            self.trigger_event(self.BoxVoided, box=box, rule="R-THB-11", reshuffle=True)
         elif not correctable:
             self.trigger_event(self.Voided, rule="R-THB-11", reason="the dealer got the wrong number of cards",
                                reshuffle=False)
@@ -366,15 +347,17 @@ class ThbHand(BankedHand):
     def approve_bonus(self, box: int, director: str) -> None:
         """R-THB-10: the games director authorises the 1000:1 payment."""
         self.verify_decide_bonus(box)
-        _require_name(director)
+        _require_name(director, "who approves", "R-THB-10")
         self.trigger_event(self.BonusApproved, box=box, director=director)
         self._complete_if_approved()
 
     def refuse_bonus(self, box: int, director: str, reason: str) -> None:
-        """R-THB-10: the games director refuses it; decision: the bonus stake is returned."""
+        """R-THB-10 (decision, setting ``refused_bonus``): the games director refuses it, an irregularity he found:
+        the bonus stake is returned (or, by setting, paid as aces), recorded with who refused and why; nothing else
+        of the box changes."""
         self.verify_decide_bonus(box)
-        _require_name(director)
-        _require_name(reason)
+        _require_name(director, "who refuses", "R-THB-10")
+        _require_name(reason, "why", "R-THB-10")
         self.trigger_event(self.BonusRefused, box=box, director=director, reason=reason)
         self._complete_if_approved()
 
@@ -382,8 +365,8 @@ class ThbHand(BankedHand):
         """R-THB-13: a finished hand, with the pit boss present and the games director informed."""
         if not self.is_complete:
             raise ThbRuleError("only a finished hand is reconstructed", rule="R-THB-13")
-        for text in (pit_boss, games_director, reason):
-            _require_name(text)
+        for text, what in ((pit_boss, "the pit boss"), (games_director, "the games director"), (reason, "why")):
+            _require_name(text, what, "R-THB-13")
 
     def request_reconstruction(self, pit_boss: str, games_director: str, reason: str) -> None:
         """R-THB-13: record who reconstructs the hand for a dispute, who was informed, and why."""
@@ -395,47 +378,29 @@ class ThbHand(BankedHand):
 
     def _settle_if_ready(self) -> None:
         if self.stage is Stage.PREFLOP and not self.live_boxes and len(self.dealer) == 2:
-            self._settle()  # R-THB-12: nobody plays; the dealer's cards go to the discards
+            self._settle()  # R-THB-12: nobody plays; the dealer's cards go to the discards (unless an A-A bonus)
         elif self.stage is Stage.DEALING and not self.due and len(self.board) == 5:
             self._settle()
 
     def _settle(self) -> None:
-        ranking = hand_ranking(52)
-        dealer_value = ranking.strength([c.code for c in [*self.dealer, *self.board]]) if self.live_boxes else 0
+        """R-THB-7: the croupier's hand, then the boxes from 7 down to 1; the bonus on each box's two cards, against
+        the croupier's only where they were turned (R-THB-9, R-THB-12)."""
+        if not self.live_boxes and self.settings.turn_dealer_cards_for_aces:
+            aces = [b for b in self.boxes if b not in self.voided_boxes and "bonus" in self.bets[b]
+                    and holds_aces(self.cards[b])]
+            if aces:  # R-THB-12 (decision): turned for the A-A bonus alone
+                self.trigger_event(self.DealerCardsTurnedForBonus, boxes=aces)
+        dealer_value = dealer_strength(self.dealer, self.board) if self.live_boxes else 0
+        seen = self.dealer if self.live_boxes or self.dealer_turned_for_bonus else []
         for box in sorted(self.boxes, reverse=True):  # R-THB-7: from box 7 down to 1
             if box in self.voided_boxes:
                 continue
-            result = self._box_result(box, dealer_value)
+            result = box_result(self.bets[box], self.cards[box], self.board, dealer_value,
+                                folded=box in self.folded, dealer_seen=seen, settings=self.settings)
             self.trigger_event(self.BoxSettled, box=box, result=result,
-                               bonus_class=bonus_class(self.cards[box], self.dealer) if "bonus" in self.bets[box]
+                               bonus_class=bonus_class(self.cards[box], seen) if "bonus" in self.bets[box]
                                else None)
         self._complete_if_approved()
-
-    def _box_result(self, box: int, dealer_value: int) -> dict[str, int]:
-        bets = self.bets[box]
-        result: dict[str, int] = {}
-        if box in self.folded:
-            result["ante"] = -bets["ante"]
-        else:
-            ranking = hand_ranking(52)
-            player = ranking.evaluate([*self.cards[box], *self.board])
-            for spot in ("ante", "flop", "turn", "river"):
-                if spot not in bets:
-                    continue
-                stake = bets[spot]
-                if player.strength < dealer_value:
-                    result[spot] = -stake
-                elif player.strength == dealer_value:
-                    result[spot] = 0
-                elif spot == "ante":  # R-THB-8: the ante wins only with a straight (or flush) or better
-                    result[spot] = stake if _at_least(player.category, self.settings.ante_pays_from) else 0
-                else:
-                    result[spot] = stake
-        if "bonus" in bets:
-            outcome = bonus_class(self.cards[box], self.dealer)
-            pays = self.settings.bonus_table.pays
-            result["bonus"] = bets["bonus"] * pays[outcome] if outcome else -bets["bonus"]
-        return result
 
     def _complete_if_approved(self) -> None:
         if not self.pending_approval and self.stage is not Stage.VOID:
@@ -543,19 +508,46 @@ class ThbHand(BankedHand):
             hand.face_up_found += 1
 
     class BoxVoided(Aggregate.Event):
-        """A box's hand is void: its bets are returned (R-THB-11)."""
+        """A box's hand is void: its bets are returned (R-THB-11 d); ``reshuffle``: a full reshuffle is required
+        before the next hand.  Version 2 added ``reshuffle``; stored version-1 events did not require one."""
 
+        class_version = 2
         box: int
         rule: str
+        reshuffle: bool
+
+        @staticmethod
+        def upcast_v1_v2(state: dict[str, Any]) -> None:
+            """Events stored before the reshuffle was recorded: none was required then."""
+            state["reshuffle"] = False
 
         def apply(self, aggregate: Aggregate) -> None:
             hand = _thb(aggregate)
             hand.voided_boxes[self.box] = self.rule
+            hand.reshuffle_required = hand.reshuffle_required or self.reshuffle
             hand.due = deque(due for due in hand.due if due.box != self.box)
             if hand.stage is Stage.DEALING and not hand.due:
                 hand._after_cards()
             else:
                 hand._after_decision()
+
+    class DealerCardShown(Aggregate.Event):
+        """R-THB-11 (a): a croupier's card shown after every box's last decision: it counts, play goes on."""
+
+        rule: str
+        counts: bool
+
+        def apply(self, aggregate: Aggregate) -> None:
+            _thb(aggregate).dealer_card_shown_late = True
+
+    class DealerCardsTurnedForBonus(Aggregate.Event):
+        """R-THB-12 (decision): nobody plays, but these boxes' A-A bonuses are in action: the croupier's two cards
+        are turned for the bonus alone, so the 1000:1 can be judged (R-THB-9)."""
+
+        boxes: list[int]
+
+        def apply(self, aggregate: Aggregate) -> None:
+            _thb(aggregate).dealer_turned_for_bonus = True
 
     class DealerCountCorrected(Aggregate.Event):
         """R-THB-11: the dealer's wrong count was corrected without changing the card sequence."""
@@ -597,7 +589,8 @@ class ThbHand(BankedHand):
         def apply(self, aggregate: Aggregate) -> None:
             hand = _thb(aggregate)
             hand.pending_approval.discard(self.box)
-            hand.results[self.box]["bonus"] = 0
+            stake = hand.bets[self.box]["bonus"]
+            hand.results[self.box]["bonus"] = refused_bonus_net(stake, hand.settings)
 
     class Completed(Aggregate.Event):
         """Every box is paid; the house's net result."""
@@ -656,11 +649,6 @@ def _thb(aggregate: Aggregate) -> ThbHand:
     return aggregate
 
 
-def _at_least(category: Category, floor: Category) -> bool:
-    """A straight or better, or a flush or better, in the 52-card order."""
-    return category >= floor
-
-
 def _require_chips(amount: int, low: int, high: int, what: str, rule: str) -> None:
     if isinstance(amount, bool) or not isinstance(amount, int):
         raise ThbRuleError("chips are whole numbers", rule=rule)
@@ -668,7 +656,15 @@ def _require_chips(amount: int, low: int, high: int, what: str, rule: str) -> No
         raise ThbRuleError(f"the {what} is {low} to {high}, not {amount}", rule=rule)
 
 
-def _require_name(text: str) -> None:
+def _require_name(text: str, what: str, rule: str) -> None:
     if not isinstance(text, str) or not text.strip() or len(text) > 200:
-        raise ThbRuleError("who decides, and why, is recorded (1–200 characters)", rule="R-AUD-1")
+        raise ThbRuleError(f"{what} is recorded (1–200 characters)", rule=rule)
+
+
+def _passes(verify: Callable[[], None]) -> bool:
+    try:
+        verify()
+    except ThbRuleError:
+        return False
+    return True
 

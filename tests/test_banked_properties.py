@@ -70,16 +70,23 @@ def test_cdp_chips_are_conserved_every_box_is_settled_once_and_replay_rebuilds_t
 
 
 @settings(max_examples=100)
-@given(boxes_thb, st.randoms(use_true_random=False), st.integers(0, 12))
-def test_a_void_returns_every_bet(boxes: list[int], rng: random.Random, cards_before: int) -> None:
+@given(boxes_thb, st.randoms(use_true_random=False), st.integers(0, 12), st.booleans())
+def test_r_thb_11_a_void_returns_every_bet(boxes: list[int], rng: random.Random, cards_before: int,
+                                          shown: bool) -> None:
+    """R-THB-11 (a) and (1.c): a dealer card shown before the decisions, or the pit's void, at any point of the
+    deal: every bet comes back, nothing is settled."""
     hand = thb_hand({b: 10 for b in boxes}, {b: 5 for b in boxes})
     deck = iter(rng.sample(list(ALL_CARDS), 52))
     for _ in range(cards_before):
         if hand.next_card is None:
             break
         hand.deal(next(deck))
-    hand.dealer_card_shown()
-    assert hand.results == {} and hand.bank_result() == 0 and hand.is_complete
+    if shown and hand.can_dealer_card_shown():
+        assert not hand.all_decisions_made
+        hand.dealer_card_shown()
+    else:
+        hand.void("R-THB-11", "a box's card turned face up while dealing")
+    assert hand.results == {} and hand.bank_result() == 0 and hand.is_complete and hand.void_rule == "R-THB-11"
 
 
 def test_the_exact_bonus_edge_matches_a_brute_force_count_over_every_player_and_dealer_holding() -> None:
