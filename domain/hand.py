@@ -195,6 +195,7 @@ class Hand(Aggregate):
             "openers": int(s.openers),
             "opener": self.opener_seat,
             "drawer": self.drawer_seat,
+            "next_to_show": self.next_to_show_seat,
             "discards": [str(c) for c in s.discards],
             "opener_discards": [str(c) for c in s.opener_discards],
             "carried_in": s.dead_money,

@@ -196,6 +196,7 @@ THB_ACTIONS: Mapping[str, BankedAction] = {
     "face-up-card": lambda h, c, v: h.face_up_card_found(_banked_card(c)),
     "wrong-count": lambda h, c, v: h.wrong_card_count(c.box, correctable=c.correctable),
     "reconstruction": lambda h, c, v: h.request_reconstruction(v.station, c.director, c.reason),
+    "void": lambda h, c, v: h.void(c.rule, c.reason),
 }
 """Texas Hold'em Bonus commands by name."""
 CDP_ACTIONS: Mapping[str, BankedAction] = {
@@ -208,6 +209,10 @@ CDP_ACTIONS: Mapping[str, BankedAction] = {
     "void": lambda h, c, v: h.void(c.rule, c.reason),
 }
 """Casino Draw Poker commands by name."""
+BANKED_TABLE_ACTIONS: Mapping[str, Callable[[BankedTable, BankedCommand, Viewer], None]] = {
+    "reshuffle": lambda t, c, v: t.record_reshuffle(v.station),
+}
+"""Commands to a banked table itself, between hands (R-THB-11: the croupier's full reshuffle)."""
 BANKED_ROLES: Mapping[str, Role] = {"approve": Role.GAMES_DIRECTOR, "refuse": Role.GAMES_DIRECTOR,
                                     "reconstruction": Role.PIT_BOSS, "void": Role.PIT_BOSS}
 """Banked commands that only one role may give (R-THB-10, R-THB-13)."""
@@ -357,6 +362,12 @@ class PokerTables(Application[UUID]):
 
         return self._execute(command_id, table, change)
 
+    def record_cut_exposure(self, command_id: str, table: str, card: Card, colour: str,
+                            viewer: Viewer) -> dict[str, Any]:
+        """R-CIRC-2: a card exposed at the cut, recorded with who reported it; the deal waits for a new shuffle."""
+        self.authorize(viewer, table)
+        return self._table_change(command_id, table, lambda t: t.record_cut_exposure(card, colour, viewer.station))
+
     def reconstruct_hand(self, command_id: str, table: str, number: int, viewer: Viewer,
                          reason: str) -> list[Step]:
         """A hand (circle or banked), event by event, for a dispute: the pit boss only, and the request is recorded
@@ -486,6 +497,9 @@ class PokerTables(Application[UUID]):
 
         def change() -> tuple[dict[str, Any], list[Aggregate]]:
             record = self.banked_table(table)
+            if command.action in BANKED_TABLE_ACTIONS:
+                BANKED_TABLE_ACTIONS[command.action](record, command, viewer)
+                return {"table": table, "version": record.version}, [record]
             actions = THB_ACTIONS if record.game == "holdem-bonus" else CDP_ACTIONS
             if command.action not in actions:
                 raise ServiceError(f"{record.game} has no command {command.action!r}")
@@ -533,7 +547,8 @@ class PokerTables(Application[UUID]):
     def _banked_view(self, table: str, viewer: Viewer) -> dict[str, Any]:
         record = self.banked_table(table)
         out: dict[str, Any] = {"table": record.name, "game": record.game, "hands_started": record.hands_started,
-                               "bank_result": record.bank_result, "hand": None}
+                               "bank_result": record.bank_result, "hand": None,
+                               "reshuffle_required": record.reshuffle_pending or ""}
         if record.hand_in_progress is None:
             return out
         hand = self.banked_hand(record.hand_in_progress)
@@ -610,6 +625,7 @@ class PokerTables(Application[UUID]):
         out: dict[str, Any] = {
             "table": record.name, "variant": record.settings.variant, "stacks": dict(record.stacks),
             "button_seat": record.button_seat, "hands_started": record.hands_started, "hand": None,
+            "reshuffle_required": record.reshuffle_required["colour"] if record.reshuffle_required else "",
         }
         if record.hand_in_progress is not None:
             hand = self.hand(record.hand_in_progress)

@@ -43,12 +43,13 @@ from domain.errors import InvalidCardError, RuleError
 from domain.hand_classes import Category
 from domain.ranking import hand_ranking
 from domain.reconstruction import describe, event_data, render
-from domain.table_settings import BettingStructure, InvalidSettingsError, TableSettings
+from domain.table_settings import BettingStructure, InvalidSettingsError, MinRaise, TableSettings
 from domain.thb import STANDARD_LIMITS, ThbSettings
 from domain.variants import VARIANTS
 from service.api import pokertable_pb2 as pb
 from service.api import pokertable_pb2_grpc as pb_grpc
 from service.application import (
+    BANKED_TABLE_ACTIONS,
     CDP_ACTIONS,
     HAND_ACTIONS,
     THB_ACTIONS,
@@ -306,6 +307,14 @@ class TableServicer(pb_grpc.TableServiceServicer):
         return await self._run(context, lambda v: _reply(self.app.record_device_report(command_id, table, report, v)))
 
     @_guarded
+    async def RecordCutExposure(self, request: pb.CutExposureRequest, context: Any) -> pb.CommandReply:  # noqa: N802
+        command_id, table = _command_id(request.command_id), _text(request.table, "table")
+        card = Card.parse(_text(request.card, "card"))
+        colour = _text(request.colour, "colour")
+        return await self._run(context, lambda v: _reply(self.app.record_cut_exposure(command_id, table, card, colour,
+                                                                                      v)))
+
+    @_guarded
     async def HandCommand(self, request: pb.HandCommandRequest, context: Any) -> pb.CommandReply:  # noqa: N802
         command_id, table = _command_id(request.command_id), _text(request.table, "table")
         if request.action not in HAND_ACTIONS:
@@ -395,7 +404,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
     @_guarded
     async def BankedCommand(self, request: pb.BankedCommandRequest, context: Any) -> pb.CommandReply:  # noqa: N802
         command_id, table = _command_id(request.command_id), _text(request.table, "table")
-        if request.action not in THB_ACTIONS and request.action not in CDP_ACTIONS:
+        if all(request.action not in actions for actions in (THB_ACTIONS, CDP_ACTIONS, BANKED_TABLE_ACTIONS)):
             raise _StatusError(grpc.StatusCode.INVALID_ARGUMENT, f"unknown action {request.action!r}", "R-AUD-1")
         command = BankedCommand(
             action=request.action,
@@ -545,9 +554,19 @@ def _settings(message: pb.Settings) -> TableSettings:
         return TableSettings.create(
             message.variant, structure, antes=message.ante, blinds=tuple(message.blinds), bring_in=message.bring_in,
             small_bet=message.small_bet, big_bet=message.big_bet, min_bet=message.min_bet or None,
-            deck_size=message.deck_size or None, burn_cards=not message.no_burns)
+            deck_size=message.deck_size or None, burn_cards=not message.no_burns,
+            min_raise=_min_raise(message.min_raise),
+            mano_speaks_first=message.mano_speaks_first if message.HasField("mano_speaks_first") else True)
     except RuleError as error:
         raise _StatusError(grpc.StatusCode.INVALID_ARGUMENT, str(error), error.rule) from None
+
+
+def _min_raise(text: str) -> MinRaise:
+    try:
+        return MinRaise(text or MinRaise.STANDARD.value)
+    except ValueError:
+        raise _StatusError(grpc.StatusCode.INVALID_ARGUMENT, f"min_raise is standard or any, not {text!r}",
+                           "R-CIRC-3b") from None
 
 
 @dataclass(frozen=True)
@@ -579,9 +598,13 @@ def _banked_settings(request: pb.OpenBankedTableRequest) -> ThbSettings | CdpSet
             if request.ante_pays_from not in ("", "straight", "flush"):
                 raise _StatusError(grpc.StatusCode.INVALID_ARGUMENT, "the ante pays from a straight or a flush",
                                    "R-THB-8")
-            return ThbSettings(STANDARD_LIMITS[request.ante_min], ante_pays_from=pays_from)
+            turn = request.turn_dealer_cards_for_aces if request.HasField("turn_dealer_cards_for_aces") else True
+            return ThbSettings(STANDARD_LIMITS[request.ante_min], ante_pays_from=pays_from,
+                               refused_bonus=request.refused_bonus or "returned", turn_dealer_cards_for_aces=turn)
         if request.game == "casino-draw":
-            return CdpSettings(_chips(request.ante_min), _chips(request.ante_max))
+            return CdpSettings(_chips(request.ante_min), _chips(request.ante_max),
+                               house_way=request.house_way or "regulation",
+                               unqualified_play_bet=request.unqualified_play_bet or "returned")
     except RuleError as error:
         raise _StatusError(grpc.StatusCode.INVALID_ARGUMENT, str(error), error.rule) from None
     raise _StatusError(grpc.StatusCode.INVALID_ARGUMENT, f"unknown game {request.game!r}", "R-AUD-1")
@@ -589,7 +612,8 @@ def _banked_settings(request: pb.OpenBankedTableRequest) -> ThbSettings | CdpSet
 
 def _banked_view(view: dict[str, Any]) -> pb.BankedTableView:
     out = pb.BankedTableView(table=view["table"], game=view["game"], hands_started=view["hands_started"],
-                             bank_result=view["bank_result"], hand_in_progress=view["hand"] is not None)
+                             bank_result=view["bank_result"], hand_in_progress=view["hand"] is not None,
+                             reshuffle_required=view["reshuffle_required"])
     hand = view["hand"]
     if hand is not None:
         out.stage = hand["stage"]
@@ -616,7 +640,8 @@ def _reply(result: dict[str, Any]) -> pb.CommandReply:
 
 def _table_view(view: dict[str, Any]) -> pb.TableView:
     out = pb.TableView(table=view["table"], variant=view["variant"], button_seat=view["button_seat"] or 0,
-                       hands_started=view["hands_started"], hand_in_progress=view["hand"] is not None)
+                       hands_started=view["hands_started"], hand_in_progress=view["hand"] is not None,
+                       reshuffle_required=view["reshuffle_required"])
     for seat, stack in view["stacks"].items():
         out.stacks[int(seat)] = stack
     hand = view["hand"]
@@ -626,8 +651,9 @@ def _table_view(view: dict[str, Any]) -> pb.TableView:
         out.board.extend(hand["board"])
         out.actor_seat = hand["actor"] or 0
         out.next_card = hand["next_card"][0] if hand["next_card"] else ""
-        out.pot = sum(hand["contributed"])
+        out.pot = sum(hand["contributed"]) + hand["carried_in"]  # a pot carried from blank hands is in the middle
         out.drawer_seat = hand["drawer"] or 0
+        out.next_to_show_seat = hand["next_to_show"] or 0
         for i, seat in enumerate(hand["seats"]):
             cards = hand["hole"][i]
             out.players.append(pb.Player(seat=seat, stack=hand["stacks"][i], bet=hand["bets"][i],

@@ -1,0 +1,183 @@
+"""Issue 12 through the gRPC service (a real server on a free port, SQLite and PostgreSQL): each circle-poker bug
+fixed in the domain has a regression test here too, and the new decisions are reachable from the API."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import grpc
+import pytest
+
+from service.api import pokertable_pb2 as pb
+from tests import test_grpc_service
+from tests.test_grpc_service import TOKENS, Client, rule_of
+
+port = test_grpc_service.port
+"""The server fixture of the gRPC suite: a real server on a free port, on SQLite and on PostgreSQL."""
+
+DRAW_HANDS = "Jc Ac Th Jd Kd Td 7c Qh 9s 8c Ts 9d 9c 8s 7h"  # seat 1: jacks; seat 2: no pair; seat 3: two pair
+
+
+def _clients(port: int) -> tuple[Client, Client]:
+    return Client(port, TOKENS["pit"]), Client(port, TOKENS["dealer"])
+
+
+def _open(pit: Client, dealer: Client, settings: pb.Settings, stacks: dict[int, int]) -> None:
+    pit.OpenTable(pb.OpenTableRequest(command_id=pit.next_id(), table="Mesa 1", settings=settings))
+    for seat, chips in stacks.items():
+        dealer.SeatPlayer(pb.SeatPlayerRequest(command_id=dealer.next_id(), table="Mesa 1", seat=seat, chips=chips))
+
+
+def _command(client: Client, action: str, **fields: Any) -> pb.CommandReply:
+    request = pb.HandCommandRequest(command_id=client.next_id(), table="Mesa 1", action=action, **fields)
+    reply: pb.CommandReply = client.HandCommand(request)
+    return reply
+
+
+def _deal(dealer: Client, cards: str) -> None:
+    for card in cards.split():
+        _command(dealer, "deal", card=card)
+
+
+def _start(dealer: Client, colour: str = "red") -> pb.CommandReply:
+    reply: pb.CommandReply = dealer.StartHand(pb.StartHandRequest(command_id=dealer.next_id(), table="Mesa 1",
+                                                                 deck_colour=colour))
+    return reply
+
+
+def _view(client: Client) -> pb.TableView:
+    view: pb.TableView = client.GetTable(pb.TableRequest(table="Mesa 1"))
+    return view
+
+
+DRAW = pb.Settings(variant="draw", structure="fixed-limit", ante=1, small_bet=2, big_bet=4)
+
+
+def test_r_circ_14_a_voided_deal_after_a_blank_hand_keeps_the_carried_pot_and_the_openers(port: int) -> None:
+    pit, dealer = _clients(port)
+    _open(pit, dealer, DRAW, {1: 50, 2: 50, 3: 50})
+    _start(dealer)
+    _deal(dealer, DRAW_HANDS)
+    for seat in (1, 2, 3):  # a blank hand (R-DRAW-3): 3 chips carried, queens to open
+        _command(dealer, "check", seat=seat)
+    _start(dealer, "blue")
+    _deal(dealer, DRAW_HANDS)
+    with pytest.raises(grpc.RpcError) as refused:
+        _command(dealer, "void", rule="R-CIRC-14", reason="misdeal")
+    assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED  # voids are the pit boss's
+    voided = _view(pit)
+    assert voided.button_seat == voided.actor_seat == 2  # la mano of the second deal speaks first
+    reply = _command(pit, "void", rule="R-CIRC-14", reason="two cards dealt together")
+    assert reply.hand_complete
+    view = _view(pit)
+    assert dict(view.stacks) == {1: 49, 2: 49, 3: 49}, "this deal's antes back, the first hand's stay in the pot"
+    _start(dealer)
+    _deal(dealer, DRAW_HANDS)
+    hand = _view(pit)
+    assert hand.pot == 3 + 3, "the carried pot is still there"
+    assert hand.button_seat == hand.actor_seat == 2, "la mano did not move"
+    with pytest.raises(grpc.RpcError) as no_queens:
+        _command(dealer, "bet", seat=2, amount=2)  # la mano holds jacks: queens are needed now (R-DRAW-3)
+    assert rule_of(no_queens.value) == "R-DRAW-3"
+
+
+def test_r_circ_10_the_absent_player_who_owes_the_bring_in_pays_it_and_play_goes_on(port: int) -> None:
+    pit, dealer = _clients(port)
+    settings = pb.Settings(variant="stud7", structure="fixed-limit", ante=1, bring_in=2, small_bet=5, big_bet=10,
+                           no_burns=True)
+    _open(pit, dealer, settings, {1: 100, 2: 100, 3: 100})
+    _start(dealer)
+    _deal(dealer, "9c 4c 9s Th 5c Td Jc 2c Jh")  # seat 2 shows the 2 of clubs
+    legal = dealer.GetLegalActions(pb.TableRequest(table="Mesa 1"))
+    assert legal.seat == 2 and legal.bring_in == 2
+    _command(dealer, "absent", seat=2)
+    view = _view(dealer)
+    seat2 = next(p for p in view.players if p.seat == 2)
+    assert seat2.folded and seat2.stack == 97 and seat2.put_in == 3
+    legal = dealer.GetLegalActions(pb.TableRequest(table="Mesa 1"))
+    assert legal.seat == 3 and legal.call == 2 and not legal.HasField("bring_in") and legal.raise_min == 5
+
+
+def test_r_circ_9_the_exposed_players_next_card_is_dealt_face_up_and_every_station_sees_it(port: int) -> None:
+    pit, dealer = _clients(port)
+    settings = pb.Settings(variant="holdem", structure="no-limit", blinds=[1, 2], no_burns=True)
+    _open(pit, dealer, settings, {1: 100, 2: 100, 3: 100})
+    _start(dealer)
+    _deal(dealer, "As")  # seat 2's first card (the button is seat 1)
+    _command(dealer, "expose-card", seat=2, card="As")
+    _deal(dealer, "Kd Qh Ac")  # seat 2's second card, Ac, comes face up
+    observer = Client(port, TOKENS["tv"])
+    seat2 = next(p for p in _view(observer).players if p.seat == 2)
+    assert list(seat2.cards) == ["??", "Ac"] and list(seat2.face_up) == [False, True]
+    seat3 = next(p for p in _view(observer).players if p.seat == 3)
+    assert list(seat3.cards) == ["??"]
+
+
+def test_r_draw_8_a_draw_hand_is_refused_for_ten_players_with_the_rule(port: int) -> None:
+    pit, dealer = _clients(port)
+    _open(pit, dealer, DRAW, {seat: 50 for seat in range(1, 11)})
+    before = _view(pit)
+    with pytest.raises(grpc.RpcError) as refused:
+        _start(dealer)
+    assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION and rule_of(refused.value) == "R-DRAW-8"
+    assert _view(pit) == before
+    dealer.LeaveSeat(pb.SeatRequest(command_id=dealer.next_id(), table="Mesa 1", seat=10))
+    assert _start(dealer).hand_number == 1
+
+
+def test_r_circ_2_a_card_exposed_at_the_cut_holds_the_deal_until_that_deck_is_shuffled(port: int) -> None:
+    pit, dealer = _clients(port)
+    settings = pb.Settings(variant="holdem", structure="no-limit", blinds=[1, 2])
+    _open(pit, dealer, settings, {1: 100, 2: 100})
+    dealer.RecordCutExposure(pb.CutExposureRequest(command_id=dealer.next_id(), table="Mesa 1", card="Qh",
+                                                   colour="red"))
+    assert _view(dealer).reshuffle_required == "red"
+    with pytest.raises(grpc.RpcError) as refused:
+        _start(dealer, "red")
+    assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION and rule_of(refused.value) == "R-CIRC-2"
+    dealer.RecordDeviceReport(pb.DeviceReportRequest(command_id=dealer.next_id(), table="Mesa 1", device="Shuffler",
+                                                     serial="SH-7", kind="shuffle", colour="red", result="ready"))
+    assert _view(dealer).reshuffle_required == ""
+    assert _start(dealer, "red").hand_number == 1
+
+
+def test_r_circ_3b_and_r_circ_1_the_decisions_are_table_settings_of_the_api(port: int) -> None:
+    pit, dealer = _clients(port)
+    settings = pb.Settings(variant="holdem", structure="no-limit", blinds=[1, 2], no_burns=True, min_raise="any")
+    _open(pit, dealer, settings, {1: 100, 2: 100, 3: 100})
+    _start(dealer)
+    _deal(dealer, "As Kd Qh Ac Kc Qs")
+    assert dealer.GetLegalActions(pb.TableRequest(table="Mesa 1")).raise_min == 3  # one chip over the big blind
+    with pytest.raises(grpc.RpcError) as refused:
+        pit.OpenTable(pb.OpenTableRequest(command_id=pit.next_id(), table="Mesa 2",
+                                          settings=pb.Settings(variant="holdem", structure="no-limit", blinds=[1, 2],
+                                                               min_raise="tiny")))
+    assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT and rule_of(refused.value) == "R-CIRC-3b"
+    button = pb.Settings(variant="draw", structure="fixed-limit", ante=1, small_bet=2, big_bet=4,
+                         mano_speaks_first=False)
+    pit.OpenTable(pb.OpenTableRequest(command_id=pit.next_id(), table="Mesa 2", settings=button))
+
+
+def test_r_circ_13_the_view_says_who_shows_next_and_out_of_turn_shows_are_refused(port: int) -> None:
+    pit, dealer = _clients(port)
+    settings = pb.Settings(variant="holdem", structure="no-limit", blinds=[1, 2], no_burns=True)
+    _open(pit, dealer, settings, {1: 100, 2: 100, 3: 100})
+    _start(dealer)
+    _deal(dealer, "As Kd Qh Ac Kc Qs")
+    for action, seat in (("call", 1), ("call", 2), ("check", 3)):
+        _command(dealer, action, seat=seat)
+    for board in ("2c 7h 9d", "3c"):
+        _deal(dealer, board)
+        for seat in (2, 3, 1):
+            _command(dealer, "check", seat=seat)
+    _deal(dealer, "4s")
+    _command(dealer, "check", seat=2)
+    _command(dealer, "bet", seat=3, amount=10)
+    _command(dealer, "call", seat=1)
+    _command(dealer, "call", seat=2)
+    assert _view(dealer).next_to_show_seat == 3
+    with pytest.raises(grpc.RpcError) as refused:
+        _command(dealer, "show", seat=1)
+    assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION and rule_of(refused.value) == "R-CIRC-13"
+    _command(dealer, "show", seat=3)
+    assert _view(dealer).next_to_show_seat == 1
