@@ -126,8 +126,8 @@ def play_circle_hand(station: Station, table: str, rng: random.Random, colour: s
         elif (legal := station.legal(table)).anyone_to_act:
             _act(station, table, legal, rng)
         else:
-            seat = next(p.seat for p in view.players if not p.folded and not all(p.face_up))
-            station.hand(table, "show", seat=seat)
+            seat = view.next_to_show_seat or next(p.seat for p in view.players if not p.folded and not all(p.face_up))
+            station.hand(table, "show", seat=seat)  # at the showdown in the order of R-CIRC-13
         view = station.table(table)
     return final
 
