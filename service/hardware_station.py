@@ -71,15 +71,30 @@ class HardwareStation:
 
     def start_hand(self) -> Colour:
         """Start the next hand with the deck in the shoe; the shuffler prepares the other one meanwhile."""
+        previous = self.shoe.colour
         self.hands += 1
         colour = self.colour_of_hand(self.hands)
         self.shoe.expect_colour(colour)
         request = pb.StartHandRequest(command_id=self.station.command_id(), table=self.table,
                                       deck_colour=colour.name.lower())
-        self.station.call("StartBankedHand" if self.banked else "StartHand", request)
+        try:
+            self.station.call("StartBankedHand" if self.banked else "StartHand", request)
+        except grpc.RpcError:  # refused (e.g. a reshuffle still required, R-THB-11): the same deck stays next
+            self.hands -= 1
+            self.shoe.expect_colour(previous)
+            raise
         if self.shuffler is not None:
             self._prepare_other_deck(self.shuffler, self.colour_of_hand(self.hands + 1))
         return colour
+
+    def reshuffle(self) -> None:
+        """R-THB-11: the full reshuffle of the last hand's deck the table requires before the next hand: through
+        the shuffler (its shuffle report, recorded at the table, clears the requirement), or, without one, the
+        croupier's reshuffle by hand, recorded."""
+        if self.shuffler is None:
+            self.station.banked(self.table, "reshuffle")
+            return
+        self._prepare_other_deck(self.shuffler, self.colour_of_hand(self.hands))
 
     def _prepare_other_deck(self, shuffler: ShufflerAdapter, other: Colour) -> None:
         """Shuffle and check the deck for the next hand; a fault or an incomplete deck is shown and recorded, and

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 import os
@@ -25,10 +26,12 @@ from tqdm import tqdm
 
 from domain.batch import batch_evaluator
 from domain.cards import ALL_CARDS, Card, Rank
-from domain.cdp import house_way, qualifies
+from domain.cdp_rules import HOUSE_WAYS, UNQUALIFIED_PLAY_BET, CdpSettings, box_result, house_way, qualifies
 from domain.hand_classes import Category
-from domain.paytables import STANDARD_BONUS, STANDARD_CASINO_DRAW, BonusPayTable, bonus_class
+from domain.paytables import bonus_class
 from domain.ranking import hand_ranking
+from domain.thb_settings import STANDARD_LIMITS, ThbSettings
+from domain.thb_settlement import ante_paid, bonus_net, main_results, versus
 
 CHUNK = 50_000
 THB_STRATEGIES = ("always", "basic")
@@ -51,24 +54,25 @@ class BonusFigures:
         return -self.expected_return
 
 
-def bonus_exact(table: BonusPayTable = STANDARD_BONUS) -> BonusFigures:
-    """Enumerate the player's 1,326 two-card holdings; for aces, the dealer's 1,225 holdings decide the 1000:1."""
+def bonus_exact(settings: ThbSettings | None = None) -> BonusFigures:
+    """Enumerate the player's 1,326 two-card holdings; for aces, the dealer's 1,225 holdings decide the 1000:1.
+
+    Each outcome is paid by the tables' own :func:`domain.thb_settlement.bonus_net`.  The croupier's cards are
+    taken as turned (R-THB-12's default) and every 1000:1 as approved (R-THB-10).
+    """
+    table = settings or ThbSettings(STANDARD_LIMITS[5])
     total_pairs = math.comb(50, 2)
     expected = Fraction(0)
     hits = Fraction(0)
     holdings = list(combinations(ALL_CARDS, 2))
     for player in holdings:
         outcome = bonus_class(player, ())
-        if outcome is None:
-            expected -= 1
-            continue
         if outcome == "aces":  # the dealer holds the other two aces in 1 of the 1,225 holdings left
-            aces_left = 2
-            p_both = Fraction(math.comb(aces_left, 2), total_pairs)
-            expected += p_both * table.pays["aces_vs_dealer_aces"] + (1 - p_both) * table.pays["aces"]
+            p_both = Fraction(math.comb(2, 2), total_pairs)
+            expected += p_both * bonus_net(1, "aces_vs_dealer_aces", table) + (1 - p_both) * bonus_net(1, "aces", table)
         else:
-            expected += table.pays[outcome]
-        hits += 1
+            expected += bonus_net(1, outcome, table)
+        hits += outcome is not None
     return BonusFigures(expected / len(holdings), hits / len(holdings))
 
 
@@ -125,36 +129,60 @@ def deal_rows(rng: np.random.Generator, rows: int, cards: int) -> NDArray[np.uin
     return rng.permuted(np.tile(np.arange(52, dtype=np.uint8), (rows, 1)), axis=1)[:, :cards]
 
 
+@functools.cache
 def _min_strength(category: Category) -> int:
     classes = hand_ranking(52).classes
     return 1 + next(i for i, c in enumerate(classes) if c.category is category)
 
 
-def thb_chunk(seed: int, rows: int, strategy: str, boxes: int = 1) -> Simulated:
-    """Simulate ``rows`` deals of Texas Hold'em Bonus with ``boxes`` boxes each; every box, the dealer and the
-    settlement are computed, vectorised.  Results in antes; one observation per deal (boxes share a dealer)."""
-    rng = np.random.default_rng(seed)
+@dataclass(frozen=True)
+class ThbDeals:
+    """Simulated Texas Hold'em Bonus deals, box by box (rows × boxes): the decisions of the stated strategy and
+    each box's net result in antes, settled by the domain's :func:`domain.thb_settlement.main_results`."""
+
+    plays: NDArray[np.bool_]
+    turn: NDArray[np.bool_]
+    river: NDArray[np.bool_]
+    net: NDArray[np.int64]
+
+
+def thb_deals(cards: NDArray[np.uint8], strategy: str, boxes: int, settings: ThbSettings) -> ThbDeals:
+    """Play and settle every deal of ``cards`` (one row a deal: two cards a box, the croupier's two, the five of the
+    board), vectorised; each box stakes one ante.  The settlement is the tables' own (R-THB-8 with the table's
+    ``ante_pays_from``), applied to whole columns at once."""
     evaluator = batch_evaluator(52)
-    cards = deal_rows(rng, rows, 2 * boxes + 7)
-    board = cards[:, 2 * boxes + 2:]
+    category_of = np.array([c.category for c in evaluator.ranking.classes], dtype=np.int64)
+    rows = len(cards)
+    board = cards[:, 2 * boxes + 2:2 * boxes + 7]
     dealer = evaluator.strengths(np.concatenate([cards[:, 2 * boxes:2 * boxes + 2], board], axis=1), check=False)
-    straight = _min_strength(Category.STRAIGHT)
-    deal_net = np.zeros(rows, dtype=np.int64)
-    wagered = 0
+    shape = (rows, boxes)
+    plays, turn = np.zeros(shape, dtype=bool), np.zeros(shape, dtype=bool)
+    river, net = np.zeros(shape, dtype=bool), np.zeros(shape, dtype=np.int64)
     for box in range(boxes):
         hole = cards[:, 2 * box:2 * box + 2]
-        plays = _plays_preflop(hole) if strategy == "basic" else np.ones(rows, dtype=bool)
-        turn = _bets_street(evaluator, hole, board[:, :3]) if strategy == "basic" else np.zeros(rows, dtype=bool)
-        river = _bets_street(evaluator, hole, board[:, :4]) if strategy == "basic" else np.zeros(rows, dtype=bool)
-        turn &= plays
-        river &= plays
-        player = evaluator.strengths(np.concatenate([hole, board], axis=1), check=False)
-        raises = 2 + turn.astype(np.int64) + river.astype(np.int64)
-        ante_win = (player >= straight).astype(np.int64)
-        net = np.where(player > dealer, raises + ante_win, np.where(player < dealer, -(1 + raises), 0))
-        net = np.where(plays, net, -1)
-        deal_net += net
-        wagered += int(np.where(plays, 1 + raises, 1).sum())
+        basic = strategy == "basic"
+        plays[:, box] = _plays_preflop(hole) if basic else True
+        turn[:, box] = plays[:, box] & (_bets_street(evaluator, hole, board[:, :3]) if basic else False)
+        river[:, box] = plays[:, box] & (_bets_street(evaluator, hole, board[:, :4]) if basic else False)
+        player = evaluator.strengths(np.concatenate([hole, board], axis=1), check=False).astype(np.int64)
+        stakes = {"ante": np.ones(rows, dtype=np.int64), "flop": 2 * plays[:, box].astype(np.int64),
+                  "turn": turn[:, box].astype(np.int64), "river": river[:, box].astype(np.int64)}
+        results = main_results(stakes, versus=versus(player, dealer.astype(np.int64)),
+                               ante_paid=ante_paid(category_of[player - 1], settings), folded=~plays[:, box])
+        net[:, box] = sum(results.values())
+    return ThbDeals(plays, turn, river, net)
+
+
+def thb_chunk(seed: int, rows: int, strategy: str, boxes: int = 1,
+              settings: dict[str, Any] | None = None) -> Simulated:
+    """Simulate ``rows`` deals of Texas Hold'em Bonus with ``boxes`` boxes each at a table of these settings
+    (:meth:`ThbSettings.to_dict`; default: the standard 5–100 table); results in antes; one observation per deal
+    (boxes share a dealer)."""
+    table = ThbSettings.from_dict(settings) if settings is not None else ThbSettings(STANDARD_LIMITS[5])
+    rng = np.random.default_rng(seed)
+    deals = thb_deals(deal_rows(rng, rows, 2 * boxes + 7), strategy, boxes, table)
+    deal_net = deals.net.sum(axis=1)
+    wagered = int((1 + 2 * deals.plays + deals.turn + deals.river).sum())
     return Simulated(rows, boxes, int(deal_net.sum()), int((deal_net * deal_net).sum()), wagered)
 
 
@@ -176,14 +204,17 @@ def _bets_street(evaluator: Any, hole: NDArray[np.uint8], board: NDArray[np.uint
     return bets
 
 
-def cdp_chunk(seed: int, rows: int, strategy: str) -> Simulated:
-    """Simulate ``rows`` Casino Draw Poker hands (one box against the bank), hand by hand with the domain's rules.
+def cdp_chunk(seed: int, rows: int, strategy: str, settings: dict[str, Any] | None = None) -> Simulated:
+    """Simulate ``rows`` Casino Draw Poker hands (one box of one ante against the bank) at a table of these settings
+    (:meth:`CdpSettings.to_dict`; default: the regulation's), hand by hand with the tables' own rules: the bank's
+    qualification and house way (R-CDP-4) and the settlement (:func:`domain.cdp_rules.box_result`).
 
     ``extra`` counts the bank qualifying before its exchange and after it.
     """
+    table = CdpSettings.from_dict(settings) if settings is not None else CdpSettings(1, 1)
+    bank_way = HOUSE_WAYS[table.house_way]
     rng = np.random.default_rng(seed)
     ranking = hand_ranking(52)
-    pays = STANDARD_CASINO_DRAW
     net_sum = net_sq = wagered = before = after = 0
     for row in deal_rows(rng, rows, 19).tolist():
         cards = [ALL_CARDS[c] for c in row]
@@ -195,27 +226,17 @@ def cdp_chunk(seed: int, rows: int, strategy: str) -> Simulated:
         value = ranking.evaluate(player)
         plays = strategy != "basic" or _cdp_plays(value.category, player)
         if not qualified:
-            changed = house_way(bank)
+            changed = bank_way(bank)
             bank = [c for c in bank if c not in changed] + [next(stock) for _ in changed]
             qualified = qualifies(bank)
         after += qualified
-        if not plays:
-            net, staked = -1, 1
-        else:
-            staked = 3
-            if not qualified:
-                net = 1
-            else:
-                bank_strength = ranking.strength([c.code for c in bank])
-                if value.strength > bank_strength:
-                    net = 1 + 2 * pays.pay_for(value.category, value.hand_class.is_royal)
-                elif value.strength < bank_strength:
-                    net = -3
-                else:
-                    net = 0
+        bets = {"ante": 1, "play": 2} if plays else {"ante": 1}
+        result = box_result(bets, folded=not plays, bank_qualified=qualified, player=value,
+                            bank=ranking.evaluate(bank) if qualified and plays else None, settings=table)
+        net = sum(result.values())
         net_sum += net
         net_sq += net * net
-        wagered += staked
+        wagered += sum(bets.values())
     return Simulated(rows, 1, net_sum, net_sq, wagered, (before, after))
 
 
@@ -270,14 +291,28 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--strategy", default="basic",
                         help=f"holdem-bonus: {', '.join(THB_STRATEGIES)}; casino-draw: {', '.join(CDP_STRATEGIES)}")
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--ante-pays-from", choices=("straight", "flush"), default="straight",
+                        help="holdem-bonus: the table's R-THB-8 setting (default: straight, the regulation)")
+    parser.add_argument("--unqualified-play-bet", choices=UNQUALIFIED_PLAY_BET, default="returned",
+                        help="casino-draw: the table's R-CDP-5 decision (default: returned)")
+    parser.add_argument("--house-way", choices=sorted(HOUSE_WAYS), default="regulation",
+                        help="casino-draw: the bank's exchange, R-CDP-4 decision (default: regulation)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.set_defaults(run=run)
 
 
+def table_settings(args: argparse.Namespace) -> ThbSettings | CdpSettings:
+    """The settings of the table the figures are for (the simulation settles as such a table does)."""
+    if args.game == "holdem-bonus":
+        return ThbSettings(STANDARD_LIMITS[5], ante_pays_from=Category[args.ante_pays_from.upper()])
+    return CdpSettings(1, 1, house_way=args.house_way, unqualified_play_bet=args.unqualified_play_bet)
+
+
 def run(args: argparse.Namespace) -> int:
     """Compute and print the figures."""
-    if args.game == "holdem-bonus" and args.bet == "bonus":
-        figures = bonus_exact()
+    settings = table_settings(args)
+    if isinstance(settings, ThbSettings) and args.bet == "bonus":
+        figures = bonus_exact(settings)
         out = {"game": "holdem-bonus", "bet": "bonus", "method": "exact enumeration",
                "expected_return": float(figures.expected_return), "house_edge": float(figures.house_edge),
                "hit_frequency": float(figures.hit_frequency),
@@ -291,13 +326,16 @@ def run(args: argparse.Namespace) -> int:
     if args.hands <= 0:
         print("pokertable odds: --hands must be positive", file=sys.stderr)
         return 2
-    if args.game == "holdem-bonus":
-        result = simulate(thb_chunk, args.hands, args.seed, args.strategy, progress=not args.json)
+    if isinstance(settings, ThbSettings):
+        result = simulate(thb_chunk, args.hands, args.seed, args.strategy, 1, settings.to_dict(),
+                          progress=not args.json)
         out = {"game": "holdem-bonus", "bet": "main", "strategy": args.strategy, "relative_to": "ante",
-               **result.report()}
+               "ante_pays_from": args.ante_pays_from, **result.report()}
     else:
-        result = simulate(cdp_chunk, args.hands, args.seed, args.strategy, progress=not args.json)
-        out = {"game": "casino-draw", "strategy": args.strategy, "relative_to": "ante", **result.report(),
+        result = simulate(cdp_chunk, args.hands, args.seed, args.strategy, settings.to_dict(),
+                          progress=not args.json)
+        out = {"game": "casino-draw", "strategy": args.strategy, "relative_to": "ante",
+               "house_way": args.house_way, "unqualified_play_bet": args.unqualified_play_bet, **result.report(),
                "bank_qualifies_before_exchange": result.extra[0] / result.hands,
                "bank_qualifies_after_exchange": result.extra[1] / result.hands}
     lines = [("house edge", out["house_edge"]), ("95 % CI", out["house_edge_ci95"]),
@@ -313,6 +351,9 @@ def _print(out: dict[str, Any], as_json: bool, lines: list[tuple[str, Any]]) -> 
         print(json.dumps(out, indent=2))
         return 0
     title = " ".join(str(out[k]) for k in ("game", "bet", "strategy", "method") if k in out)
+    keys = ("ante_pays_from", "house_way", "unqualified_play_bet")
+    settings = ", ".join(f"{k.replace('_', ' ')} {out[k]}" for k in keys if k in out)
+    title += f" [{settings}]" if settings else ""
     print(f"{title} ({out.get('hands', 'all'):,} hands)" if "hands" in out else title)
     for label, value in lines:
         if isinstance(value, list):

@@ -23,6 +23,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
+from enum import Enum
 from pathlib import Path
 from typing import Any, TypeVar
 from uuid import UUID
@@ -43,7 +44,14 @@ from domain.errors import InvalidCardError, RuleError
 from domain.hand_classes import Category
 from domain.ranking import hand_ranking
 from domain.reconstruction import describe, event_data, render
-from domain.table_settings import BettingStructure, InvalidSettingsError, MinRaise, TableSettings
+from domain.table_settings import (
+    AntePot,
+    BettingStructure,
+    InvalidSettingsError,
+    MinRaise,
+    ShowdownOrder,
+    TableSettings,
+)
 from domain.thb import STANDARD_LIMITS, ThbSettings
 from domain.variants import VARIANTS
 from service.api import pokertable_pb2 as pb
@@ -72,6 +80,7 @@ WATCH_PAGE = 200
 WATCH_POLL_SECONDS = 0.05  # for other instances' commands on a shared PostgreSQL
 WATCH_SAFETY_POLL_SECONDS = 30.0  # the sole writer of an SQLite file: every command wakes its table's streams
 T = TypeVar("T")
+E = TypeVar("E", bound=Enum)
 
 
 class StationConfigError(ValueError):
@@ -555,18 +564,22 @@ def _settings(message: pb.Settings) -> TableSettings:
             message.variant, structure, antes=message.ante, blinds=tuple(message.blinds), bring_in=message.bring_in,
             small_bet=message.small_bet, big_bet=message.big_bet, min_bet=message.min_bet or None,
             deck_size=message.deck_size or None, burn_cards=not message.no_burns,
-            min_raise=_min_raise(message.min_raise),
+            min_raise=_choice(MinRaise, message.min_raise, "min_raise", "R-CIRC-3b"),
+            showdown_order=_choice(ShowdownOrder, message.showdown_order, "showdown_order", "R-CIRC-13"),
+            ante_pot=_choice(AntePot, message.ante_pot, "ante_pot", "R-CIRC-6"),
             mano_speaks_first=message.mano_speaks_first if message.HasField("mano_speaks_first") else True)
     except RuleError as error:
         raise _StatusError(grpc.StatusCode.INVALID_ARGUMENT, str(error), error.rule) from None
 
 
-def _min_raise(text: str) -> MinRaise:
+def _choice(setting: type[E], text: str, name: str, rule: str) -> E:
+    """A decision's setting by its value; empty: the first value, the default (INVALID_ARGUMENT if unknown)."""
+    values = [member.value for member in setting]
     try:
-        return MinRaise(text or MinRaise.STANDARD.value)
+        return setting(text or values[0])
     except ValueError:
-        raise _StatusError(grpc.StatusCode.INVALID_ARGUMENT, f"min_raise is standard or any, not {text!r}",
-                           "R-CIRC-3b") from None
+        raise _StatusError(grpc.StatusCode.INVALID_ARGUMENT, f"{name} is one of {', '.join(values)}, not {text!r}",
+                           rule) from None
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,11 @@ standard input, or the croupier at a prompt) and prints the table after each::
     discard SEAT [CARDS…]           draw (five-card draw)       table | legal         show the table / the legal actions
     void RULE REASON…               (pit boss)                  devices               the shuffler and the shoe
     quit
+
+With ``--banked`` the table is a Texas Hold'em Bonus or Casino Draw Poker table (service/banked_station.py):
+    ante|bonus BOX AMOUNT  close-bets  deal CARD [SEQ]  fold|check BOX  flop-bet|bet|play BOX AMOUNT
+    exchange BOX [CARDS…]  dealer-card-shown  face-up-card CARD  wrong-count BOX|dealer [correctable]
+    void RULE REASON… (pit boss)  reshuffle  approve BOX | refuse BOX REASON… (games director)
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ import grpc
 
 from service.api import pokertable_pb2 as pb
 from service.api import pokertable_pb2_grpc as pb_grpc
+from service.banked_station import execute_banked
 
 if TYPE_CHECKING:
     from service.hardware_station import HardwareStation
@@ -156,7 +162,8 @@ COMMANDS: dict[str, Callable[[Station, str, list[str]], object]] = {
 """Station commands that change the table, by their first word."""
 
 
-def execute(station: Station, table: str, line: str, hardware: HardwareStation | None = None) -> str | None:
+def execute(station: Station, table: str, line: str, hardware: HardwareStation | None = None, *,
+            banked: bool = False) -> str | None:
     """Run one command line; returns what to print, or ``None`` to quit.  With a shoe attached, ``start`` takes
     the deck in the shoe (red and blue alternate) and the shoe deals; ``deal`` keys a card in by hand."""
     words = line.split("#", 1)[0].split()
@@ -165,6 +172,8 @@ def execute(station: Station, table: str, line: str, hardware: HardwareStation |
     verb, args = words[0], words[1:]
     if verb in ("quit", "exit"):
         return None
+    if banked and verb != "devices":
+        return execute_banked(station, table, verb, args, hardware)
     if verb == "legal":
         return render_legal(station.legal(table))
     if verb == "devices":
@@ -181,12 +190,12 @@ def execute(station: Station, table: str, line: str, hardware: HardwareStation |
 
 
 def run_lines(station: Station, table: str, lines: Iterable[str], out: TextIO, *, prompt: bool,
-              hardware: HardwareStation | None = None) -> int:
+              hardware: HardwareStation | None = None, banked: bool = False) -> int:
     """Run command lines; an error is printed with its rule and the station goes on (exit status 1 at the end)."""
     status = 0
     for line in lines:
         try:
-            result = execute(station, table, line, hardware)
+            result = execute(station, table, line, hardware, banked=banked)
         except grpc.RpcError as error:
             out.write(f"refused: {error.code().name}: {error.details()}\n")
             status = 1
@@ -200,7 +209,7 @@ def run_lines(station: Station, table: str, lines: Iterable[str], out: TextIO, *
         if result:
             out.write(result + "\n")
         if prompt:
-            out.write(render_legal(station.legal(table)) + "\n> ")
+            out.write(("" if banked else render_legal(station.legal(table)) + "\n") + "> ")
             out.flush()
     return status
 
@@ -216,6 +225,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--tls-ca", type=argparse.FileType("rb"), help="PEM CA of a TLS server")
     parser.add_argument("--shoe", help="port URL of the card-reading shoe: its reads are dealt as they come")
     parser.add_argument("--shuffler", help="port URL of the automatic shuffler (prepares the other deck)")
+    parser.add_argument("--banked", action="store_true",
+                        help="the table is a banked table (Texas Hold'em Bonus, Casino Draw Poker)")
     parser.set_defaults(run=run)
 
 
@@ -229,13 +240,15 @@ def run(args: argparse.Namespace) -> int:
     if args.shoe:
         from service.hardware_station import HardwareStation
 
-        hardware = HardwareStation(station, args.table, args.shoe, args.shuffler,
+        hardware = HardwareStation(station, args.table, args.shoe, args.shuffler, banked=args.banked,
                                    show=lambda message: print(f"[devices] {message}", flush=True))
     try:
         if interactive:
-            sys.stdout.write(render(station.table(args.table)) + "\n> ")
+            first = execute(station, args.table, "table", banked=args.banked)
+            sys.stdout.write(f"{first}\n> ")
             sys.stdout.flush()
-        return run_lines(station, args.table, source, sys.stdout, prompt=interactive, hardware=hardware)
+        return run_lines(station, args.table, source, sys.stdout, prompt=interactive, hardware=hardware,
+                         banked=args.banked)
     except grpc.RpcError as error:
         print(f"pokertable station: {error.code().name}: {error.details()}", file=sys.stderr)
         return 1

@@ -93,6 +93,45 @@ def test_r_cdp_5_a_bank_still_not_qualifying_pays_the_ante_and_returns_the_play_
     assert hand.results[1] == {"ante": 10, "play": 0}
 
 
+@pytest.mark.parametrize(("setting", "play"), [("returned", 0), ("paid", 20)])
+def test_r_cdp_5_decision_the_play_bets_of_a_bank_not_qualifying_are_returned_or_by_setting_paid(
+    setting: str, play: int
+) -> None:
+    hand = cdp_hand({1: 10, 2: 10}, settings=CdpSettings(5, 100, unqualified_play_bet=setting))
+    for card in parse_cards("2c Ac 7d Ad 9h 5h Js 5s Kc Qc 3c 4d 6h 8s Td"):  # boxes 1 and 2, then the bank
+        hand.deal(card)
+    hand.exchange(1, [])
+    hand.exchange(2, [])
+    hand.play(1, 20)
+    hand.fold(2)
+    hand.deal(parse_cards("2h")[0])  # the house way keeps T 8 6 and changes 4 and 3
+    hand.deal(parse_cards("5d")[0])
+    assert hand.bank_qualified is False
+    assert hand.results == {1: {"ante": 10, "play": play}, 2: {"ante": -10}}  # a folded ante is lost all the same
+    assert hand.bank_result() == -play
+
+
+def test_r_cdp_5_decisions_are_settings_stored_with_the_table_and_older_settings_take_the_defaults() -> None:
+    settings = CdpSettings(5, 100, unqualified_play_bet="paid")
+    assert CdpSettings.from_dict(settings.to_dict()) == settings
+    old = {k: v for k, v in settings.to_dict().items() if k != "unqualified_play_bet"}
+    assert CdpSettings.from_dict(old) == CdpSettings(5, 100)
+    for bad in ({"unqualified_play_bet": "lost"}, {"house_way": "mine"}):
+        with pytest.raises(CdpRuleError) as error:
+            CdpSettings(5, 100, **bad)  # type: ignore[arg-type]
+        assert "decision" in error.value.message and error.value.rule in ("R-CDP-4", "R-CDP-5")
+
+
+def test_a_casino_draw_hand_is_voided_by_the_pit_naming_the_rule_and_the_reason() -> None:
+    hand = cdp_hand({1: 10})
+    with pytest.raises(CdpRuleError) as error:
+        hand.void("R-CDP-1", " ")
+    assert error.value.rule == "R-AUD-1"
+    hand.void("R-CDP-1", "the bank was dealt six cards")
+    assert hand.is_complete and hand.void_rule == "R-CDP-1" and hand.results == {} and hand.bank_result() == 0
+    assert not hand.can_void("R-CDP-1", "again")
+
+
 @pytest.mark.parametrize(
     ("player", "bank", "expected"),
     [

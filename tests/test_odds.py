@@ -11,10 +11,19 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import settings as hyp_settings
+from hypothesis import strategies as st
 
 from domain.batch import batch_evaluator
+from domain.cards import ALL_CARDS
+from domain.cdp import CdpSettings
 from domain.hand_classes import Category
-from service.odds import cdp_chunk, thb_chunk
+from domain.thb import STANDARD_LIMITS, ThbSettings
+from domain.thb_settings import REFUSED_BONUS
+from service.odds import THB_STRATEGIES, ThbDeals, cdp_chunk, thb_chunk, thb_deals
+from tests.banked_support import thb_hand
 from tests.test_category_counts import all_five_card_hands
 
 SCRIPT = shutil.which("pokertable", path=str(Path(sys.executable).parent)) or "pokertable"
@@ -86,3 +95,87 @@ def test_bad_arguments_are_refused() -> None:
     result = subprocess.run([SCRIPT, "odds", "casino-draw", "--strategy", "always"], capture_output=True, text=True,
                             check=False)
     assert result.returncode == 2 and "--strategy" in result.stderr
+
+
+# -- bug 8: the simulator settles as the tables do --------------------------------------------------------------
+
+ALL_THB_SETTINGS = [
+    ThbSettings(STANDARD_LIMITS[5], ante_pays_from=floor, refused_bonus=refused, turn_dealer_cards_for_aces=turn)
+    for floor in (Category.STRAIGHT, Category.FLUSH) for refused in REFUSED_BONUS for turn in (True, False)
+]
+
+
+def play_as_the_table_does(cards: list[int], burns: list[int], deals: ThbDeals, row: int, *,
+                           settings: ThbSettings) -> dict[int, int]:
+    """One simulated deal played through the domain's hand with the simulator's decisions: each box's net in antes."""
+    boxes = deals.net.shape[1]
+    hand = thb_hand({box: 10 for box in range(1, boxes + 1)}, settings=settings)
+    card = [ALL_CARDS[c] for c in cards]
+    hole = {box: card[2 * (box - 1):2 * box] for box in range(1, boxes + 1)}
+    dealer, board = card[2 * boxes:2 * boxes + 2], card[2 * boxes + 2:2 * boxes + 7]
+    burn = [ALL_CARDS[c] for c in burns]
+    for round_ in (0, 1):
+        for box in range(1, boxes + 1):
+            hand.deal(hole[box][round_])
+        hand.deal(dealer[round_])
+    for box in range(1, boxes + 1):
+        hand.flop_bet(box, 20) if deals.plays[row, box - 1] else hand.fold(box)
+    streets = ((burn[0], *board[:3]), (burn[1], board[3]), (burn[2], board[4]))
+    for street, cards_of_street in enumerate(streets):
+        if hand.is_complete:
+            break
+        for next_card in cards_of_street:
+            hand.deal(next_card)
+        decisions = (deals.turn, deals.river)[street] if street < 2 else None
+        while decisions is not None and (decider := hand.to_decide) is not None:
+            hand.street_bet(decider, 10) if decisions[row, decider - 1] else hand.check(decider)
+    assert hand.is_complete
+    return {box: sum(result.values()) // 10 for box, result in hand.results.items()}
+
+
+def assert_fast_path_is_the_domains(seed: int, rows: int, strategy: str, boxes: int, settings: ThbSettings) -> None:
+    shuffled = np.random.default_rng(seed).permuted(np.tile(np.arange(52, dtype=np.uint8), (rows, 1)), axis=1)
+    deals = thb_deals(shuffled[:, :2 * boxes + 7], strategy, boxes, settings)
+    for row in range(rows):
+        cards = shuffled[row].tolist()
+        table = play_as_the_table_does(cards[:2 * boxes + 7], cards[2 * boxes + 7:2 * boxes + 10], deals, row,
+                                       settings=settings)
+        fast = {box: int(deals.net[row, box - 1]) for box in range(1, boxes + 1)}
+        assert fast == table, f"seed {seed}, deal {row}: {settings}"
+
+
+@pytest.mark.parametrize("strategy", THB_STRATEGIES)
+@pytest.mark.parametrize("settings", ALL_THB_SETTINGS, ids=lambda s: f"{s.ante_pays_from.name}-{s.refused_bonus}-"
+                         f"{'turned' if s.turn_dealer_cards_for_aces else 'unseen'}")
+def test_r_thb_8_the_simulators_fast_path_settles_every_deal_as_the_tables_hand_does(
+    settings: ThbSettings, strategy: str
+) -> None:
+    """Bug 8: every box of random deals, under every setting, nets in the vectorised simulator exactly what the
+    domain's ThbHand settles, decisions included."""
+    assert_fast_path_is_the_domains(ALL_THB_SETTINGS.index(settings) * 7 + len(strategy), 40, strategy, 4, settings)
+
+
+@hyp_settings(max_examples=15, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from(THB_STRATEGIES), st.integers(1, 7), st.sampled_from(ALL_THB_SETTINGS))
+def test_r_thb_8_the_fast_path_is_the_domains_on_any_seed_and_table_size(
+    seed: int, strategy: str, boxes: int, settings: ThbSettings
+) -> None:
+    assert_fast_path_is_the_domains(seed, 12, strategy, boxes, settings)
+
+
+def test_r_thb_8_the_odds_honour_the_ante_pays_from_a_flush_setting() -> None:
+    """Bug 8: a table whose ante pays only from a flush pays less, so its house edge is higher, on the same deals."""
+    straight = odds("holdem-bonus", "--hands", "20000", "--seed", "5")
+    flush = odds("holdem-bonus", "--hands", "20000", "--seed", "5", "--ante-pays-from", "flush")
+    assert straight["ante_pays_from"] == "straight" and flush["ante_pays_from"] == "flush"
+    assert flush["house_edge"] > straight["house_edge"]
+    chunk_straight = thb_chunk(seed=5, rows=5000, strategy="basic")
+    chunk_flush = thb_chunk(seed=5, rows=5000, strategy="basic", settings=ALL_THB_SETTINGS[4].to_dict())
+    assert chunk_flush.net < chunk_straight.net and chunk_flush.wagered == chunk_straight.wagered
+
+
+def test_r_cdp_5_the_casino_draw_odds_honour_the_play_bet_setting() -> None:
+    returned = cdp_chunk(seed=3, rows=3000, strategy="basic")
+    paid = cdp_chunk(seed=3, rows=3000, strategy="basic", settings=CdpSettings(1, 1, unqualified_play_bet="paid")
+                     .to_dict())
+    assert paid.net > returned.net and paid.extra == returned.extra

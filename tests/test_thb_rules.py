@@ -200,7 +200,7 @@ def test_r_thb_10_the_1000_to_1_waits_for_the_games_director_who_may_approve_or_
         assert hand.is_complete
 
 
-def test_r_thb_11_a_dealer_card_shown_before_the_decisions_voids_the_hand() -> None:
+def test_r_thb_11a_a_dealer_card_shown_before_the_preflop_decisions_voids_the_hand() -> None:
     hand = thb_hand({1: 10, 2: 10}, {1: 5})
     deal(hand, "As 2c Ad 3c Kd Kc")
     hand.flop_bet(1, 20)
@@ -209,7 +209,7 @@ def test_r_thb_11_a_dealer_card_shown_before_the_decisions_voids_the_hand() -> N
     assert hand.results == {}  # every bet returned
 
 
-def test_r_thb_11_one_face_up_card_in_the_deck_is_discarded_a_second_voids_and_requires_a_reshuffle() -> None:
+def test_r_thb_11b_one_face_up_card_in_the_deck_is_discarded_a_second_voids_and_requires_a_reshuffle() -> None:
     hand = thb_hand({1: 10})
     hand.face_up_card_found(Card.parse("7h"))
     assert hand.stage is Stage.DEALING and hand.discarded == parse_cards("7h")
@@ -219,13 +219,13 @@ def test_r_thb_11_one_face_up_card_in_the_deck_is_discarded_a_second_voids_and_r
     assert hand.void_rule == "R-THB-11" and hand.reshuffle_required and hand.is_complete
 
 
-def test_r_thb_11_a_card_taken_out_unseen_by_mistake_is_used_as_the_next_card() -> None:
+def test_r_thb_11c_a_card_taken_out_unseen_by_mistake_is_used_as_the_next_card() -> None:
     hand = thb_hand({1: 10})
     hand.deal(Card.parse("Qs"))  # the card drawn by mistake: simply the next card
     assert hand.cards[1] == parse_cards("Qs")
 
 
-def test_r_thb_11_a_player_with_the_wrong_number_of_cards_has_his_hand_void() -> None:
+def test_r_thb_11d_a_player_with_the_wrong_number_of_cards_has_his_hand_void() -> None:
     hand = thb_hand({1: 10, 2: 10})
     deal(hand, "As Ks 2c")
     hand.wrong_card_count(2)
@@ -233,15 +233,6 @@ def test_r_thb_11_a_player_with_the_wrong_number_of_cards_has_his_hand_void() ->
     assert hand.voided_boxes == {2: "R-THB-11"} and hand.to_decide == 1
     hand.fold(1)
     assert 2 not in hand.results and hand.results[1] == {"ante": -10}
-
-
-def test_r_thb_11_the_dealer_with_the_wrong_number_voids_unless_correctable_face_down() -> None:
-    hand = thb_hand({1: 10})
-    deal(hand, "As 2c")
-    hand.wrong_card_count(None, correctable=True)
-    assert hand.stage is Stage.DEALING
-    hand.wrong_card_count(None)
-    assert hand.void_rule == "R-THB-11" and hand.is_complete
 
 
 def test_r_thb_12_if_no_player_plays_the_dealers_cards_go_to_the_discards() -> None:
