@@ -23,7 +23,7 @@ from domain.hand_rules import HAND_RULES, HandRule
 from domain.pots import Pot, rake_for, side_pots, split
 from domain.ranking import HandRanking, HandValue, hand_ranking
 from domain.stud import best_exposed, highest_up_card, lowest_up_card, shows_open_pair
-from domain.table_settings import BettingStructure, MinRaise, TableSettings
+from domain.table_settings import BettingStructure, MinRaise, ShowdownOrder, TableSettings
 from domain.variants import Opening, Street, Variant
 
 
@@ -383,7 +383,7 @@ class HandState:
         raise in the last interval, then clockwise; with no bet in it, the player still in who would speak first
         in that interval (the opener after the draw, R-DRAW-6; else the first clockwise from position 0: la mano,
         the player left of the button, or in stud the croupier's left).  ``None`` outside the showdown."""
-        if self.phase is not Phase.SHOWDOWN:
+        if self.phase is not Phase.SHOWDOWN or self.settings.showdown_order is ShowdownOrder.ANY:
             return None
         waiting = [p for p in self.in_hand if p not in self.shown]
         if len(self.in_hand) <= 1 or not waiting:
@@ -397,6 +397,8 @@ class HandState:
         return next(p for p in ((start + k) % self.n for k in range(self.n)) if p in waiting)
 
     def _require_turn_to_show(self, position: int) -> None:
+        if self.settings.showdown_order is ShowdownOrder.ANY:
+            return
         turn = self.to_show
         if turn is not None and turn != position:
             raise HandRuleError(f"{self.name(turn)} shows first (decision: the last to bet or raise shows first, then "

@@ -26,6 +26,29 @@ class InvalidSettingsError(RuleError):
     """Table settings that contradict the rules."""
 
 
+class AntePot(Enum):
+    """Decision (setting ``ante_pot``): which pot the antes are in when they are not all equal or a player cannot
+    post his whole ante.  With equal antes every player posts in full, the two readings agree."""
+
+    MATCHED = "matched"
+    """An ante is the player's chips in the pot like a bet (R-CIRC-6): a player short of the ante wins from each
+    other player only as much as he put in, and the part of an ante above every other player's ante comes back to
+    him at once (PHH ``ante_trimming_status = true``)."""
+    MAIN = "main"
+    """The antes are dead money in the main pot: every player still in contests all of them, even one all-in for his
+    ante alone, and a big-blind ante stays in the main pot (PHH ``ante_trimming_status = false``, PHH's default)."""
+
+
+class ShowdownOrder(Enum):
+    """R-CIRC-13 (decision, setting ``showdown_order``): who shows first at the showdown."""
+
+    LAST_AGGRESSOR = "last-aggressor"
+    """The last to bet or raise in the last interval shows first, then clockwise; with no bet in it, the player still
+    in who would speak first in that interval."""
+    ANY = "any"
+    """Players show or muck in any order (a replayed history keeps the order it recorded)."""
+
+
 class MinRaise(Enum):
     """R-CIRC-3b (decision, setting ``min_raise``): how small a raise may be in pot- and no-limit."""
 
@@ -96,6 +119,10 @@ class TableSettings:
     """Five-card draw: the deck follows the number of players dealt in (R-DRAW-8) instead of ``deck_size``."""
     min_raise: MinRaise = MinRaise.STANDARD
     """R-CIRC-3b (decision): the smallest raise in pot- and no-limit, and whether a short all-in reopens."""
+    ante_pot: AntePot = AntePot.MATCHED
+    """Decision: the antes as matched chips (default) or as dead money in the main pot (a big-blind ante)."""
+    showdown_order: ShowdownOrder = ShowdownOrder.LAST_AGGRESSOR
+    """R-CIRC-13 (decision): the order in which players show at the showdown."""
     mano_speaks_first: bool = True
     """R-CIRC-1 (decision): at a table without blinds the holder of "la mano" (the round marker) speaks first;
     ``False``: the marker is a dealer button and the player on its left speaks first."""
@@ -152,6 +179,8 @@ class TableSettings:
         flush_beats_full_house: bool | None = None,
         min_raise: MinRaise = MinRaise.STANDARD,
         mano_speaks_first: bool = True,
+        showdown_order: ShowdownOrder = ShowdownOrder.LAST_AGGRESSOR,
+        ante_pot: AntePot = AntePot.MATCHED,
     ) -> TableSettings:
         """Settings with the defaults of RULES.md: a uniform ante, ``min_bet`` the big blind, and the
         fixed-limit cap of one bet and three raises (R-CIRC-4) unless ``raise_cap`` is given."""
@@ -184,6 +213,8 @@ class TableSettings:
             deck_by_players=rules.deck_by_players and deck_size is None,
             min_raise=min_raise,
             mano_speaks_first=mano_speaks_first,
+            showdown_order=showdown_order,
+            ante_pot=ante_pot,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -202,6 +233,8 @@ class TableSettings:
             "deck_by_players": self.deck_by_players,
             "min_raise": self.min_raise.value,
             "mano_speaks_first": self.mano_speaks_first,
+            "showdown_order": self.showdown_order.value,
+            "ante_pot": self.ante_pot.value,
         }
 
     @classmethod
@@ -222,4 +255,6 @@ class TableSettings:
             # settings stored before these decisions were settings take their defaults
             min_raise=MinRaise(data.get("min_raise", MinRaise.STANDARD.value)),
             mano_speaks_first=data.get("mano_speaks_first", True),
+            showdown_order=ShowdownOrder(data.get("showdown_order", ShowdownOrder.LAST_AGGRESSOR.value)),
+            ante_pot=AntePot(data.get("ante_pot", AntePot.MATCHED.value)),
         )

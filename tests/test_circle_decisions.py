@@ -17,7 +17,7 @@ from domain.device_reports import DeviceReport
 from domain.hand import Hand
 from domain.hand_state import HandRuleError, Phase
 from domain.table import Table
-from domain.table_settings import BettingStructure, MinRaise, TableSettings
+from domain.table_settings import BettingStructure, MinRaise, ShowdownOrder, TableSettings
 from tests.circle_support import deal, holdem, start, stud
 
 DRAW = TableSettings.create("draw", BettingStructure.FIXED_LIMIT, antes=1, small_bet=2, big_bet=4)
@@ -420,3 +420,22 @@ def test_r_circ_2_a_cut_exposure_is_refused_during_a_hand_and_without_a_witness(
     with pytest.raises(HandRuleError):
         table.record_cut_exposure(Card.parse("Qh"), "red", "croupier 17")
     assert table.version == version and table.reshuffle_required is None
+
+
+def test_r_circ_13_the_setting_any_lets_players_show_in_any_order() -> None:
+    settings = TableSettings.create("holdem", BettingStructure.NO_LIMIT, blinds=(1, 2), burn_cards=False,
+                                    showdown_order=ShowdownOrder.ANY)
+    assert TableSettings.from_dict(settings.to_dict()) == settings
+    hand = start(settings, [100, 100, 100])
+    deal(hand, "As Kd Qh Ac Kc Qs")
+    hand.call(3)
+    hand.call(1)
+    hand.check(2)
+    for board in ("2c 7h 9d", "3c", "4s"):
+        deal(hand, board)
+        for seat in (1, 2, 3):
+            hand.check(seat)
+    assert hand.next_to_show_seat is None
+    for seat in (3, 1, 2):
+        hand.show(seat)
+    assert hand.is_complete
