@@ -54,7 +54,8 @@ class Rank(IntEnum):
 
 
 class Suit(IntEnum):
-    """A suit, in the order ♣ < ♦ < ♥ < ♠ used to break stud bring-in ties (R-CARD-1)."""
+    """A suit, in the order ♣ < ♦ < ♥ < ♠ (R-CARD-1, a decision: the regulation gives no suit order) used only where
+    one card must be chosen: stud bring-in ties and the stud odd chip; hand comparison ignores suits."""
 
     CLUBS = 0
     DIAMONDS = 1

@@ -1,4 +1,4 @@
-"""Hand categories and hand classes (R-CARD-3, R-CARD-4, R-CARD-5), with descriptions in English and Spanish.
+"""Hand categories and hand classes (R-CARD-3 and R-CARD-5 decisions, R-CARD-4), with English and Spanish descriptions.
 
 A *hand class* is what two equal hands share: the category and the ranks that
 break ties inside it (full house: trips then pair; flush: ranks high to low;

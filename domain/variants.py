@@ -138,6 +138,8 @@ VARIANTS["stud5"] = Variant(
     32,
     (
         Street("second", (False, True), 0, burn=False, opening=Opening.HIGH_CARD, big_bet=False),
+        # R-STUD5-2 (decision: the regulation stops at the first interval): one more up card to each player still in,
+        # an interval after each, until each has five cards
         Street("third", (True,), 0, burn=True, opening=Opening.BEST_EXPOSED, big_bet=False),
         Street("fourth", (True,), 0, burn=True, opening=Opening.BEST_EXPOSED, big_bet=True),
         Street("fifth", (True,), 0, burn=True, opening=Opening.BEST_EXPOSED, big_bet=True),
