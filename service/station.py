@@ -8,6 +8,8 @@ standard input, or the croupier at a prompt) and prints the table after each::
     fold|check|call|all-in|bring-in|show|muck SEAT            bet SEAT TOTAL        bet or raise to TOTAL
     discard SEAT [CARDS…]           draw (five-card draw)       table | legal         show the table / the legal actions
     void RULE REASON…               (pit boss)                  devices               the shuffler and the shoe
+    expose SEAT CARD                a down card shown by mistake (R-CIRC-9)     absent SEAT  (R-CIRC-10)
+    cut-exposed CARD red|blue       a card seen at the cut (R-CIRC-2)           shuffled red|blue  shuffled by hand
     quit
 
 With ``--banked`` the table is a Texas Hold'em Bonus or Casino Draw Poker table (service/banked_station.py):
@@ -94,7 +96,10 @@ def render(view: pb.TableView) -> str:
     lines = [f"{view.table} · {view.variant} · hands {view.hands_started}"]
     if not view.hand_in_progress:
         stacks = "  ".join(f"seat {seat}: {stack}" for seat, stack in sorted(view.stacks.items()))
-        return "\n".join([*lines, f"  between hands — {stacks}"])
+        lines.append(f"  between hands — {stacks}")
+        if view.reshuffle_required:
+            lines.append(f"  the {view.reshuffle_required} deck must be shuffled again before the deal (R-CIRC-2)")
+        return "\n".join(lines)
     lines.append(f"  {view.street} ({view.phase})  pot {view.pot}  board {' '.join(view.board) or '—'}"
                  f"  next card: {view.next_card or '—'}")
     for player in view.players:
@@ -103,6 +108,8 @@ def render(view: pb.TableView) -> str:
                                                                                strict=True))
         state = "folded" if player.folded else f"bet {player.bet}"
         lines.append(f"  {marker} seat {player.seat:<2} stack {player.stack:<7} {state:<10} {cards}")
+    if view.next_to_show_seat:
+        lines.append(f"  seat {view.next_to_show_seat} shows (or mucks) next (R-CIRC-13)")
     return "\n".join(lines)
 
 
@@ -157,6 +164,12 @@ COMMANDS: dict[str, Callable[[Station, str, list[str]], object]] = {
     "bet": lambda st, t, a: st.hand(t, "bet", seat=int(a[0]), amount=int(a[1])),
     "discard": lambda st, t, a: st.hand(t, "discard", seat=int(a[0]), cards=a[1:]),
     "void": lambda st, t, a: st.hand(t, "void", rule=a[0], reason=" ".join(a[1:])),
+    "expose": lambda st, t, a: st.hand(t, "expose-card", seat=int(a[0]), card=a[1]),
+    "cut-exposed": lambda st, t, a: st.call("RecordCutExposure", pb.CutExposureRequest(
+        command_id=st.command_id(), table=t, card=a[0], colour=a[1])),
+    "shuffled": lambda st, t, a: st.call("RecordDeviceReport", pb.DeviceReportRequest(
+        command_id=st.command_id(), table=t, device="hand shuffle", serial=st.prefix, kind="shuffle", colour=a[0],
+        result="shuffled by the croupier")),
     **{verb: functools.partial(_seat_action, verb) for verb in SEAT_ACTIONS},
 }
 """Station commands that change the table, by their first word."""

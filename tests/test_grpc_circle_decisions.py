@@ -3,12 +3,14 @@ fixed in the domain has a regression test here too, and the new decisions are re
 
 from __future__ import annotations
 
+import io
 from typing import Any
 
 import grpc
 import pytest
 
 from service.api import pokertable_pb2 as pb
+from service.station import Station, run_lines
 from tests import test_grpc_service
 from tests.test_grpc_service import TOKENS, Client, rule_of
 
@@ -181,3 +183,24 @@ def test_r_circ_13_the_view_says_who_shows_next_and_out_of_turn_shows_are_refuse
     assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION and rule_of(refused.value) == "R-CIRC-13"
     _command(dealer, "show", seat=3)
     assert _view(dealer).next_to_show_seat == 1
+
+
+def test_r_circ_2_and_r_circ_9_at_the_dealer_station(port: int) -> None:
+    """The reference station (``pokertable station``): a card seen at the cut holds the deal until the croupier
+    shuffles that deck again; an exposed card and who shows next are on the croupier's screen."""
+    pit, dealer = _clients(port)
+    _open(pit, dealer, pb.Settings(variant="holdem", structure="no-limit", blinds=[1, 2], no_burns=True),
+          {1: 100, 2: 100})
+    station = Station(f"127.0.0.1:{port}", TOKENS["dealer"])
+    try:
+        out = io.StringIO()
+        assert run_lines(station, "Mesa 1", ["cut-exposed Qh red", "start red"], out, prompt=False) == 1
+        text = out.getvalue()
+        assert "the red deck must be shuffled again before the deal (R-CIRC-2)" in text and "R-CIRC-2" in text
+        out = io.StringIO()
+        script = ["shuffled red", "start red", "deal As", "expose 2 As", "deal Kd", "deal Ac"]
+        assert run_lines(station, "Mesa 1", script, out, prompt=False) == 0, out.getvalue()
+        seat2 = next(p for p in _view(Client(port, TOKENS["tv"])).players if p.seat == 2)
+        assert list(seat2.cards) == ["??", "Ac"], "the card after the exposure is dealt face up for everyone"
+    finally:
+        station.close()
