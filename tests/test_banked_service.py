@@ -10,11 +10,16 @@ from typing import Any
 import grpc
 import pytest
 
+from devices.protocol import Colour
+from devices.simulators import ShoeSimulator, ShufflerSimulator
 from service.api import pokertable_pb2 as pb
-from service.station import Station, run_lines
+from service.application import PokerTables
+from service.hardware_station import HardwareStation
+from service.station import Station, execute, run_lines
 from tests.test_grpc_service import TOKENS, Client, port, rule_of
+from tests.test_hardware_station import draw_and_wait, service
 
-__all__ = ["port"]  # the server fixture, on SQLite (sole writer) and PostgreSQL
+__all__ = ["port", "service"]  # the servers: on SQLite (sole writer) and PostgreSQL; with the station's devices
 
 TABLE = "THB 1"  # the table of the "thb-1" dealer station
 
@@ -238,3 +243,42 @@ def test_r_cdp_5_over_the_api_the_play_bets_of_a_bank_not_qualifying_and_the_set
     with pytest.raises(grpc.RpcError) as refused:
         banked(dealer, "reshuffle")
     assert rule_of(refused.value) == "R-THB-11"  # no reshuffle is required here
+
+
+def test_r_thb_11d_with_a_shoe_and_a_shuffler_the_station_reshuffles_the_irregular_deck_through_the_shuffler(
+    service: tuple[PokerTables, str],
+) -> None:
+    """The hardware station: the next hand is refused and the deck alternation kept until the shuffler's reshuffle
+    of the red deck is recorded; then the blue deck deals as R-DECK-2 wants."""
+    app, address = service
+    pit, dealer = Station(address, "hw-pit-boss-token-0000001"), Station(address, "hw-dealer-token-000000004")
+    pit.call("OpenBankedTable", pb.OpenBankedTableRequest(command_id="open-thb-hw", table="THB HW",
+                                                          game="holdem-bonus", ante_min=5))
+    shoe, shuffler = ShoeSimulator(seed=31), ShufflerSimulator(seed=32)
+    hardware = HardwareStation(dealer, "THB HW", shoe.url, shuffler.url, banked=True, show=lambda message: None)
+    try:
+        shoe.hello()
+        shuffler.hello()
+        shoe.load(hardware.start_hand())
+        for line in ("ante 1 10", "ante 3 10", "close-bets"):
+            execute(dealer, "THB HW", line, hardware, banked=True)
+        draw_and_wait(shoe, hardware)
+        execute(dealer, "THB HW", "wrong-count 3", hardware, banked=True)
+        while (view := dealer.call("GetBankedTable", pb.TableRequest(table="THB HW"))).hand_in_progress:
+            if view.next_card:
+                draw_and_wait(shoe, hardware)
+            else:
+                execute(dealer, "THB HW", f"fold {view.to_decide}", hardware, banked=True)
+        assert view.reshuffle_required == "red"
+        with pytest.raises(grpc.RpcError) as refused:
+            hardware.start_hand()
+        assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION and hardware.hands == 1
+        assert "between hands" in str(execute(dealer, "THB HW", "reshuffle", hardware, banked=True))
+        assert app.banked_table("THB HW").reshuffle_pending is None
+        assert hardware.start_hand() is Colour.BLUE and hardware.refused == []
+    finally:
+        hardware.close()
+        shoe.close()
+        shuffler.close()
+        pit.close()
+        dealer.close()
