@@ -518,8 +518,10 @@ def _payload(event: Any, sees_down_cards: bool) -> dict[str, Any]:
     if not sees_down_cards:
         if type(event).__name__ == "CardDealt" and (data.get("kind") in ("hole", "burn") and not data.get("face_up")):
             data["card"] = "??"
-        if type(event).__name__ == "Discarded":
+        if type(event).__name__ in ("Discarded", "DiscardsReshuffled"):  # face down (R-DRAW-5, R-DRAW-8)
             data["cards"] = ["??" for _ in data.get("cards", [])]
+        if type(event).__name__ == "CardExposed":  # covered again at once (R-CIRC-9): a down card to the station
+            data["card"] = "??"
     return data
 
 

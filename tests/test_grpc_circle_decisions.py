@@ -204,3 +204,37 @@ def test_r_circ_2_and_r_circ_9_at_the_dealer_station(port: int) -> None:
         assert list(seat2.cards) == ["??", "Ac"], "the card after the exposure is dealt face up for everyone"
     finally:
         station.close()
+
+
+def test_r_circ_9_an_observer_never_learns_a_down_card_from_exposures_discards_or_the_draw(port: int) -> None:
+    """Attack: an observer's Watch stream and view, over a draw hand with an exposed card, discards and the
+    penalty card, must name no card that was face down when it happened (only the penalty card, dealt face up)."""
+    pit, dealer = _clients(port)
+    _open(pit, dealer, DRAW, {1: 50, 2: 50, 3: 50})
+    _start(dealer)
+    _deal(dealer, DRAW_HANDS)
+    _command(dealer, "expose-card", seat=2, card="Ac")  # seat 2's ace, seen by mistake and covered again
+    _command(dealer, "bet", seat=1, amount=2)
+    _command(dealer, "call", seat=2)
+    _command(dealer, "call", seat=3)
+    _command(dealer, "discard", seat=1, cards=["7c", "8c"])
+    _deal(dealer, "Qd Ks")
+    _command(dealer, "discard", seat=2, cards=["8s", "Ts"])
+    _deal(dealer, "Jh Qc")  # Jh: seat 2's penalty card, face up
+    observer = Client(port, TOKENS["tv"])
+    stream = observer.Watch(pb.WatchRequest(table="Mesa 1"))
+    payloads, dealt = [], 0
+    for change in stream:
+        payloads.append(change.payload_json)
+        dealt += change.event == "Hand.CardDealt"
+        if dealt == 15 + 2 + 2:  # the deal and both draws
+            break
+    stream.cancel()
+    text = " ".join(payloads)
+    assert '"Jh"' in text, "the penalty card is dealt face up for everyone"
+    down = set(DRAW_HANDS.split()) | {"Qd", "Ks", "Qc"}
+    leaked = sorted(card for card in down if f'"{card}"' in text)
+    assert leaked == [], f"down cards leaked to an observer: {leaked}"
+    view = _view(observer)
+    shown = {card for player in view.players for card in player.cards} - {"??"}
+    assert shown == {"Jh"}
