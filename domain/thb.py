@@ -377,8 +377,9 @@ class ThbHand(BankedHand):
     # -- settlement (R-THB-7, R-THB-8, R-THB-9, R-THB-12) ----------------------------------------------
 
     def _settle_if_ready(self) -> None:
-        if self.stage is Stage.PREFLOP and not self.live_boxes and len(self.dealer) == 2:
-            self._settle()  # R-THB-12: nobody plays; the dealer's cards go to the discards (unless an A-A bonus)
+        in_play = self.stage in (Stage.DEALING, Stage.PREFLOP, Stage.TURN, Stage.RIVER)
+        if in_play and not self.live_boxes and (len(self.dealer) == 2 or set(self.voided_boxes) == set(self.bets)):
+            self._settle()  # R-THB-12: nobody plays (folded or void); no more cards; the dealer's cards are discarded
         elif self.stage is Stage.DEALING and not self.due and len(self.board) == 5:
             self._settle()
 

@@ -25,13 +25,18 @@ def thb_hand(antes: dict[int, int], bonuses: dict[int, int] | None = None, setti
     return hand
 
 
-def play_thb_randomly(hand: ThbHand, rng: random.Random, deck: list[Card] | None = None) -> None:
-    """Random legal decisions; cards from a shuffled deck; 1000:1 bonuses approved or refused at random."""
+def play_thb_randomly(hand: ThbHand, rng: random.Random, deck: list[Card] | None = None, *,
+                      irregular: bool = False) -> None:
+    """Random legal decisions; cards from a shuffled deck; 1000:1 bonuses approved or refused at random.  With
+    ``irregular``, now and then the irregularities of R-THB-11: a box dealt the wrong number of cards, a dealer card
+    shown, the pit's void of the whole play."""
     cards = deck if deck is not None else rng.sample(list(composition(52)), 52)
     stock = iter(cards)
     for _ in range(500):
         if hand.is_complete:
             return
+        if irregular and _irregularity(hand, rng):
+            continue
         if hand.next_card is not None:
             hand.deal(next(stock))
         elif (box := hand.to_decide) is not None:
@@ -46,6 +51,20 @@ def play_thb_randomly(hand: ThbHand, rng: random.Random, deck: list[Card] | None
         else:
             raise AssertionError(f"stuck at {hand.stage}")
     raise AssertionError("the hand did not end")
+
+
+def _irregularity(hand: ThbHand, rng: random.Random) -> bool:
+    """Maybe one irregularity of R-THB-11, if it can happen now; whether one did."""
+    roll = rng.random()
+    if roll < 0.03 and hand.live_boxes and hand.stage is not Stage.APPROVAL:
+        hand.wrong_card_count(rng.choice(hand.live_boxes))
+    elif roll < 0.045 and hand.can_dealer_card_shown():
+        hand.dealer_card_shown()
+    elif roll < 0.05 and hand.can_void("R-THB-11", "a card turned face up"):
+        hand.void("R-THB-11", "a card turned face up")
+    else:
+        return False
+    return True
 
 
 def cdp_hand(antes: dict[int, int], settings: CdpSettings | None = None, number: int = 1) -> CdpHand:

@@ -153,6 +153,25 @@ def test_r_thb_11d_a_box_dealt_the_wrong_number_is_void_its_bets_returned_the_ot
     assert error.value.rule == "R-THB-11"
 
 
+@pytest.mark.parametrize("when", ["deal", "turn"])
+def test_r_thb_11d_when_the_last_box_in_play_is_void_nobody_plays_and_no_more_cards_are_dealt(when: str) -> None:
+    """R-THB-11 (d) with R-THB-12: once no box plays against the croupier the hand ends; folded bonuses are paid."""
+    hand = thb_hand({1: 10, 2: 10}, {1: 5})
+    if when == "deal":
+        deal(hand, "As Ks")
+        hand.wrong_card_count(1)
+        hand.wrong_card_count(2)
+        assert hand.results == {} and hand.bank_result() == 0
+    else:
+        deal(hand, "Qs Ks 2c Qd Kd 3c")  # box 1 Q Q with a bonus, box 2 K K
+        hand.fold(1)
+        hand.flop_bet(2, 20)
+        deal(hand, "4h 7h 8s 9d")
+        hand.wrong_card_count(2)
+        assert hand.results == {1: {"ante": -10, "bonus": 50}} and hand.bank_result() == -40
+    assert hand.is_complete and hand.next_card is None and hand.void_rule is None and hand.reshuffle_required
+
+
 def test_r_thb_11d_the_table_refuses_the_next_hand_until_the_full_reshuffle_is_recorded() -> None:
     table = BankedTable.open("THB R", "holdem-bonus", ThbSettings(STANDARD_LIMITS[5]))
     hand = finish_with_a_box_void(table)
