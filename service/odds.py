@@ -135,6 +135,12 @@ def _min_strength(category: Category) -> int:
     return 1 + next(i for i, c in enumerate(classes) if c.category is category)
 
 
+@functools.cache
+def _categories() -> NDArray[np.int8]:
+    """The category of every strength of the 52-card ranking (``[strength - 1]``)."""
+    return np.array([c.category for c in hand_ranking(52).classes], dtype=np.int8)
+
+
 @dataclass(frozen=True)
 class ThbDeals:
     """Simulated Texas Hold'em Bonus deals, box by box (rows × boxes): the decisions of the stated strategy and
@@ -151,26 +157,26 @@ def thb_deals(cards: NDArray[np.uint8], strategy: str, boxes: int, settings: Thb
     board), vectorised; each box stakes one ante.  The settlement is the tables' own (R-THB-8 with the table's
     ``ante_pays_from``), applied to whole columns at once."""
     evaluator = batch_evaluator(52)
-    category_of = np.array([c.category for c in evaluator.ranking.classes], dtype=np.int64)
-    rows = len(cards)
+    category_of = _categories()
+    rows, basic = len(cards), strategy == "basic"
     board = cards[:, 2 * boxes + 2:2 * boxes + 7]
-    dealer = evaluator.strengths(np.concatenate([cards[:, 2 * boxes:2 * boxes + 2], board], axis=1), check=False)
-    shape = (rows, boxes)
-    plays, turn = np.zeros(shape, dtype=bool), np.zeros(shape, dtype=bool)
-    river, net = np.zeros(shape, dtype=bool), np.zeros(shape, dtype=np.int64)
+    dealer = evaluator.strengths(np.concatenate([cards[:, 2 * boxes:2 * boxes + 2], board], axis=1),
+                                 check=False).astype(np.int64)
+    plays, turn = np.ones((boxes, rows), dtype=bool), np.zeros((boxes, rows), dtype=bool)
+    river, net = np.zeros((boxes, rows), dtype=bool), np.zeros((boxes, rows), dtype=np.int64)
+    ante = np.ones(rows, dtype=np.int64)
     for box in range(boxes):
         hole = cards[:, 2 * box:2 * box + 2]
-        basic = strategy == "basic"
-        plays[:, box] = _plays_preflop(hole) if basic else True
-        turn[:, box] = plays[:, box] & (_bets_street(evaluator, hole, board[:, :3]) if basic else False)
-        river[:, box] = plays[:, box] & (_bets_street(evaluator, hole, board[:, :4]) if basic else False)
+        if basic:
+            plays[box] = _plays_preflop(hole)
+            turn[box] = plays[box] & _bets_street(evaluator, hole, board[:, :3])
+            river[box] = plays[box] & _bets_street(evaluator, hole, board[:, :4])
         player = evaluator.strengths(np.concatenate([hole, board], axis=1), check=False).astype(np.int64)
-        stakes = {"ante": np.ones(rows, dtype=np.int64), "flop": 2 * plays[:, box].astype(np.int64),
-                  "turn": turn[:, box].astype(np.int64), "river": river[:, box].astype(np.int64)}
-        results = main_results(stakes, versus=versus(player, dealer.astype(np.int64)),
-                               ante_paid=ante_paid(category_of[player - 1], settings), folded=~plays[:, box])
-        net[:, box] = sum(results.values())
-    return ThbDeals(plays, turn, river, net)
+        stakes = {"ante": ante, "flop": 2 * plays[box], "turn": turn[box], "river": river[box]}
+        results = main_results(stakes, versus=versus(player, dealer),
+                               ante_paid=ante_paid(category_of[player - 1], settings), folded=~plays[box])
+        net[box] = sum(results.values())
+    return ThbDeals(plays.T, turn.T, river.T, net.T)
 
 
 def thb_chunk(seed: int, rows: int, strategy: str, boxes: int = 1,
