@@ -19,6 +19,7 @@ service instances on one PostgreSQL never both apply conflicting commands: the l
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -66,6 +67,10 @@ class ConflictError(ServiceError):
     """Another command changed the table first; nothing was applied: retry (optimistic concurrency)."""
 
 
+class DuplicateCommandError(ServiceError):
+    """A command id already used for a different command or table (only an identical retry is answered)."""
+
+
 class AccessDeniedError(ServiceError):
     """The station's role does not allow this command, or not at this table."""
 
@@ -101,10 +106,30 @@ class ProcessedCommand(Aggregate):
         """One record per command id."""
         return uuid5(COMMANDS_NAMESPACE, command_id)
 
-    @event("Processed")
-    def __init__(self, *, command_id: str, result: dict[str, Any]) -> None:
+    class Processed(Aggregate.Created):
+        """The command id, its result, and the fingerprint of what it asked (table, command, payload)."""
+
+        command_id: str
+        result: dict[str, Any]
+        fingerprint: str
+        class_version = 2
+
+        @staticmethod
+        def upcast_v1_v2(state: dict[str, Any]) -> None:
+            """Records stored before fingerprints: any payload retries them (as it did then)."""
+            state["fingerprint"] = ""
+
+    @event(Processed)
+    def __init__(self, *, command_id: str, result: dict[str, Any], fingerprint: str) -> None:
         self.command_id = command_id
         self.result = dict(result)
+        self.fingerprint = fingerprint
+
+
+def fingerprint(table: str, what: tuple[object, ...]) -> str:
+    """What a command asks, as a digest: its table, its kind and every argument (frozen dataclasses and plain values
+    have a deterministic ``repr``).  A retry with the same command id must ask exactly this again."""
+    return hashlib.sha256(repr((table, what)).encode()).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -316,35 +341,36 @@ class PokerTables(Application[UUID]):
             table = Table.open(name, settings, seat_count)
             return {"table": name, "table_id": str(table.id)}, [table]
 
-        return self._execute(command_id, name, change)
+        return self._execute(command_id, name, change, ("open_table", settings, seat_count))
 
     def sit(self, command_id: str, table: str, seat: int, stack: int) -> dict[str, Any]:
         """Seat a player with his chips."""
-        return self._table_change(command_id, table, lambda t: t.sit(seat, stack))
+        return self._table_change(command_id, table, lambda t: t.sit(seat, stack), ("sit", seat, stack))
 
     def leave(self, command_id: str, table: str, seat: int) -> dict[str, Any]:
         """A player leaves between hands."""
-        return self._table_change(command_id, table, lambda t: t.leave(seat))
+        return self._table_change(command_id, table, lambda t: t.leave(seat), ("leave", seat))
 
     def add_chips(self, command_id: str, table: str, seat: int, amount: int) -> dict[str, Any]:
         """A player buys more chips between hands."""
-        return self._table_change(command_id, table, lambda t: t.add_chips(seat, amount))
+        return self._table_change(command_id, table, lambda t: t.add_chips(seat, amount), ("add_chips", seat, amount))
 
     def configure_table(self, command_id: str, table: str, settings: TableSettings, viewer: Viewer) -> dict[str, Any]:
         """New settings between hands (pit boss)."""
         _require_pit(viewer)
-        return self._table_change(command_id, table, lambda t: t.configure(settings))
+        return self._table_change(command_id, table, lambda t: t.configure(settings), ("configure", settings))
 
     def correct_stack(self, command_id: str, table: str, seat: int, stack: int, *, reason: str,
                       viewer: Viewer) -> dict[str, Any]:
         """A pit boss's correction of a stack between hands, recorded with who and why."""
         _require_pit(viewer)
-        return self._table_change(command_id, table, lambda t: t.correct_stack(seat, stack, reason, viewer.station))
+        return self._table_change(command_id, table, lambda t: t.correct_stack(seat, stack, reason, viewer.station),
+                                  ("correct_stack", seat, stack, reason))
 
     def close_table(self, command_id: str, table: str, viewer: Viewer) -> dict[str, Any]:
         """Close a table between hands (pit boss)."""
         _require_pit(viewer)
-        return self._table_change(command_id, table, lambda t: t.close(viewer.station))
+        return self._table_change(command_id, table, lambda t: t.close(viewer.station), ("close",))
 
     def record_device_report(self, command_id: str, table: str, report: DeviceReport,
                              viewer: Viewer) -> dict[str, Any]:
@@ -360,13 +386,14 @@ class PokerTables(Application[UUID]):
             record.record_device_report(report)
             return {"table": table, "version": record.version}, [record]
 
-        return self._execute(command_id, table, change)
+        return self._execute(command_id, table, change, ("device_report", report))
 
     def record_cut_exposure(self, command_id: str, table: str, card: Card, colour: str,
                             viewer: Viewer) -> dict[str, Any]:
         """R-CIRC-2: a card exposed at the cut, recorded with who reported it; the deal waits for a new shuffle."""
         self.authorize(viewer, table)
-        return self._table_change(command_id, table, lambda t: t.record_cut_exposure(card, colour, viewer.station))
+        return self._table_change(command_id, table, lambda t: t.record_cut_exposure(card, colour, viewer.station),
+                                  ("cut_exposure", card, colour))
 
     def reconstruct_hand(self, command_id: str, table: str, number: int, viewer: Viewer,
                          reason: str) -> list[Step]:
@@ -384,7 +411,7 @@ class PokerTables(Application[UUID]):
             record.record_reconstruction(number, viewer.station, reason)
             return {"table": table, "version": record.version, "hand_id": str(record.hand_id(number))}, [record]
 
-        result = self._execute(command_id, table, change)
+        result = self._execute(command_id, table, change, ("reconstruction", number, reason))
         return reconstruct(self.events.get(UUID(result["hand_id"])))
 
     def search_hands(self, table: str, *, since: datetime | None = None, until: datetime | None = None,
@@ -445,7 +472,7 @@ class PokerTables(Application[UUID]):
             hand = record.start_hand(deck)
             return {"table": table, "hand_id": str(hand.id), "number": hand.number}, [record, hand]
 
-        return self._execute(command_id, table, change)
+        return self._execute(command_id, table, change, ("start_hand", deck))
 
     def hand_command(self, command_id: str, table: str, command: HandCommand, viewer: Viewer) -> dict[str, Any]:
         """Apply a command to the hand in progress; when it ends the hand, the table takes the final stacks."""
@@ -464,7 +491,7 @@ class PokerTables(Application[UUID]):
             return {"table": table, "hand_id": str(hand.id), "version": hand.version,
                     "complete": hand.is_complete}, changed
 
-        return self._execute(command_id, table, change)
+        return self._execute(command_id, table, change, ("hand_command", command))
 
     # -- banked tables ------------------------------------------------------------------------------
 
@@ -477,7 +504,7 @@ class PokerTables(Application[UUID]):
             table = BankedTable.open(name, game, settings)
             return {"table": name, "table_id": str(table.id)}, [table]
 
-        return self._execute(command_id, name, change)
+        return self._execute(command_id, name, change, ("open_banked_table", game, settings))
 
     def start_banked_hand(self, command_id: str, table: str, deck: DeckIdentity) -> dict[str, Any]:
         """Open the next banked hand for bets."""
@@ -486,7 +513,7 @@ class PokerTables(Application[UUID]):
             hand = record.start_hand(deck)
             return {"table": table, "hand_id": str(hand.id), "number": hand.number}, [record, hand]
 
-        return self._execute(command_id, table, change)
+        return self._execute(command_id, table, change, ("start_banked_hand", deck))
 
     def banked_command(self, command_id: str, table: str, command: BankedCommand, viewer: Viewer) -> dict[str, Any]:
         """A command to the banked hand in progress (or, for a reconstruction, the last one)."""
@@ -517,7 +544,7 @@ class PokerTables(Application[UUID]):
             return {"table": table, "hand_id": str(hand.id), "version": hand.version,
                     "complete": hand.is_complete}, changed
 
-        return self._execute(command_id, table, change)
+        return self._execute(command_id, table, change, ("banked_command", command))
 
     def banked_table(self, name: str) -> BankedTable:
         """A banked table, or :class:`NotFoundError`."""
@@ -652,36 +679,39 @@ class PokerTables(Application[UUID]):
 
     # -- machinery ----------------------------------------------------------------------------------
 
-    def _table_change(self, command_id: str, table: str, apply: Callable[[Table], None]) -> dict[str, Any]:
+    def _table_change(self, command_id: str, table: str, apply: Callable[[Table], None],
+                      what: tuple[object, ...]) -> dict[str, Any]:
         def change() -> tuple[dict[str, Any], list[Aggregate]]:
             record = self.table(table)
             apply(record)
             return {"table": table, "version": record.version}, [record]
 
-        return self._execute(command_id, table, change)
+        return self._execute(command_id, table, change, what)
 
-    def _execute(self, command_id: str, table: str,
-                 change: Callable[[], tuple[dict[str, Any], list[Aggregate]]]) -> dict[str, Any]:
-        """Apply a change once per command id, atomically with the record of it."""
+    def _execute(self, command_id: str, table: str, change: Callable[[], tuple[dict[str, Any], list[Aggregate]]],
+                 what: tuple[object, ...]) -> dict[str, Any]:
+        """Apply a change once per command id, atomically with the record of it.  ``what`` is the command and its
+        arguments: a retry must ask the same at the same table, or it is refused (:class:`DuplicateCommandError`)."""
         if not command_id or len(command_id) > 128:
             raise ServiceError("a command id has 1 to 128 characters")
+        digest = fingerprint(table, what)
         with self._locks(table):
             self._local.fetched = []
             try:
                 result, changed = change()  # a RuleError here has recorded nothing
-                self.save(*changed, ProcessedCommand(command_id=command_id, result=result))
+                self.save(*changed, ProcessedCommand(command_id=command_id, result=result, fingerprint=digest))
                 if self.on_stored is not None:
                     self.on_stored(table)
             except IntegrityError:
                 self._forget_fetched()  # the cached copies are ahead of the store: read them afresh next time
-                done = self._processed(command_id)
+                done = self._processed(command_id, digest)
                 if done is not None:  # a retry of a command already applied: its first result
                     return done
                 raise ConflictError("the table changed meanwhile; nothing was applied: retry", rule="R-AUD-1") \
                     from None
             except Exception:
                 self._forget_fetched()
-                done = self._processed(command_id)
+                done = self._processed(command_id, digest)
                 if done is not None:
                     return done
                 raise
@@ -703,12 +733,18 @@ class PokerTables(Application[UUID]):
                 with contextlib.suppress(KeyError):
                     cache.get(aggregate_id, evict=True)
 
-    def _processed(self, command_id: str) -> dict[str, Any] | None:
+    def _processed(self, command_id: str, digest: str) -> dict[str, Any] | None:
+        """The first result of a command already applied, if this is a true retry of it; ``None`` if no command
+        has this id; :class:`DuplicateCommandError` if the id was used for another command or table."""
         try:
             record: object = self.repository.get(ProcessedCommand.create_id(command_id))
         except AggregateNotFoundError:
             return None
         assert isinstance(record, ProcessedCommand)
+        if record.fingerprint and record.fingerprint != digest:
+            raise DuplicateCommandError(f"command id {command_id!r} was already used for another command; a retry "
+                                        "repeats the same command at the same table, a new command takes a new id",
+                                        rule="R-AUD-1")
         return record.result
 
     def _exists(self, aggregate_id: UUID) -> bool:

@@ -64,6 +64,7 @@ from service.application import (
     AccessDeniedError,
     BankedCommand,
     ConflictError,
+    DuplicateCommandError,
     HandCommand,
     NotFoundError,
     PokerTables,
@@ -153,6 +154,8 @@ def _translate(error: Exception) -> _StatusError:
             return _StatusError(grpc.StatusCode.ABORTED, str(error), error.rule)
         case AccessDeniedError():
             return _StatusError(grpc.StatusCode.PERMISSION_DENIED, str(error), error.rule)
+        case DuplicateCommandError():
+            return _StatusError(grpc.StatusCode.ALREADY_EXISTS, str(error), error.rule)
         case ServiceError():
             return _StatusError(grpc.StatusCode.INVALID_ARGUMENT, str(error), error.rule)
     raise error
