@@ -83,6 +83,7 @@ class Role(Enum):
     PIT_BOSS = "pit-boss"
     GAMES_DIRECTOR = "games-director"
     OBSERVER = "observer"
+    DEVICE = "device"
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,37 @@ class Viewer:
     def sees_down_cards(self, table: str) -> bool:
         """Face-down cards are shown to the table's own dealer and to the pit; never to observers or other tables."""
         return (self.role is Role.DEALER and self.table == table) or self.role in (Role.PIT_BOSS, Role.GAMES_DIRECTOR)
+
+
+PERMISSIONS: Mapping[str, tuple[frozenset[Role], str]] = {
+    "read": (frozenset(Role), ""),
+    "open-table": (frozenset({Role.PIT_BOSS}), ""),
+    "seat": (frozenset({Role.DEALER, Role.PIT_BOSS}), ""),
+    "configure": (frozenset({Role.PIT_BOSS}), ""),
+    "correct": (frozenset({Role.PIT_BOSS}), ""),
+    "close": (frozenset({Role.PIT_BOSS}), ""),
+    "start-hand": (frozenset({Role.DEALER, Role.PIT_BOSS}), ""),
+    "play": (frozenset({Role.DEALER, Role.PIT_BOSS}), ""),
+    "deal": (frozenset({Role.DEALER, Role.PIT_BOSS, Role.DEVICE}), ""),
+    "device-report": (frozenset({Role.DEALER, Role.PIT_BOSS, Role.DEVICE}), ""),
+    "cut-exposure": (frozenset({Role.DEALER, Role.PIT_BOSS}), ""),
+    "void": (frozenset({Role.PIT_BOSS}), ""),
+    "approve": (frozenset({Role.GAMES_DIRECTOR}), "R-THB-10"),
+    "reconstruct": (frozenset({Role.PIT_BOSS, Role.GAMES_DIRECTOR}), "R-THB-13"),
+}
+"""The role matrix (docs/service.md): what each role may do, and the rule a refusal names.  A croupier's station
+(``dealer``) and a device's act only at their own table; a device only deals from the shoe and reports; the pit boss
+runs the floor (voids, corrections); the games director approves, refuses and reconstructs, and never deals; an
+observer only reads, and never sees a face-down card."""
+
+
+def authorize(viewer: Viewer, table: str, action: str) -> None:
+    """:class:`AccessDeniedError` unless the viewer's role may do ``action`` (a key of :data:`PERMISSIONS`) here."""
+    roles, rule = PERMISSIONS[action]
+    if viewer.role not in roles:
+        raise AccessDeniedError(f"{viewer.station} ({viewer.role.value}) may not {action} here", rule=rule)
+    if viewer.role in (Role.DEALER, Role.DEVICE) and viewer.table != table:
+        raise AccessDeniedError(f"{viewer.station} works at {viewer.table!r}, not {table!r}", rule=rule)
 
 
 class ProcessedCommand(Aggregate):
@@ -165,8 +197,6 @@ HAND_ACTIONS: Mapping[str, Callable[[Hand, HandCommand], None]] = {
     "void": lambda h, c: h.void(c.rule, c.reason),
 }
 """The circle-poker hand commands by name."""
-
-PIT_ONLY = frozenset({"void"})
 
 
 @dataclass(frozen=True)
@@ -238,14 +268,11 @@ BANKED_TABLE_ACTIONS: Mapping[str, Callable[[BankedTable, BankedCommand, Viewer]
     "reshuffle": lambda t, c, v: t.record_reshuffle(v.station),
 }
 """Commands to a banked table itself, between hands (R-THB-11: the croupier's full reshuffle)."""
-BANKED_ROLES: Mapping[str, Role] = {"approve": Role.GAMES_DIRECTOR, "refuse": Role.GAMES_DIRECTOR,
-                                    "reconstruction": Role.PIT_BOSS, "void": Role.PIT_BOSS}
-"""Banked commands that only one role may give (R-THB-10, R-THB-13)."""
-
-
-def _require_pit(viewer: Viewer) -> None:
-    if viewer.role is not Role.PIT_BOSS:
-        raise AccessDeniedError("configuring, correcting and closing tables are the pit boss's")
+BANKED_PERMISSIONS: Mapping[str, str] = {"approve": "approve", "refuse": "approve", "reconstruction": "reconstruct",
+                                         "void": "void", "deal": "deal"}
+"""Banked commands that are not plain play, by the :data:`PERMISSIONS` they need (R-THB-10, R-THB-13)."""
+HAND_PERMISSIONS: Mapping[str, str] = {"void": "void", "deal": "deal"}
+"""Circle hand commands that are not plain play, by the :data:`PERMISSIONS` they need."""
 
 
 def _next_card(hand: ThbHand | CdpHand) -> str:
@@ -357,25 +384,25 @@ class PokerTables(Application[UUID]):
 
     def configure_table(self, command_id: str, table: str, settings: TableSettings, viewer: Viewer) -> dict[str, Any]:
         """New settings between hands (pit boss)."""
-        _require_pit(viewer)
+        authorize(viewer, table, "configure")
         return self._table_change(command_id, table, lambda t: t.configure(settings), ("configure", settings))
 
     def correct_stack(self, command_id: str, table: str, seat: int, stack: int, *, reason: str,
                       viewer: Viewer) -> dict[str, Any]:
         """A pit boss's correction of a stack between hands, recorded with who and why."""
-        _require_pit(viewer)
+        authorize(viewer, table, "correct")
         return self._table_change(command_id, table, lambda t: t.correct_stack(seat, stack, reason, viewer.station),
                                   ("correct_stack", seat, stack, reason))
 
     def close_table(self, command_id: str, table: str, viewer: Viewer) -> dict[str, Any]:
         """Close a table between hands (pit boss)."""
-        _require_pit(viewer)
+        authorize(viewer, table, "close")
         return self._table_change(command_id, table, lambda t: t.close(viewer.station), ("close",))
 
     def record_device_report(self, command_id: str, table: str, report: DeviceReport,
                              viewer: Viewer) -> dict[str, Any]:
         """A shuffle, deck check, delivery or fault of a device at a table, as an event of the table."""
-        self.authorize(viewer, table)
+        authorize(viewer, table, "device-report")
 
         def change() -> tuple[dict[str, Any], list[Aggregate]]:
             record: Table | BankedTable
@@ -391,7 +418,7 @@ class PokerTables(Application[UUID]):
     def record_cut_exposure(self, command_id: str, table: str, card: Card, colour: str,
                             viewer: Viewer) -> dict[str, Any]:
         """R-CIRC-2: a card exposed at the cut, recorded with who reported it; the deal waits for a new shuffle."""
-        self.authorize(viewer, table)
+        authorize(viewer, table, "cut-exposure")
         return self._table_change(command_id, table, lambda t: t.record_cut_exposure(card, colour, viewer.station),
                                   ("cut_exposure", card, colour))
 
@@ -399,8 +426,7 @@ class PokerTables(Application[UUID]):
                          reason: str) -> list[Step]:
         """A hand (circle or banked), event by event, for a dispute: the pit boss only, and the request is recorded
         at the table first (who, when, why; R-THB-13, R-AUD-1)."""
-        if viewer.role is not Role.PIT_BOSS:
-            raise AccessDeniedError("only the pit boss reconstructs a hand", rule="R-THB-13")
+        authorize(viewer, table, "reconstruct")
 
         def change() -> tuple[dict[str, Any], list[Aggregate]]:
             record: Table | BankedTable
@@ -478,7 +504,9 @@ class PokerTables(Application[UUID]):
         """Apply a command to the hand in progress; when it ends the hand, the table takes the final stacks."""
         if command.action not in HAND_ACTIONS:
             raise ServiceError(f"unknown hand command {command.action!r}")
-        self.authorize(viewer, table, pit=command.action in PIT_ONLY)
+        authorize(viewer, table, HAND_PERMISSIONS.get(command.action, "play"))
+        if viewer.role is Role.DEVICE and command.source != "shoe":
+            raise AccessDeniedError(f"{viewer.station} is a device: it deals only what the shoe reads", rule="R-DECK-4")
 
         def change() -> tuple[dict[str, Any], list[Aggregate]]:
             record = self.table(table)
@@ -517,10 +545,9 @@ class PokerTables(Application[UUID]):
 
     def banked_command(self, command_id: str, table: str, command: BankedCommand, viewer: Viewer) -> dict[str, Any]:
         """A command to the banked hand in progress (or, for a reconstruction, the last one)."""
-        self.authorize(viewer, table)
-        required = BANKED_ROLES.get(command.action)
-        if required is not None and viewer.role is not required:
-            raise AccessDeniedError(f"{command.action} is for the {required.value}")
+        authorize(viewer, table, BANKED_PERMISSIONS.get(command.action, "play"))
+        if viewer.role is Role.DEVICE and command.source != "shoe":
+            raise AccessDeniedError(f"{viewer.station} is a device: it deals only what the shoe reads", rule="R-DECK-4")
 
         def change() -> tuple[dict[str, Any], list[Aggregate]]:
             record = self.banked_table(table)
@@ -668,14 +695,9 @@ class PokerTables(Application[UUID]):
     # -- access -------------------------------------------------------------------------------------
 
     @staticmethod
-    def authorize(viewer: Viewer, table: str, *, pit: bool = False) -> None:
-        """Dealers command their own table; voids and corrections are the pit boss's; observers only read."""
-        if viewer.role is Role.OBSERVER:
-            raise AccessDeniedError(f"{viewer.station} is an observer: read-only")
-        if pit and viewer.role is not Role.PIT_BOSS:
-            raise AccessDeniedError("voids and corrections are the pit boss's")
-        if viewer.role is Role.DEALER and viewer.table != table:
-            raise AccessDeniedError(f"{viewer.station} deals at {viewer.table!r}, not {table!r}")
+    def authorize(viewer: Viewer, table: str, action: str = "read") -> None:
+        """The role matrix (:data:`PERMISSIONS`): may this station do ``action`` at ``table``?"""
+        authorize(viewer, table, action)
 
     # -- machinery ----------------------------------------------------------------------------------
 

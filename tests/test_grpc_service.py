@@ -25,7 +25,7 @@ from tests.test_application import postgres_store
 
 TOKENS = {"pit": "pit-boss-token-0123456789", "dealer": "dealer-token-0123456789", "tv": "observer-token-0123456789",
           "other": "other-dealer-token-012345", "director": "games-director-token-012345",
-          "thb": "thb-dealer-token-0123456789"}
+          "thb": "thb-dealer-token-0123456789", "shoe": "mesa-1-shoe-token-0123456789"}
 STATIONS = Stations.from_mapping({
     "pit": {"token": TOKENS["pit"], "role": "pit-boss"},
     "mesa-1": {"token": TOKENS["dealer"], "role": "dealer", "table": "Mesa 1"},
@@ -33,6 +33,7 @@ STATIONS = Stations.from_mapping({
     "mesa-2": {"token": TOKENS["other"], "role": "dealer", "table": "Mesa 2"},
     "dj": {"token": TOKENS["director"], "role": "games-director"},
     "thb-1": {"token": TOKENS["thb"], "role": "dealer", "table": "THB 1"},
+    "shoe-1": {"token": TOKENS["shoe"], "role": "device", "table": "Mesa 1"},
 })
 
 
