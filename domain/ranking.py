@@ -22,15 +22,16 @@ the few hands with a flush are the ranks of that suit looked at.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from functools import cache
 from itertools import combinations
 
 from domain.cards import Card, Rank, format_cards, parse_cards  # noqa: F401  (used in doctests)
 from domain.decks import deck_ranks, lowest_rank
 from domain.errors import InvalidCardsError
 from domain.hand_classes import Category, HandClass, Language, category_order
+from domain.split_tables import SplitTables, build_split_tables, with_flush
 
 RANK_KEYS: tuple[int, ...] = (0, 1, 5, 22, 98, 453, 2031, 8698, 22854, 83661, 262349, 636345, 1479181)
 """Rank keys, lowest rank of the deck first: the smallest increasing integers whose sums over any multiset
@@ -116,7 +117,7 @@ class HandRanking:
         order = category_order(rules.flush_over_full)
         position = {category: i for i, category in enumerate(order)}
         classes: set[HandClass] = set()
-        for counts in self._rank_multisets(5):
+        for counts in self.rank_multisets(5):
             classes.add(self._best_without_flush(counts))
         for five in combinations(self.ranks, 5):
             classes.add(self._best_flush(frozenset(five)))
@@ -130,7 +131,7 @@ class HandRanking:
         self.without_flush: list[dict[int, int]] = [{} for _ in range(MAX_CARDS + 1)]
         for size in range(MIN_CARDS, MAX_CARDS + 1):
             table = self.without_flush[size]
-            for counts in self._rank_multisets(size):
+            for counts in self.rank_multisets(size):
                 key = sum(RANK_KEYS[i] * n for i, n in enumerate(counts))
                 table[key] = strength[self._best_without_flush(counts)]
         # Best straight flush or flush by the bit set of the ranks in the flush suit (bit = rank index from the deuce).
@@ -148,13 +149,14 @@ class HandRanking:
         self.flush_suit: list[int] = [
             next((s for s in range(4) if (field_ >> 3 * s) & 7 >= 5), -1) for field_ in range(1 << SUIT_BITS)
         ]
+        self._split_tables: SplitTables | None = None
 
     def __deepcopy__(self, memo: dict[int, object]) -> HandRanking:
         return self  # built once and never changed: shared, not copied
 
     # -- table construction -------------------------------------------------------------------------
 
-    def _rank_multisets(self, size: int) -> Iterator[tuple[int, ...]]:
+    def rank_multisets(self, size: int) -> Iterator[tuple[int, ...]]:
         """Every way to hold ``size`` cards as counts per deck rank (at most four of a rank)."""
         n = len(self.ranks)
 
@@ -226,11 +228,73 @@ class HandRanking:
                 bits |= 1 << (code >> 2)
         return max(best, self.flush_by_bits[bits])
 
-    def strength_split(self, own: Sequence[int], board: Sequence[int], own_used: int = 2, board_used: int = 3) -> int:
+    def strength_split(  # noqa: PLR0912  (one flat hot path: a helper call per case would cost more than it reads)
+        self, own: Sequence[int], board: Sequence[int], own_used: int = 2, board_used: int = 3
+    ) -> int:
         """Strength of the best hand using exactly ``own_used`` own cards and ``board_used`` board cards.
 
-        Omaha and póquer sintético use exactly 2 own and 3 board cards (R-CARD-6, R-SYNTH-1).  Fast path, unchecked.
+        Omaha and póquer sintético use exactly 2 own and 3 board cards (R-CARD-6, R-SYNTH-1): for those, with
+        a board of 3–5 cards, one row of :mod:`domain.split_tables` per board and one lookup per pair of own
+        cards.  Fast path, unchecked.
         """
+        if own_used != 2 or board_used != 3:
+            return self.strength_split_by_fives(own, board, own_used, board_used)
+        tables = self._split_tables or self.split_tables
+        keys, marks, rows, board_suit, in_suit, _, _ = tables
+        size = len(board)
+        if size == 5:  # the river, unrolled: the showdown's case
+            v, w, x, y, z = board
+            total = keys[v] + keys[w] + keys[x] + keys[y] + keys[z]
+        elif size in (3, 4):
+            total = 0
+            for code in board:
+                total += keys[code]
+        else:
+            return self.strength_split_by_fives(own, board, own_used, board_used)
+        row = rows[size][total >> SUIT_BITS]
+        suit = board_suit[total & SUIT_MASK]  # three or more board cards of this suit, or -1
+        if len(own) == 4:  # Omaha: the best of the six pairs, compared one by one (max() costs a call each)
+            a, b, c, d = own
+            ma, mb, mc, md = marks[a], marks[b], marks[c], marks[d]
+            best = row[ma + mb]
+            if (value := row[ma + mc]) > best:
+                best = value
+            if (value := row[ma + md]) > best:
+                best = value
+            if (value := row[mb + mc]) > best:
+                best = value
+            if (value := row[mb + md]) > best:
+                best = value
+            if (value := row[mc + md]) > best:
+                best = value
+            if suit < 0:
+                return best
+            one = in_suit[suit]
+            if one[a] + one[b] + one[c] + one[d] < 2:
+                return best
+        elif len(own) == 2:  # sintético
+            a, b = own
+            best = row[marks[a] + marks[b]]
+            if suit < 0 or a & 3 != suit or b & 3 != suit:
+                return best
+        else:
+            best = max(row[marks[x] + marks[y]] for x, y in combinations(own, 2))
+            if suit < 0:
+                return best
+        return with_flush(best, own, board, suit, tables)
+
+    @property
+    def split_tables(self) -> SplitTables:
+        """The tables of 2-own + 3-board hands, built on first use (:mod:`domain.split_tables`)."""
+        if self._split_tables is None:
+            self._split_tables = build_split_tables(self)
+        return self._split_tables
+
+    def strength_split_by_fives(
+        self, own: Sequence[int], board: Sequence[int], own_used: int = 2, board_used: int = 3
+    ) -> int:
+        """:meth:`strength_split` for any split, by looking up every 5-card hand it allows: the reference the
+        tables of :mod:`domain.split_tables` are tested against.  Fast path, unchecked."""
         keys = self.card_keys
         own_sums = [sum(chosen) for chosen in combinations([keys[c] for c in own], own_used)]
         board_sums = [sum(chosen) for chosen in combinations([keys[c] for c in board], board_used)]
@@ -313,10 +377,24 @@ class HandRanking:
         return tuple(sorted(five, key=lambda c: (count[c.rank], c.rank, c.suit), reverse=True))
 
 
-@cache
+_rankings: dict[tuple[int, bool | None], HandRanking] = {}
+_building = threading.Lock()
+
+
 def hand_ranking(deck_size: int = 52, flush_beats_full_house: bool | None = None) -> HandRanking:
-    """The ranking for a deck size and R-CARD-5 setting, built on first use and then shared."""
-    rules = RankingRules(deck_size, flush_beats_full_house)
-    if flush_beats_full_house is None:
-        return hand_ranking(deck_size, rules.flush_over_full)
-    return HandRanking(rules)
+    """The ranking for a deck size and R-CARD-5 setting, built on first use and then shared by the whole process.
+
+    Thread-safe and built once: threads that need a ranking being built wait for it instead of each building their
+    own (seconds of a core each: a service's worker threads did that after a restart, issue 13)."""
+    key = (deck_size, flush_beats_full_house)
+    ranking = _rankings.get(key)
+    if ranking is not None:
+        return ranking
+    rules = RankingRules(deck_size, flush_beats_full_house)  # validates the deck (R-CARD-2)
+    with _building:
+        ranking = _rankings.get((deck_size, rules.flush_over_full))
+        if ranking is None:
+            ranking = HandRanking(rules)
+            _rankings[(deck_size, rules.flush_over_full)] = ranking
+        _rankings[key] = ranking
+    return ranking
