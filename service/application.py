@@ -45,6 +45,7 @@ from domain.table_settings import BettingStructure, TableSettings  # noqa: F401 
 from domain.thb import ThbHand, ThbSettings
 from service.group_commit import GroupCommit
 from service.persistence import notifications
+from service.visibility import banked_cards, circle_snapshot, house_cards, reconstruction_step
 
 V = TypeVar("V")
 
@@ -324,6 +325,9 @@ class PokerTables(Application[UUID]):
         self._local = threading.local()  # per command: the aggregates it fetched
         self.on_stored: Callable[[str], None] | None = None
         """Told the table's name each time a command of it is stored (from the storing thread): watchers look then."""
+        self.after_save: Callable[[list[Recording[UUID]]], None] | None = None
+        """Told of each batch of events stored (from the storing thread): the head signer counts them
+        (:mod:`service.signing`)."""
         self._group_commit: GroupCommit[DomainEventProtocol[UUID], Recording[UUID]] = GroupCommit(self.events.put)
 
     @property
@@ -356,6 +360,8 @@ class PokerTables(Application[UUID]):
                     self.repository.cache.put(aggregate_id, aggregate)
         self._take_snapshots(processing_event)
         self._notify(recordings)
+        if self.after_save is not None:
+            self.after_save(recordings)
         return recordings
 
     # -- commands -----------------------------------------------------------------------------------
@@ -438,7 +444,9 @@ class PokerTables(Application[UUID]):
             return {"table": table, "version": record.version, "hand_id": str(record.hand_id(number))}, [record]
 
         result = self._execute(command_id, table, change, ("reconstruction", number, reason))
-        return reconstruct(self.events.get(UUID(result["hand_id"])))
+        sees = viewer.sees_down_cards(table)
+        return [reconstruction_step(step, sees_down_cards=sees) for step in reconstruct(self.events.get(
+            UUID(result["hand_id"])))]
 
     def search_hands(self, table: str, *, since: datetime | None = None, until: datetime | None = None,
                      seat: int | None = None, outcome: str | None = None,
@@ -608,13 +616,14 @@ class PokerTables(Application[UUID]):
         hand = self.banked_hand(record.hand_in_progress)
         own = viewer.sees_down_cards(table)
         pit = viewer.role in (Role.PIT_BOSS, Role.GAMES_DIRECTOR)
-        dealer_cards = hand.dealer if isinstance(hand, ThbHand) else hand.bank
+        dealer_cards = [str(c) for c in (hand.dealer if isinstance(hand, ThbHand) else hand.bank)]
         settled = bool(hand.results)
         out["hand"] = {
             "stage": hand.stage.value,
             "bets": {box: dict(spots) for box, spots in hand.bets.items()},
-            "cards": {box: [str(c) if own else "??" for c in cards] for box, cards in hand.cards.items()},
-            "dealer": [str(c) if pit or settled else "??" for c in dealer_cards],
+            "cards": banked_cards({box: [str(c) for c in cards] for box, cards in hand.cards.items()},
+                                  sees_down_cards=own),
+            "dealer": house_cards(dealer_cards, pit=pit, settled=settled),
             "board": [str(c) for c in hand.board] if isinstance(hand, ThbHand) else [],
             "to_decide": hand.to_decide,
             "next_card": _next_card(hand),
@@ -683,13 +692,7 @@ class PokerTables(Application[UUID]):
         }
         if record.hand_in_progress is not None:
             hand = self.hand(record.hand_in_progress)
-            snapshot = hand.snapshot()
-            if not viewer.sees_down_cards(table):
-                snapshot["hole"] = [[(card if up else "??", up) for card, up in cards] for cards in snapshot["hole"]]
-                snapshot["discards"] = ["??" for _ in snapshot["discards"]]
-                snapshot["opener_discards"] = ["??" for _ in snapshot["opener_discards"]]
-                snapshot["burned"] = ["??" for _ in snapshot["burned"]]
-            out["hand"] = snapshot
+            out["hand"] = circle_snapshot(hand.snapshot(), sees_down_cards=viewer.sees_down_cards(table))
         return out
 
     # -- access -------------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import functools
 import json
+import sqlite3
 import threading
 import time
 import tomllib
@@ -29,6 +30,8 @@ from typing import Any, TypeVar
 from uuid import UUID
 
 import grpc
+import psycopg
+from eventsourcing.persistence import PersistenceError
 from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -73,6 +76,8 @@ from service.application import (
     Viewer,
     parse_moment,
 )
+from service.chain_store import TamperedLogError
+from service.visibility import event_payload
 
 SERVICE_NAME = "pokertable.v1.TableService"
 MAX_TEXT = 256
@@ -139,7 +144,7 @@ def _status(code: grpc.StatusCode, message: str, rule: str) -> grpc.Status:
                                                   details=[detail]))
 
 
-def _translate(error: Exception) -> _StatusError:
+def _translate(error: Exception) -> _StatusError:  # noqa: PLR0911  (one case a kind of error)
     """One place maps domain and application errors to gRPC status codes."""
     match error:
         case _StatusError():
@@ -156,8 +161,14 @@ def _translate(error: Exception) -> _StatusError:
             return _StatusError(grpc.StatusCode.PERMISSION_DENIED, str(error), error.rule)
         case DuplicateCommandError():
             return _StatusError(grpc.StatusCode.ALREADY_EXISTS, str(error), error.rule)
+        case TamperedLogError():  # an event its chain link does not vouch for: not loaded (R-AUD-1)
+            return _StatusError(grpc.StatusCode.DATA_LOSS, str(error), error.rule)
         case ServiceError():
             return _StatusError(grpc.StatusCode.INVALID_ARGUMENT, str(error), error.rule)
+        case PersistenceError() | sqlite3.Error() | psycopg.Error():  # a full disk, a lost connection: retryable
+            return _StatusError(grpc.StatusCode.UNAVAILABLE, f"the event store failed ({type(error).__name__}: "
+                                f"{error}); the command is not acknowledged: retry it with the same command id",
+                                "R-AUD-1")
     raise error
 
 
@@ -516,15 +527,9 @@ def _is_hand_of(topic: str, originator: UUID, table_id: UUID, hands_started: int
 
 
 def _payload(event: Any, sees_down_cards: bool) -> dict[str, Any]:
-    data = event_data(event)
+    """An event as the station may see it: through the one visibility policy (service/visibility.py)."""
+    data = event_payload(type(event).__qualname__, event_data(event), sees_down_cards=sees_down_cards)
     data["timestamp"] = str(event.timestamp)
-    if not sees_down_cards:
-        if type(event).__name__ == "CardDealt" and (data.get("kind") in ("hole", "burn") and not data.get("face_up")):
-            data["card"] = "??"
-        if type(event).__name__ in ("Discarded", "DiscardsReshuffled"):  # face down (R-DRAW-5, R-DRAW-8)
-            data["cards"] = ["??" for _ in data.get("cards", [])]
-        if type(event).__name__ == "CardExposed":  # covered again at once (R-CIRC-9): a down card to the station
-            data["card"] = "??"
     return data
 
 
