@@ -7,137 +7,49 @@ the event at position *n* covers the hash at the position before it, *n* itself,
 topic and stored state, so changing, removing, moving or inserting an event breaks the chain at that event.  Whoever
 could rewrite both tables could rebuild the chain: the head (last position and hash) is therefore printed by
 ``pokertable audit head`` for safekeeping (a games director's log, a regulator's mailbox), and ``verify --head``
-checks the log still leads to it.
+checks the log still leads to it; the service also signs heads with its key (:mod:`service.signing`).
+
+Every stored row is accounted for: positions start at 1 (the tables refuse lower ones: a CHECK or trigger made with
+them), ``verify`` reads from the lowest position there is, and an aggregate is only loaded from events whose link
+checks (:class:`TamperedLogError` otherwise): an event slipped in at position 0 or below, or anywhere without its
+link, never reaches a table.
 """
 
 from __future__ import annotations
 
-import hashlib
-import struct
-from collections.abc import Iterator, Sequence
+import bisect
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
-from eventsourcing.persistence import ApplicationRecorder, StoredEvent
-from eventsourcing.postgres import PostgresApplicationRecorder
-from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteCursor
-from psycopg import Cursor
-from psycopg.rows import DictRow
-from psycopg.sql import SQL, Identifier
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+from eventsourcing.persistence import ApplicationRecorder, Mapper
 
+from service.chain_store import (  # the recorders' topics name this module (service.persistence)
+    GENESIS,
+    LOWEST,
+    PAGE,
+    ChainedPostgresRecorder,
+    ChainedSQLiteRecorder,
+    TamperedLogError,
+    chain_hash,
+    check_link,
+    describe,
+    links,
+)
 from service.persistence import notifications
+from service.signing import SIGNED_HEAD_TOPIC, read_head, signature_problem
 
-GENESIS = bytes(32)
-PAGE = 1000
-
-
-def _originator(value: object) -> str:
-    if isinstance(value, UUID):
-        return str(value)
-    try:
-        return str(UUID(str(value)))
-    except ValueError:
-        return str(value)
-
-
-def _field(data: bytes) -> bytes:
-    return struct.pack(">I", len(data)) + data
-
-
-def chain_hash(previous: bytes, position: int, event: StoredEvent) -> bytes:
-    """The hash of one stored event (or notification) at a position, chained to the hash before it."""
-    digest = hashlib.sha256(previous)
-    digest.update(struct.pack(">q", position))
-    digest.update(_field(_originator(event.originator_id).encode()))
-    digest.update(struct.pack(">q", event.originator_version))
-    digest.update(_field(event.topic.encode()))
-    digest.update(_field(bytes(event.state)))
-    return digest.digest()
-
-
-def links(previous: bytes, positions: Sequence[int], events: Sequence[StoredEvent]) -> list[tuple[int, bytes]]:
-    """The chain rows (position, hash) for events just inserted at these positions, after the hash ``previous``."""
-    rows = []
-    for position, event in zip(positions, events, strict=True):
-        previous = chain_hash(previous, position, event)
-        rows.append((position, previous))
-    return rows
-
-
-class ChainedSQLiteRecorder(SQLiteApplicationRecorder):
-    """The SQLite application recorder, chaining each event it inserts."""
-
-    @property
-    def chain_table(self) -> str:
-        return f"{self.events_table_name}_chain"
-
-    def construct_create_table_statements(self) -> list[str]:
-        return [*super().construct_create_table_statements(),
-                f"CREATE TABLE IF NOT EXISTS {self.chain_table} (position INTEGER PRIMARY KEY, hash BLOB NOT NULL)"]
-
-    def _insert_events(self, c: SQLiteCursor, stored_events: Sequence[StoredEvent],
-                       **kwargs: Any) -> Sequence[int] | None:
-        positions = super()._insert_events(c, stored_events, **kwargs)
-        if positions:
-            c.execute(f"SELECT hash FROM {self.chain_table} ORDER BY position DESC LIMIT 1")
-            row = c.fetchone()
-            c.executemany(f"INSERT INTO {self.chain_table} VALUES (?, ?)",
-                          links(bytes(row[0]) if row else GENESIS, positions, stored_events))
-        return positions
-
-    def chain(self, start: int) -> list[tuple[int, bytes]]:
-        """A page of the chain from ``start``."""
-        with self.datastore.transaction(commit=False) as c:
-            c.execute(f"SELECT position, hash FROM {self.chain_table} WHERE position >= ? ORDER BY position LIMIT ?",
-                      (start, PAGE))
-            return [(int(row[0]), bytes(row[1])) for row in c.fetchall()]
-
-
-class ChainedPostgresRecorder(PostgresApplicationRecorder):
-    """The PostgreSQL application recorder, chaining each event it inserts (the recorder's table lock serialises
-    the writers, so positions are chained in order)."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.chain_table = f"{self.events_table_name}_chain"
-        self._statements: tuple[bytes, bytes] | None = None
-        self.sql_create_statements.append(SQL(
-            "CREATE TABLE IF NOT EXISTS {0}.{1} (position bigint PRIMARY KEY, hash bytea NOT NULL)"
-        ).format(Identifier(self.datastore.schema), Identifier(self.chain_table)))
-
-    def _fetch_ids_after_insert_events(self, curs: Cursor[DictRow], stored_events: Sequence[StoredEvent],
-                                       **kwargs: Any) -> Sequence[int] | None:
-        positions = super()._fetch_ids_after_insert_events(curs, stored_events, **kwargs)
-        if positions:
-            head, insert = self._chain_statements(curs)
-            curs.execute(head, prepare=True)
-            row = curs.fetchone()
-            curs.executemany(insert, links(bytes(row["hash"]) if row else GENESIS, positions, stored_events))
-        return positions
-
-    def _chain_statements(self, curs: Cursor[DictRow]) -> tuple[bytes, bytes]:
-        """The two statements of every insert, composed once (composing them per insert cost ≈ 0.1 ms)."""
-        if self._statements is None:
-            table = Identifier(self.datastore.schema), Identifier(self.chain_table)
-            self._statements = (
-                SQL("SELECT hash FROM {0}.{1} ORDER BY position DESC LIMIT 1").format(*table).as_bytes(curs),
-                SQL("INSERT INTO {0}.{1} (position, hash) VALUES (%s, %s)").format(*table).as_bytes(curs))
-        return self._statements
-
-    def chain(self, start: int) -> list[tuple[int, bytes]]:
-        """A page of the chain from ``start``."""
-        with self.datastore.transaction(commit=False) as curs:
-            curs.execute(SQL("SELECT position, hash FROM {0}.{1} WHERE position >= %s ORDER BY position LIMIT %s")
-                         .format(Identifier(self.datastore.schema), Identifier(self.chain_table)), (start, PAGE))
-            return [(int(row["position"]), bytes(row["hash"])) for row in curs.fetchall()]
+__all__ = ["GENESIS", "LOWEST", "PAGE", "ChainedPostgresRecorder", "ChainedSQLiteRecorder", "Finding",
+           "TamperedLogError", "Verdict", "chain_hash", "check_link", "describe", "links", "verify"]
 
 
 @dataclass(frozen=True)
 class Finding:
-    """The first place where the log and its chain disagree."""
+    """The first place where the log and its chain (or a signed head) disagree."""
 
-    kind: str  # "altered", "removed", "inserted", "reordered", "head"
+    kind: str  # "altered", "removed", "inserted", "reordered", "head", "signature", "rewritten"
     position: int
     message: str
 
@@ -149,6 +61,14 @@ class Verdict:
     events: int
     head: tuple[int, bytes]
     finding: Finding | None
+    signed_heads: int = 0
+    """Signed-head events met (checked only with a public key)."""
+    checked: bool = False
+    """Whether the signed heads were checked against a public key."""
+    signed: int = 0
+    """The last position a valid signature covers (0: none)."""
+    tail: tuple[int, int, str] | None = None
+    """The unsigned tail, when checked: its first position, its number of events and the first event."""
 
     @property
     def clean(self) -> bool:
@@ -156,51 +76,127 @@ class Verdict:
 
 
 def _chain(recorder: ChainedSQLiteRecorder | ChainedPostgresRecorder) -> Iterator[tuple[int, bytes]]:
-    start = 1
+    start = LOWEST
     while page := recorder.chain(start):
         yield from page
         start = page[-1][0] + 1
 
 
-def _describe(event: Any) -> str:
-    kind = event.topic.rsplit(":", 1)[-1]
-    return f"{kind} v{event.originator_version} of {event.originator_id}"
+def _removed(position: int) -> str:
+    return f"the event at position {position} was removed (the chain records it)"
 
 
-def verify(recorder: ApplicationRecorder, expected_head: tuple[int, bytes] | None = None) -> Verdict:
-    """Check every event against the chain, in position order; the first disagreement is named."""
+def verify(recorder: ApplicationRecorder, expected_head: tuple[int, bytes] | None = None, *,
+           public_key: Ed25519PublicKey | None = None, mapper: Mapper[UUID] | None = None) -> Verdict:
+    """Check every stored event and link against the chain, in position order from the lowest, and with a public key
+    every signed head (:mod:`service.signing`); the first disagreement is named."""
     if not isinstance(recorder, ChainedSQLiteRecorder | ChainedPostgresRecorder):
         raise TypeError("this store was not opened with a chaining recorder (service.persistence.environment)")
-    chain = list(_chain(recorder))
-    previous, count, last, link = GENESIS, 0, 0, 0
+    if public_key is not None and mapper is None:
+        raise ValueError("checking signed heads needs the application's mapper to read them")
+    walk = _Walk(list(_chain(recorder)), public_key, mapper)
+    for event in notifications(recorder, start=LOWEST, page=PAGE):
+        if (finding := walk.step(event)) is not None:
+            return walk.verdict(finding)
+    finding = walk.finish(expected_head)
+    if finding is not None or public_key is None:
+        return walk.verdict(finding)
+    return walk.verdict(None, _tail(recorder, walk.chain, walk.signed, walk.signatures))
 
-    def found(kind: str, position: int, message: str) -> Verdict:
-        return Verdict(count, (last, previous), Finding(kind, position, message))
 
-    for event in notifications(recorder, page=PAGE):
-        count += 1
+class _Walk:
+    """The state of a check: the chain, and how far the events have been found to follow it."""
+
+    def __init__(self, chain: list[tuple[int, bytes]], public_key: Ed25519PublicKey | None,
+                 mapper: Mapper[UUID] | None) -> None:
+        self.chain, self.public_key, self.mapper = chain, public_key, mapper
+        self.previous, self.count, self.last, self.link = GENESIS, 0, 0, 0
+        self.heads, self.signed = 0, 0
+        self.signatures: set[int] = set()
+
+    def verdict(self, finding: Finding | None, tail: tuple[int, int, str] | None = None) -> Verdict:
+        return Verdict(self.count, (self.last, self.previous), finding, self.heads, self.public_key is not None,
+                       self.signed, tail)
+
+    def step(self, event: Any) -> Finding | None:
+        """Check the next event in position order."""
+        chain, link = self.chain, self.link
+        self.count += 1
+        if link < len(chain) and chain[link][0] < min(event.id, 1):
+            return _low_link(chain[link][0])
+        if event.id < 1:
+            return Finding("inserted", event.id, f"position {event.id}: {describe(event)} is below position 1, "
+                           "where the log starts: inserted around the service")
         if link < len(chain) and chain[link][0] < event.id:
-            return found("removed", chain[link][0], f"the event at position {chain[link][0]} was removed "
-                         "(the chain records it)")
+            return Finding("removed", chain[link][0], _removed(chain[link][0]))
         if link == len(chain) or chain[link][0] != event.id:
-            return found("inserted", event.id, f"position {event.id}: {_describe(event)} is not in the chain: "
-                         "inserted")
+            return Finding("inserted", event.id, f"position {event.id}: {describe(event)} is not in the chain: "
+                           "inserted")
         recorded = chain[link][1]
-        actual = chain_hash(previous, event.id, event)
-        if actual != recorded:
-            if (origin := _recorded_at(chain, event)) is not None:
-                return found("reordered", event.id, f"position {event.id}: {_describe(event)} was recorded at "
-                             f"position {origin}: the log was reordered")
-            return found("altered", event.id, f"position {event.id}: {_describe(event)} does not match its "
-                         "chained hash: altered")
-        previous, last, link = recorded, event.id, link + 1
-    if link < len(chain):
-        return found("removed", chain[link][0], f"the event at position {chain[link][0]} was removed "
-                     "(the chain records it)")
-    if expected_head is not None and dict(chain).get(expected_head[0]) != expected_head[1]:
-        return found("head", expected_head[0], f"the log does not lead to the safekept head at position "
-                     f"{expected_head[0]}")
-    return Verdict(count, (last, previous), None)
+        if chain_hash(self.previous, event.id, event) != recorded:
+            return self._mismatch(event)
+        if event.topic == SIGNED_HEAD_TOPIC and (finding := self._signed_head(event)) is not None:
+            return finding
+        self.previous, self.last, self.link = recorded, event.id, link + 1
+        return None
+
+    def _mismatch(self, event: Any) -> Finding:
+        if (origin := _recorded_at(self.chain, event)) is not None:
+            return Finding("reordered", event.id, f"position {event.id}: {describe(event)} was recorded at "
+                           f"position {origin}: the log was reordered")
+        last = self.last
+        if event.id > last + 1:  # positions with neither event nor link, and this one no longer chains on
+            return Finding("removed", last + 1, f"positions {last + 1} to {event.id - 1} have neither event nor "
+                           f"link and position {event.id} does not chain to position {last}: the event at "
+                           f"position {last + 1} was removed, with its link")
+        return Finding("altered", event.id, f"position {event.id}: {describe(event)} does not match its chained "
+                       "hash: altered")
+
+    def _signed_head(self, event: Any) -> Finding | None:
+        """A signed head met in the log: with a public key, its signature and that the log still leads to it."""
+        self.heads += 1
+        if self.public_key is None or self.mapper is None:
+            return None
+        try:
+            head = read_head(self.mapper, event)
+        except ValueError as error:
+            return Finding("signature", event.id, str(error))
+        if (problem := signature_problem(self.public_key, head)) is not None:
+            return Finding("signature", event.id, problem)
+        at = bisect.bisect_left(self.chain, head.position, key=lambda entry: entry[0])
+        if at == len(self.chain) or self.chain[at] != (head.position, head.chain_hash):
+            return Finding("rewritten", head.position, f"the log up to position {head.position} was rewritten: it "
+                           f"no longer leads to the head signed at position {event.id} ({head.reason}), though its "
+                           "chain was recomputed")
+        self.signed = max(self.signed, head.position)
+        self.signatures.add(event.id)
+        return None
+
+    def finish(self, expected_head: tuple[int, bytes] | None) -> Finding | None:
+        """After the last event: links left over, and the safekept head."""
+        if self.link < len(self.chain):
+            position = self.chain[self.link][0]
+            return _low_link(position) if position < 1 else Finding("removed", position, _removed(position))
+        if expected_head is not None and dict(self.chain).get(expected_head[0]) != expected_head[1]:
+            return Finding("head", expected_head[0], f"the log does not lead to the safekept head at position "
+                           f"{expected_head[0]}")
+        return None
+
+
+def _low_link(position: int) -> Finding:
+    return Finding("inserted", position, f"a chain link at position {position}, below position 1 where the log "
+                   "starts: inserted")
+
+
+def _tail(recorder: ApplicationRecorder, chain: list[tuple[int, bytes]], signed: int,
+          signatures: set[int]) -> tuple[int, int, str] | None:
+    """The events after the last signed position, less valid signed heads: the first, how many, and what it is."""
+    after = [position for position, _ in chain[bisect.bisect_right(chain, signed, key=lambda entry: entry[0]):]
+             if position not in signatures]
+    if not after:
+        return None
+    first = recorder.select_notifications(after[0], 1)[0]
+    return after[0], len(after), describe(first)
 
 
 def _recorded_at(chain: list[tuple[int, bytes]], event: Any) -> int | None:

@@ -1,9 +1,16 @@
-"""``pokertable audit verify|head``: check the tamper-evident chain of the event log (R-AUD-1).
+"""``pokertable audit verify|head|key|sign``: check the tamper-evident event log and its signed heads (R-AUD-1).
 
-``verify`` reads every event in position order and recomputes the chain; it names the first altered, removed,
-reordered or inserted event, with its position and the hand or table it belongs to, and exits 1; a clean log exits 0.
-``head`` prints the last position and its hash, to be kept somewhere else; ``verify --head POSITION:HASH`` then
-also proves the log still leads to it (a rewritten chain would not).
+``verify`` reads every stored event, from the lowest position there is, and recomputes the chain; it names the first
+altered, removed, reordered or inserted event, with its position and the hand or table it belongs to, and exits 1; a
+clean log exits 0. ``head`` prints the last position and its hash, to be kept somewhere else; ``verify --head
+POSITION:HASH`` then also proves the log still leads to it (a rewritten chain would not).
+
+``verify --public-key FILE`` also checks every head the service signed (``signature``: forged or another key;
+``rewritten``: the log no longer leads to a signed head, though its chain was recomputed), and reports the *unsigned
+tail*: the events after the last signed head, with the first of them named. ``key --signing-key FILE`` prints the
+public key of the service's key, to hand to whoever verifies; ``sign --signing-key FILE`` signs the head of a store
+that no service is writing (the service signs by itself: every ``--sign-every`` events, at a table's close and at
+its stop).
 """
 
 from __future__ import annotations
@@ -12,48 +19,114 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from service.audit import verify
-from service.persistence import DEFAULT_DB, PersistenceUrlError, environment
+from service.audit import Verdict, verify
+from service.persistence import DEFAULT_DB, PersistenceUrlError, StoreInUseError, claim_sole_writer, environment
+from service.signing import HeadSigner, SigningKeyError, load_public_key, load_signing_key, public_pem
 
 
 def add_parser(commands: Any) -> None:
     """Register ``pokertable audit``."""
     parser = commands.add_parser("audit", help="verify the tamper-evident event log", description=__doc__)
-    parser.add_argument("action", choices=("verify", "head"))
+    parser.add_argument("action", choices=("verify", "head", "key", "sign"))
     parser.add_argument("--db", default=DEFAULT_DB, help="sqlite:///FILE (default pokertable.db) or postgresql://…")
     parser.add_argument("--head", help="a safekept head, POSITION:HASH (from 'pokertable audit head')")
+    parser.add_argument("--public-key", type=Path, help="verify: the service's public key (from 'audit key')")
+    parser.add_argument("--signing-key", type=Path, help="key, sign: the service's private key file")
+    parser.add_argument("--reason", default="signed by hand", help="sign: why (e.g. 'end of shift')")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Verify the log or print its head."""
-    from service.application import PokerTables
-
+    """Verify the log, print its head or the public key, or sign the head."""
     try:
-        env = environment(args.db)
-    except PersistenceUrlError as error:
+        if args.action == "key":
+            print(public_pem(load_signing_key(_needed(args.signing_key))), end="")
+            return 0
+        public_key = load_public_key(args.public_key) if args.public_key else None
+        expected = _expected_head(args.head)
+        env = _environment(args.db)
+    except (SigningKeyError, PersistenceUrlError, ValueError) as error:
         print(f"pokertable audit: {error}")
         return 2
-    if "SQLITE_DBNAME" in env and not Path(env["SQLITE_DBNAME"]).exists():
-        print(f"pokertable audit: no database {env['SQLITE_DBNAME']!r}")
-        return 2
-    expected = None
-    if args.head:
-        position, _, digest = args.head.partition(":")
-        try:
-            expected = (int(position), bytes.fromhex(digest))
-        except ValueError:
-            print("pokertable audit: --head is POSITION:HASH, as 'pokertable audit head' prints it")
-            return 2
+    if args.action == "sign":
+        return _sign(args)
+    from service.application import PokerTables
+
     app = PokerTables(env=env)
-    verdict = verify(app.recorder, expected)
+    verdict = verify(app.recorder, expected, public_key=public_key, mapper=app.mapper)
     position, digest = verdict.head
     if args.action == "head":
         print(f"{position}:{digest.hex()}")
         return 0 if verdict.clean else 1
     if verdict.finding is None:
         print(f"clean: {verdict.events} events, chain head {position}:{digest.hex()}")
+        _report_signatures(verdict)
         return 0
     print(f"TAMPERED ({verdict.finding.kind}): {verdict.finding.message}")
     print(f"the log is intact up to position {position} ({verdict.events - 1} events)")
     return 1
+
+
+def _needed(path: Path | None) -> Path:
+    if path is None:
+        raise ValueError("--signing-key FILE is needed (the service's key: signing.key beside its stations file)")
+    return path
+
+
+def _expected_head(text: str | None) -> tuple[int, bytes] | None:
+    if not text:
+        return None
+    position, _, digest = text.partition(":")
+    try:
+        return int(position), bytes.fromhex(digest)
+    except ValueError:
+        raise ValueError("--head is POSITION:HASH, as 'pokertable audit head' prints it") from None
+
+
+def _environment(url: str) -> dict[str, str]:
+    env = environment(url)
+    if "SQLITE_DBNAME" in env and not Path(env["SQLITE_DBNAME"]).exists():
+        raise ValueError(f"no database {env['SQLITE_DBNAME']!r}")
+    return env
+
+
+def _report_signatures(verdict: Verdict) -> None:
+    if not verdict.checked:
+        if verdict.signed_heads:
+            print(f"signed heads: {verdict.signed_heads}, not checked: give --public-key FILE")
+        return
+    if verdict.signed:
+        print(f"signed heads: {verdict.signed_heads}, every one valid; the log is signed up to position "
+              f"{verdict.signed}")
+    else:
+        print("signed heads: none with this key")
+    if verdict.tail is None:
+        print("unsigned tail: none (every event is covered by a signed head)")
+    else:
+        first, count, what = verdict.tail
+        print(f"unsigned tail: {count} events from position {first} ({what}): chained, not yet signed")
+
+
+def _sign(args: argparse.Namespace) -> int:
+    """Sign the head of a store no service is writing (on SQLite, claimed as its sole writer meanwhile)."""
+    from service.application import PokerTables
+
+    try:
+        key = load_signing_key(_needed(args.signing_key))
+        claim = claim_sole_writer(args.db)
+    except (SigningKeyError, StoreInUseError, ValueError) as error:
+        print(f"pokertable audit: {error}")
+        return 2
+    try:
+        app = PokerTables(env=environment(args.db, sole_writer=claim is not None))
+        signer = HeadSigner(app, key)
+        signer.start()  # the last head this key signed, if recent: not signed twice
+        signed = signer.sign(args.reason)
+    finally:
+        if claim is not None:
+            claim.release()
+    if signed is None:
+        print("nothing to sign: the head is already signed")
+    else:
+        print(f"signed the chain head at position {signed.position} ({args.reason})")
+    return 0

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import signal
 import sys
+from collections.abc import Awaitable
 from pathlib import Path
 
 import grpc
@@ -12,6 +14,7 @@ import grpc
 from service.application import PokerTables
 from service.persistence import DEFAULT_DB, PersistenceUrlError, StoreInUseError, claim_sole_writer, environment
 from service.server import StationConfigError, Stations, serve
+from service.signing import DEFAULT_EVERY, KEY_FILE_NAME, HeadSigner, SigningKeyError, load_or_create_signing_key
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -23,6 +26,12 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--config", type=Path, required=True, help="stations file (TOML): tokens and roles")
     parser.add_argument("--tls-cert", type=Path, help="PEM certificate chain: serve over TLS (with --tls-key)")
     parser.add_argument("--tls-key", type=Path, help="PEM private key of --tls-cert")
+    parser.add_argument("--signing-key", type=Path,
+                        help=f"Ed25519 key that signs the chain head (default: {KEY_FILE_NAME} beside --config); "
+                        "created on first start, readable by its owner only")
+    parser.add_argument("--sign-every", type=int, default=DEFAULT_EVERY, metavar="N",
+                        help=f"sign the chain head once N events have been stored since the last (default "
+                        f"{DEFAULT_EVERY}); also at every table close and when the service stops")
     parser.set_defaults(run=run)
 
 
@@ -31,11 +40,17 @@ def run(args: argparse.Namespace) -> int:
     try:
         stations = Stations.load(args.config)
         claim = claim_sole_writer(args.db)  # SQLite: this process is the file's only writer while it serves
+        key_path = args.signing_key or args.config.parent / KEY_FILE_NAME
+        key, created = load_or_create_signing_key(key_path)
         app = PokerTables(env=environment(args.db, sole_writer=claim is not None))
+        signer = HeadSigner(app, key, args.sign_every)
+        unsigned = signer.start()
         credentials = _credentials(args.tls_cert, args.tls_key)
-    except (StationConfigError, PersistenceUrlError, StoreInUseError, OSError, ValueError) as error:
+    except (StationConfigError, PersistenceUrlError, StoreInUseError, SigningKeyError, OSError, ValueError) as error:
         print(f"pokertable serve: {error}", file=sys.stderr)
         return 2
+    print(f"pokertable signs chain heads with {'the new key ' if created else ''}{key_path} "
+          f"({signer.fingerprint}); {unsigned} events after the last head it signed", file=sys.stderr, flush=True)
 
     def ready(port: int) -> None:
         tls = " over TLS" if credentials else ""
@@ -45,13 +60,29 @@ def run(args: argparse.Namespace) -> int:
         print(f"pokertable warm: hand-ranking tables of every deck built in {seconds:.1f} s", flush=True)
 
     try:
-        asyncio.run(serve(app, stations, f"{args.host}:{args.port}", ready, credentials, warm=warm))
-    except KeyboardInterrupt:
-        return 0
+        asyncio.run(_until_stopped(serve(app, stations, f"{args.host}:{args.port}", ready, credentials, warm=warm)))
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        pass
     finally:
-        if claim is not None:
-            claim.release()
+        try:  # the service's stop closes a shift: the head is signed, so nothing before it can be rewritten unseen
+            signed = signer.sign("service stop")
+            if signed is not None:
+                print(f"pokertable signed the chain head at position {signed.position} (service stop)", flush=True)
+        except Exception as error:  # the store is gone (e.g. PostgreSQL down): say so; the tail stays unsigned
+            print(f"pokertable serve: the chain head could not be signed at stop: {error}", file=sys.stderr)
+        finally:
+            if claim is not None:
+                claim.release()
     return 0
+
+
+async def _until_stopped(serving: Awaitable[None]) -> None:
+    """Serve until SIGINT or SIGTERM (a service manager's stop), which end it as an interrupt does."""
+    task = asyncio.ensure_future(serving)
+    loop = asyncio.get_running_loop()
+    for stop in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(stop, task.cancel)
+    await task
 
 
 def _credentials(cert: Path | None, key: Path | None) -> grpc.ServerCredentials | None:

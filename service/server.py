@@ -59,6 +59,7 @@ from domain.thb import STANDARD_LIMITS, ThbSettings
 from domain.variants import VARIANTS
 from service.api import pokertable_pb2 as pb
 from service.api import pokertable_pb2_grpc as pb_grpc
+from service.hardening import HARDENED, Hardening, StationGate, bearer_token
 from service.application import (
     BANKED_TABLE_ACTIONS,
     CDP_ACTIONS,
@@ -82,6 +83,7 @@ from service.visibility import event_payload
 SERVICE_NAME = "pokertable.v1.TableService"
 MAX_TEXT = 256
 MAX_CHIPS = 10**12
+UNAUTHENTICATED_MESSAGE = "unknown or missing station token (authorization: Bearer TOKEN)"
 WATCH_PAGE = 200
 WATCH_POLL_SECONDS = 0.05  # for other instances' commands on a shared PostgreSQL
 WATCH_SAFETY_POLL_SECONDS = 30.0  # the sole writer of an SQLite file: every command wakes its table's streams
@@ -241,12 +243,10 @@ class TableServicer(pb_grpc.TableServiceServicer):
             stored.set()
 
     def _viewer(self, context: grpc.aio.ServicerContext[Any, Any]) -> Viewer:
-        metadata = dict(context.invocation_metadata() or ())
-        header = str(metadata.get("authorization", ""))
-        token = header.removeprefix("Bearer ").strip()
-        viewer = self.stations.by_token.get(token)
-        if viewer is None:
-            raise _StatusError(grpc.StatusCode.UNAUTHENTICATED, "unknown or missing station token", "R-AUD-1")
+        token = bearer_token(context.invocation_metadata())  # type: ignore[arg-type]
+        viewer = self.stations.by_token.get(token) if token is not None else None
+        if viewer is None:  # StationGate refused the call already; this holds without it too
+            raise _StatusError(grpc.StatusCode.UNAUTHENTICATED, UNAUTHENTICATED_MESSAGE, "R-AUD-1")
         return viewer
 
     # -- administration -----------------------------------------------------------------------------
@@ -684,9 +684,15 @@ def _table_view(view: dict[str, Any]) -> pb.TableView:
 
 
 async def create_server(app: PokerTables, stations: Stations, address: str = "127.0.0.1:0",
-                        credentials: grpc.ServerCredentials | None = None) -> tuple[grpc.aio.Server, int]:
-    """A started server on ``address`` (port 0: a free port), with health checking and reflection."""
-    server = grpc.aio.server()
+                        credentials: grpc.ServerCredentials | None = None, *,
+                        hardening: Hardening = HARDENED) -> tuple[grpc.aio.Server, int]:
+    """A started server on ``address`` (port 0: a free port), with health checking and reflection; calls without a
+    station token are refused before they are parsed, and requests and connections are limited
+    (:mod:`service.hardening`)."""
+    gate = StationGate(SERVICE_NAME, stations.by_token.__contains__,
+                       _status(grpc.StatusCode.UNAUTHENTICATED, UNAUTHENTICATED_MESSAGE, "R-AUD-1"))
+    server = grpc.aio.server(interceptors=[gate] if hardening.authenticate_first else [],
+                             options=hardening.options())
     # Commands wait in these threads for their group's commit (service.group_commit): enough of them that the
     # tables of a busy floor share transactions. The sole writer of an SQLite file applies commands on the event
     # loop and only sends long reads here.

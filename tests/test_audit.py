@@ -1,25 +1,36 @@
 """Tamper evidence (R-AUD-1): events altered, removed, reordered or inserted directly in the SQLite file or in
-PostgreSQL are named by ``audit verify`` (the first bad one, with its position); a clean log is reported clean."""
+PostgreSQL are named by ``audit verify`` (the first bad one, with its position); a clean log is reported clean.
+Positions below 1 are refused by the store, named by ``verify`` and never loaded; an event the chain does not vouch
+for is never loaded into a table; a store written before these checks still loads and verifies."""
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from eventsourcing.persistence import StoredEvent
 
 from domain.cards import Card
 from domain.decks import BackColour, DeckIdentity
 from domain.table_settings import BettingStructure, TableSettings
 from service.application import HandCommand, PokerTables, Role, Viewer
-from service.audit import verify
+from service.audit import TamperedLogError, verify
 from service.cli import main
 from service.persistence import environment
+from service.signing import HeadSigner
 from tests.test_application import postgres_store
 
 PIT = Viewer("pit", Role.PIT_BOSS)
+FIXTURE = Path(__file__).parent / "data" / "before-signed-heads.db"
+"""A store written by the service before positions were guarded and heads signed: the two hands of :func:`play`
+and Mesa A closed (58 events)."""
+REFUSED = (sqlite3.IntegrityError, psycopg.errors.IntegrityError)
 
 
 def play(app: PokerTables) -> None:
@@ -88,17 +99,57 @@ def _remove(store: Store, position: int) -> None:
     store.execute("DELETE FROM stored_events WHERE notification_id = %s", position)
 
 
+def _remove_with_link(store: Store, position: int) -> None:
+    _remove(store, position)
+    store.execute("DELETE FROM stored_events_chain WHERE position = %s", position)
+
+
 def _swap(store: Store, position: int) -> None:
-    store.execute("UPDATE stored_events SET notification_id = -1 WHERE notification_id = %s", position)
+    (spare,) = store.execute("SELECT MAX(notification_id) + 1000 FROM stored_events")[0]
+    store.execute("UPDATE stored_events SET notification_id = %s WHERE notification_id = %s", spare, position)
     store.execute("UPDATE stored_events SET notification_id = %s WHERE notification_id = %s", position, position + 1)
-    store.execute("UPDATE stored_events SET notification_id = %s WHERE notification_id = -1", position + 1)
+    store.execute("UPDATE stored_events SET notification_id = %s WHERE notification_id = %s", position + 1, spare)
 
 
 TAMPERING: dict[str, tuple[Callable[[Store, int], None], str]] = {
     "altered": (_alter, "altered"),
     "removed": (_remove, "removed"),
+    "removed-with-its-link": (_remove_with_link, "removed"),
     "reordered": (_swap, "reordered"),
 }
+
+
+def _forged_chips(store: Store, amount: int) -> StoredEvent:
+    """What someone with the library and the database password writes: Mesa A's next event, chips at seat 1."""
+    app = PokerTables(env=store.env)
+    table = app.table("Mesa A")
+    table.add_chips(1, amount)
+    (event,) = table.collect_events()
+    return app.mapper.to_stored_event(event)
+
+
+def _insert_at(store: Store, position: int, event: StoredEvent, *, link: bool = False) -> None:
+    originator = event.originator_id.hex if store.sqlite else event.originator_id  # type: ignore[union-attr]
+    store.execute("INSERT INTO stored_events (notification_id, originator_id, originator_version, topic, state) "
+                  "VALUES (%s, %s, %s, %s, %s)", position, originator, event.originator_version, event.topic,
+                  event.state)
+    if link:
+        store.execute("INSERT INTO stored_events_chain (position, hash) VALUES (%s, %s)", position, bytes(32))
+
+
+def _drop_guards(store: Store) -> None:
+    """What the attacker does first (or what a store made before the guards lacks)."""
+    if not store.sqlite:
+        for table in ("stored_events", "stored_events_chain"):
+            store.execute(f"ALTER TABLE {table} DROP CONSTRAINT {table}_position_check")
+        return
+    store.execute("DROP TRIGGER stored_events_position_insert")
+    store.execute("DROP TRIGGER stored_events_position_update")
+    # SQLite drops no CHECK: the chain table is made again without one (its triggers go with the old one)
+    store.execute("ALTER TABLE stored_events_chain RENAME TO guarded")
+    store.execute("CREATE TABLE stored_events_chain (position INTEGER PRIMARY KEY, hash BLOB NOT NULL)")
+    store.execute("INSERT INTO stored_events_chain SELECT position, hash FROM guarded")
+    store.execute("DROP TABLE guarded")
 
 
 def test_a_clean_log_is_reported_clean(store: Store) -> None:
@@ -123,6 +174,91 @@ def test_an_inserted_event_is_named(store: Store) -> None:
                   "VALUES (%s, %s, %s, %s)", originator, version + 1, topic, state)
     (last,) = store.execute("SELECT MAX(notification_id) FROM stored_events")[0]
     assert store.verdict() == ("inserted", last)
+
+
+@pytest.mark.parametrize("position", [0, -5])
+def test_r_aud_1_the_store_refuses_positions_below_1(store: Store, position: int) -> None:
+    forged = _forged_chips(store, 100_000)
+    with pytest.raises(REFUSED):
+        _insert_at(store, position, forged)
+    with pytest.raises(REFUSED):
+        store.execute("UPDATE stored_events SET notification_id = %s WHERE notification_id = 3", position)
+    with pytest.raises(REFUSED):
+        store.execute("INSERT INTO stored_events_chain (position, hash) VALUES (%s, %s)", position, bytes(32))
+    assert store.verdict() is None
+
+
+@pytest.mark.parametrize("link", [False, True], ids=["bare", "with-a-link"])
+@pytest.mark.parametrize("position", [0, -5])
+def test_r_aud_1_an_event_forged_below_position_1_is_named_and_never_loaded(store: Store, position: int,
+                                                                            link: bool) -> None:
+    app = PokerTables(env=store.env)
+    head = verify(app.recorder).head
+    forged = _forged_chips(store, 100_000)
+    _drop_guards(store)
+    _insert_at(store, position, forged, link=link)
+    assert store.verdict() == ("inserted", position)
+    restarted = PokerTables(env=store.env)
+    verdict = verify(restarted.recorder, head)  # with the safekept head too
+    assert verdict.finding is not None and (verdict.finding.kind, verdict.finding.position) == ("inserted", position)
+    with pytest.raises(TamperedLogError, match=f"ChipsAdded v[0-9]+ of .* at position {position}: below position 1"):
+        restarted.table("Mesa A")  # not 100,500 chips at seat 1: no table at all until the log is put right
+
+
+def test_r_aud_1_a_chain_link_forged_below_position_1_is_named(store: Store) -> None:
+    _drop_guards(store)
+    store.execute("INSERT INTO stored_events_chain (position, hash) VALUES (%s, %s)", -5, bytes(32))
+    assert store.verdict() == ("inserted", -5)
+
+
+def test_r_aud_1_an_event_the_chain_does_not_vouch_for_is_never_loaded(store: Store) -> None:
+    forged = _forged_chips(store, 100_000)
+    (last,) = store.execute("SELECT MAX(notification_id) FROM stored_events")[0]
+    _insert_at(store, last + 1, forged)  # no link
+    with pytest.raises(TamperedLogError, match="no chain link"):
+        PokerTables(env=store.env).table("Mesa A")
+    store.execute("DELETE FROM stored_events WHERE notification_id = %s", last + 1)
+    (state, position) = store.execute("SELECT state, notification_id FROM stored_events WHERE topic LIKE "
+                                      "'%%Table.PlayerSeated' ORDER BY notification_id LIMIT 1")[0]
+    store.execute("UPDATE stored_events SET state = %s WHERE notification_id = %s",
+                  bytes(state).replace(b"500", b"900"), position)
+    with pytest.raises(TamperedLogError, match=f"PlayerSeated v2 .* at position {position}: it does not match"):
+        PokerTables(env=store.env).table("Mesa A")
+
+
+def test_a_sqlite_store_written_before_the_guards_and_signed_heads_loads_and_verifies(tmp_path: Path) -> None:
+    shutil.copy(FIXTURE, tmp_path / "old.db")
+    store = Store.__new__(Store)
+    store.env, store.table, store.sqlite = environment(f"sqlite:///{tmp_path / 'old.db'}"), "stored_events", True
+    app = PokerTables(env=store.env)
+    table = app.table("Mesa A")
+    assert table.closed and table.hands_started == 2
+    key = Ed25519PrivateKey.generate()
+    verdict = verify(app.recorder, public_key=key.public_key(), mapper=app.mapper)
+    assert verdict.clean and verdict.events == 58 and verdict.signed == 0
+    assert verdict.tail is not None and verdict.tail[:2] == (1, 58) and "Table.Opened v1" in verdict.tail[2]
+    with pytest.raises(REFUSED):  # opening it added the guards
+        store.execute("UPDATE stored_events SET notification_id = 0 WHERE notification_id = 3")
+    with pytest.raises(REFUSED):
+        store.execute("INSERT INTO stored_events_chain (position, hash) VALUES (%s, %s)", -5, bytes(32))
+    signer = HeadSigner(app, key)
+    assert signer.start() == 58
+    assert signer.sign("end of shift") is not None
+    verdict = verify(app.recorder, public_key=key.public_key(), mapper=app.mapper)
+    assert verdict.clean and verdict.signed == 58 and verdict.tail is None
+
+
+def test_a_postgres_store_made_before_the_position_check_gets_it_and_still_starts() -> None:
+    store = Store(postgres_store())
+    forged = _forged_chips(store, 100_000)
+    _drop_guards(store)
+    _insert_at(store, 0, forged)  # a row already there when the check arrives
+    app = PokerTables(env=store.env)  # the check is added (NOT VALID: the rows there are left to verify and load)
+    with pytest.raises(REFUSED):
+        _insert_at(store, -5, forged)
+    assert store.verdict() == ("inserted", 0)
+    with pytest.raises(TamperedLogError):
+        app.table("Mesa A")
 
 
 def test_the_command_line_names_the_first_bad_event_and_checks_a_safekept_head(
