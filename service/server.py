@@ -59,7 +59,6 @@ from domain.thb import STANDARD_LIMITS, ThbSettings
 from domain.variants import VARIANTS
 from service.api import pokertable_pb2 as pb
 from service.api import pokertable_pb2_grpc as pb_grpc
-from service.hardening import HARDENED, Hardening, StationGate, bearer_token
 from service.application import (
     BANKED_TABLE_ACTIONS,
     CDP_ACTIONS,
@@ -78,6 +77,7 @@ from service.application import (
     parse_moment,
 )
 from service.chain_store import TamperedLogError
+from service.hardening import HARDENED, Hardening, StationGate, bearer_token
 from service.visibility import event_payload
 
 SERVICE_NAME = "pokertable.v1.TableService"
@@ -690,7 +690,8 @@ async def create_server(app: PokerTables, stations: Stations, address: str = "12
     station token are refused before they are parsed, and requests and connections are limited
     (:mod:`service.hardening`)."""
     gate = StationGate(SERVICE_NAME, stations.by_token.__contains__,
-                       _status(grpc.StatusCode.UNAUTHENTICATED, UNAUTHENTICATED_MESSAGE, "R-AUD-1"))
+                       _status(grpc.StatusCode.UNAUTHENTICATED, UNAUTHENTICATED_MESSAGE, "R-AUD-1"),
+                       _status(grpc.StatusCode.INVALID_ARGUMENT, "the request is not a message of its method", ""))
     server = grpc.aio.server(interceptors=[gate] if hardening.authenticate_first else [],
                              options=hardening.options())
     # Commands wait in these threads for their group's commit (service.group_commit): enough of them that the

@@ -1,0 +1,164 @@
+"""The gRPC server's defences against clients that are not stations (issue 13, item 7).
+
+Four clients without a token sending huge messages once took the server to 99 % CPU and 781 MB: every request was
+read in full (up to gRPC's default 4 MiB) and parsed into Python objects before its handler looked at the token, and
+some handlers did work proportional to the message before asking who called. Now:
+
+* :class:`StationGate`, a server interceptor, checks the ``authorization: Bearer TOKEN`` metadata before any handler
+  runs. A call without a known token is answered ``UNAUTHENTICATED`` by a handler whose deserializer does not parse
+  the body (the bytes are dropped as they are); nothing of the service runs for it.
+* A request may be at most :data:`MAX_REQUEST_BYTES`; gRPC refuses a larger one (``RESOURCE_EXHAUSTED``) before it
+  is read into Python. The largest legal request (every text field at its 256-character limit in 4-byte UTF-8,
+  every number at 10 bytes, ten entries in every list) is about 19 KiB (``tests/test_attack_flood.py`` computes it
+  from the service descriptor), so 64 KiB leaves three times that.
+* A connection carries at most :data:`MAX_STREAMS_PER_CONNECTION` calls at once (further calls wait, they do not
+  fail): enough for one pit screen watching every table of a large floor over one channel, or a benchmark's 200
+  tables flat out.
+* Connections: the server pings a silent peer every minute and drops it if the ping goes unanswered for 20 s; a
+  client may ping at most every 10 s (two strikes and it is sent away); a connection with no call for 5 minutes is
+  closed, and one older than an hour is asked to reconnect (``GOAWAY``) for its next calls. Calls in progress are
+  never cut: the grace after ``GOAWAY`` is unlimited, so a ``Watch`` stream keeps flowing on its old connection,
+  and a client that loses one anyway resumes from the last position it saw. A connection must finish its TLS or
+  HTTP/2 handshake within 10 s.
+
+``benchmarks/flood.py`` measures a croupier's latency with and without a flood of such clients, and against the
+defaults of gRPC (:data:`GRPC_DEFAULTS`, the server as it was).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+
+MAX_REQUEST_BYTES = 64 * 1024
+MAX_STREAMS_PER_CONNECTION = 256
+KEEPALIVE_MS = 60_000
+KEEPALIVE_TIMEOUT_MS = 20_000
+MIN_CLIENT_PING_INTERVAL_MS = 10_000
+MAX_PING_STRIKES = 2
+MAX_CONNECTION_IDLE_MS = 5 * 60_000
+MAX_CONNECTION_AGE_MS = 60 * 60_000
+HANDSHAKE_TIMEOUT_MS = 10_000
+BEARER = "bearer"
+
+
+@dataclass(frozen=True)
+class Hardening:
+    """The limits a server applies; :data:`HARDENED` by default."""
+
+    authenticate_first: bool = True
+    """Refuse calls without a known station token in an interceptor, before their bodies are parsed."""
+    max_request_bytes: int | None = MAX_REQUEST_BYTES
+    """The largest request read; ``None``: gRPC's default (4 MiB)."""
+    connection_limits: bool = True
+    """Streams per connection, keepalive, idle and age limits, handshake timeout."""
+    max_connection_idle_ms: int = MAX_CONNECTION_IDLE_MS
+    max_connection_age_ms: int = MAX_CONNECTION_AGE_MS
+
+    def options(self) -> list[tuple[str, int]]:
+        """The gRPC server options (channel arguments) of these limits."""
+        options: list[tuple[str, int]] = []
+        if self.max_request_bytes is not None:
+            options.append(("grpc.max_receive_message_length", self.max_request_bytes))
+        if self.connection_limits:
+            options += [
+                ("grpc.max_concurrent_streams", MAX_STREAMS_PER_CONNECTION),
+                ("grpc.keepalive_time_ms", KEEPALIVE_MS),
+                ("grpc.keepalive_timeout_ms", KEEPALIVE_TIMEOUT_MS),
+                ("grpc.keepalive_permit_without_calls", 1),
+                ("grpc.http2.min_ping_interval_without_data_ms", MIN_CLIENT_PING_INTERVAL_MS),
+                ("grpc.http2.max_ping_strikes", MAX_PING_STRIKES),
+                ("grpc.max_connection_idle_ms", self.max_connection_idle_ms),
+                ("grpc.max_connection_age_ms", self.max_connection_age_ms),
+                ("grpc.server_handshake_timeout_ms", HANDSHAKE_TIMEOUT_MS),
+            ]
+        return options
+
+
+HARDENED = Hardening()
+GRPC_DEFAULTS = Hardening(authenticate_first=False, max_request_bytes=None, connection_limits=False)
+"""The server as it was before issue 13: gRPC's defaults, the token checked by each handler after parsing (for
+``benchmarks/flood.py``'s comparison only)."""
+
+
+def bearer_token(metadata: Sequence[tuple[str, str | bytes]] | None) -> str | None:
+    """The token of the one ``authorization: Bearer TOKEN`` header, or ``None``: no header, several, another
+    scheme, or an empty token. The scheme is required (RFC 6750) and, as HTTP schemes are, case-insensitive."""
+    headers = [value for key, value in metadata or () if key.lower() == "authorization"]
+    if len(headers) != 1 or not isinstance(headers[0], str):
+        return None
+    scheme, _, token = headers[0].partition(" ")
+    token = token.strip()
+    if scheme.lower() != BEARER or not token:
+        return None
+    return token
+
+
+Refusal = Callable[[Any, grpc.aio.ServicerContext[Any, Any]], Awaitable[None]]
+_UNDECODABLE = object()
+"""What a station's request that is not a message of its method deserializes to."""
+
+
+class StationGate(grpc.aio.ServerInterceptor):
+    """Calls to the guarded service without a known station token end ``UNAUTHENTICATED`` before any handler runs and
+    before their requests are parsed; a station's request that is not a message of its method ends
+    ``INVALID_ARGUMENT`` (gRPC would say ``INTERNAL``). Other services (health checking, reflection) are open."""
+
+    def __init__(self, service: str, known: Callable[[str], bool], refusal: grpc.Status,
+                 malformed: grpc.Status) -> None:
+        self.prefix, self.known, self.malformed = f"/{service}/", known, malformed
+
+        async def refuse(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
+            del request  # the raw bytes, never parsed
+            await context.abort_with_status(refusal)
+
+        self.refuse: Refusal = refuse
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler[Any, Any] | None]],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler[Any, Any] | None:
+        """Pass a station's call on; refuse any other call to the guarded service."""
+        handler = await continuation(handler_call_details)
+        if handler is None or not handler_call_details.method.startswith(self.prefix):
+            return handler  # None: an unknown method, which gRPC answers UNIMPLEMENTED
+        token = bearer_token(handler_call_details.invocation_metadata)
+        if token is None or not self.known(token):
+            if handler.unary_stream is not None:
+                return grpc.unary_stream_rpc_method_handler(self.refuse)
+            return grpc.unary_unary_rpc_method_handler(self.refuse)
+        return self._checked(handler)
+
+    def _checked(self, handler: grpc.RpcMethodHandler[Any, Any]) -> grpc.RpcMethodHandler[Any, Any]:
+        """The station's handler, answering a body that does not parse with ``INVALID_ARGUMENT``."""
+        parse, malformed = handler.request_deserializer, self.malformed
+
+        def deserialize(body: bytes) -> Any:
+            try:
+                return parse(body) if parse is not None else body
+            except Exception:  # DecodeError, or a field that is not valid UTF-8
+                return _UNDECODABLE
+
+        if handler.unary_stream is not None:
+            stream: Any = handler.unary_stream  # a coroutine or async generator function (grpc.aio)
+
+            async def streamed(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> AsyncIterator[Any]:
+                if request is _UNDECODABLE:
+                    await context.abort_with_status(malformed)
+                async for response in stream(request, context):
+                    yield response
+
+            return grpc.unary_stream_rpc_method_handler(streamed, deserialize, handler.response_serializer)
+        unary: Any = handler.unary_unary
+        assert unary is not None, "the guarded service has unary and server-streaming methods only"
+
+        async def answered(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+            if request is _UNDECODABLE:
+                await context.abort_with_status(malformed)
+            return await unary(request, context)
+
+        return grpc.unary_unary_rpc_method_handler(answered, deserialize, handler.response_serializer)

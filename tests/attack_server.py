@@ -1,0 +1,72 @@
+"""A real server on a free port on SQLite, as ``pokertable serve`` runs it, for the attack suites of issue 13."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import grpc
+from google.protobuf.descriptor import MethodDescriptor
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
+
+from service.api import pokertable_pb2 as pb
+from service.application import PokerTables
+from service.hardening import HARDENED, Hardening
+from service.persistence import claim_sole_writer, environment
+from service.server import SERVICE_NAME, create_server
+from tests.test_grpc_service import STATIONS
+
+SERVICE = pb.DESCRIPTOR.services_by_name["TableService"]
+METHODS: list[MethodDescriptor] = list(SERVICE.methods)
+
+
+@contextmanager
+def running_server(directory: Path, hardening: Hardening = HARDENED) -> Iterator[int]:
+    """A server on a free port, in its own event loop thread, the sole writer of an SQLite file; its port."""
+    url = f"sqlite:///{directory / 'tables.db'}"
+    claim = claim_sole_writer(url)
+    app = PokerTables(env=environment(url, sole_writer=True))
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    server, port = asyncio.run_coroutine_threadsafe(create_server(app, STATIONS, hardening=hardening),
+                                                    loop).result(timeout=10)
+    try:
+        yield port
+    finally:
+        asyncio.run_coroutine_threadsafe(server.stop(0), loop).result(timeout=10)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(timeout=5)
+        if claim is not None:
+            claim.release()
+
+
+def raw_call(channel: grpc.Channel, method: MethodDescriptor, body: bytes,
+             metadata: list[tuple[str, str]] | None = None, timeout: float = 10) -> grpc.StatusCode:
+    """Send ``body`` as they are to ``method``; the status the call ends with (a stream is read to its end)."""
+    path = f"/{SERVICE_NAME}/{method.name}"
+    try:
+        if method.server_streaming:
+            stream: Any = channel.unary_stream(path)(body, metadata=metadata, timeout=timeout)
+            for _ in stream:
+                pass
+        else:
+            channel.unary_unary(path)(body, metadata=metadata, timeout=timeout)
+    except grpc.RpcError as error:
+        return error.code()  # type: ignore[attr-defined, no-any-return]
+    return grpc.StatusCode.OK
+
+
+def error_reason(error: grpc.RpcError) -> str:
+    """The ``reason`` of the ErrorInfo detail of a refused call (the rule id), or ``""`` without one."""
+    status = rpc_status.from_call(error)  # type: ignore[arg-type]
+    if status is None or not status.details:
+        return ""
+    info = error_details_pb2.ErrorInfo()
+    status.details[0].Unpack(info)
+    return str(info.reason)
