@@ -31,7 +31,14 @@ from domain.cards import Card, Rank, format_cards, parse_cards  # noqa: F401  (u
 from domain.decks import deck_ranks, lowest_rank
 from domain.errors import InvalidCardsError
 from domain.hand_classes import Category, HandClass, Language, category_order
-from domain.split_tables import SplitTables, build_split_tables, with_flush
+from domain.split_tables import (
+    BOARD_SUIT_BITS,
+    BOARD_SUIT_MASK,
+    SplitTables,
+    build_split_tables,
+    by_pairs,
+    with_flush,
+)
 
 RANK_KEYS: tuple[int, ...] = (0, 1, 5, 22, 98, 453, 2031, 8698, 22854, 83661, 262349, 636345, 1479181)
 """Rank keys, lowest rank of the deck first: the smallest increasing integers whose sums over any multiset
@@ -228,60 +235,33 @@ class HandRanking:
                 bits |= 1 << (code >> 2)
         return max(best, self.flush_by_bits[bits])
 
-    def strength_split(  # noqa: PLR0912  (one flat hot path: a helper call per case would cost more than it reads)
-        self, own: Sequence[int], board: Sequence[int], own_used: int = 2, board_used: int = 3
-    ) -> int:
+    def strength_split(self, own: Sequence[int], board: Sequence[int], own_used: int = 2, board_used: int = 3) -> int:
         """Strength of the best hand using exactly ``own_used`` own cards and ``board_used`` board cards.
 
-        Omaha and póquer sintético use exactly 2 own and 3 board cards (R-CARD-6, R-SYNTH-1): for those, with
-        a board of 3–5 cards, one row of :mod:`domain.split_tables` per board and one lookup per pair of own
-        cards.  Fast path, unchecked.
+        Omaha and póquer sintético use exactly 2 own and 3 board cards (R-CARD-6, R-SYNTH-1): for those, the
+        tables of :mod:`domain.split_tables` (Omaha at the river: one lookup; otherwise one per pair of own cards),
+        and a look at one suit when three board cards and two own cards have it.  Fast path, unchecked.
         """
         if own_used != 2 or board_used != 3:
             return self.strength_split_by_fives(own, board, own_used, board_used)
         tables = self._split_tables or self.split_tables
-        keys, marks, rows, board_suit, in_suit, _, _ = tables
-        size = len(board)
-        if size == 5:  # the river, unrolled: the showdown's case
+        if len(board) == 5 and len(own) == 4:  # Omaha at the river: one lookup, unrolled
+            keys, _, _, board_suit, in_suit, _, _, river, boards, hands = tables
             v, w, x, y, z = board
             total = keys[v] + keys[w] + keys[x] + keys[y] + keys[z]
-        elif size in (3, 4):
-            total = 0
-            for code in board:
-                total += keys[code]
-        else:
-            return self.strength_split_by_fives(own, board, own_used, board_used)
-        row = rows[size][total >> SUIT_BITS]
-        suit = board_suit[total & SUIT_MASK]  # three or more board cards of this suit, or -1
-        if len(own) == 4:  # Omaha: the best of the six pairs, compared one by one (max() costs a call each)
             a, b, c, d = own
-            ma, mb, mc, md = marks[a], marks[b], marks[c], marks[d]
-            best = row[ma + mb]
-            if (value := row[ma + mc]) > best:
-                best = value
-            if (value := row[ma + md]) > best:
-                best = value
-            if (value := row[mb + mc]) > best:
-                best = value
-            if (value := row[mb + md]) > best:
-                best = value
-            if (value := row[mc + md]) > best:
-                best = value
+            mine = keys[a] + keys[b] + keys[c] + keys[d]
+            best = river[boards[total >> BOARD_SUIT_BITS] + hands[mine >> BOARD_SUIT_BITS]]
+            suit = board_suit[total & BOARD_SUIT_MASK]  # three or more board cards of this suit, or -1
             if suit < 0:
                 return best
             one = in_suit[suit]
             if one[a] + one[b] + one[c] + one[d] < 2:
                 return best
-        elif len(own) == 2:  # sintético
-            a, b = own
-            best = row[marks[a] + marks[b]]
-            if suit < 0 or a & 3 != suit or b & 3 != suit:
-                return best
-        else:
-            best = max(row[marks[x] + marks[y]] for x, y in combinations(own, 2))
-            if suit < 0:
-                return best
-        return with_flush(best, own, board, suit, tables)
+            return with_flush(best, own, board, suit, tables)
+        if 3 <= len(board) <= 5:
+            return by_pairs(own, board, tables)
+        return self.strength_split_by_fives(own, board)
 
     @property
     def split_tables(self) -> SplitTables:

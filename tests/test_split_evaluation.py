@@ -8,7 +8,8 @@ suit six times as likely as the others, so that flushes and straight flushes are
 
 from __future__ import annotations
 
-from itertools import combinations
+from collections import Counter
+from itertools import combinations, combinations_with_replacement
 
 import numpy as np
 import pytest
@@ -23,7 +24,7 @@ from domain.decks import DECK_SIZES, composition
 from domain.hand_classes import Category
 from domain.hand_rules import HAND_RULES
 from domain.ranking import hand_ranking
-from domain.split_tables import MARKS
+from domain.split_tables import BOARD_RANK_KEYS, BOARD_SUIT_BITS, BOARD_SUIT_KEYS, BOARD_SUIT_MASK, MARKS
 from tests.conftest import assert_same_order, cards
 
 Hand = tuple[list[int], list[int]]
@@ -47,6 +48,19 @@ def every_five(deck_size: int, flush_over_full: bool, own: list[int], board: lis
     """The best strength of every 5-card hand of exactly 2 own and 3 board cards, each looked up whole."""
     ranking = hand_ranking(deck_size, flush_over_full)
     return max(ranking.strength([*two, *three]) for two in combinations(own, 2) for three in combinations(board, 3))
+
+
+def test_the_board_rank_keys_tell_boards_and_four_own_ranks_apart() -> None:
+    """Boards of 3, 4 and 5 cards and four own cards are found by their rank-key sums: unique within each size,
+    and a 5-card board's whole key sum stays under 2³⁰ (one-digit Python integers)."""
+    for size in (3, 4, 5):
+        held = [c for c in combinations_with_replacement(range(13), size) if max(Counter(c).values()) <= 4]
+        sums = {sum(BOARD_RANK_KEYS[r] for r in ranks) for ranks in held}
+        assert len(sums) == len(held)
+    largest = (4 * BOARD_RANK_KEYS[-1] + BOARD_RANK_KEYS[-2]) << BOARD_SUIT_BITS | 5 * BOARD_SUIT_KEYS[-1]
+    assert largest < 1 << 30
+    assert 5 * BOARD_SUIT_KEYS[-1] <= BOARD_SUIT_MASK
+    assert all(6 * BOARD_SUIT_KEYS[s] == BOARD_SUIT_KEYS[s + 1] for s in range(3))
 
 
 def test_the_marks_are_a_golomb_ruler() -> None:
