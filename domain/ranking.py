@@ -50,6 +50,9 @@ SUIT_MASK = (1 << SUIT_BITS) - 1
 
 MIN_CARDS, MAX_CARDS = 5, 7
 
+_building_split = threading.Lock()
+"""Held while a ranking's :attr:`HandRanking.split_tables` are built, so that threads wait for them, not rebuild."""
+
 
 @dataclass(frozen=True, slots=True)
 class RankingRules:
@@ -265,10 +268,14 @@ class HandRanking:
 
     @property
     def split_tables(self) -> SplitTables:
-        """The tables of 2-own + 3-board hands, built on first use (:mod:`domain.split_tables`)."""
-        if self._split_tables is None:
-            self._split_tables = build_split_tables(self)
-        return self._split_tables
+        """The tables of 2-own + 3-board hands (:mod:`domain.split_tables`), built on first use, once a process."""
+        tables = self._split_tables
+        if tables is None:
+            with _building_split:
+                tables = self._split_tables
+                if tables is None:
+                    tables = self._split_tables = build_split_tables(self)
+        return tables
 
     def strength_split_by_fives(
         self, own: Sequence[int], board: Sequence[int], own_used: int = 2, board_used: int = 3
