@@ -12,8 +12,11 @@ file receives.  Format ``pokertable-hand/1``::
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, time, tzinfo
 from typing import Any
+from uuid import UUID, uuid5
 
 from domain.reconstruction import event_data
 
@@ -66,34 +69,140 @@ class ExportError(ValueError):
     """A hand the PHH format cannot describe."""
 
 
-def hand_phh(events: Iterable[Any]) -> str:
+@dataclass(frozen=True)
+class PhhContext:
+    """What the table knows about a hand beyond its events, for PHH's optional fields."""
+
+    venue: str | None = None
+    """The casino (PHH ``venue``)."""
+    table: str | None = None
+    """The table's name (PHH ``table``)."""
+    seat_count: int | None = None
+    """The seats the table has (PHH ``seat_count``)."""
+    players: Mapping[int, str] = field(default_factory=dict)
+    """Pseudonymous player ids by seat (PHH ``players``): never a real name (see :func:`player_ids`)."""
+    zone: tzinfo = UTC
+    """The casino's time zone: the hand's start is written in its local time (PHH ``time``, ``day``, ``month``,
+    ``year``), with the zone's IANA name (``time_zone``) and the offset then in force (``_utc_offset``)."""
+
+
+def hand_phh(events: Iterable[Any], context: PhhContext | None = None) -> str:
     """A finished Hold'em, Omaha or seven-card stud hand as a PHH history (TOML), readable by pokerkit.  PHH records no
-    burn cards (pokerkit burns by itself); a hand with an exposed or forfeited card, or a voided one, has none."""
-    document = hand_document(events)
+    burn cards (pokerkit burns by itself); a hand with an exposed or forfeited card, or a voided one, has none.
+
+    Besides the fields the hand needs, it writes the hand number (``hand``), the seats in PHH's player order
+    (``seats``), the start time, the finishing stacks and the ante reading (``ante_trimming_status``: true for the
+    decision ``ante_pot = matched``, docs/circle.md), and with a :class:`PhhContext` the casino, the table, its seat
+    count, pseudonymous players and the casino's time zone; ``_hand_id`` and ``_table_id`` name the hand here."""
+    listed = list(events)
+    document = hand_document(listed)
     settings = document["events"][0]["data"]["settings"]
     code = PHH_VARIANTS.get((settings["variant"], settings["structure"]))
     if code is None:
         raise ExportError(f"PHH has no form for {settings['structure']} {settings['variant']}: export it as JSON")
     if document["finishing_stacks"] is None or document["voided"]:
         raise ExportError("only a finished, not voided hand has a PHH form")
+    context = context or PhhContext()
     seats: list[int] = document["seats"]
     stakes = settings["stakes"]
-    blinds = list(stakes["blinds"]) + [0] * (len(seats) - len(stakes["blinds"]))
-    lines = [f'variant = "{code}"', "ante_trimming_status = false",
-             f"antes = {list(stakes['antes']) or [0] * len(seats)}", f"blinds_or_straddles = {blinds}"]
+    fields: dict[str, Any] = {
+        "variant": code,
+        "ante_trimming_status": settings.get("ante_pot", "matched") == "matched",
+        "antes": _per_player(stakes["antes"], len(seats)),
+        "blinds_or_straddles": _per_player(stakes["blinds"], len(seats)),
+    }
     if code == "F7S":
-        lines = [line for line in lines if not line.startswith("blinds")]
-        lines += [f"bring_in = {stakes['bring_in']}", f"small_bet = {stakes['small_bet']}",
-                  f"big_bet = {stakes['big_bet']}"]
+        del fields["blinds_or_straddles"]
+        fields |= {"bring_in": stakes["bring_in"], "small_bet": stakes["small_bet"], "big_bet": stakes["big_bet"]}
     elif code == "FT":
-        lines += [f"small_bet = {stakes['small_bet']}", f"big_bet = {stakes['big_bet']}"]
+        fields |= {"small_bet": stakes["small_bet"], "big_bet": stakes["big_bet"]}
     else:
-        lines.append(f"min_bet = {stakes['min_bet'] or max(blinds)}")
-    lines += [f"starting_stacks = {document['starting_stacks']}",
-              "actions = [\n" + "".join(f'  "{a}",\n' for a in _phh_actions(document["events"], seats, code == "F7S"))
-              + "]",
-              f'# pokertable hand {document["hand_id"]}, table {document["table_id"]}, number {document["number"]}']
+        fields["min_bet"] = stakes["min_bet"] or max(fields["blinds_or_straddles"])
+    fields["starting_stacks"] = document["starting_stacks"]
+    fields["actions"] = _phh_actions(document["events"], seats, code == "F7S")
+    start = listed[0].timestamp.astimezone(context.zone)
+    offset = start.strftime("%z")
+    fields |= {
+        "venue": context.venue,
+        "table": context.table,
+        "hand": document["number"],
+        "seats": seats,
+        "seat_count": context.seat_count,
+        "players": [context.players[seat] for seat in seats] if context.players else None,
+        "year": start.year, "month": start.month, "day": start.day,
+        "time": start.time().replace(tzinfo=None, microsecond=0),
+        "time_zone": getattr(context.zone, "key", None) or start.tzname(),
+        "finishing_stacks": document["finishing_stacks"],
+        "_utc_offset": f"{offset[:3]}:{offset[3:]}",
+        "_hand_id": document["hand_id"],
+        "_table_id": document["table_id"],
+    }
+    lines = [f"{key} = {_toml(value)}" for key, value in fields.items() if value is not None and key != "actions"]
+    actions = "actions = [\n" + "".join(f"  {_toml(action)},\n" for action in fields["actions"]) + "]"
+    lines.insert(list(fields).index("actions"), actions)
     return "\n".join(lines) + "\n"
+
+
+def shift_phhs(hands: Iterable[tuple[Iterable[Any], PhhContext | None]]) -> tuple[str, list[str]]:
+    """Several hands as one PHHS file (a TOML table a hand, ``[1]``, ``[2]``, … as pokerkit writes them), and what
+    was left out: a hand PHH cannot describe (voided, not finished, with an exposed card…) is named in a comment
+    and in the list returned, so that a shift's file never leaves a hand out silently."""
+    parts: list[str] = []
+    left_out: list[str] = []
+    for events, context in hands:
+        listed = list(events)
+        try:
+            parts.append(f"[{len(parts) + 1}]\n{hand_phh(listed, context)}")
+        except ExportError as error:
+            note = f"hand {vars(listed[0])['number']} ({listed[0].originator_id}): {error}"
+            left_out.append(note)
+            parts.append(f"# left out: {note}\n")
+    return "\n".join(parts), left_out
+
+
+def player_ids(table_id: UUID, table_events: Iterable[Any]) -> dict[int, dict[int, str]]:
+    """Pseudonymous player ids of a table's hands, from the table's events: hand number → seat → id.  A player is
+    known only by his sitting (a seat, from the moment he sits until he leaves): the same id for every hand of that
+    sitting, a new one for the next player in the seat; the id is a digest, so it tells neither seat nor name."""
+    sittings: dict[int, int] = {}
+    seated: dict[int, str] = {}
+    out: dict[int, dict[int, str]] = {}
+    for event in table_events:
+        name = type(event).__qualname__.rsplit(".", 1)[-1]
+        data = vars(event)
+        if name == "PlayerSeated":
+            seat = data["seat"]
+            sittings[seat] = sittings.get(seat, 0) + 1
+            seated[seat] = "p" + uuid5(table_id, f"seat {seat} sitting {sittings[seat]}").hex[:12]
+        elif name == "PlayerLeft":
+            seated.pop(data["seat"], None)
+        elif name == "Closed":
+            seated.clear()
+        elif name == "HandStarted":
+            out[data["number"]] = dict(seated)
+    return out
+
+
+def _per_player(values: list[int], players: int) -> list[int]:
+    return (list(values) + [0] * players)[:players]
+
+
+def _toml(value: Any) -> str:
+    """A TOML value: booleans, integers, local times, strings (escaped) and arrays of them."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, time):
+        return value.isoformat()
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    text = str(value)
+    escaped = "".join(_ESCAPES.get(c) or (f"\\u{ord(c):04x}" if ord(c) < 0x20 or ord(c) == 0x7F else c) for c in text)
+    return f'"{escaped}"'
+
+
+_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r"}
 
 
 _PHH_ACTIONS = {"Folded": "f", "Checked": "cc", "Called": "cc", "BringInPosted": "pb"}

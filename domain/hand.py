@@ -111,8 +111,7 @@ class Hand(Aggregate):
             carried_pot=carried_pot,
         )
         state = hand.state
-        antes = [min(state.settings.stakes.ante(p), state.stacks[p]) for p in range(state.n)]
-        blinds = [min(state.blind_for(p), state.stacks[p] - antes[p]) for p in range(state.n)]
+        antes, blinds = state.forced_bets()
         hand.trigger_event(cls.ForcedBetsPosted, antes=antes, blinds=blinds)
         return hand
 
@@ -364,7 +363,8 @@ class Hand(Aggregate):
         return _passes(self.verify_show, seat)
 
     def show(self, seat: int) -> None:
-        """Turn the player's cards face up; the hand plays at its highest combination (R-CARD-7)."""
+        """Turn the player's cards face up; the hand plays at its highest combination (R-CARD-7; decision: in every
+        game, not only Texas Hold'em Bonus)."""
         self.verify_show(seat)
         cards = self.state.cards_of(self.position_of(seat))
         self.trigger_event(self.Shown, seat=seat, cards=[str(c) for c in cards])

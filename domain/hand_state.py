@@ -23,7 +23,7 @@ from domain.hand_rules import HAND_RULES, HandRule
 from domain.pots import Pot, rake_for, side_pots, split
 from domain.ranking import HandRanking, HandValue, hand_ranking
 from domain.stud import best_exposed, highest_up_card, lowest_up_card, shows_open_pair
-from domain.table_settings import BettingStructure, MinRaise, ShowdownOrder, TableSettings
+from domain.table_settings import AntePot, BettingStructure, MinRaise, ShowdownOrder, TableSettings
 from domain.variants import Opening, Street, Variant
 
 
@@ -99,6 +99,10 @@ class HandState:
     n: int = field(init=False)
     bets: list[int] = field(init=False)
     contributed: list[int] = field(init=False)
+    antes: list[int] = field(init=False)
+    """Each position's ante, part of ``contributed`` (dead money in the main pot under ``ante_pot = main``)."""
+    uncalled: list[int] = field(init=False)
+    """The part of ``contributed`` bet in an interval and matched by nobody in it: it comes back to the bettor."""
     folded: list[bool] = field(init=False)
     hole: list[list[tuple[Card, bool]]] = field(init=False)
     board: list[Card] = field(init=False)
@@ -146,6 +150,8 @@ class HandState:
         self.stacks = list(self.stacks)
         self.bets = [0] * self.n
         self.contributed = [0] * self.n
+        self.antes = [0] * self.n
+        self.uncalled = [0] * self.n
         self.folded = [False] * self.n
         self.hole = [[] for _ in range(self.n)]
         self.board, self.burned = [], []
@@ -372,7 +378,7 @@ class HandState:
         self._require_turn_to_show(position)
         if position == self.opener:
             return
-        for pot in side_pots(self.contributed, self.folded):
+        for pot in self.pots():
             if position in pot.eligible and len(pot.eligible) > 1 and not any(
                     p != position and self.shown.get(p, True) for p in pot.eligible):
                 raise HandRuleError("the last player with a claim on a pot shows his hand", rule="R-CIRC-7")
@@ -501,13 +507,27 @@ class HandState:
         self.drawers.popleft()
         self.drawer_discards = []
         if not self.drawers:
-            self._begin_betting()  # R-DRAW-6: the second interval, starting with the opener
+            self._begin_betting()  # R-DRAW-6 (decision): the second interval, starting with the opener
+
+    def forced_bets(self) -> tuple[list[int], list[int]]:
+        """The ante and the blind or straddle each position posts (R-CIRC-2, R-FLOP-1): the ante first, then the
+        blind from what is left of the stack; a player who cannot cover them is all-in for what he has.  Under the
+        decision ``ante_pot = matched`` the part of an ante above every other player's is never matched and stays
+        with him (the blind is still the one owed after the whole ante: pokerkit's order, so PHH replays agree)."""
+        antes = [min(self.ante_for(p), self.stacks[p]) for p in range(self.n)]
+        blinds = [min(self.blind_for(p), self.stacks[p] - antes[p]) for p in range(self.n)]
+        if self.settings.ante_pot is AntePot.MATCHED:
+            matched = sorted(antes)[-2]
+            antes = [min(ante, matched) for ante in antes]
+        return antes, blinds
 
     def apply_forced_bet(self, position: int, amount: int, *, ante: bool) -> None:
         """An ante or a blind/straddle, posted before the deal (R-CIRC-2)."""
         self.stacks[position] -= amount
         self.contributed[position] += amount
-        if not ante:
+        if ante:
+            self.antes[position] += amount
+        else:
             self.bets[position] += amount
 
     def begin(self) -> None:
@@ -684,13 +704,13 @@ class HandState:
             return
         opener = self._opener()
         order = [(opener + k) % self.n for k in range(self.n)]
-        self.queue = deque(i for i in order if not self.folded[i] and self.stacks[i])
+        self.queue = deque(i for i in order if not self.folded[i] and self.stacks[i] and self._can_be_matched(i))
         first = self.street_index == 0 and self.street.opening in (Opening.BRING_IN, Opening.HIGH_CARD)
         self.bring_in_pending = first and self.settings.stakes.bring_in > 0
         self.completion_pending = self.bring_in_pending
         self.phase = Phase.BETTING
-        if not self.queue or self._nobody_left_to_bet_against():
-            self._end_betting()
+        if not self.queue or (len(self.queue) == 1 and self.bets[self.queue[0]] >= self.bet_to):
+            self._end_betting()  # nobody to act, or one player alone who has nobody to bet against
 
     def _opener(self) -> int:
         players = self.in_hand
@@ -716,6 +736,12 @@ class HandState:
                 return best_exposed([self.up_cards(p) if p in players else [] for p in range(self.n)])
         raise AssertionError(self.street.opening)  # pragma: no cover
 
+    def ante_for(self, position: int) -> int:
+        """The ante this position owes; heads-up the two are swapped like the blinds (a big-blind ante stays with the
+        big blind), as PHH and pokerkit list them."""
+        stakes = self.settings.stakes
+        return stakes.ante(self.n - 1 - position) if self.n == 2 else stakes.ante(position)
+
     def _blind(self, position: int) -> int:
         """The blind a position posts; heads-up the button posts the small blind (reversed order)."""
         stakes = self.settings.stakes
@@ -726,15 +752,20 @@ class HandState:
         return self._blind(position)
 
     def _after_action(self) -> None:
-        if len(self.in_hand) <= 1 or not self.queue or self._nobody_left_to_bet_against():
+        """The interval ends when one player is left or every player due to act has acted: a player who has not
+        acted yet keeps his turn even when nobody is left to bet against him (the big blind's option: he checks)."""
+        if len(self.in_hand) <= 1 or not self.queue:
             self._end_betting()
 
-    def _nobody_left_to_bet_against(self) -> bool:
-        """At most one player can still bet and he has matched the highest bet: the interval is over."""
-        able = [p for p in self.in_hand if self.stacks[p]]
-        return len(able) <= 1 and all(self.bets[p] >= self.bet_to for p in self.queue)
+    def _can_be_matched(self, position: int) -> bool:
+        """Another player still in could put in more than this player's bet: acting can change something for him.
+        A player whose bet already covers every other player's chips is not asked to act (pokerkit plays the same)."""
+        return any(self.stacks[i] + self.bets[i] > self.bets[position] for i in self.in_hand if i != position)
 
     def _end_betting(self) -> None:
+        matched, top = sorted(self.bets)[-2:]
+        if top > matched:  # the part of the last bet nobody matched in this interval goes back to its bettor
+            self.uncalled[self.bets.index(top)] += top - matched
         self.queue.clear()
         self.bring_in_pending = self.completion_pending = False
         if self.street.needs_openers and self.opener is None:
@@ -777,10 +808,22 @@ class HandState:
             return self.ranking.strength(own + board)
         return self.ranking.strength_split(own, board, rule.own_used, rule.board_used)
 
+    def pots(self) -> list[Pot]:
+        """The main pot and side pots of the chips put in this hand (R-CIRC-6): the antes as matched chips, or as dead
+        money in the main pot (decision, setting ``ante_pot``); then each bet nobody matched in its interval, which
+        simply comes back (with unequal antes a player's total can exceed another's without any bet being uncalled)."""
+        put = [c - u for c, u in zip(self.contributed, self.uncalled, strict=True)]
+        main = self.settings.ante_pot is AntePot.MAIN
+        dead = [min(a, c) for a, c in zip(self.antes, put, strict=True)] if main else []
+        pots = side_pots(put, self.folded, dead)
+        if len(self.in_hand) == 1:  # R-CIRC-7: the last player wins every pot, one only folded players reached too
+            pots = [pot if pot.eligible else Pot(pot.amount, tuple(self.in_hand), pot.contributors) for pot in pots]
+        return pots + [Pot(amount, (p,), (p,)) for p, amount in enumerate(self.uncalled) if amount]
+
     def settlement(self) -> tuple[list[Award], int]:
         """Each pot with its rake and winners (R-CIRC-6, R-CIRC-7, R-CIRC-11, R-CIRC-12), and the chips that carry
         to the next hand because nobody is left to claim them (R-DRAW-7)."""
-        pots = side_pots(self.contributed, self.folded)
+        pots = self.pots()
         if self.dead_money:  # a pot carried from earlier hands joins the main pot
             first = pots[0] if pots else Pot(0, tuple(self.in_hand), ())
             pots[:1] = [Pot(first.amount + self.dead_money, first.eligible, first.contributors, self.dead_money)]

@@ -2,6 +2,12 @@
 
 >>> [(p.amount, p.eligible) for p in side_pots([100, 300, 300, 50], [False, False, False, True])]
 [(350, (0, 1, 2)), (400, (1, 2))]
+
+Antes as dead money in the main pot (decision ``ante_pot = main``): position 0 is all-in for his ante alone and
+still contests every ante, the big blind's ante of 100 included; the others' bets of 10 make a side pot.
+
+>>> [(p.amount, p.eligible) for p in side_pots([10, 110, 10, 10], [False] * 4, dead=[10, 100, 0, 0])]
+[(110, (0, 1, 2, 3)), (30, (1, 2, 3))]
 >>> split(101, [2, 0])
 [(2, 51), (0, 50)]
 """
@@ -24,24 +30,38 @@ class Pot:
 
     @property
     def contested(self) -> bool:
-        """More than one player put chips in (or it holds a carried pot): not merely an uncalled bet coming back."""
-        return len(self.contributors) > 1 or self.carried_in > 0
+        """More than one player put chips in (or it holds a carried pot), or others than the one who did are entitled
+        to it (dead antes, decision ``ante_pot = main``): not merely an uncalled bet coming back."""
+        return len(self.contributors) > 1 or self.carried_in > 0 or (
+            bool(self.eligible) and self.eligible != self.contributors)
 
 
-def side_pots(contributions: Sequence[int], folded: Sequence[bool]) -> list[Pot]:
+def side_pots(contributions: Sequence[int], folded: Sequence[bool], dead: Sequence[int] = ()) -> list[Pot]:
     """The main pot and side pots, main first.
 
     The chips are cut at every player's total; each slice goes to the players still in who reached it.  Adjacent
     slices with the same players entitled are one pot, except that a slice only one player put chips in (the
     uncalled part of his bet, which simply comes back) stays apart, so it is never raked.
+
+    ``dead`` is the part of each contribution that is dead money in the main pot (the antes, decision ``ante_pot =
+    main``): it is left out of the cuts and added to the first slice, which every player still in contests, even
+    one all-in for his ante alone.
     """
+    dead = list(dead) or [0] * len(contributions)
+    live = [c - d for c, d in zip(contributions, dead, strict=True)]
+    dead_money = sum(dead)
     pots: list[Pot] = []
     previous = 0
-    for level in sorted({c for c in contributions if c > 0}):
-        amount = sum(min(c, level) - min(c, previous) for c in contributions)
-        eligible = tuple(i for i, c in enumerate(contributions) if not folded[i] and c >= level)
-        contributors = tuple(i for i, c in enumerate(contributions) if c > previous)
+    for level in sorted({c for c in live if c > 0 or dead_money}):
+        amount = sum(min(c, level) - min(c, previous) for c in live)
+        eligible = tuple(i for i, c in enumerate(live) if not folded[i] and c >= level)
+        contributors = tuple(i for i, c in enumerate(live) if c > previous)
+        if not pots and dead_money:  # the first slice holds the dead antes
+            amount += dead_money
+            contributors = tuple(sorted({*contributors, *(i for i, d in enumerate(dead) if d)}))
         previous = level
+        if not amount:
+            continue
         slice_ = Pot(amount, eligible, contributors)
         if pots and pots[-1].eligible == eligible and pots[-1].contested == slice_.contested:
             last = pots[-1]

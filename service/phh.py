@@ -24,7 +24,7 @@ from domain.decks import BackColour, DeckIdentity
 from domain.errors import RuleError
 from domain.hand import TABLES_NAMESPACE, Hand
 from domain.hand_state import Phase, SlotKind
-from domain.table_settings import BettingStructure, RakePolicy, Stakes, TableSettings
+from domain.table_settings import AntePot, BettingStructure, RakePolicy, ShowdownOrder, Stakes, TableSettings
 
 VARIANTS: dict[str, tuple[str, BettingStructure]] = {
     "NT": ("holdem", BettingStructure.NO_LIMIT),
@@ -68,7 +68,12 @@ def settings_from(history: dict[str, Any]) -> TableSettings:
         min_bet=int(history.get("min_bet", 0)),
     )
     cap = 4 if structure is BettingStructure.FIXED_LIMIT else None
-    return TableSettings(variant, structure, stakes, raise_cap=cap, rake=RakePolicy(), burn_cards=False)
+    # PHH's ante trimming is our decision ante_pot: trimmed antes are matched chips, untrimmed ones (PHH's default)
+    # are dead money in the main pot (docs/circle.md)
+    ante_pot = AntePot.MATCHED if history.get("ante_trimming_status", False) else AntePot.MAIN
+    # the history's showdown order is pokerkit's, not R-CIRC-13's: the order of shows changes no chips
+    return TableSettings(variant, structure, stakes, raise_cap=cap, rake=RakePolicy(), burn_cards=False,
+                         ante_pot=ante_pot, showdown_order=ShowdownOrder.ANY)
 
 
 def replay(history: dict[str, Any]) -> Hand:
