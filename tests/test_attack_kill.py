@@ -44,7 +44,7 @@ def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     yield f"{POSTGRES_URL}?schema={schema}"
     import psycopg
 
-    with psycopg.connect(POSTGRES_URL.replace("postgresql://", "postgresql://", 1), autocommit=True) as conn:
+    with psycopg.connect(POSTGRES_URL, autocommit=True) as conn:
         conn.execute(f"drop schema {schema} cascade")
 
 
