@@ -27,9 +27,9 @@ unit: $(STAMP)
 	$(BIN)/pytest
 
 bench: $(STAMP)
-	$(BIN)/python benchmarks/evaluator.py
-	$(BIN)/python benchmarks/circle.py
-	$(BIN)/python benchmarks/odds.py
+	$(BIN)/python -m benchmarks.evaluator
+	$(BIN)/python -m benchmarks.circle
+	$(BIN)/python -m benchmarks.odds
 	$(BIN)/python -m benchmarks.service
 	$(BIN)/python -m benchmarks.devices
 	$(BIN)/python -m benchmarks.replay

@@ -13,11 +13,16 @@ from __future__ import annotations
 
 import argparse
 import random
+import sys
 import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
+
+if not __package__:  # run as a script: benchmarks/ heads sys.path, where service.py and devices.py shadow the packages
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pokerkit import Automation, HandHistory, NoLimitTexasHoldem, State
 from pokerkit import Card as PokerkitCard

@@ -12,10 +12,14 @@ import json
 import os
 import random
 import statistics
+import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
+
+if not __package__:  # run as a script: benchmarks/ heads sys.path, where service.py and devices.py shadow the packages
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import grpc
 

@@ -6,7 +6,12 @@ Target (issue 5): at least 1,000,000 simulated hands per minute.  Run with ``.ve
 
 from __future__ import annotations
 
+import sys
 import time
+from pathlib import Path
+
+if not __package__:  # run as a script: benchmarks/ heads sys.path, where service.py and devices.py shadow the packages
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from service.odds import simulate, thb_chunk
 

@@ -12,11 +12,15 @@ import argparse
 import os
 import random
 import statistics
+import sys
 import tempfile
 import time
 import uuid
 from pathlib import Path
 from typing import Any
+
+if not __package__:  # run as a script: benchmarks/ heads sys.path, where service.py and devices.py shadow the packages
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.service import postgres_url
 from domain.cards import Rank

@@ -15,7 +15,7 @@ big blind: start, six deals, two folds. Targets (issue 6): sequential commands/s
 times it; and flat out beside the echo flat out, where latency is tables ÷ throughput); a command late in a long
 session costs what an early one does.
 
-Run with ``.venv/bin/python -m benchmarks.service [--postgres URL]`` (as a module: ``service`` is the package).
+Run with ``.venv/bin/python -m benchmarks.service [--postgres URL]`` (or as a script, ``benchmarks/service.py``).
 """
 
 from __future__ import annotations
@@ -34,6 +34,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+if not __package__:  # run as a script: benchmarks/ heads sys.path, where service.py and devices.py shadow the packages
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import grpc
 from eventsourcing.application import Application
