@@ -150,7 +150,10 @@ def _river(
     hand_pairs = marks[hands[:, pairs]].sum(axis=2)  # (hands, 6): each pair's place in a row
     river = np.empty((len(table), len(hands)), dtype=np.uint16)
     for start in range(0, len(table), _CHUNK):
-        river[start:start + _CHUNK] = table[start:start + _CHUNK][:, hand_pairs].max(axis=2)
+        boards, best = table[start:start + _CHUNK], river[start:start + _CHUNK]
+        np.take(boards, hand_pairs[:, 0], axis=1, out=best)
+        for pair in range(1, len(pairs)):
+            np.maximum(best, np.take(boards, hand_pairs[:, pair], axis=1), out=best)
     hand_sums = board_rank_keys[hands].sum(axis=1).tolist()
     river_hands = dict(zip(hand_sums, range(len(hands)), strict=True))
     if len(river_hands) != len(hands):
