@@ -17,9 +17,10 @@ from eventsourcing.domain import Aggregate, event
 
 from domain.cdp import CdpHand, CdpSettings
 from domain.decks import DeckIdentity
-from domain.device_reports import DeviceReport
+from domain.device_reports import DeckAlternationError, DeviceReport, alternation_problem, is_shuffler_report
 from domain.errors import RuleError
 from domain.hand import TABLES_NAMESPACE
+from domain.names import verify_name
 from domain.reconstruction import request_problem
 from domain.thb import ThbHand, ThbSettings
 
@@ -50,14 +51,15 @@ class BankedTable(Aggregate):
         self.reconstructions = 0
         self.bank_result = 0
         self.reshuffle_pending: str | None = None  # the deck to reshuffle fully before the next hand (R-THB-11)
+        self.last_deck_colour: str | None = None  # the deck of the last hand started (R-DECK-2)
+        self.shuffler: dict[str, str] | None = None  # the automatic shuffler that reported here (R-DECK-2)
 
     @classmethod
     def open(cls, name: str, game: str, settings: ThbSettings | CdpSettings) -> BankedTable:
         """Open a table of ``game`` (``holdem-bonus`` or ``casino-draw``)."""
         if game not in GAMES or not isinstance(settings, GAMES[game][1]):
             raise BankedTableError(f"unknown game {game!r} or settings of another game", rule="R-AUD-1")
-        if not name.strip() or len(name) > 64:
-            raise BankedTableError("a table has a name of 1 to 64 characters", rule="R-AUD-1")
+        verify_name(name)  # R-AUD-1: no control, format or invisible character (domain.names)
         return cls(name=name, game=game, settings=settings.to_dict())
 
     @property
@@ -77,6 +79,9 @@ class BankedTable(Aggregate):
             raise BankedTableError(f"a full reshuffle of the {self.reshuffle_pending} deck is required before the "
                                    "next hand: record the shuffler's shuffle of that deck, or the croupier's "
                                    "reshuffle", rule="R-THB-11")
+        if alternation := alternation_problem(deck.colour.value, last=self.last_deck_colour, hand=self.hands_started,
+                                          shuffler=self.shuffler is not None):
+            raise DeckAlternationError(alternation, rule="R-DECK-2")
         hand_class = GAMES[self.game][0]
         settings = self.settings
         if isinstance(settings, ThbSettings) and hand_class is ThbHand:
@@ -85,13 +90,20 @@ class BankedTable(Aggregate):
             hand = CdpHand.start(self.id, self.hands_started + 1, settings, deck)
         else:  # pragma: no cover
             raise AssertionError(self.game)
-        self._hand_started(hand_id=hand.id, number=self.hands_started + 1)
+        self._hand_started(hand_id=hand.id, number=self.hands_started + 1, deck_colour=deck.colour.value)
         return hand
 
     def record_device_report(self, report: DeviceReport) -> None:
         """A shuffle, deck check, delivery or fault of a device at this table (R-DECK-2, R-DECK-3, R-AUD-1)."""
         self._device_reported(device=report.device, serial=report.serial, kind=report.kind, colour=report.colour,
                               result=report.result)
+
+    def record_refused_deck(self, colour: str, reason: str) -> None:
+        """R-DECK-2: a deck refused because it does not alternate, recorded as the shuffler's fault (see
+        :meth:`domain.table.Table.record_refused_deck`)."""
+        shuffler = self.shuffler or {"device": "shuffler", "serial": "unknown"}
+        self.record_device_report(DeviceReport(shuffler["device"], shuffler["serial"], "fault", colour,
+                                               f"deck refused: {reason}"[:200]))
 
     def finish_hand(self, hand: ThbHand | CdpHand) -> None:
         """Record a finished hand and the house's result."""
@@ -129,6 +141,8 @@ class BankedTable(Aggregate):
     @event("DeviceReported")
     def _device_reported(self, *, device: str, serial: str, kind: str, colour: str, result: str) -> None:
         self.device_reports += 1
+        if is_shuffler_report(device, kind):
+            self.shuffler = {"device": device, "serial": serial}
         if kind == "shuffle" and colour == self.reshuffle_pending:  # R-THB-11: the shuffler reshuffled that deck
             self.reshuffle_pending = None
 
@@ -141,8 +155,9 @@ class BankedTable(Aggregate):
         self.reshuffle_pending = None
 
     @event("HandStarted")
-    def _hand_started(self, *, hand_id: UUID, number: int) -> None:
+    def _hand_started(self, *, hand_id: UUID, number: int, deck_colour: str | None = None) -> None:
         self.hands_started = number
+        self.last_deck_colour = deck_colour
         self.hand_in_progress = hand_id
 
     @event("HandFinished")

@@ -76,7 +76,9 @@ class Suit(IntEnum):
 _RANK_SYMBOLS = "23456789TJQKA"
 _SUIT_BY_CHAR = {ch: Suit(i) for i, chars in enumerate(("c♣♧", "d♦♢", "h♥♡", "s♠♤")) for ch in chars}
 _RANK_BY_TEXT = {sym: Rank(i + 2) for i, sym in enumerate(_RANK_SYMBOLS)} | {"10": Rank.TEN}
-_CARD_TOKEN = re.compile(r"(10|[2-9tjqka])([cdhs♣♦♥♠♧♢♡♤])", re.IGNORECASE)
+# ASCII case-insensitivity only: Unicode case folding would take the Kelvin sign (U+212A) for "k" and the long s
+# (U+017F) for "s", look-alikes that are no card (issue 13)
+_CARD_TOKEN = re.compile(r"(10|[2-9tjqka])([cdhs♣♦♥♠♧♢♡♤])", re.IGNORECASE | re.ASCII)
 _SEPARATORS = re.compile(r"[\s,]+")
 
 

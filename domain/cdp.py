@@ -132,8 +132,10 @@ class CdpHand(BankedHand):
 
     def verify_exchange(self, box: int, cards: list[Card]) -> None:
         """R-CDP-2: in turn, 0, 1 or 2 of the box's own cards."""
-        if self.stage is not CdpStage.EXCHANGE or self.to_decide != box:
-            raise CdpRuleError(f"box {self.to_decide} exchanges now, not box {box}", rule="R-CDP-2")
+        if self.stage is not CdpStage.EXCHANGE:
+            raise CdpRuleError(f"no box exchanges now ({self.stage.value})", rule="R-CDP-2")
+        if self.to_decide != box:
+            raise CdpRuleError(f"{self._waiting_for()}, not box {box}", rule="R-CDP-2")
         if len(cards) > 2 or len(set(cards)) != len(cards) or any(c not in self.cards[box] for c in cards):
             raise CdpRuleError("a player exchanges 0, 1 or 2 of his own cards", rule="R-CDP-2")
 
@@ -170,8 +172,20 @@ class CdpHand(BankedHand):
         self.trigger_event(self.Voided, rule=rule, reason=reason.strip())
 
     def _require_decider(self, box: int) -> None:
-        if self.stage is not CdpStage.DECISION or self.to_decide != box:
+        """R-CDP-3: in turn, once every box has exchanged (R-CDP-2). The refusal names what the table waits for: it
+        said "box 1 decides now, not box 1" to box 1 playing before its exchange (issue 13)."""
+        if self.stage is CdpStage.EXCHANGE:
+            raise CdpRuleError(f"every box exchanges first (0, 1 or 2 cards): {self._waiting_for()}", rule="R-CDP-2")
+        if self.stage is not CdpStage.DECISION:
+            raise CdpRuleError(f"no box decides now ({self.stage.value})", rule="R-CDP-3")
+        if self.to_decide != box:
             raise CdpRuleError(f"box {self.to_decide} decides now, not box {box}", rule="R-CDP-3")
+
+    def _waiting_for(self) -> str:
+        """What the exchange waits for: the cards due to a box, or the box to exchange."""
+        if self.due:
+            return f"the cards due to box {self.due[0]} are dealt first"
+        return f"box {self.to_decide} exchanges now"
 
     # -- the bank (R-CDP-4 … R-CDP-6) -----------------------------------------------------------------
 

@@ -138,12 +138,18 @@ class ArrangedDeck:
         return cls(identity, tuple(order))
 
 
+CARD_SOURCES = ("shoe", "croupier", "replay", "test")
+"""Where a dealt card comes from (R-AUD-1): the shoe's reader, the croupier's hand, a replayed history, a test."""
+
+
 def shoe_read_problem(source: str, sequence: int | None, last: int | None) -> tuple[str, str] | None:
     """What is wrong with a card's provenance, as (message, rule), or None.
 
     A shoe read carries its read sequence number (R-AUD-1), and within a hand the shoe's reads only go forward: a
     number at or below the last one dealt is a repeated or stale read, never a card (R-DECK-4).  A gap is allowed
     here: the station lets the croupier key in a card the shoe could not read, and reports a true gap itself."""
+    if source not in CARD_SOURCES:
+        return f"unknown card source {source!r}", "R-AUD-1"
     if source != "shoe":
         return None
     if sequence is None:

@@ -19,9 +19,10 @@ from eventsourcing.domain import Aggregate, event
 
 from domain.cards import Card, Rank
 from domain.decks import DeckIdentity, lowest_rank
-from domain.device_reports import DeviceReport
+from domain.device_reports import DeckAlternationError, DeviceReport, alternation_problem, is_shuffler_report
 from domain.hand import TABLES_NAMESPACE, Hand
 from domain.hand_state import HandRuleError
+from domain.names import verify_name
 from domain.reconstruction import request_problem
 from domain.table_settings import MAX_SEATS, TableSettings
 
@@ -51,6 +52,9 @@ class Table(Aggregate):
         self.previous_button: int | None = None
         self.reshuffle_required: dict[str, str] | None = None
         """R-CIRC-2: set by a card exposed at the cut (colour, card, rule) until that deck is shuffled again."""
+        self.last_deck_colour: str | None = None  # the deck of the last hand started (R-DECK-2)
+        self.shuffler: dict[str, str] | None = None
+        """R-DECK-2: the automatic shuffler that reported here (device, serial); the decks alternate from then on."""
 
     @property
     def openers(self) -> Rank:
@@ -64,8 +68,7 @@ class Table(Aggregate):
     @classmethod
     def open(cls, name: str, settings: TableSettings, seat_count: int = MAX_SEATS) -> Table:
         """Open a table with its settings."""
-        if not name.strip() or len(name) > 64:
-            raise HandRuleError("a table has a name of 1 to 64 characters", rule="R-AUD-1")
+        verify_name(name)  # R-AUD-1: no control, format or invisible character (domain.names)
         if not 2 <= seat_count <= MAX_SEATS:
             raise HandRuleError(f"a table has 2 to {MAX_SEATS} seats", rule="R-CIRC-2")
         return cls(name=name, settings=settings.to_dict(), seat_count=seat_count)
@@ -150,6 +153,9 @@ class Table(Aggregate):
             required = self.reshuffle_required
             raise HandRuleError(f"a card was exposed at the cut ({required['card']}): the {required['colour']} deck "
                                 "must be shuffled again before the deal", rule="R-CIRC-2")
+        if alternation := alternation_problem(deck.colour.value, last=self.last_deck_colour, hand=self.hands_started,
+                                          shuffler=self.shuffler is not None):
+            raise DeckAlternationError(alternation, rule="R-DECK-2")
         players = sorted(seat for seat, stack in self.stacks.items() if stack > 0)
         if len(players) < 2:
             raise HandRuleError("a hand needs two players with chips", rule="R-CIRC-2")
@@ -175,7 +181,7 @@ class Table(Aggregate):
         number = self.hands_started + 1
         hand = Hand.start(self.id, number, self.settings, seats=order, stacks=[self.stacks[s] for s in order],
                           button_seat=button, deck=deck, openers=self.openers, carried_pot=self.carried_pot)
-        self._hand_started(hand_id=hand.id, number=number, button_seat=button)
+        self._hand_started(hand_id=hand.id, number=number, button_seat=button, deck_colour=deck.colour.value)
         return hand
 
     def verify_finish_hand(self, hand: Hand) -> None:
@@ -190,6 +196,13 @@ class Table(Aggregate):
         shuffle of the deck whose card was exposed at the cut lifts the hold on the next deal (R-CIRC-2)."""
         self._device_reported(device=report.device, serial=report.serial, kind=report.kind, colour=report.colour,
                               result=report.result)
+
+    def record_refused_deck(self, colour: str, reason: str) -> None:
+        """R-DECK-2: a deck refused because it does not alternate, recorded as the shuffler's fault: the refused
+        start recorded nothing, and the service records this right after it, so the refusal is never forgotten."""
+        shuffler = self.shuffler or {"device": "shuffler", "serial": "unknown"}
+        self.record_device_report(DeviceReport(shuffler["device"], shuffler["serial"], "fault", colour,
+                                               f"deck refused: {reason}"[:200]))
 
     def finish_hand(self, hand: Hand) -> None:
         """Take the finishing stacks of the hand.  A void (R-CIRC-14, decision) gives back what was put in during
@@ -282,6 +295,8 @@ class Table(Aggregate):
     @event("DeviceReported")
     def _device_reported(self, *, device: str, serial: str, kind: str, colour: str, result: str) -> None:
         self.device_reports += 1
+        if is_shuffler_report(device, kind):
+            self.shuffler = {"device": device, "serial": serial}
         if kind == "shuffle" and self.reshuffle_required is not None and self.reshuffle_required["colour"] == colour:
             self.reshuffle_required = None
 
@@ -290,8 +305,9 @@ class Table(Aggregate):
         self.reshuffle_required = {"card": card, "colour": colour, "by": by, "rule": "R-CIRC-2"}
 
     @event("HandStarted")
-    def _hand_started(self, *, hand_id: UUID, number: int, button_seat: int) -> None:
+    def _hand_started(self, *, hand_id: UUID, number: int, button_seat: int, deck_colour: str | None = None) -> None:
         self.hands_started = number
+        self.last_deck_colour = deck_colour
         self.previous_button = self.button_seat
         self.button_seat = button_seat
         self.hand_in_progress = hand_id

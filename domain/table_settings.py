@@ -13,8 +13,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
+from itertools import pairwise
 from typing import Any
 
+from domain.decks import DECK_SIZES
 from domain.errors import RuleError
 from domain.variants import VARIANTS, Opening, Variant, draw_deck_size
 
@@ -24,6 +26,23 @@ MAX_SEATS = 10
 
 class InvalidSettingsError(RuleError):
     """Table settings that contradict the rules."""
+
+
+def _verify_new_stakes(antes: tuple[int, ...], blinds: tuple[int, ...], deck_size: int | None) -> None:
+    """What new settings may not have (issue 13); settings stored before these checks load as they were.
+
+    Forced bets for more positions than a table has seats (60,000 blinds in one request once made every command of
+    their table slower by 25 ms: the settings travel in events and views), blinds that decrease (R-CIRC-5: the small
+    blind, the big blind, then any straddle; a position without a blind may be 0), a deck R-CARD-2 does not have."""
+    if len(antes) > MAX_SEATS or len(blinds) > MAX_SEATS:
+        raise InvalidSettingsError(f"antes and blinds are set for at most {MAX_SEATS} positions", rule="R-CIRC-5")
+    posted = [blind for blind in blinds if blind]
+    if any(later < earlier for earlier, later in pairwise(posted)):
+        raise InvalidSettingsError(f"each blind is at least the one before it, not {'/'.join(map(str, blinds))}",
+                                   rule="R-CIRC-5")
+    if deck_size is not None and deck_size not in DECK_SIZES:
+        sizes = ", ".join(map(str, DECK_SIZES))
+        raise InvalidSettingsError(f"a deck has {sizes} cards, not {deck_size}", rule="R-CARD-2")
 
 
 class AntePot(Enum):
@@ -188,6 +207,7 @@ class TableSettings:
         if rules is None:
             raise InvalidSettingsError(f"unknown variant {variant!r}", rule="R-CIRC-5")
         ante_tuple = antes if isinstance(antes, tuple) else (antes,) * MAX_SEATS if antes else ()
+        _verify_new_stakes(ante_tuple, blinds, deck_size)
         stakes = Stakes(
             antes=ante_tuple,
             blinds=blinds,

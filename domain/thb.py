@@ -417,6 +417,8 @@ class ThbHand(BankedHand):
         if stage is None and self.stage not in (Stage.TURN, Stage.RIVER):
             raise ThbRuleError(f"no turn or river bet is open now ({self.stage.value})", rule=rule)
         deciding = self.to_decide
+        if deciding is None:
+            raise ThbRuleError(f"no box decides now ({self.stage.value})", rule=rule)
         if deciding != box:
             raise ThbRuleError(f"box {deciding} decides now, not box {box}", rule=rule)
 

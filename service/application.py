@@ -36,7 +36,7 @@ from domain.banked_table import BankedTable
 from domain.cards import Card
 from domain.cdp import CdpHand, CdpSettings
 from domain.decks import BackColour, DeckIdentity  # noqa: F401  (BackColour: doctest)
-from domain.device_reports import DeviceReport
+from domain.device_reports import DeckAlternationError, DeviceReport
 from domain.hand import Hand
 from domain.hand_state import LegalActions
 from domain.reconstruction import Step, reconstruct
@@ -50,6 +50,8 @@ from service.visibility import banked_cards, circle_snapshot, house_cards, recon
 V = TypeVar("V")
 
 COMMANDS_NAMESPACE = uuid5(NAMESPACE_URL, "https://pokertable.invalid/commands")
+MAX_CHIPS = 10**12
+"""The most chips a request names and a stack holds (R-CIRC-6): a trillion, far past any table, far below int64."""
 
 
 class ServiceError(Exception):
@@ -74,6 +76,10 @@ class DuplicateCommandError(ServiceError):
 
 class AccessDeniedError(ServiceError):
     """The station's role does not allow this command, or not at this table."""
+
+
+class PreconditionError(ServiceError):
+    """A well-formed command the state of the table refuses now (no hand in progress, a stack at the chip cap)."""
 
 
 class Role(Enum):
@@ -369,8 +375,7 @@ class PokerTables(Application[UUID]):
     def open_table(self, command_id: str, name: str, settings: TableSettings, seat_count: int = 10) -> dict[str, Any]:
         """Open a table (its name is its identity)."""
         def change() -> tuple[dict[str, Any], list[Aggregate]]:
-            if self._exists(Table.create_id(name)):
-                raise ServiceError(f"table {name!r} is already open", rule="R-AUD-1")
+            self._verify_name_free(name)
             table = Table.open(name, settings, seat_count)
             return {"table": name, "table_id": str(table.id)}, [table]
 
@@ -385,8 +390,15 @@ class PokerTables(Application[UUID]):
         return self._table_change(command_id, table, lambda t: t.leave(seat), ("leave", seat))
 
     def add_chips(self, command_id: str, table: str, seat: int, amount: int) -> dict[str, Any]:
-        """A player buys more chips between hands."""
-        return self._table_change(command_id, table, lambda t: t.add_chips(seat, amount), ("add_chips", seat, amount))
+        """A player buys more chips between hands; a stack never passes :data:`MAX_CHIPS` (R-CIRC-6)."""
+        def apply(record: Table) -> None:
+            stack = record.stacks.get(seat, 0)
+            if stack + amount > MAX_CHIPS:
+                raise PreconditionError(f"seat {seat} would hold {stack + amount} chips, past the cap of {MAX_CHIPS}",
+                                        rule="R-CIRC-6")
+            record.add_chips(seat, amount)
+
+        return self._table_change(command_id, table, apply, ("add_chips", seat, amount))
 
     def configure_table(self, command_id: str, table: str, settings: TableSettings, viewer: Viewer) -> dict[str, Any]:
         """New settings between hands (pit boss)."""
@@ -506,7 +518,27 @@ class PokerTables(Application[UUID]):
             hand = record.start_hand(deck)
             return {"table": table, "hand_id": str(hand.id), "number": hand.number}, [record, hand]
 
-        return self._execute(command_id, table, change, ("start_hand", deck))
+        try:
+            return self._execute(command_id, table, change, ("start_hand", deck))
+        except DeckAlternationError as error:
+            self._record_refused_deck(command_id, table, deck, error)
+            raise
+
+    def _record_refused_deck(self, command_id: str, table: str, deck: DeckIdentity,
+                             error: DeckAlternationError) -> None:
+        """R-DECK-2: the refused start recorded nothing; the refusal itself is recorded at the table as the
+        shuffler's fault, once per refused command (a retry of it is refused again, and not recorded twice)."""
+        def change() -> tuple[dict[str, Any], list[Aggregate]]:
+            record: Table | BankedTable
+            try:
+                record = self.table(table)
+            except NotFoundError:
+                record = self.banked_table(table)
+            record.record_refused_deck(deck.colour.value, str(error))
+            return {"table": table, "version": record.version}, [record]
+
+        digest = hashlib.sha256(command_id.encode()).hexdigest()[:40]
+        self._execute(f"refused-deck-{digest}", table, change, ("refused_deck", command_id, deck))
 
     def hand_command(self, command_id: str, table: str, command: HandCommand, viewer: Viewer) -> dict[str, Any]:
         """Apply a command to the hand in progress; when it ends the hand, the table takes the final stacks."""
@@ -535,8 +567,7 @@ class PokerTables(Application[UUID]):
                           settings: ThbSettings | CdpSettings) -> dict[str, Any]:
         """Open a Texas Hold'em Bonus or Casino Draw Poker table."""
         def change() -> tuple[dict[str, Any], list[Aggregate]]:
-            if self._exists(BankedTable.create_id(name)):
-                raise ServiceError(f"table {name!r} is already open", rule="R-AUD-1")
+            self._verify_name_free(name)
             table = BankedTable.open(name, game, settings)
             return {"table": name, "table_id": str(table.id)}, [table]
 
@@ -549,7 +580,11 @@ class PokerTables(Application[UUID]):
             hand = record.start_hand(deck)
             return {"table": table, "hand_id": str(hand.id), "number": hand.number}, [record, hand]
 
-        return self._execute(command_id, table, change, ("start_banked_hand", deck))
+        try:
+            return self._execute(command_id, table, change, ("start_banked_hand", deck))
+        except DeckAlternationError as error:
+            self._record_refused_deck(command_id, table, deck, error)
+            raise
 
     def banked_command(self, command_id: str, table: str, command: BankedCommand, viewer: Viewer) -> dict[str, Any]:
         """A command to the banked hand in progress (or, for a reconstruction, the last one)."""
@@ -568,7 +603,7 @@ class PokerTables(Application[UUID]):
             if record.hand_in_progress is None and command.action == "reconstruction" and record.hands_started:
                 hand = self.banked_hand(record.hand_id(record.hands_started))
             elif record.hand_in_progress is None:
-                raise ServiceError("no hand is in progress at this table", rule="R-AUD-1")
+                raise PreconditionError("no hand is in progress at this table", rule="R-AUD-1")
             else:
                 hand = self.banked_hand(record.hand_in_progress)
             actions[command.action](hand, command, viewer)
@@ -646,7 +681,7 @@ class PokerTables(Application[UUID]):
     def current_hand(self, table: Table) -> Hand:
         """The hand in progress at a table, or :class:`ServiceError` naming R-CIRC-2."""
         if table.hand_in_progress is None:
-            raise ServiceError("no hand is in progress at this table", rule="R-CIRC-2")
+            raise PreconditionError("no hand is in progress at this table", rule="R-CIRC-2")
         return self.hand(table.hand_in_progress)
 
     def hand(self, hand_id: UUID, version: int | None = None) -> Hand:
@@ -771,6 +806,13 @@ class PokerTables(Application[UUID]):
                                         "repeats the same command at the same table, a new command takes a new id",
                                         rule="R-AUD-1")
         return record.result
+
+    def _verify_name_free(self, name: str) -> None:
+        """One name space for circle and banked tables: a name is taken by a table of either kind (R-AUD-1)."""
+        for kind, aggregate_id in (("circle table", Table.create_id(name)),
+                                   ("banked table", BankedTable.create_id(name))):
+            if self._exists(aggregate_id):
+                raise ServiceError(f"table {name!r} is already open (a {kind})", rule="R-AUD-1")
 
     def _exists(self, aggregate_id: UUID) -> bool:
         try:

@@ -45,6 +45,7 @@ from domain.decks import DECK_SIZES, BackColour, DeckIdentity
 from domain.device_reports import DeviceReport, DeviceReportError
 from domain.errors import InvalidCardError, RuleError
 from domain.hand_classes import Category
+from domain.names import InvalidNameError, name_problem
 from domain.ranking import hand_ranking
 from domain.reconstruction import describe, event_data, render
 from domain.table_settings import (
@@ -63,6 +64,7 @@ from service.application import (
     BANKED_TABLE_ACTIONS,
     CDP_ACTIONS,
     HAND_ACTIONS,
+    MAX_CHIPS,
     THB_ACTIONS,
     AccessDeniedError,
     BankedCommand,
@@ -71,6 +73,7 @@ from service.application import (
     HandCommand,
     NotFoundError,
     PokerTables,
+    PreconditionError,
     Role,
     ServiceError,
     Viewer,
@@ -82,7 +85,14 @@ from service.visibility import event_payload
 
 SERVICE_NAME = "pokertable.v1.TableService"
 MAX_TEXT = 256
-MAX_CHIPS = 10**12
+MAX_POSITION = 2**62
+"""The highest ``after_position`` a Watch takes: far past any log, and its scan stays within int64."""
+STATION_SOURCES = ("shoe", "croupier")
+"""The card sources a station names; ``replay`` and ``test`` are the domain's own (PHH replays, tests)."""
+HIDDEN_IN_TEXT = frozenset({*map(chr, range(0x20)), "\x7f", *map(chr, range(0x80, 0xA0)), "\u061c", "\u200e",
+                            "\u200f", *map(chr, range(0x202A, 0x202F)), *map(chr, range(0x2066, 0x206A))}) \
+    - {"\t", "\n"}
+"""Characters no free text of a request may have: controls (tab and newline aside) and bidi controls."""
 UNAUTHENTICATED_MESSAGE = "unknown or missing station token (authorization: Bearer TOKEN)"
 WATCH_PAGE = 200
 WATCH_POLL_SECONDS = 0.05  # for other instances' commands on a shared PostgreSQL
@@ -151,7 +161,7 @@ def _translate(error: Exception) -> _StatusError:  # noqa: PLR0911  (one case a 
     match error:
         case _StatusError():
             return error
-        case InvalidCardError() | InvalidSettingsError() | DeviceReportError():
+        case InvalidCardError() | InvalidSettingsError() | DeviceReportError() | InvalidNameError():
             return _StatusError(grpc.StatusCode.INVALID_ARGUMENT, str(error), error.rule)
         case RuleError():
             return _StatusError(grpc.StatusCode.FAILED_PRECONDITION, str(error), error.rule)
@@ -163,6 +173,8 @@ def _translate(error: Exception) -> _StatusError:  # noqa: PLR0911  (one case a 
             return _StatusError(grpc.StatusCode.PERMISSION_DENIED, str(error), error.rule)
         case DuplicateCommandError():
             return _StatusError(grpc.StatusCode.ALREADY_EXISTS, str(error), error.rule)
+        case PreconditionError():  # no hand in progress, a stack at the cap: the state refuses it now
+            return _StatusError(grpc.StatusCode.FAILED_PRECONDITION, str(error), error.rule)
         case TamperedLogError():  # an event its chain link does not vouch for: not loaded (R-AUD-1)
             return _StatusError(grpc.StatusCode.DATA_LOSS, str(error), error.rule)
         case ServiceError():
@@ -254,7 +266,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
     @_guarded
     async def OpenTable(self, request: pb.OpenTableRequest, context: Any) -> pb.CommandReply:  # noqa: N802
         settings = _settings(request.settings)
-        command_id, table = _command_id(request.command_id), _text(request.table, "table")
+        command_id, table = _command_id(request.command_id), _table(request.table)
         seat_count = request.seat_count or 10
 
         def work(viewer: Viewer) -> pb.CommandReply:
@@ -279,13 +291,13 @@ class TableServicer(pb_grpc.TableServiceServicer):
 
     @_guarded
     async def ConfigureTable(self, request: pb.ConfigureTableRequest, context: Any) -> pb.CommandReply:  # noqa: N802
-        command_id, table, settings = _command_id(request.command_id), _text(request.table, "table"), \
+        command_id, table, settings = _command_id(request.command_id), _table(request.table), \
             _settings(request.settings)
         return await self._run(context, lambda v: _reply(self.app.configure_table(command_id, table, settings, v)))
 
     @_guarded
     async def CorrectStack(self, request: pb.CorrectStackRequest, context: Any) -> pb.CommandReply:  # noqa: N802
-        command_id, table = _command_id(request.command_id), _text(request.table, "table")
+        command_id, table = _command_id(request.command_id), _table(request.table)
         reason = _text(request.reason, "reason")
         if request.chips < 0 or request.chips > MAX_CHIPS:
             raise _StatusError(grpc.StatusCode.INVALID_ARGUMENT, "chips are a whole, non-negative number", "R-CIRC-6")
@@ -294,12 +306,12 @@ class TableServicer(pb_grpc.TableServiceServicer):
 
     @_guarded
     async def CloseTable(self, request: pb.CloseTableRequest, context: Any) -> pb.CommandReply:  # noqa: N802
-        command_id, table = _command_id(request.command_id), _text(request.table, "table")
+        command_id, table = _command_id(request.command_id), _table(request.table)
         return await self._run(context, lambda v: _reply(self.app.close_table(command_id, table, v)))
 
     async def _seat_change(self, request: Any, context: Any,
                            change: Callable[[str, str], dict[str, Any]]) -> pb.CommandReply:
-        command_id, table = _command_id(request.command_id), _text(request.table, "table")
+        command_id, table = _command_id(request.command_id), _table(request.table)
 
         def work(viewer: Viewer) -> pb.CommandReply:
             self.app.authorize(viewer, table, "seat")
@@ -311,7 +323,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
 
     @_guarded
     async def StartHand(self, request: pb.StartHandRequest, context: Any) -> pb.CommandReply:  # noqa: N802
-        command_id, table = _command_id(request.command_id), _text(request.table, "table")
+        command_id, table = _command_id(request.command_id), _table(request.table)
         deck = _deck(request, 0)
 
         def work(viewer: Viewer) -> pb.CommandReply:
@@ -323,7 +335,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
 
     @_guarded
     async def RecordDeviceReport(self, request: pb.DeviceReportRequest, context: Any) -> pb.CommandReply:  # noqa: N802
-        command_id, table = _command_id(request.command_id), _text(request.table, "table")
+        command_id, table = _command_id(request.command_id), _table(request.table)
         report = DeviceReport(_text(request.device, "device"), _text(request.serial, "serial"),
                               _text(request.kind, "kind"), _text(request.colour, "colour"),
                               _text(request.result, "result"))
@@ -331,7 +343,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
 
     @_guarded
     async def RecordCutExposure(self, request: pb.CutExposureRequest, context: Any) -> pb.CommandReply:  # noqa: N802
-        command_id, table = _command_id(request.command_id), _text(request.table, "table")
+        command_id, table = _command_id(request.command_id), _table(request.table)
         card = Card.parse(_text(request.card, "card"))
         colour = _text(request.colour, "colour")
         return await self._run(context, lambda v: _reply(self.app.record_cut_exposure(command_id, table, card, colour,
@@ -339,7 +351,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
 
     @_guarded
     async def HandCommand(self, request: pb.HandCommandRequest, context: Any) -> pb.CommandReply:  # noqa: N802
-        command_id, table = _command_id(request.command_id), _text(request.table, "table")
+        command_id, table = _command_id(request.command_id), _table(request.table)
         if request.action not in HAND_ACTIONS:
             raise _StatusError(grpc.StatusCode.INVALID_ARGUMENT, f"unknown action {request.action!r}", "R-CIRC-3")
         command = HandCommand(
@@ -348,7 +360,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
             amount=_chips(request.amount) if request.HasField("amount") else None,
             card=Card.parse(_text(request.card, "card")) if request.card else None,
             cards=tuple(Card.parse(_text(c, "cards")) for c in request.cards),
-            source=request.source or "croupier",
+            source=_source(request.source),
             sequence=request.sequence if request.HasField("sequence") else None,
             rule=_text(request.rule, "rule", required=False),
             reason=_text(request.reason, "reason", required=False),
@@ -363,12 +375,12 @@ class TableServicer(pb_grpc.TableServiceServicer):
 
     @_guarded
     async def GetTable(self, request: pb.TableRequest, context: Any) -> pb.TableView:  # noqa: N802
-        table = _text(request.table, "table")
+        table = _table(request.table)
         return await self._run(context, lambda viewer: _table_view(self.app.view(table, viewer)))
 
     @_guarded
     async def GetLegalActions(self, request: pb.TableRequest, context: Any) -> pb.LegalActions:  # noqa: N802
-        table = _text(request.table, "table")
+        table = _table(request.table)
 
         def work(viewer: Viewer) -> pb.LegalActions:
             del viewer
@@ -383,13 +395,13 @@ class TableServicer(pb_grpc.TableServiceServicer):
 
     @_guarded
     async def ListHands(self, request: pb.TableRequest, context: Any) -> pb.HandList:  # noqa: N802
-        table = _text(request.table, "table")
+        table = _table(request.table)
         return await self._run(context, lambda viewer: pb.HandList(hand_ids=[str(h) for h in self.app.hands_of(table)]),
                                offload=True)
 
     @_guarded
     async def SearchHands(self, request: pb.SearchHandsRequest, context: Any) -> pb.HandSummaries:  # noqa: N802
-        table = _text(request.table, "table")
+        table = _table(request.table)
         since, until = _moment(request.since, "since"), _moment(request.until, "until")
 
         def work(viewer: Viewer) -> pb.HandSummaries:
@@ -404,7 +416,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
 
     @_guarded
     async def OpenBankedTable(self, request: pb.OpenBankedTableRequest, context: Any) -> pb.CommandReply:  # noqa: N802
-        command_id, table = _command_id(request.command_id), _text(request.table, "table")
+        command_id, table = _command_id(request.command_id), _table(request.table)
         settings = _banked_settings(request)
 
         def work(viewer: Viewer) -> pb.CommandReply:
@@ -415,7 +427,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
 
     @_guarded
     async def StartBankedHand(self, request: pb.StartHandRequest, context: Any) -> pb.CommandReply:  # noqa: N802
-        command_id, table = _command_id(request.command_id), _text(request.table, "table")
+        command_id, table = _command_id(request.command_id), _table(request.table)
         deck = _deck(request, 52)
 
         def work(viewer: Viewer) -> pb.CommandReply:
@@ -426,7 +438,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
 
     @_guarded
     async def BankedCommand(self, request: pb.BankedCommandRequest, context: Any) -> pb.CommandReply:  # noqa: N802
-        command_id, table = _command_id(request.command_id), _text(request.table, "table")
+        command_id, table = _command_id(request.command_id), _table(request.table)
         if all(request.action not in actions for actions in (THB_ACTIONS, CDP_ACTIONS, BANKED_TABLE_ACTIONS)):
             raise _StatusError(grpc.StatusCode.INVALID_ARGUMENT, f"unknown action {request.action!r}", "R-AUD-1")
         command = BankedCommand(
@@ -435,7 +447,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
             amount=_chips(request.amount) if request.HasField("amount") else None,
             card=Card.parse(_text(request.card, "card")) if request.card else None,
             cards=tuple(Card.parse(_text(c, "cards")) for c in request.cards),
-            source=request.source or "croupier",
+            source=_source(request.source),
             sequence=request.sequence if request.HasField("sequence") else None,
             reason=_text(request.reason, "reason", required=False),
             rule=_text(request.rule, "rule", required=False),
@@ -447,14 +459,17 @@ class TableServicer(pb_grpc.TableServiceServicer):
 
     @_guarded
     async def GetBankedTable(self, request: pb.TableRequest, context: Any) -> pb.BankedTableView:  # noqa: N802
-        table = _text(request.table, "table")
+        table = _table(request.table)
         return await self._run(context, lambda viewer: _banked_view(self.app.banked_view(table, viewer)))
 
     async def Watch(self, request: pb.WatchRequest, context: Any) -> AsyncIterator[pb.TableChange]:  # noqa: N802
         """Every change of the table after ``after_position``, then new ones as they are stored."""
         try:
-            table = _text(request.table, "table")
+            table = _table(request.table)
             position = max(request.after_position, 0)
+            if position > MAX_POSITION:  # the store's positions are int64: the scan would overflow (issue 13)
+                raise _StatusError(grpc.StatusCode.INVALID_ARGUMENT, f"after_position is past any log: at most "
+                                   f"{MAX_POSITION}", "R-AUD-1")
             viewer = await self._run(context, lambda viewer: (self.app.table(table), viewer)[1])
         except Exception as error:
             abort = _translate(error)
@@ -480,7 +495,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
     ) -> AsyncIterator[pb.ReconstructionStep]:
         """A hand event by event for a dispute: the pit boss only; the request is recorded first (R-THB-13)."""
         try:
-            command_id, table = _command_id(request.command_id), _text(request.table, "table")
+            command_id, table = _command_id(request.command_id), _table(request.table)
             reason = _text(request.reason, "reason")
             steps = await self._run(context, lambda viewer: self.app.reconstruct_hand(
                 command_id, table, request.hand_number, viewer, reason), offload=True)
@@ -541,7 +556,28 @@ def _text(value: str, name: str, *, required: bool = True) -> str:
         raise _StatusError(grpc.StatusCode.INVALID_ARGUMENT, f"{name} is required")
     if len(value) > MAX_TEXT:
         raise _StatusError(grpc.StatusCode.INVALID_ARGUMENT, f"{name} is longer than {MAX_TEXT} characters")
+    hidden = next((c for c in value if c in HIDDEN_IN_TEXT), None)
+    if hidden is not None:  # NUL, controls, bidi overrides: text that shows other than it is (issue 13)
+        raise _StatusError(grpc.StatusCode.INVALID_ARGUMENT, f"{name} has a control or bidi character "
+                           f"(U+{ord(hidden):04X})", "R-AUD-1")
     return value
+
+
+def _table(value: str) -> str:
+    """A table's name, as :mod:`domain.names` allows it (no table has another: INVALID_ARGUMENT)."""
+    problem = name_problem(_text(value, "table"))
+    if problem is not None:
+        raise _StatusError(grpc.StatusCode.INVALID_ARGUMENT, problem, "R-AUD-1")
+    return value
+
+
+def _source(value: str) -> str:
+    """Where a dealt card comes from, as a station says: the shoe's reader or the croupier (the default)."""
+    source = value or "croupier"
+    if source not in STATION_SOURCES:
+        raise _StatusError(grpc.StatusCode.INVALID_ARGUMENT, f"a card comes from {' or '.join(STATION_SOURCES)}, "
+                           f"not {value!r}", "R-AUD-1")
+    return source
 
 
 def _command_id(value: str) -> str:
