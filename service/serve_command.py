@@ -10,10 +10,13 @@ from collections.abc import Awaitable
 from pathlib import Path
 
 import grpc
+from cryptography import x509
+from cryptography.exceptions import UnsupportedAlgorithm
+from cryptography.hazmat.primitives import serialization
 
 from service.application import PokerTables
 from service.persistence import DEFAULT_DB, PersistenceUrlError, StoreInUseError, claim_sole_writer, environment
-from service.server import StationConfigError, Stations, serve
+from service.server import ListenError, StationConfigError, Stations, serve
 from service.signing import DEFAULT_EVERY, KEY_FILE_NAME, HeadSigner, SigningKeyError, load_or_create_signing_key
 
 
@@ -39,13 +42,13 @@ def run(args: argparse.Namespace) -> int:
     """Serve until interrupted."""
     try:
         stations = Stations.load(args.config)
+        credentials = _credentials(args.tls_cert, args.tls_key)  # checked first: a bad file claims and creates nothing
         claim = claim_sole_writer(args.db)  # SQLite: this process is the file's only writer while it serves
         key_path = args.signing_key or args.config.parent / KEY_FILE_NAME
         key, created = load_or_create_signing_key(key_path)
         app = PokerTables(env=environment(args.db, sole_writer=claim is not None))
         signer = HeadSigner(app, key, args.sign_every)
         unsigned = signer.start()
-        credentials = _credentials(args.tls_cert, args.tls_key)
     except (StationConfigError, PersistenceUrlError, StoreInUseError, SigningKeyError, OSError, ValueError) as error:
         print(f"pokertable serve: {error}", file=sys.stderr)
         return 2
@@ -59,10 +62,14 @@ def run(args: argparse.Namespace) -> int:
     def warm(seconds: float) -> None:
         print(f"pokertable warm: hand-ranking tables of every deck built in {seconds:.1f} s", flush=True)
 
+    status = 0
     try:
         asyncio.run(_until_stopped(serve(app, stations, f"{args.host}:{args.port}", ready, credentials, warm=warm)))
     except (KeyboardInterrupt, asyncio.CancelledError):
         pass
+    except ListenError as error:  # the port is taken, or the address is not this machine's
+        print(f"pokertable serve: {error}", file=sys.stderr)
+        status = 2
     finally:
         try:  # the service's stop closes a shift: the head is signed, so nothing before it can be rewritten unseen
             signed = signer.sign("service stop")
@@ -73,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
         finally:
             if claim is not None:
                 claim.release()
-    return 0
+    return status
 
 
 async def _until_stopped(serving: Awaitable[None]) -> None:
@@ -86,9 +93,22 @@ async def _until_stopped(serving: Awaitable[None]) -> None:
 
 
 def _credentials(cert: Path | None, key: Path | None) -> grpc.ServerCredentials | None:
-    """TLS credentials from PEM files, or ``None`` for plaintext (loopback, tests)."""
+    """TLS credentials from PEM files, or ``None`` for plaintext (loopback, tests). The files are checked here, with a
+    message saying what is wrong (``ValueError``): gRPC only fails to bind, with a traceback (issue 13)."""
     if cert is None and key is None:
         return None
     if cert is None or key is None:
         raise ValueError("--tls-cert and --tls-key go together")
-    return grpc.ssl_server_credentials([(key.read_bytes(), cert.read_bytes())])
+    chain, private = cert.read_bytes(), key.read_bytes()
+    try:
+        certificates = x509.load_pem_x509_certificates(chain)
+    except ValueError:
+        raise ValueError(f"--tls-cert {cert} is not a PEM certificate chain") from None
+    try:
+        private_key = serialization.load_pem_private_key(private, password=None)
+    except (ValueError, TypeError, UnsupportedAlgorithm):
+        raise ValueError(f"--tls-key {key} is not an unencrypted PEM private key") from None
+    spki = (serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
+    if private_key.public_key().public_bytes(*spki) != certificates[0].public_key().public_bytes(*spki):
+        raise ValueError(f"--tls-key {key} is not the key of the first certificate in --tls-cert {cert}")
+    return grpc.ssl_server_credentials([(private, chain)])

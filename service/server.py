@@ -101,6 +101,10 @@ T = TypeVar("T")
 E = TypeVar("E", bound=Enum)
 
 
+class ListenError(OSError):
+    """The server cannot listen on its address (taken, not this machine's, or TLS credentials gRPC refuses)."""
+
+
 class StationConfigError(ValueError):
     """A stations file that cannot be used."""
 
@@ -741,7 +745,11 @@ async def create_server(app: PokerTables, stations: Stations, address: str = "12
     reflection.enable_server_reflection(
         (pb.DESCRIPTOR.services_by_name["TableService"].full_name, reflection.SERVICE_NAME, "grpc.health.v1.Health"),
         server)
-    port = server.add_secure_port(address, credentials) if credentials else server.add_insecure_port(address)
+    try:
+        port = server.add_secure_port(address, credentials) if credentials else server.add_insecure_port(address)
+    except RuntimeError as error:  # gRPC's "Failed to bind": no more said than that
+        raise ListenError(f"cannot listen on {address}{' over TLS' if credentials else ''}: the port is taken, the "
+                          "address is not this machine's, or the TLS certificate and key are refused") from error
     await server.start()
     for service in ("", SERVICE_NAME):
         await health.set(service, health_pb2.HealthCheckResponse.SERVING)
