@@ -18,7 +18,7 @@ link, never reaches a table.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
@@ -87,9 +87,11 @@ def _removed(position: int) -> str:
 
 
 def verify(recorder: ApplicationRecorder, expected_head: tuple[int, bytes] | None = None, *,
-           public_key: Ed25519PublicKey | None = None, mapper: Mapper[UUID] | None = None) -> Verdict:
+           public_key: Ed25519PublicKey | Sequence[Ed25519PublicKey] | None = None,
+           mapper: Mapper[UUID] | None = None) -> Verdict:
     """Check every stored event and link against the chain, in position order from the lowest, and with a public key
-    every signed head (:mod:`service.signing`); the first disagreement is named."""
+    every signed head (:mod:`service.signing`; several keys: a log whose key was rotated); the first disagreement is
+    named."""
     if not isinstance(recorder, ChainedSQLiteRecorder | ChainedPostgresRecorder):
         raise TypeError("this store was not opened with a chaining recorder (service.persistence.environment)")
     if public_key is not None and mapper is None:
@@ -107,7 +109,7 @@ def verify(recorder: ApplicationRecorder, expected_head: tuple[int, bytes] | Non
 class _Walk:
     """The state of a check: the chain, and how far the events have been found to follow it."""
 
-    def __init__(self, chain: list[tuple[int, bytes]], public_key: Ed25519PublicKey | None,
+    def __init__(self, chain: list[tuple[int, bytes]], public_key: Ed25519PublicKey | Sequence[Ed25519PublicKey] | None,
                  mapper: Mapper[UUID] | None) -> None:
         self.chain, self.public_key, self.mapper = chain, public_key, mapper
         self.previous, self.count, self.last, self.link = GENESIS, 0, 0, 0

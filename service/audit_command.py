@@ -30,7 +30,8 @@ def add_parser(commands: Any) -> None:
     parser.add_argument("action", choices=("verify", "head", "key", "sign"))
     parser.add_argument("--db", default=DEFAULT_DB, help="sqlite:///FILE (default pokertable.db) or postgresql://…")
     parser.add_argument("--head", help="a safekept head, POSITION:HASH (from 'pokertable audit head')")
-    parser.add_argument("--public-key", type=Path, help="verify: the service's public key (from 'audit key')")
+    parser.add_argument("--public-key", type=Path, action="append",
+                        help="verify: the service's public key (from 'audit key'); once per key if it was rotated")
     parser.add_argument("--signing-key", type=Path, help="key, sign: the service's private key file")
     parser.add_argument("--reason", default="signed by hand", help="sign: why (e.g. 'end of shift')")
     parser.set_defaults(run=run)
@@ -42,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
         if args.action == "key":
             print(public_pem(load_signing_key(_needed(args.signing_key))), end="")
             return 0
-        public_key = load_public_key(args.public_key) if args.public_key else None
+        public_key = [load_public_key(path) for path in args.public_key] if args.public_key else None
         expected = _expected_head(args.head)
         env = _environment(args.db)
     except (SigningKeyError, PersistenceUrlError, ValueError) as error:

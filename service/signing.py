@@ -176,12 +176,15 @@ def read_head(mapper: Mapper[UUID], notification: Notification) -> HeadRecord:
         raise ValueError(f"position {notification.id}: a signed head that cannot be read ({error})") from None
 
 
-def signature_problem(public_key: Ed25519PublicKey, head: HeadRecord) -> str | None:
-    """Why a signed head is not one the holder of ``public_key`` made, or ``None`` if it is."""
-    expected = fingerprint(public_key)
-    if head.key != expected:
+def signature_problem(public_keys: Ed25519PublicKey | Sequence[Ed25519PublicKey], head: HeadRecord) -> str | None:
+    """Why a signed head is not one the holder of a key in ``public_keys`` made (several: the keys of a log whose key
+    was rotated), or ``None`` if it is."""
+    keys = {fingerprint(key): key for key in ((public_keys,) if isinstance(public_keys, Ed25519PublicKey)
+                                              else public_keys)}
+    public_key = keys.get(head.key)
+    if public_key is None:
         return (f"position {head.at}: the head of position {head.position} says it was signed with key {head.key}, "
-                f"not the given key {expected}")
+                f"not with the given {'key' if len(keys) == 1 else 'keys'} {', '.join(keys)}")
     if not 1 <= head.position < head.at:
         return f"position {head.at}: a signed head of position {head.position}, which is not before it"
     try:

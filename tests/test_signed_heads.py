@@ -267,3 +267,20 @@ def test_r_aud_1_a_table_with_a_forged_event_answers_data_loss_over_grpc(tmp_pat
         loop.call_soon_threadsafe(loop.stop)
         thread.join(timeout=5)
 
+
+
+def test_r_aud_1_a_log_signed_before_and_after_a_key_rotation_verifies_with_both_keys(tmp_path: Path) -> None:
+    store = Store(environment(f"sqlite:///{tmp_path / 'rotated.db'}"))
+    old, new = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
+    app = PokerTables(env=store.env)
+    HeadSigner(app, old).start()
+    assert HeadSigner(app, old).sign("end of shift") is not None
+    rotated = HeadSigner(app, new)
+    assert rotated.start() > 0  # the old key's heads are not this key's
+    app.sit("after-rotation", "Mesa A", 4, 200)
+    assert rotated.sign("end of shift") is not None
+    verdict = verify(app.recorder, public_key=new.public_key(), mapper=app.mapper)
+    assert verdict.finding is not None and verdict.finding.kind == "signature"
+    assert f"signed with key {fingerprint(old.public_key())}" in verdict.finding.message
+    verdict = verify(app.recorder, public_key=[old.public_key(), new.public_key()], mapper=app.mapper)
+    assert verdict.clean and verdict.signed_heads == 2 and verdict.tail is None

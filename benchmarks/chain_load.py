@@ -1,0 +1,75 @@
+"""What checking each event's chain link costs when an aggregate is loaded (issue 13, item 1): the time to read every
+hand of a store through the chaining recorders' ``select_events`` (each row joined to its link and to the link before
+it by its key, its hash recomputed: :func:`service.chain_store.check_link`) beside the library's own ``select_events`` of the
+same store, unchecked, on SQLite and PostgreSQL. Each aggregate is read from the store, not from a cache: what a
+restart, a cache miss or a reconstruction costs. A command on a cached aggregate reads nothing (SQLite, sole writer)
+or only the events newer than its copy (PostgreSQL), usually none.
+
+Run with ``.venv/bin/python -m benchmarks.chain_load [--events N] [--postgres URL]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import tempfile
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from eventsourcing.postgres import PostgresApplicationRecorder
+from eventsourcing.sqlite import SQLiteApplicationRecorder
+
+from benchmarks.replay import fill
+from benchmarks.service import postgres_url
+from service.application import PokerTables
+from service.persistence import environment, notifications
+
+
+def _time(read: Callable[[uuid.UUID], Sequence[Any]], ids: list[uuid.UUID]) -> tuple[float, int]:
+    started = time.perf_counter()
+    events = sum(len(read(aggregate_id)) for aggregate_id in ids)
+    return time.perf_counter() - started, events
+
+
+def measure(label: str, env: dict[str, str], events: int) -> None:
+    app = PokerTables(env=env)
+    fill(app, events, random.Random(13))
+    ids: list[Any] = sorted({n.originator_id for n in notifications(app.recorder)}, key=str)
+    recorder: Any = app.recorder
+    library = (SQLiteApplicationRecorder if isinstance(recorder, SQLiteApplicationRecorder)
+               else PostgresApplicationRecorder)
+    checked, unchecked = [], []
+    for _ in range(5):
+        seconds, count = _time(recorder.select_events, ids)
+        checked.append(seconds)
+        seconds, same = _time(lambda aggregate_id: library.select_events(recorder, aggregate_id), ids)
+        unchecked.append(seconds)
+        assert same == count
+    ours, theirs = statistics.median(checked), statistics.median(unchecked)
+    print(f"  {label:<10} {len(ids):>5} aggregates, {count:>6} events: checked {ours / count * 1e6:5.1f} µs/event, "
+          f"library {theirs / count * 1e6:5.1f} µs/event: +{(ours - theirs) / count * 1e6:4.1f} µs/event "
+          f"({ours / theirs:.2f}×), +{(ours - theirs) / len(ids) * 1e3:.2f} ms per aggregate of "
+          f"{count / len(ids):.0f} events")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--events", type=int, default=20_000)
+    parser.add_argument("--postgres", default="postgresql://postgres@127.0.0.1:5432/pokertable_test")
+    args = parser.parse_args()
+    print(f"Loading every aggregate of a {args.events:,}-event store, its links checked and not (median of 5):")
+    with tempfile.TemporaryDirectory() as directory:
+        measure("SQLite", environment(f"sqlite:///{Path(directory) / 'load.db'}"), args.events)
+    url = postgres_url(args.postgres)
+    if url is None:
+        print("  PostgreSQL: not reachable, skipped")
+        return
+    measure("PostgreSQL", environment(url), args.events)
+
+
+if __name__ == "__main__":
+    main()
