@@ -1,9 +1,11 @@
 """The link layer, shared by the adapters and the simulators: frames over a byte port, acknowledged and retransmitted.
 
-Every frame but ACK and NAK is acknowledged by the receiver with ``Ack(seq)``; the sender retransmits it after
-``ack_timeout`` up to ``retries`` times.  A frame received twice (same sequence number as the last one delivered) is
-acknowledged again and not delivered again.  A lost connection is reported once to ``on_lost``; the link then tries
-to reopen the port with a growing backoff until it is closed.
+Every frame but ACK, NAK and HEARTBEAT is acknowledged by the receiver with ``Ack(seq)``; the sender retransmits it
+after ``ack_timeout`` up to ``retries`` times.  A frame received twice (same sequence number as the last one delivered)
+is acknowledged again and not delivered again, except a HELLO: a device that restarts numbers its frames from 1 again,
+and its HELLO must not be taken for a repeat of whatever frame 1 was.  A lost connection is reported once to
+``on_lost``; the link then tries to reopen the port with a growing backoff until it is closed.  ``last_heard`` is when
+the last valid frame of any kind arrived (heartbeats included): the adapters' watchdogs read it.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from devices.framing import Frame, FrameParser, encode
-from devices.protocol import Ack, Message, MessageType, ProtocolError, decode
+from devices.protocol import Ack, Heartbeat, Message, MessageType, ProtocolError, decode
 from devices.protocol import encode as encode_message
 
 IDLE_RESYNC_SECONDS = 0.2
@@ -56,6 +58,7 @@ class LinkStats:
     frames_out: int = 0
     retransmissions: int = 0
     duplicates: int = 0
+    heartbeats: int = 0
     bad_frames: int = 0
     bad_messages: int = 0
     reconnects: int = 0
@@ -81,9 +84,11 @@ class Link:
         self._last_delivered: int | None = None
         self._acks: dict[int, threading.Event] = {}
         self._write_lock = threading.Lock()
+        self._io_lock = threading.Lock()  # one frame at a time on the wire (heartbeats come from their own thread)
         self._closed = threading.Event()
         self._connected = threading.Event()
         self._connected.set()
+        self.last_heard = time.monotonic()
         self._reader = threading.Thread(target=self._read_loop, daemon=True, name="device-link")
         self._reader.start()
 
@@ -110,6 +115,20 @@ class Link:
         finally:
             self._acks.pop(seq, None)
 
+    def send_heartbeat(self) -> None:
+        """A heartbeat: not acknowledged, never retransmitted (a device sends one every second)."""
+        self._write(encode(encode_message(Heartbeat(), 0)))
+
+    def restart_numbering(self) -> None:
+        """The device restarted (power cycle): its frames are numbered from 1 again (simulators)."""
+        with self._write_lock:
+            self._seq = 0
+
+    @property
+    def connected(self) -> bool:
+        """Whether the port is open (not lost and waiting to be reopened)."""
+        return self._port is not None and self._connected.is_set()
+
     def send_raw(self, data: bytes) -> None:
         """Write bytes as they are (simulators use this to inject faults)."""
         self._write(data)
@@ -125,7 +144,8 @@ class Link:
         if port is None:
             return
         try:
-            port.write(data)
+            with self._io_lock:
+                port.write(data)
             self.stats.frames_out += 1
         except Exception as error:
             self._lose(error, port)
@@ -163,6 +183,10 @@ class Link:
     def _handle(self, frames: list[Frame]) -> None:
         for frame in frames:
             self.stats.frames_in += 1
+            self.last_heard = time.monotonic()
+            if frame.type == MessageType.HEARTBEAT:
+                self.stats.heartbeats += 1
+                continue
             if frame.type == MessageType.ACK and frame.payload:
                 event = self._acks.get(frame.payload[0])
                 if event is not None:
@@ -171,7 +195,7 @@ class Link:
             if frame.type == MessageType.NAK:
                 continue
             self._write(encode(encode_message(Ack(frame.seq), 0)))
-            if frame.seq == self._last_delivered:
+            if frame.seq == self._last_delivered and frame.type != MessageType.HELLO:
                 self.stats.duplicates += 1
                 self.on_fault(f"frame {frame.seq} received twice, taken once")
                 continue

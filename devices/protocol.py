@@ -27,6 +27,7 @@ class MessageType(IntEnum):
     """The TYPE byte of a frame."""
 
     HELLO = 0x01
+    HEARTBEAT = 0x05
     ACK = 0x06
     NAK = 0x15
     CARD_DRAWN = 0x20
@@ -88,12 +89,20 @@ class NakReason(IntEnum):
 
 @dataclass(frozen=True)
 class Hello:
-    """Device → host on connection: identity."""
+    """Device → host on connection: identity; a shoe (protocol 2) adds the read sequence of the last card it reported
+    and had acknowledged (0 after power-on), so that a restart of its numbering is announced, not guessed."""
 
     kind: DeviceKind
     model: str
     serial: str
     firmware: str
+    last_read: int | None = None
+
+
+@dataclass(frozen=True)
+class Heartbeat:
+    """Device → host, every second while connected: "I am here".  Like ACK it is not acknowledged; a host that hears
+    nothing from a device for a few seconds reports it silent."""
 
 
 @dataclass(frozen=True)
@@ -186,7 +195,7 @@ class ShufflerFault:
     colour: Colour
 
 
-Message = (Hello | Ack | Nak | CardDrawn | ShoeFault | Shuffle | DeckCheck | Deliver | ShufflerState
+Message = (Hello | Heartbeat | Ack | Nak | CardDrawn | ShoeFault | Shuffle | DeckCheck | Deliver | ShufflerState
            | DeckCheckResult | ShufflerFault)
 
 
@@ -204,7 +213,8 @@ def _codes(codes: tuple[int, ...]) -> bytes:
 
 
 def _hello(m: Hello) -> bytes:
-    return bytes([m.kind]) + _text(m.model) + _text(m.serial) + _text(m.firmware)
+    last = b"" if m.last_read is None else struct.pack(">I", m.last_read)
+    return bytes([m.kind]) + _text(m.model) + _text(m.serial) + _text(m.firmware) + last
 
 
 def _check_result(m: DeckCheckResult) -> bytes:
@@ -213,6 +223,7 @@ def _check_result(m: DeckCheckResult) -> bytes:
 
 _ENCODERS: dict[type, tuple[MessageType, Callable[[Any], bytes]]] = {
     Hello: (MessageType.HELLO, _hello),
+    Heartbeat: (MessageType.HEARTBEAT, lambda m: b""),
     Ack: (MessageType.ACK, lambda m: bytes([m.acked_seq])),
     Nak: (MessageType.NAK, lambda m: bytes([m.nacked_seq, m.reason])),
     CardDrawn: (MessageType.CARD_DRAWN,
@@ -236,8 +247,10 @@ def encode(message: Message, seq: int) -> Frame:
 def _decode_hello(p: bytes) -> Hello:
     kind = DeviceKind(p[0])
     texts, rest = _read_texts(p[1:], 3)
-    _done(rest)
-    return Hello(kind, *texts)
+    if not rest:  # protocol 1: no last read
+        return Hello(kind, *texts)
+    _size(rest, 4)
+    return Hello(kind, *texts, last_read=struct.unpack(">I", rest)[0])
 
 
 def _decode_card(p: bytes) -> CardDrawn:
@@ -271,6 +284,7 @@ def _fixed(size: int, build: Callable[[bytes], Message]) -> Callable[[bytes], Me
 
 _DECODERS: dict[int, Callable[[bytes], Message]] = {
     MessageType.HELLO: _decode_hello,
+    MessageType.HEARTBEAT: _fixed(0, lambda p: Heartbeat()),
     MessageType.ACK: _fixed(1, lambda p: Ack(p[0])),
     MessageType.NAK: _fixed(2, lambda p: Nak(p[0], NakReason(p[1]))),
     MessageType.CARD_DRAWN: _decode_card,

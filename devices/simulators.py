@@ -1,5 +1,6 @@
 """Simulated shoe and shuffler: the same bytes as the devices, through the same framing and link code, over a
-pseudo-terminal (the real serial path) or ``socket://``, with faults on demand.  They take a seed."""
+pseudo-terminal (the real serial path) or ``socket://``, with faults on demand.  They take a seed.  Like the devices
+they send a heartbeat every ``heartbeat_seconds`` while running, until told to go silent."""
 
 from __future__ import annotations
 
@@ -43,12 +44,27 @@ class SimulatedDevice:
     use_socket: bool = False
     received: list[Message] = field(default_factory=list)
     baudrate: int | None = None
+    heartbeat_seconds: float | None = 1.0
 
     def __post_init__(self) -> None:
         self.rng = random.Random(self.seed)
         self.end: PtyEnd | SocketServerEnd = SocketServerEnd() if self.use_socket else PtyEnd(self.baudrate)
         self.link = Link(lambda: self.end, self._on_message)
         self.lock = threading.Lock()
+        self.silent = threading.Event()
+        self._stopped = threading.Event()
+        if self.heartbeat_seconds is not None:
+            threading.Thread(target=self._beat, args=(self.heartbeat_seconds,), daemon=True,
+                             name="simulated-heartbeat").start()
+
+    def _beat(self, every: float) -> None:
+        while not self._stopped.wait(every):
+            if not self.silent.is_set():
+                self.link.send_heartbeat()
+
+    def go_silent(self) -> None:
+        """The device hangs: no heartbeat, no frame (a silent shoe)."""
+        self.silent.set()
 
     @property
     def url(self) -> str:
@@ -98,6 +114,7 @@ class SimulatedDevice:
 
     def close(self) -> None:
         """Stop the simulator."""
+        self._stopped.set()
         self.link.close()
         self.end.close()
 
@@ -106,11 +123,28 @@ class ShoeSimulator(SimulatedDevice):
     """A card-reading shoe: it reports each card as it is drawn."""
 
     def __init__(self, serial_number: str = "SHOE-0001", seed: int = 0, *, use_socket: bool = False,
-                 baudrate: int | None = None) -> None:
-        super().__init__(DeviceKind.SHOE, serial_number, seed, use_socket, baudrate=baudrate)
+                 baudrate: int | None = None, heartbeat_seconds: float | None = 1.0) -> None:
+        super().__init__(DeviceKind.SHOE, serial_number, seed, use_socket, baudrate=baudrate,
+                         heartbeat_seconds=heartbeat_seconds)
         self.read_seq = 0
         self.cards: list[Card] = []
         self.colour = Colour.RED
+
+    def hello(self) -> None:
+        """Announce the shoe (protocol 2: with the read sequence of its last card, 0 after power-on)."""
+        self.link.send(Hello(self.kind, f"PT-SIM-{self.kind.name}", self.serial_number, "1.4.2", self.read_seq))
+
+    def power_cycle(self) -> None:
+        """Switch the shoe off and on: frames and reads are numbered from 1 again, announced by its HELLO."""
+        self.link.restart_numbering()
+        self.read_seq = 0
+        self.hello()
+
+    def stray_read(self, read_seq: int) -> Card:
+        """A firmware glitch: the next card is reported with a wild read number (the shoe's count does not move)."""
+        card = self.cards.pop(0)
+        self.link.send(CardDrawn(read_seq, card.rank.value, card.suit.value, self.colour, False))
+        return card
 
     def load(self, colour: Colour, cards: Sequence[Card] | None = None, size: int = 52) -> None:
         """Load a deck (shuffled with the seed unless the order is given)."""
@@ -149,6 +183,7 @@ class ShufflerSimulator(SimulatedDevice):
         self.jam_next = False
         self.door_open_next = False
         self.miscount_next: list[int] = []
+        self.wrong_colour_next = False
 
     def _on_message(self, message: Message) -> None:
         super()._on_message(message)
@@ -157,6 +192,13 @@ class ShufflerSimulator(SimulatedDevice):
     def _answer(self, message: Message) -> None:
         with contextlib.suppress(LinkError):  # the host went away before the answer: it answers into the void
             self._reply(message)
+
+    def _state(self, state: ShufflerStateCode, colour: Colour) -> ShufflerState:
+        """A state report; with ``wrong_colour_next`` (a fault) it names the other deck, once."""
+        if self.wrong_colour_next:
+            self.wrong_colour_next = False
+            colour = Colour.BLUE if colour is Colour.RED else Colour.RED
+        return ShufflerState(state, colour)
 
     def _reply(self, message: Message) -> None:
         with self.lock:
@@ -168,13 +210,13 @@ class ShufflerSimulator(SimulatedDevice):
                         self.link.send(ShufflerFault(code, colour))
                         return
                     self.link.send(ShufflerState(ShufflerStateCode.SHUFFLING, colour))
-                    self.link.send(ShufflerState(ShufflerStateCode.DECK_READY, colour))
+                    self.link.send(self._state(ShufflerStateCode.DECK_READY, colour))
                 case DeckCheck(colour):
                     missing, self.miscount_next = tuple(self.miscount_next), []
                     self.link.send(DeckCheckResult(colour, 52 - len(missing), missing, (), ()))
                     if missing:
                         self.link.send(ShufflerFault(ShufflerFaultCode.MISCOUNT, colour))
                 case Deliver(colour):
-                    self.link.send(ShufflerState(ShufflerStateCode.READY, colour))
+                    self.link.send(self._state(ShufflerStateCode.READY, colour))
                 case _:
                     pass

@@ -86,7 +86,8 @@ def test_holdem_hands_with_every_card_from_the_shoe_and_alternating_decks(servic
             sequences.append([e.sequence or 0 for e in dealt])
         assert colours == ["red", "blue", "red"]
         assert all(seq == list(range(seq[0], seq[0] + len(seq))) for seq in sequences)  # no read lost or repeated
-        assert record.device_reports == 6  # a shuffle and a deck check of the other deck for each hand
+        # for each hand: the delivery of its deck, and a shuffle and a deck check of the other deck
+        assert record.device_reports == 9
         assert sum(record.stacks.values()) == 1500
     finally:
         hardware.close()

@@ -1,0 +1,390 @@
+"""Issue 13 ("Trust"), items 3, 9, 10 and 11, attacked the way the issue did it: a real service on a real store, the
+hardware station, and the simulated shoe and shuffler over real pseudo-terminals.
+
+3. the store fails (a full disk, a killed PostgreSQL connection): the service answers UNAVAILABLE and the station holds
+   every read it could not store, and deals them in order once the store is back;
+9. a shoe read with a wild number (2³²−1) or a shoe power cycle does not poison the reads after it; a silent shoe is a
+   fault recorded at the table;
+10. a shuffler that delivers the wrong deck: the table refuses the deck (R-DECK-2) and records the fault;
+11. a read the service refuses is recorded at the table as a device fault (R-DECK-4).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import resource
+import shutil
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+
+from devices.protocol import Colour
+from devices.simulators import ShoeSimulator, ShufflerSimulator
+from domain.cards import parse_cards
+from domain.hand import Hand
+from service.api import pokertable_pb2 as pb
+from service.application import PokerTables
+from service.hardware_station import HardwareStation
+from service.persistence import environment
+from service.server import Stations, create_server
+from service.station import Station
+
+STATIONS = Stations.from_mapping({
+    "pit": {"token": "trust-pit-boss-token-00001", "role": "pit-boss"},
+    "mesa": {"token": "trust-dealer-token-0000002", "role": "dealer", "table": "Mesa T"},
+    "thb": {"token": "trust-dealer-token-0000003", "role": "dealer", "table": "THB T"},
+})
+
+
+def _serve(env: dict[str, str]) -> Iterator[tuple[PokerTables, str]]:
+    app = PokerTables(env=env)
+    loop = asyncio.new_event_loop()
+    threading.Thread(target=loop.run_forever, daemon=True).start()
+    server, port = asyncio.run_coroutine_threadsafe(create_server(app, STATIONS), loop).result(timeout=10)
+    try:
+        yield app, f"127.0.0.1:{port}"
+    finally:
+        asyncio.run_coroutine_threadsafe(server.stop(0), loop).result(timeout=10)
+        loop.call_soon_threadsafe(loop.stop)
+
+
+@pytest.fixture
+def service(tmp_path: Path) -> Iterator[tuple[PokerTables, str]]:
+    yield from _serve(environment(f"sqlite:///{tmp_path / 'trust.db'}"))
+
+
+class Disk:
+    """Where the SQLite file lives, and a way to fill that disk up and free it again.
+
+    With the right to mount (root, as in CI's container), a 4 MB tmpfs filled with a ballast file: a full disk, the
+    kernel refusing writes with ENOSPC and SQLite saying "database or disk is full".  Without it, the process's file
+    size limit (RLIMIT_FSIZE) set to the WAL's size: the kernel refuses writes that grow it (EFBIG; SQLite says "disk
+    I/O error")."""
+
+    def __init__(self, base: Path) -> None:
+        self.dir = base / "disk"
+        self.dir.mkdir()
+        mount = shutil.which("mount")
+        self.mounted = mount is not None and subprocess.run(
+            [mount, "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(self.dir)], capture_output=True, check=False
+        ).returncode == 0
+        self.limits = resource.getrlimit(resource.RLIMIT_FSIZE)
+        self.ballast = self.dir / "ballast"
+        self.message = "database or disk is full" if self.mounted else "disk I/O error"
+
+    def fill(self) -> None:
+        if not self.mounted:
+            wal = self.dir / "trust.db-wal"
+            resource.setrlimit(resource.RLIMIT_FSIZE, (wal.stat().st_size + 100, self.limits[1]))
+            return
+        with self.ballast.open("wb") as ballast, contextlib.suppress(OSError):
+            while True:
+                ballast.write(b"\0" * 65536)
+                ballast.flush()
+                os.fsync(ballast.fileno())
+
+    def free(self) -> None:
+        if self.mounted:
+            self.ballast.unlink(missing_ok=True)
+        else:
+            resource.setrlimit(resource.RLIMIT_FSIZE, self.limits)
+
+    def close(self) -> None:
+        self.free()
+        if self.mounted:
+            subprocess.run([shutil.which("umount") or "umount", "-l", str(self.dir)], check=False)
+
+
+@pytest.fixture
+def disk(tmp_path: Path) -> Iterator[Disk]:
+    disk = Disk(tmp_path)
+    try:
+        yield disk
+    finally:
+        disk.close()
+
+
+@pytest.fixture
+def service_on_disk(disk: Disk) -> Iterator[tuple[PokerTables, str]]:
+    yield from _serve(environment(f"sqlite:///{disk.dir / 'trust.db'}"))
+
+
+def _open(address: str, command: str) -> Station:
+    pit, dealer = Station(address, "trust-pit-boss-token-00001"), Station(address, "trust-dealer-token-0000002")
+    settings = pb.Settings(variant="holdem", structure="no-limit", blinds=[1, 2], no_burns=True)
+    pit.call("OpenTable", pb.OpenTableRequest(command_id=f"{command}-open", table="Mesa T", settings=settings))
+    for seat in (1, 2, 3):
+        dealer.call("SeatPlayer", pb.SeatPlayerRequest(command_id=f"{command}-sit-{seat}", table="Mesa T", seat=seat,
+                                                       chips=100))
+    return dealer
+
+
+def _deals(app: PokerTables) -> list[tuple[str, int | None]]:
+    hand_id = app.hands_of("Mesa T")[-1]
+    return [(str(e.card), e.sequence) for e in app.events.get(hand_id) if isinstance(e, Hand.CardDealt)]
+
+
+def _faults(app: PokerTables, table: str = "Mesa T") -> list[dict[str, str]]:
+    record = app.table(table) if table == "Mesa T" else app.banked_table(table)
+    return [vars(e) for e in app.events.get(record.id)
+            if type(e).__name__ == "DeviceReported" and vars(e)["kind"] == "fault"]
+
+
+ISSUE_SHOE = parse_cards("As Kd Qh Ac Kc Qs 9h 8d")
+
+
+# -- item 3: a storage failure never drops a shoe read ---------------------------------------------------------------
+
+
+def _held_through_a_store_failure(app: PokerTables, dealer: Station, fail: Callable[[], object],
+                                  recover: Callable[[], object], shown: list[str], *, lasting: bool = True) -> None:
+    """The issue's hand: As Kd dealt, the store fails, Qh Ac Kc drawn; back, the table holds all five in order.
+    ``lasting``: the store stays failed until ``recover`` (a full disk), rather than failing once (a connection
+    killed: the next one works)."""
+    shoe = ShoeSimulator(seed=31)
+    hardware = HardwareStation(dealer, "Mesa T", shoe.url, show=shown.append, retry_seconds=0.1)
+    try:
+        shoe.hello()
+        hardware.start_hand()
+        shoe.load(Colour.RED, ISSUE_SHOE)
+        for _ in range(2):
+            shoe.draw()
+        assert hardware.wait(lambda: len(hardware.dealt) == 2)
+        fail()
+        try:
+            for _ in range(3):
+                shoe.draw()
+            if lasting:
+                assert hardware.wait(lambda: len(hardware.held) == 3, timeout=10), shown
+                assert [seq for _, seq in hardware.held] == [3, 4, 5] and hardware.refused == []
+                assert _deals(app) == [("As", 1), ("Kd", 2)]
+        finally:
+            recover()
+        assert hardware.wait(lambda: not hardware.held, timeout=10), shown
+        assert _deals(app) == [("As", 1), ("Kd", 2), ("Qh", 3), ("Ac", 4), ("Kc", 5)]
+        assert hardware.refused == []
+    finally:
+        hardware.close()
+        shoe.close()
+
+
+def test_r_aud_1_a_full_disk_holds_the_shoe_reads_and_they_are_dealt_in_order_when_it_is_freed(
+    service_on_disk: tuple[PokerTables, str], disk: Disk
+) -> None:
+    """The disk under the SQLite file fills up: the service answers UNAVAILABLE naming the store (it answered
+    UNKNOWN, and the station forgot the reads); the station holds Qh Ac Kc and deals them when the disk is freed."""
+    app, address = service_on_disk
+    dealer = _open(address, "disk")
+    shown: list[str] = []
+    _held_through_a_store_failure(app, dealer, disk.fill, disk.free, shown)
+    lost = [line for line in shown if line.startswith("service lost (")]
+    assert lost and all("UNAVAILABLE" in line and "event store failed" in line for line in lost), lost
+    assert any(disk.message in line for line in lost), lost
+
+
+def test_r_aud_1_a_store_failure_reaches_the_client_as_unavailable_and_its_retry_applies_once(
+    service_on_disk: tuple[PokerTables, str], disk: Disk
+) -> None:
+    app, address = service_on_disk
+    dealer = _open(address, "unavailable")
+    disk.fill()
+    try:
+        with pytest.raises(grpc.RpcError) as refused:
+            dealer.call("SeatPlayer", pb.SeatPlayerRequest(command_id="full", table="Mesa T", seat=4, chips=100))
+    finally:
+        disk.free()
+    details = refused.value.details() or ""
+    assert refused.value.code() is grpc.StatusCode.UNAVAILABLE
+    assert "the event store failed" in details and disk.message in details
+    assert "retry it with the same command id" in details
+    dealer.call("SeatPlayer", pb.SeatPlayerRequest(command_id="full", table="Mesa T", seat=4, chips=100))
+    assert app.table("Mesa T").stacks[4] == 100
+
+
+def test_r_aud_1_a_killed_postgresql_connection_holds_the_shoe_reads_until_it_is_back() -> None:
+    from tests.test_application import postgres_store
+
+    env = postgres_store()
+    import psycopg
+
+    def kill() -> None:  # every connection of the service to its schema's database, as an administrator would
+        with psycopg.connect(host=env["POSTGRES_HOST"], port=env["POSTGRES_PORT"], user=env["POSTGRES_USER"],
+                             dbname=env["POSTGRES_DBNAME"], autocommit=True) as conn:
+            conn.execute("select pg_terminate_backend(pid) from pg_stat_activity "
+                         "where datname = current_database() and pid <> pg_backend_pid()")
+
+    for app, address in _serve(env):
+        dealer = _open(address, "pg")
+        shown: list[str] = []
+        _held_through_a_store_failure(app, dealer, kill, lambda: None, shown, lasting=False)
+        lost = [line for line in shown if line.startswith("service lost (")]
+        assert lost and "UNAVAILABLE" in lost[0] and "terminating connection" in lost[0], shown
+
+
+# -- item 9: the shoe's numbering, its restarts, and its silence ---------------------------------------------------
+
+
+def _shoe_hand(address: str, command: str, shown: list[str], **station: Any) -> tuple[ShoeSimulator, HardwareStation]:
+    dealer = _open(address, command)
+    shoe = ShoeSimulator(seed=41, heartbeat_seconds=station.pop("heartbeat_seconds", 1.0))
+    hardware = HardwareStation(dealer, "Mesa T", shoe.url, show=shown.append, **station)
+    shoe.hello()
+    assert hardware.wait(lambda: hardware.shoe.identity is not None)
+    hardware.start_hand()
+    shoe.load(Colour.RED, ISSUE_SHOE)
+    return shoe, hardware
+
+
+def test_r_deck_4_a_read_with_a_wild_number_is_a_recorded_fault_and_does_not_poison_the_reads_after_it(
+    service: tuple[PokerTables, str]
+) -> None:
+    app, address = service
+    shown: list[str] = []
+    shoe, hardware = _shoe_hand(address, "wild", shown)
+    try:
+        for _ in range(2):
+            shoe.draw()
+        assert hardware.wait(lambda: len(hardware.dealt) == 2)
+        stray = shoe.stray_read(2**32 - 1)  # Qh, numbered 4294967295
+        for _ in range(3):
+            shoe.draw()
+        assert hardware.wait(lambda: len(hardware.dealt) == 5 and len(_faults(app)) == 1), (hardware.dealt, shown)
+        assert _deals(app) == [("As", 1), ("Kd", 2), ("Ac", 3), ("Kc", 4), ("Qs", 5)]
+        (fault,) = _faults(app)
+        assert f"read 4294967295 {stray}" in fault["result"] and "R-DECK-4" in fault["result"]
+        assert fault["serial"] == "SHOE-0001"
+        assert not any("read twice" in line for line in shown) and hardware.refused == []
+    finally:
+        hardware.close()
+        shoe.close()
+
+
+def test_r_deck_4_a_shoe_power_cycle_is_announced_by_its_hello_and_the_reads_go_on_in_sequence(
+    service: tuple[PokerTables, str]
+) -> None:
+    """Switched off and on mid-hand, the shoe numbers its reads from 1 again: its HELLO says so, the station counts
+    on, and the hand's reads stay contiguous; the restart is recorded at the table."""
+    app, address = service
+    shown: list[str] = []
+    shoe, hardware = _shoe_hand(address, "cycle", shown)
+    try:
+        for _ in range(2):
+            shoe.draw()
+        assert hardware.wait(lambda: len(hardware.dealt) == 2)
+        shoe.power_cycle()
+        for _ in range(3):
+            shoe.draw()
+        assert hardware.wait(lambda: len(hardware.dealt) == 5), (hardware.dealt, shown)
+        assert _deals(app) == [("As", 1), ("Kd", 2), ("Qh", 3), ("Ac", 4), ("Kc", 5)]
+        assert hardware.irregularities == [] and hardware.refused == []
+        assert hardware.wait(lambda: any("power cycle" in f["result"] for f in _faults(app)))
+        shoe.power_cycle()  # and again, between two reads of the same hand
+        shoe.draw()
+        assert hardware.wait(lambda: len(hardware.dealt) == 6)
+        assert _deals(app)[-1] == ("Qs", 6)
+    finally:
+        hardware.close()
+        shoe.close()
+
+
+def test_r_aud_1_a_silent_shoe_is_a_fault_shown_and_recorded_at_the_table(service: tuple[PokerTables, str]) -> None:
+    app, address = service
+    shown: list[str] = []
+    shoe, hardware = _shoe_hand(address, "silent", shown, heartbeat_seconds=0.1, silence_seconds=0.6)
+    try:
+        shoe.draw()
+        assert hardware.wait(lambda: len(hardware.dealt) == 1)
+        time.sleep(1.0)  # heartbeats keep a quiet shoe from being taken for a silent one
+        assert not any("silent" in f["result"] for f in _faults(app))
+        shoe.go_silent()
+        assert hardware.wait(lambda: any("silent" in f["result"] for f in _faults(app)), timeout=5)
+        (fault,) = [f for f in _faults(app) if "silent" in f["result"]]
+        assert fault["serial"] == "SHOE-0001" and "no heartbeat" in fault["result"]
+        assert any("shoe silent" in line for line in shown)
+        assert "shoe silent" in hardware.panel()
+    finally:
+        hardware.close()
+        shoe.close()
+
+
+# -- item 11: a read the service refuses is recorded ----------------------------------------------------------------
+
+
+def test_r_deck_4_a_read_the_service_refuses_is_recorded_at_the_table_as_a_device_fault(
+    service: tuple[PokerTables, str]
+) -> None:
+    """A card read twice (the same card twice in the shoe) and a read while no card is due: each refused, shown, and
+    recorded at the table with the shoe's identity; the service neither accepts nor forgets them."""
+    app, address = service
+    dealer = _open(address, "refused")
+    shoe = ShoeSimulator(seed=47)
+    shown: list[str] = []
+    hardware = HardwareStation(dealer, "Mesa T", shoe.url, show=shown.append)
+    try:
+        shoe.hello()
+        assert hardware.wait(lambda: hardware.shoe.identity is not None)
+        hardware.start_hand()
+        shoe.load(Colour.RED, parse_cards("As Kd As Qh Jc 9s 8s 7s 6s"))
+        for _ in range(3):
+            shoe.draw()
+        assert hardware.wait(lambda: len(hardware.dealt) == 2 and len(_faults(app)) == 1), (shown, _faults(app))
+        (twice,) = _faults(app)
+        assert twice["serial"] == "SHOE-0001" and twice["result"].startswith("read 3 As refused by the service")
+        assert "R-DECK-4" in twice["result"]
+        for _ in range(5):
+            shoe.draw()  # Qh Jc 9s 8s: the rest of the hole cards; 7s: no card is due (the betting is open)
+        assert hardware.wait(lambda: len(_faults(app)) == 2), (shown, _faults(app))
+        assert "read 8 7s refused by the service" in _faults(app)[1]["result"]
+        assert len(hardware.refused) == 2 and all(line.startswith("refused: FAILED_PRECONDITION")
+                                                  for line in hardware.refused)
+        assert len(hardware.dealt) == 6
+    finally:
+        hardware.close()
+        shoe.close()
+
+
+# -- item 10: a shuffler that delivers the wrong deck ---------------------------------------------------------------
+
+
+def test_r_deck_2_a_shuffler_delivering_the_wrong_deck_is_refused_by_the_table_and_its_fault_recorded(
+    service: tuple[PokerTables, str]
+) -> None:
+    app, address = service
+    dealer, pit = _open(address, "colour"), Station(address, "trust-pit-boss-token-00001")
+    shoe, shuffler = ShoeSimulator(seed=51), ShufflerSimulator(seed=52)
+    shown: list[str] = []
+    hardware = HardwareStation(dealer, "Mesa T", shoe.url, shuffler.url, show=shown.append)
+    try:
+        shoe.hello()
+        shuffler.hello()
+        assert hardware.wait(lambda: hardware.shoe.identity is not None)
+        assert hardware.start_hand() is Colour.RED
+        pit.hand("Mesa T", "void", rule="R-CIRC-14", reason="two cards exposed in the deal")
+        shuffler.wrong_colour_next = True  # asked for the blue deck, it delivers the red one again and says so
+        with pytest.raises(grpc.RpcError) as refused:
+            hardware.start_hand()
+        assert refused.value.code() is grpc.StatusCode.FAILED_PRECONDITION
+        assert "R-DECK-2" in (refused.value.details() or "")
+        record = app.table("Mesa T")
+        assert record.hands_started == 1 and record.hand_in_progress is None
+        (fault,) = _faults(app)
+        assert (fault["serial"], fault["colour"]) == ("SHUF-0001", "red")
+        assert fault["result"].startswith("deck refused: the red deck was in play in hand 1")
+        reports = [(vars(e)["kind"], vars(e)["colour"]) for e in app.events.get(record.id)
+                   if type(e).__name__ == "DeviceReported"]
+        assert reports[-2] == ("delivery", "red")  # what the shuffler said, recorded as it said it
+        assert any("hand not started" in line and "R-DECK-2" in line for line in shown)
+        assert hardware.start_hand() is Colour.BLUE  # the right deck in the shoe: the hand starts
+        assert app.table("Mesa T").hands_started == 2
+    finally:
+        hardware.close()
+        shoe.close()
+        shuffler.close()
