@@ -811,13 +811,22 @@ class HandState:
     def pots(self) -> list[Pot]:
         """The main pot and side pots of the chips put in this hand (R-CIRC-6): the antes as matched chips, or as dead
         money in the main pot (decision, setting ``ante_pot``); then each bet nobody matched in its interval, which
-        simply comes back (with unequal antes a player's total can exceed another's without any bet being uncalled)."""
+        simply comes back (with unequal antes a player's total can exceed another's without any bet being uncalled).
+        Decision: chips that only players who folded reached (unequal antes) join the highest pot a player still in
+        reached (pokerkit burns them)."""
         put = [c - u for c, u in zip(self.contributed, self.uncalled, strict=True)]
         main = self.settings.ante_pot is AntePot.MAIN
         dead = [min(a, c) for a, c in zip(self.antes, put, strict=True)] if main else []
-        pots = side_pots(put, self.folded, dead)
-        if len(self.in_hand) == 1:  # R-CIRC-7: the last player wins every pot, one only folded players reached too
-            pots = [pot if pot.eligible else Pot(pot.amount, tuple(self.in_hand), pot.contributors) for pot in pots]
+        pots: list[Pot] = []
+        for pot in side_pots(put, self.folded, dead):
+            if pot.eligible or not self.in_hand:
+                pots.append(pot)
+            elif pots:  # chips only folded players reached (unequal antes) join the highest pot a player still in
+                last = pots[-1]  # reached; the last player in wins them all (R-CIRC-7)
+                pots[-1] = Pot(last.amount + pot.amount, last.eligible,
+                               tuple(sorted({*last.contributors, *pot.contributors})), last.carried_in)
+            else:
+                pots.append(Pot(pot.amount, tuple(self.in_hand), pot.contributors))
         return pots + [Pot(amount, (p,), (p,)) for p, amount in enumerate(self.uncalled) if amount]
 
     def settlement(self) -> tuple[list[Award], int]:

@@ -25,6 +25,7 @@ from pokerkit import (
     Automation,
     BringInPosting,
     CheckingOrCalling,
+    ChipsPushing,
     CompletionBettingOrRaisingTo,
     FixedLimitSevenCardStud,
     FixedLimitTexasHoldem,
@@ -62,6 +63,8 @@ class OracleHand:
     """How the table was drawn (antes, blinds, trimming, stacks), for failure messages."""
     redrawn: int = 0
     """Tables drawn before this one that pokerkit itself could not play."""
+    pots: int = 0
+    """The pots pokerkit paid (more than one: side pots)."""
 
 
 def _antes(kind: str, players: int, rng: random.Random) -> list[int]:
@@ -156,7 +159,8 @@ def play(variant: str, seed: int) -> OracleHand:
             continue
         # pokerkit's writer drops the game's ante trimming (it would write the default, false): given here
         history = HandHistory.from_game_state(game, state, ante_trimming_status=trimming)
-        return OracleHand(history.dumps(), tuple(state.stacks), table, redrawn)
+        pots = len({op.pot_index for op in state.operations if isinstance(op, ChipsPushing)})
+        return OracleHand(history.dumps(), tuple(state.stacks), table, redrawn, pots)
     raise AssertionError(f"pokerkit could play no table drawn from seed {seed}")  # pragma: no cover
 
 
