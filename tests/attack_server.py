@@ -49,17 +49,26 @@ def running_server(directory: Path, hardening: Hardening = HARDENED) -> Iterator
 def raw_call(channel: grpc.Channel, method: MethodDescriptor, body: bytes,
              metadata: list[tuple[str, str]] | None = None, timeout: float = 10) -> grpc.StatusCode:
     """Send ``body`` as they are to ``method``; the status the call ends with (a stream is read to its end)."""
+    return raw_status(channel, method, body, metadata, timeout)[0]
+
+
+def raw_status(channel: grpc.Channel, method: MethodDescriptor, body: bytes,
+               metadata: list[tuple[str, str]] | None = None, timeout: float = 10) -> tuple[grpc.StatusCode, str]:
+    """:func:`raw_call`'s status and its details."""
     path = f"/{SERVICE_NAME}/{method.name}"
     try:
         if method.server_streaming:
-            stream: Any = channel.unary_stream(path)(body, metadata=metadata, timeout=timeout)
+            streaming: Any = channel.unary_stream(path)  # no serializers: the body goes as it is
+            stream: Any = streaming(body, metadata=tuple(metadata or ()), timeout=timeout)
             for _ in stream:
                 pass
         else:
-            channel.unary_unary(path)(body, metadata=metadata, timeout=timeout)
+            unary: Any = channel.unary_unary(path)
+            unary(body, metadata=tuple(metadata or ()), timeout=timeout)
     except grpc.RpcError as error:
-        return error.code()  # type: ignore[attr-defined, no-any-return]
-    return grpc.StatusCode.OK
+        failed: Any = error  # a call's error is also its grpc.Call
+        return failed.code(), failed.details() or ""
+    return grpc.StatusCode.OK, ""
 
 
 def error_reason(error: grpc.RpcError) -> str:

@@ -7,7 +7,7 @@ box that acts out of turn. Every refusal changes nothing.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,11 +22,11 @@ from domain.errors import InvalidCardError, RuleError
 from domain.table import Table
 from domain.table_settings import BettingStructure, InvalidSettingsError, TableSettings
 from service.api import pokertable_pb2 as pb
-from service.server import MAX_CHIPS
+from service.application import MAX_CHIPS
 from tests.attack_server import error_reason, running_server
 from tests.test_grpc_service import TOKENS, Client, open_table
 
-HOLDEM = {"variant": "holdem", "structure": "no-limit"}
+HOLDEM: dict[str, Any] = {"variant": "holdem", "structure": "no-limit"}
 LOOK_ALIKES = ["\u212as", "A\u017f", "\u212a\u017f", "\uff21s", "A\u0455", "\u0410s"]  # Kelvin K, long s, fullwidth A,
 # Cyrillic dze and A: each is "K"/"s"/"A" to a reader (and to Unicode case folding) and no card
 NAMES = ["Mesa\x00 1", "Mesa\x07", "Mesa\n1", "Mesa\x7f", "Mesa \u202e1 aseM", "Mesa \u2066x\u2069", "Mesa\u200b1",
@@ -265,7 +265,8 @@ def test_r_cdp_2_a_box_that_plays_or_folds_before_exchanging_is_told_to_exchange
     """Box 1, whose turn it is to exchange, plays: the refusal said "box 1 decides now, not box 1" — the box named
     was the box that acted, because the check asked for the decision stage and blamed the turn."""
     hand = _cdp_at_the_exchange()
-    for attempt in (lambda: hand.play(1, 20), lambda: hand.fold(1)):
+    attempts: list[Callable[[], None]] = [lambda: hand.play(1, 20), lambda: hand.fold(1)]
+    for attempt in attempts:
         with pytest.raises(CdpRuleError) as refused:
             attempt()
         assert refused.value.rule == "R-CDP-2"

@@ -93,7 +93,7 @@ def _largest(descriptor: Descriptor) -> Message:
     carries more than ten cards), every nested message filled alike."""
     message: Any = getattr(pb, descriptor.name)()
     for field in descriptor.fields:
-        if field.type == FieldDescriptor.TYPE_MESSAGE:
+        if field.message_type is not None:
             nested = _largest(field.message_type)
             if field.is_repeated:
                 getattr(message, field.name).extend([nested] * 10)
