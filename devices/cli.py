@@ -6,7 +6,11 @@ integrators and demos.  It prints the port paths, then takes commands on standar
     face-up | other-colour | unreadable     draw the next card with that fault
     bad-crc | truncated | twice             draw the next card through that line fault
     double-feed | empty   report a shoe fault
+    wild-read             report the next card with read number 4294967295 (a firmware glitch)
+    power-cycle           switch the shoe off and on (its reads are numbered from 1 again; its HELLO says so)
+    silent                the shoe hangs: no heartbeat, nothing
     jam | door | miscount the shuffler's next shuffle jams / finds its door open / next deck check misses a card
+    wrong-colour          the shuffler's next state report names the other deck
     quit
 """
 
@@ -66,13 +70,16 @@ def run(args: argparse.Namespace) -> int:
 def obey(words: list[str], shoe: ShoeSimulator | None, shuffler: ShufflerSimulator | None) -> str:
     """Carry out one command."""
     verb, args = words[0], words[1:]
-    if verb in ("jam", "door", "miscount"):
+    if verb in ("jam", "door", "miscount", "wrong-colour"):
         if shuffler is None:
             return "no shuffler"
         if verb == "jam":
             shuffler.jam_next = True
         elif verb == "door":
             shuffler.door_open_next = True
+        elif verb == "wrong-colour":
+            shuffler.wrong_colour_next = True
+            return "the shuffler will name the other deck"
         else:
             shuffler.miscount_next = [51]
         return f"the shuffler will {'find its door open' if verb == 'door' else verb}"
@@ -87,6 +94,9 @@ def obey(words: list[str], shoe: ShoeSimulator | None, shuffler: ShufflerSimulat
         "twice": lambda: shoe.send_twice(shoe.card_message(shoe.cards.pop(0))),
         "double-feed": lambda: shoe.fault(ShoeFaultCode.DOUBLE_FEED),
         "empty": lambda: shoe.fault(ShoeFaultCode.SHOE_EMPTY),
+        "wild-read": lambda: shoe.stray_read(2**32 - 1),
+        "power-cycle": shoe.power_cycle,
+        "silent": shoe.go_silent,
     }
     if verb == "load":
         shoe.load(Colour[args[0].upper()])

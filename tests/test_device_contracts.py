@@ -8,6 +8,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
@@ -20,8 +21,26 @@ from devices.adapters import (
     ShufflerAdapter,
     ShufflerError,
 )
-from devices.protocol import Colour, ShoeFaultCode
+from devices.framing import FrameParser, encode
+from devices.link import Link
+from devices.protocol import (
+    Ack,
+    CardDrawn,
+    Colour,
+    DeviceKind,
+    Heartbeat,
+    Hello,
+    Message,
+    ShoeFault,
+    ShoeFaultCode,
+    Shuffle,
+    ShufflerState,
+    ShufflerStateCode,
+    decode,
+)
+from devices.protocol import encode as encode_message
 from devices.simulators import ShoeSimulator, ShufflerSimulator
+from devices.transport import PtyEnd, open_url
 from domain.cards import Card
 
 
@@ -197,6 +216,9 @@ def test_the_simulate_command_prints_its_ports_and_obeys_commands_on_standard_in
         assert " ".join(str(card) for card in events.cards()) == drawn.removeprefix("drew ")
         assert command("other-colour") == "sent: other-colour"
         events.wait_for(lambda items: len(events.irregularities()) == 1)
+        assert command("wild-read") == "sent: wild-read"
+        assert command("draw").startswith("drew ")  # read in sequence after the wild one: taken
+        events.wait_for(lambda items: len(events.irregularities()) == 2 and len(events.cards()) == 3)
         assert command("door") == "the shuffler will find its door open"
         with pytest.raises(ShufflerError, match="door open"):
             shuffler.shuffle(Colour.BLUE)
@@ -209,3 +231,90 @@ def test_the_simulate_command_prints_its_ports_and_obeys_commands_on_standard_in
         shuffler.close()
         if process.poll() is None:
             process.kill()
+
+
+def test_a_restarted_device_numbers_its_frames_from_1_and_its_hello_is_never_taken_for_a_repeat() -> None:
+    """Link rule 3 drops a frame numbered like the last one delivered (its ACK was lost); a device that restarts
+    numbers its frames from 1 again, so its HELLO may carry the number of the last frame: it is delivered all the
+    same (issue 13, item 9: a shoe power cycle)."""
+    end = PtyEnd()
+    delivered: list[Message] = []
+    link = Link(lambda: open_url(end.path), delivered.append)
+    try:
+        first, again = (Hello(DeviceKind.SHOE, "PT-SHOE", "SN-1", "2.0", last) for last in (7, 0))
+        end.write(encode(encode_message(first, 1)))
+        end.write(encode(encode_message(CardDrawn(8, 14, 3, Colour.RED, False), 1)))  # a repeat of frame 1
+        end.write(encode(encode_message(again, 1)))  # power cycle: frame 1 again, a HELLO
+        deadline = time.monotonic() + 3
+        while len(delivered) < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        time.sleep(0.2)
+        assert delivered == [first, again] and link.stats.duplicates == 1
+    finally:
+        link.close()
+        end.close()
+
+
+def test_heartbeats_are_not_acknowledged_nor_delivered_and_keep_the_shoe_from_being_silent() -> None:
+    simulator = ShoeSimulator(seed=9, heartbeat_seconds=0.05)
+    events = Events()
+    adapter = ShoeAdapter(simulator.url, events, silence_seconds=0.4)
+    try:
+        simulator.hello()
+        time.sleep(0.8)
+        assert adapter.link.stats.heartbeats >= 5
+        assert not [e for e in events.items if isinstance(e, DeviceStatus) and "silent" in e.message]
+        assert simulator.link.stats.frames_in == 1  # the ACK of its HELLO: heartbeats are not acknowledged
+        simulator.go_silent()
+        events.wait_for(lambda items: any(isinstance(e, DeviceStatus) and e.fault and "silent" in e.message
+                                          for e in items))
+        simulator.silent.clear()
+        events.wait_for(lambda items: any(isinstance(e, DeviceStatus) and "heard again" in e.message
+                                          for e in items))
+    finally:
+        adapter.close()
+        simulator.close()
+
+
+def test_read_numbers_handed_on_never_go_back_whatever_the_shoe_numbers(
+    shoe: tuple[ShoeSimulator, ShoeAdapter, Events]
+) -> None:
+    """A shoe whose count jumps back without announcing it (two consecutive reads confirm the new count), or that
+    announces a restart: the station's numbers keep rising, so the service's check of repeated or stale reads
+    (R-DECK-4) never refuses the reads after it."""
+    simulator, _, events = shoe
+    simulator.draw()
+    simulator.draw()
+    simulator.read_seq = 0  # the count jumps back, unannounced
+    simulator.draw()  # read 1 again: a card read twice, not dealt
+    simulator.draw()  # read 2 continues it: the new count is taken
+    simulator.power_cycle()
+    simulator.draw()
+    events.wait_for(lambda items: len(events.cards()) == 4)
+    numbers = [e.read_seq for e in events.items if isinstance(e, CardRead)]
+    assert numbers == sorted(set(numbers)) and numbers[:2] == [1, 2]
+    assert [i.message for i in events.irregularities()] == ["a card read twice"]
+
+
+def test_the_byte_examples_of_docs_devices_md_are_what_they_say() -> None:
+    """A device maker implements from the page alone: its examples decode to the messages they describe."""
+    text = (Path(__file__).resolve().parents[1] / "docs" / "devices.md").read_text(encoding="utf-8")
+    block = text.split("### Examples (bytes in hex)", 1)[1].split("```")[1]
+    lines = [line.strip() for line in block.strip().splitlines()]
+    examples = dict(zip(lines[0::2], lines[1::2], strict=True))
+    decoded = {}
+    for title, raw in examples.items():
+        (frame,) = FrameParser().feed(bytes.fromhex(raw))
+        decoded[title] = (frame.seq, decode(frame))
+    expected = {
+        'HELLO shoe "PT-SHOE" "SN-0001" "1.4.2", SEQ 1:': (1, Hello(DeviceKind.SHOE, "PT-SHOE", "SN-0001", "1.4.2")),
+        'HELLO shoe (protocol 2) "PT-SHOE" "SN-0001" "1.4.2", last read 12, SEQ 1:':
+            (1, Hello(DeviceKind.SHOE, "PT-SHOE", "SN-0001", "1.4.2", 12)),
+        "HEARTBEAT (not acknowledged; SEQ 0):": (0, Heartbeat()),
+        "CARD_DRAWN read 12, A♠ (14, 3), red, face down, SEQ 2:": (2, CardDrawn(12, 14, 3, Colour.RED, False)),
+        "ACK of SEQ 2:": (0, Ack(2)),
+        "SHUFFLE the blue 52-card deck, SEQ 1:": (1, Shuffle(Colour.BLUE, 52)),
+        "SHUFFLER_STATE deck ready, blue, SEQ 3:": (3, ShufflerState(ShufflerStateCode.DECK_READY, Colour.BLUE)),
+        "SHOE_FAULT double feed after read 12, SEQ 4:": (4, ShoeFault(ShoeFaultCode.DOUBLE_FEED, 12)),
+    }
+    assert decoded == expected

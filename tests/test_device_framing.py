@@ -15,6 +15,7 @@ from devices.protocol import (
     DeckCheckResult,
     Deliver,
     DeviceKind,
+    Heartbeat,
     Hello,
     Message,
     Nak,
@@ -97,6 +98,9 @@ codes = st.lists(st.integers(0, 51), max_size=8).map(tuple)
 messages: st.SearchStrategy[Message] = st.one_of(
     st.builds(Hello, st.sampled_from(list(DeviceKind)), st.text(max_size=10), st.text(max_size=10),
               st.text(max_size=10)),
+    st.builds(Hello, st.sampled_from(list(DeviceKind)), st.text(max_size=10), st.text(max_size=10),
+              st.text(max_size=10), st.integers(0, 2**32 - 1)),
+    st.just(Heartbeat()),
     st.builds(Ack, st.integers(0, 255)),
     st.builds(Nak, st.integers(0, 255), st.sampled_from(list(NakReason))),
     st.builds(CardDrawn, st.integers(0, 2**32 - 1), st.integers(2, 14), st.integers(0, 3), colours, st.booleans()),
