@@ -1,9 +1,11 @@
 """What checking each event's chain link costs when an aggregate is loaded (issue 13, item 1): the time to read every
-hand of a store through the chaining recorders' ``select_events`` (each row joined to its link and to the link before
-it by its key, its hash recomputed: :func:`service.chain_store.check_link`) beside the library's own ``select_events`` of the
-same store, unchecked, on SQLite and PostgreSQL. Each aggregate is read from the store, not from a cache: what a
-restart, a cache miss or a reconstruction costs. A command on a cached aggregate reads nothing (SQLite, sole writer)
-or only the events newer than its copy (PostgreSQL), usually none.
+aggregate of a store through the chaining recorders' ``select_events`` (each row read with its link and the link
+before it, looked up by key, its hash recomputed: :func:`service.chain_store.check_link`) beside the library's own
+``select_events`` of the same store, unchecked, on SQLite and PostgreSQL; and the time to read the whole log through
+``select_notifications`` (each page checked against the links it covers: what the Watch stream, history and exports
+read) beside the library's, unchecked. Each aggregate is read from the store, not from a cache: what a restart, a
+cache miss or a reconstruction costs. A command on a cached aggregate reads nothing (SQLite, sole writer) or only the
+events newer than its copy (PostgreSQL), usually none.
 
 Run with ``.venv/bin/python -m benchmarks.chain_load [--events N] [--postgres URL]``.
 """
@@ -15,7 +17,6 @@ import random
 import statistics
 import tempfile
 import time
-import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,7 @@ from service.application import PokerTables
 from service.persistence import environment, notifications
 
 
-def _time(read: Callable[[uuid.UUID], Sequence[Any]], ids: list[uuid.UUID]) -> tuple[float, int]:
+def _time(read: Callable[[Any], Sequence[Any]], ids: Sequence[Any]) -> tuple[float, int]:
     started = time.perf_counter()
     events = sum(len(read(aggregate_id)) for aggregate_id in ids)
     return time.perf_counter() - started, events
@@ -50,10 +51,28 @@ def measure(label: str, env: dict[str, str], events: int) -> None:
         unchecked.append(seconds)
         assert same == count
     ours, theirs = statistics.median(checked), statistics.median(unchecked)
-    print(f"  {label:<10} {len(ids):>5} aggregates, {count:>6} events: checked {ours / count * 1e6:5.1f} µs/event, "
-          f"library {theirs / count * 1e6:5.1f} µs/event: +{(ours - theirs) / count * 1e6:4.1f} µs/event "
-          f"({ours / theirs:.2f}×), +{(ours - theirs) / len(ids) * 1e3:.2f} ms per aggregate of "
-          f"{count / len(ids):.0f} events")
+    print(f"  {label:<10} select_events, {len(ids)} aggregates of {count / len(ids):.0f} events: checked "
+          f"{ours / count * 1e6:5.1f} µs/event, library {theirs / count * 1e6:5.1f}: "
+          f"+{(ours - theirs) / count * 1e6:4.1f} µs/event ({ours / theirs:.2f}×), "
+          f"+{(ours - theirs) / len(ids) * 1e3:.2f} ms an aggregate")
+    checked, unchecked = [], []
+    for _ in range(5):
+        seconds, count = _time(lambda start: _pages(recorder.select_notifications), [1])
+        checked.append(seconds)
+        seconds, same = _time(lambda start: _pages(recorder.unchecked_notifications), [1])
+        unchecked.append(seconds)
+        assert same == count
+    ours, theirs = statistics.median(checked), statistics.median(unchecked)
+    print(f"  {label:<10} select_notifications, the whole log by pages of 1,000: checked {count / ours:,.0f} "
+          f"events/s, library {count / theirs:,.0f}: +{(ours - theirs) / count * 1e6:4.1f} µs/event "
+          f"({ours / theirs:.2f}×)")
+
+
+def _pages(select: Callable[[int, int], Sequence[Any]]) -> list[Any]:
+    found: list[Any] = []
+    while page := select(len(found) + 1, 1000):
+        found.extend(page)
+    return found
 
 
 def main() -> None:

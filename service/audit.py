@@ -38,7 +38,6 @@ from service.chain_store import (  # the recorders' topics name this module (ser
     describe,
     links,
 )
-from service.persistence import notifications
 from service.signing import SIGNED_HEAD_TOPIC, read_head, signature_problem
 
 __all__ = ["GENESIS", "LOWEST", "PAGE", "ChainedPostgresRecorder", "ChainedSQLiteRecorder", "Finding",
@@ -97,13 +96,21 @@ def verify(recorder: ApplicationRecorder, expected_head: tuple[int, bytes] | Non
     if public_key is not None and mapper is None:
         raise ValueError("checking signed heads needs the application's mapper to read them")
     walk = _Walk(list(_chain(recorder)), public_key, mapper)
-    for event in notifications(recorder, start=LOWEST, page=PAGE):
+    for event in _unchecked(recorder):
         if (finding := walk.step(event)) is not None:
             return walk.verdict(finding)
     finding = walk.finish(expected_head)
     if finding is not None or public_key is None:
         return walk.verdict(finding)
     return walk.verdict(None, _tail(recorder, walk.chain, walk.signed, walk.signatures))
+
+
+def _unchecked(recorder: ChainedSQLiteRecorder | ChainedPostgresRecorder) -> Iterator[Any]:
+    """Every stored event as stored, from the lowest position there is."""
+    start = LOWEST
+    while page := recorder.unchecked_notifications(start, PAGE):
+        yield from page
+        start = page[-1].id + 1
 
 
 class _Walk:

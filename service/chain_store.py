@@ -6,13 +6,14 @@ The formula and how the log is checked are described in :mod:`service.audit`.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import struct
 from collections.abc import Sequence
 from typing import Any
 from uuid import UUID
 
-from eventsourcing.persistence import StoredEvent
+from eventsourcing.persistence import Notification, StoredEvent
 from eventsourcing.postgres import PostgresApplicationRecorder
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteCursor
 from eventsourcing.utils import retry
@@ -107,6 +108,18 @@ def _chained_events(rows: list[Any], originator_id: UUID | str) -> list[StoredEv
     return events
 
 
+def _checked_notifications(found: Sequence[Notification], chain: list[tuple[int, bytes]]) -> Sequence[Notification]:
+    """A page of notifications, each checked against its link in ``chain`` (the links from the one before the page's
+    first position to its last): what the Watch stream, history and exports read is what the chain vouches for."""
+    positions = [position for position, _ in chain]
+    hashes = dict(chain)
+    for notification in found:
+        before = bisect.bisect_left(positions, notification.id)
+        check_link(notification.id, notification, hashes.get(notification.id),
+                   chain[before - 1][1] if before else None)
+    return found
+
+
 class ChainedSQLiteRecorder(SQLiteApplicationRecorder):
     """The SQLite application recorder, chaining each event it inserts, refusing positions below 1, and loading
     aggregates only from events whose links check."""
@@ -147,6 +160,24 @@ class ChainedSQLiteRecorder(SQLiteApplicationRecorder):
         with self.datastore.transaction(commit=False) as c:
             c.execute(statement, params)
             return _chained_events(c.fetchall(), self.convert_originator_id(params[0]))
+
+    def select_notifications(self, start: int | None, limit: int, stop: int | None = None,
+                             topics: Sequence[str] = (), *, inclusive_of_start: bool = True) -> Sequence[Notification]:
+        """Notifications in log order, each checked against its link (``audit verify`` reads them unchecked)."""
+        found: Sequence[Notification] = super().select_notifications(start, limit, stop, topics,
+                                                                     inclusive_of_start=inclusive_of_start)
+        if not found:
+            return found
+        with self.datastore.transaction(commit=False) as c:
+            c.execute(f"SELECT position, hash FROM {self.chain_table} WHERE position <= ? AND position >= (SELECT "
+                      f"COALESCE(MAX(position), 1) FROM {self.chain_table} WHERE position < ? AND position >= 1) "
+                      "ORDER BY position", (found[-1].id, found[0].id))
+            return _checked_notifications(found, [(int(row[0]), bytes(row[1])) for row in c.fetchall()])
+
+    def unchecked_notifications(self, start: int, limit: int) -> Sequence[Notification]:
+        """Notifications in log order as stored, for ``audit verify`` to judge."""
+        found: Sequence[Notification] = super().select_notifications(start, limit)
+        return found
 
     def _insert_events(self, c: SQLiteCursor, stored_events: Sequence[StoredEvent],
                        **kwargs: Any) -> Sequence[int] | None:
@@ -204,6 +235,10 @@ class ChainedPostgresRecorder(PostgresApplicationRecorder):
             "(SELECT p.hash FROM {0}.{1} p WHERE p.position < e.notification_id AND p.position >= 1 "
             "ORDER BY p.position DESC LIMIT 1) AS previous FROM {0}.{2} e WHERE e.originator_id = %s"
         ).format(schema, Identifier(self.chain_table), Identifier(self.events_table_name))
+        self._select_links = SQL(
+            "SELECT position, hash FROM {0}.{1} WHERE position <= %s AND position >= (SELECT COALESCE(MAX(position), "
+            "1) FROM {0}.{1} WHERE position < %s AND position >= 1) ORDER BY position"
+        ).format(schema, Identifier(self.chain_table))
 
     @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
     def select_events(self, originator_id: UUID | str, *, gt: int | None = None, lte: int | None = None,
@@ -224,6 +259,23 @@ class ChainedPostgresRecorder(PostgresApplicationRecorder):
         with self.datastore.get_connection() as conn, conn.cursor() as curs:
             curs.execute(statement, params, prepare=True)
             return _chained_events(curs.fetchall(), originator_id)
+
+    def select_notifications(self, start: int | None, limit: int, stop: int | None = None,
+                             topics: Sequence[str] = (), *, inclusive_of_start: bool = True) -> Sequence[Notification]:
+        """Notifications in log order, each checked against its link (``audit verify`` reads them unchecked)."""
+        found: Sequence[Notification] = super().select_notifications(start, limit, stop, topics,
+                                                                     inclusive_of_start=inclusive_of_start)
+        if not found:
+            return found
+        with self.datastore.get_connection() as conn, conn.cursor() as curs:
+            curs.execute(self._select_links, (found[-1].id, found[0].id), prepare=True)
+            return _checked_notifications(found, [(int(row["position"]), bytes(row["hash"]))
+                                                  for row in curs.fetchall()])
+
+    def unchecked_notifications(self, start: int, limit: int) -> Sequence[Notification]:
+        """Notifications in log order as stored, for ``audit verify`` to judge."""
+        found: Sequence[Notification] = super().select_notifications(start, limit)
+        return found
 
     def _fetch_ids_after_insert_events(self, curs: Cursor[DictRow], stored_events: Sequence[StoredEvent],
                                        **kwargs: Any) -> Sequence[int] | None:

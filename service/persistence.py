@@ -122,10 +122,10 @@ def claim_sole_writer(url: str) -> SoleWriter | None:
     return SoleWriter(database)
 
 
-def notifications(recorder: ApplicationRecorder, *, start: int = 1, stop: int | None = None,
+def notifications(recorder: ApplicationRecorder, *, stop: int | None = None,
                   page: int = 1000) -> Iterator[Notification]:
-    """Every stored event in log order, from position ``start`` (the log starts at 1; ``audit verify`` also reads
-    below it) up to position ``stop`` if given, read a page at a time."""
+    """Every stored event in log order, up to position ``stop`` if given, read a page at a time."""
+    start = 1
     while found := recorder.select_notifications(start=start, limit=page, stop=stop):
         yield from found
         start = found[-1].id + 1

@@ -22,7 +22,7 @@ from domain.table_settings import BettingStructure, TableSettings
 from service.application import HandCommand, PokerTables, Role, Viewer
 from service.audit import TamperedLogError, verify
 from service.cli import main
-from service.persistence import environment
+from service.persistence import environment, notifications
 from service.signing import HeadSigner
 from tests.test_application import postgres_store
 
@@ -215,8 +215,11 @@ def test_r_aud_1_an_event_the_chain_does_not_vouch_for_is_never_loaded(store: St
     forged = _forged_chips(store, 100_000)
     (last,) = store.execute("SELECT MAX(notification_id) FROM stored_events")[0]
     _insert_at(store, last + 1, forged)  # no link
+    restarted = PokerTables(env=store.env)
     with pytest.raises(TamperedLogError, match="no chain link"):
-        PokerTables(env=store.env).table("Mesa A")
+        restarted.table("Mesa A")
+    with pytest.raises(TamperedLogError, match=f"ChipsAdded v[0-9]+ of .* at position {last + 1}: it has no chain"):
+        list(notifications(restarted.recorder))  # what the Watch stream, history and exports read
     store.execute("DELETE FROM stored_events WHERE notification_id = %s", last + 1)
     (state, position) = store.execute("SELECT state, notification_id FROM stored_events WHERE topic LIKE "
                                       "'%%Table.PlayerSeated' ORDER BY notification_id LIMIT 1")[0]
