@@ -41,6 +41,7 @@ from eventsourcing.persistence import IntegrityError, Mapper, Notification, Reco
 from eventsourcing.utils import get_topic
 
 from domain.table import Table
+from service.chain_store import TamperedLogError
 
 if TYPE_CHECKING:
     from service.application import PokerTables
@@ -225,8 +226,13 @@ class HeadSigner:
         """Find the last head this key signed among the last ``every`` events; attach to the application; the number
         of events after the last signed head (the unsigned tail) is returned."""
         head, _ = self.recorder.head()
-        recent = self.recorder.select_notifications(max(1, head - self.every), self.every + 1,
-                                                    topics=[SIGNED_HEAD_TOPIC])
+        try:
+            recent = self.recorder.select_notifications(max(1, head - self.every), self.every + 1,
+                                                        topics=[SIGNED_HEAD_TOPIC])
+        except TamperedLogError as error:  # serve what still checks; 'audit verify' names the rest
+            log.warning("the log's last %d events do not check (%s): run 'pokertable audit verify'", self.every,
+                        error)
+            recent = []
         self.signed = max(0, head - self.every)
         for notification in recent:
             with contextlib.suppress(ValueError):

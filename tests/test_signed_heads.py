@@ -284,3 +284,19 @@ def test_r_aud_1_a_log_signed_before_and_after_a_key_rotation_verifies_with_both
     assert f"signed with key {fingerprint(old.public_key())}" in verdict.finding.message
     verdict = verify(app.recorder, public_key=[old.public_key(), new.public_key()], mapper=app.mapper)
     assert verdict.clean and verdict.signed_heads == 2 and verdict.tail is None
+
+
+def test_r_aud_1_a_service_whose_last_events_do_not_check_still_starts_and_serves_the_tables_that_do(
+    tmp_path: Path
+) -> None:
+    store = Store(environment(f"sqlite:///{tmp_path / 'tail.db'}"))
+    app = PokerTables(env=store.env)
+    app.open_table("b-open", "Mesa B", app.table("Mesa A").settings)
+    append_unlinked = _forged_chips(store, 100_000)
+    (last,) = store.execute("SELECT MAX(notification_id) FROM stored_events")[0]
+    _insert_at(store, last + 1, append_unlinked)
+    restarted = PokerTables(env=store.env)
+    assert HeadSigner(restarted, Ed25519PrivateKey.generate()).start() == last  # no traceback: a warning
+    assert restarted.table("Mesa B").name == "Mesa B"
+    verdict = verify(restarted.recorder)
+    assert verdict.finding is not None and (verdict.finding.kind, verdict.finding.position) == ("inserted", last + 1)
