@@ -232,6 +232,7 @@ class Link:
                 delay = min(delay * 2, 2.0)
                 continue
             self.stats.reconnects += 1
+            self.last_heard = time.monotonic()  # silence is counted from the reconnection, not from the loss
             self._connected.set()
             self.on_back()
             return
