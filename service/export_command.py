@@ -1,8 +1,14 @@
 """``pokertable export``: hands as documented JSON (``pokertable-hand/1``, docs/audit.md), from the store.
 
 ``pokertable export HAND_ID`` prints one hand; ``pokertable export --table T`` prints every hand of a table, one
-document a line (JSON Lines), oldest first.  ``--format phh`` prints a finished Hold'em or Omaha hand as a PHH
-history, readable by pokerkit (PHH has no five-card draw, five-card stud or sintético).
+document a line (JSON Lines), oldest first; ``--from``/``--to`` keep a shift's hands (a time range).
+
+``--format phh`` prints a finished Hold'em, Omaha or seven-card stud hand as a PHH history readable by pokerkit (PHH
+has no five-card draw, five-card stud or sintético), with PHH's optional fields: the casino (``--casino``, PHH
+``venue``), the table, its seats, pseudonymous players (one id a sitting, never a name), the hand number, the start in
+the casino's time zone (``--time-zone``, IANA, default UTC) and the finishing stacks.  With ``--table`` the hands
+make one PHHS file (``[1]``, ``[2]``, …); a hand PHH cannot describe (voided, unfinished, with an exposed card) is
+named in a comment of the file and on the standard error.
 """
 
 from __future__ import annotations
@@ -12,8 +18,9 @@ import json
 import sys
 import uuid
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from domain.export import ExportError, hand_document, hand_phh
+from domain.export import ExportError, PhhContext, hand_document, hand_phh, player_ids, shift_phhs
 from service.persistence import DEFAULT_DB, PersistenceUrlError, environment
 
 
@@ -25,6 +32,8 @@ def add_parser(commands: Any) -> None:
     parser.add_argument("--from", dest="since", help="with --table: hands started from this time (ISO 8601 + offset)")
     parser.add_argument("--to", dest="until", help="with --table: hands started up to this time (ISO 8601 + offset)")
     parser.add_argument("--format", choices=("json", "phh"), default="json")
+    parser.add_argument("--casino", help="phh: the casino's name (PHH venue)")
+    parser.add_argument("--time-zone", default="UTC", help="phh: the casino's IANA time zone (default UTC)")
     parser.add_argument("--db", default=DEFAULT_DB, help="sqlite:///FILE (default pokertable.db) or postgresql://…")
     parser.set_defaults(run=run)
 
@@ -36,9 +45,6 @@ def run(args: argparse.Namespace) -> int:
     if (args.hand_id is None) == (args.table is None):
         print("pokertable export: name a HAND_ID or --table T", file=sys.stderr)
         return 2
-    if args.format == "phh" and args.table:
-        print("pokertable export: PHH is one hand a file: name a HAND_ID", file=sys.stderr)
-        return 2
     try:
         app = PokerTables(env=environment(args.db))
         if args.hand_id:
@@ -49,8 +55,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             hand_ids = app.hands_of(args.table)
         if args.format == "phh":
-            print(hand_phh(app.events.get(hand_ids[0])), end="")
-            return 0
+            return _print_phh(app, hand_ids, args, shift=args.table is not None)
         documents = [hand_document(app.events.get(hand_id)) for hand_id in hand_ids]
     except ExportError as error:
         print(f"pokertable export: {error}", file=sys.stderr)
@@ -66,6 +71,35 @@ def run(args: argparse.Namespace) -> int:
     else:
         for document in documents:
             print(json.dumps(document, ensure_ascii=False))
+    return 0
+
+
+def _print_phh(app: Any, hand_ids: list[uuid.UUID], args: argparse.Namespace, *, shift: bool) -> int:
+    """One hand as PHH, or a shift's hands as one PHHS file."""
+    try:
+        zone = ZoneInfo(args.time_zone)
+    except (ValueError, ZoneInfoNotFoundError):
+        print(f"pokertable export: {args.time_zone!r} is not an IANA time zone (e.g. Europe/Madrid)", file=sys.stderr)
+        return 2
+    hands = [list(app.events.get(hand_id)) for hand_id in hand_ids]
+    contexts: dict[uuid.UUID, PhhContext] = {}
+    for table_id in {vars(events[0])["table_id"] for events in hands}:
+        table_events = list(app.events.get(table_id))
+        table = table_events[0]  # the table's Created event: its name and seats
+        players = player_ids(table_id, table_events)
+        for events in hands:
+            started = vars(events[0])
+            if started["table_id"] == table_id:
+                contexts[events[0].originator_id] = PhhContext(
+                    venue=args.casino, table=vars(table)["name"], seat_count=vars(table)["seat_count"],
+                    players=players.get(started["number"], {}), zone=zone)
+    if not shift:
+        print(hand_phh(hands[0], contexts[hands[0][0].originator_id]), end="")
+        return 0
+    text, left_out = shift_phhs((events, contexts[events[0].originator_id]) for events in hands)
+    print(text, end="")
+    for note in left_out:
+        print(f"pokertable export: left out of the PHHS file: {note}", file=sys.stderr)
     return 0
 
 
