@@ -76,6 +76,7 @@ class HardwareStation:
 
     def __post_init__(self) -> None:
         self.hands = 0
+        self.shift = 0  # 1 when the table's decks run blue on odd hands (learnt from an R-DECK-2 refusal)
         self.changed = threading.Condition()
         self._sending = threading.RLock()
         self._closed = threading.Event()
@@ -88,8 +89,9 @@ class HardwareStation:
             else None
 
     def colour_of_hand(self, number: int) -> Colour:
-        """Odd hands are dealt from the red deck, even hands from the blue one (R-DECK-2)."""
-        return Colour.RED if number % 2 else Colour.BLUE
+        """Odd hands of this station are dealt from the red deck, even hands from the blue one (R-DECK-2), unless the
+        table said otherwise (a station started when the table's last hand was red)."""
+        return Colour.RED if (number + self.shift) % 2 else Colour.BLUE
 
     def start_hand(self) -> Colour:
         """Start the next hand with the deck in the shoe; the shuffler prepares the other one meanwhile.
@@ -98,7 +100,7 @@ class HardwareStation:
         the table checks that it alternates with the last hand's (R-DECK-2) and, if it does not, refuses the hand
         and records the shuffler's fault itself: the croupier sees the refusal and puts the right deck in."""
         previous = self.shoe.colour
-        colour = self.colour_of_hand(self.hands + 1)
+        colour = asked = self.colour_of_hand(self.hands + 1)
         if self.shuffler is not None:
             try:
                 colour = self.shuffler.deliver(colour)
@@ -115,6 +117,8 @@ class HardwareStation:
         except grpc.RpcError as error:  # refused (a reshuffle still required, R-THB-11; the wrong deck, R-DECK-2)
             self.shoe.expect_colour(previous)
             self.show(f"hand not started: {error.code().name}: {error.details()}")
+            if refusing_rule(error) == "R-DECK-2" and colour is asked:  # the station asked for the wrong deck
+                self.shift ^= 1
             raise
         self.hands += 1
         if self.shuffler is not None:

@@ -388,3 +388,30 @@ def test_r_deck_2_a_shuffler_delivering_the_wrong_deck_is_refused_by_the_table_a
         hardware.close()
         shoe.close()
         shuffler.close()
+
+
+def test_r_deck_2_a_station_started_mid_session_learns_from_the_table_which_deck_is_next(
+    service: tuple[PokerTables, str]
+) -> None:
+    """A station restarted after a red hand asks the shuffler for the red deck again: the table refuses it (and
+    records why), and the station's next start asks for the blue one."""
+    app, address = service
+    dealer, pit = _open(address, "restart"), Station(address, "trust-pit-boss-token-00001")
+    shoe, shuffler = ShoeSimulator(seed=53), ShufflerSimulator(seed=54)
+    try:
+        first = HardwareStation(dealer, "Mesa T", shoe.url, shuffler.url, show=lambda message: None)
+        assert first.start_hand() is Colour.RED
+        pit.hand("Mesa T", "void", rule="R-CIRC-14", reason="a card exposed in the deal")
+        first.close()
+        shown: list[str] = []
+        second = HardwareStation(dealer, "Mesa T", shoe.url, shuffler.url, show=shown.append)
+        try:
+            with pytest.raises(grpc.RpcError, match="R-DECK-2"):
+                second.start_hand()
+            assert second.start_hand() is Colour.BLUE and app.table("Mesa T").hands_started == 2
+            assert any("hand not started" in line and "the blue deck is next" in line for line in shown)
+        finally:
+            second.close()
+    finally:
+        shoe.close()
+        shuffler.close()
