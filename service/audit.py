@@ -155,9 +155,10 @@ class _Walk:
                            f"position {origin}: the log was reordered")
         last = self.last
         if event.id > last + 1:  # positions with neither event nor link, and this one no longer chains on
-            return Finding("removed", last + 1, f"positions {last + 1} to {event.id - 1} have neither event nor "
-                           f"link and position {event.id} does not chain to position {last}: the event at "
-                           f"position {last + 1} was removed, with its link")
+            gap = (f"position {last + 1} has" if event.id == last + 2 else
+                   f"positions {last + 1} to {event.id - 1} have")
+            return Finding("removed", last + 1, f"{gap} neither event nor link and position {event.id} does not "
+                           f"chain to position {last}: the event at position {last + 1} was removed, with its link")
         return Finding("altered", event.id, f"position {event.id}: {describe(event)} does not match its chained "
                        "hash: altered")
 
