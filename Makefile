@@ -33,6 +33,7 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks.service
 	$(BIN)/python -m benchmarks.devices
 	$(BIN)/python -m benchmarks.replay
+	$(BIN)/python -m benchmarks.flood
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

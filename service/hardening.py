@@ -5,12 +5,15 @@ read in full (up to gRPC's default 4 MiB) and parsed into Python objects before 
 some handlers did work proportional to the message before asking who called. Now:
 
 * :class:`StationGate`, a server interceptor, checks the ``authorization: Bearer TOKEN`` metadata before any handler
-  runs. A call without a known token is answered ``UNAUTHENTICATED`` by a handler whose deserializer does not parse
-  the body (the bytes are dropped as they are); nothing of the service runs for it.
+  runs. A call without a known token is answered ``UNAUTHENTICATED`` (reason R-AUD-1) by a handler that never reads
+  its body: nothing of the service runs for it, and not a byte of it is parsed or copied into Python. The answer
+  waits :data:`REFUSAL_DELAY_S` (at most :data:`MAX_DELAYED_REFUSALS` at once, the rest at once), so each call a bad
+  client keeps in flight costs one refusal a second, not as many as the server can make (≈ 0.3 ms of a core each).
 * A request may be at most :data:`MAX_REQUEST_BYTES`; gRPC refuses a larger one (``RESOURCE_EXHAUSTED``) before it
-  is read into Python. The largest legal request (every text field at its 256-character limit in 4-byte UTF-8,
-  every number at 10 bytes, ten entries in every list) is about 19 KiB (``tests/test_attack_flood.py`` computes it
-  from the service descriptor), so 64 KiB leaves three times that.
+  is read into Python, and takes no more than that ahead on any stream (no window growth by bandwidth probing: with
+  it, 256 refused 4 MiB calls in flight held 886 MB). The largest legal request (every text field at its
+  256-character limit in 4-byte UTF-8, every number at 10 bytes, ten entries in every list) is about 19 KiB
+  (``tests/test_attack_unauthenticated.py`` computes it from the service descriptor): 64 KiB leaves three times that.
 * A connection carries at most :data:`MAX_STREAMS_PER_CONNECTION` calls at once (further calls wait, they do not
   fail): enough for one pit screen watching every table of a large floor over one channel, or a benchmark's 200
   tables flat out.
@@ -27,6 +30,7 @@ defaults of gRPC (:data:`GRPC_DEFAULTS`, the server as it was).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -42,6 +46,8 @@ MAX_PING_STRIKES = 2
 MAX_CONNECTION_IDLE_MS = 5 * 60_000
 MAX_CONNECTION_AGE_MS = 60 * 60_000
 HANDSHAKE_TIMEOUT_MS = 10_000
+REFUSAL_DELAY_S = 1.0
+MAX_DELAYED_REFUSALS = 4096
 BEARER = "bearer"
 
 
@@ -57,6 +63,9 @@ class Hardening:
     """Streams per connection, keepalive, idle and age limits, handshake timeout."""
     max_connection_idle_ms: int = MAX_CONNECTION_IDLE_MS
     max_connection_age_ms: int = MAX_CONNECTION_AGE_MS
+    refusal_delay_s: float = REFUSAL_DELAY_S
+    """How long a refused call waits before its ``UNAUTHENTICATED`` (a bad client's calls in flight then come back
+    once a second each, not as fast as the server can refuse them)."""
 
     def options(self) -> list[tuple[str, int]]:
         """The gRPC server options (channel arguments) of these limits."""
@@ -74,6 +83,8 @@ class Hardening:
                 ("grpc.max_connection_idle_ms", self.max_connection_idle_ms),
                 ("grpc.max_connection_age_ms", self.max_connection_age_ms),
                 ("grpc.server_handshake_timeout_ms", HANDSHAKE_TIMEOUT_MS),
+                ("grpc.http2.bdp_probe", 0),
+                ("grpc.http2.lookahead_bytes", MAX_REQUEST_BYTES),
             ]
         return options
 
@@ -97,7 +108,6 @@ def bearer_token(metadata: Sequence[tuple[str, str | bytes]] | None) -> str | No
     return token
 
 
-Refusal = Callable[[Any, grpc.aio.ServicerContext[Any, Any]], Awaitable[None]]
 _UNDECODABLE = object()
 """What a station's request that is not a message of its method deserializes to."""
 
@@ -108,14 +118,25 @@ class StationGate(grpc.aio.ServerInterceptor):
     ``INVALID_ARGUMENT`` (gRPC would say ``INTERNAL``). Other services (health checking, reflection) are open."""
 
     def __init__(self, service: str, known: Callable[[str], bool], refusal: grpc.Status,
-                 malformed: grpc.Status) -> None:
+                 malformed: grpc.Status, delay: float = REFUSAL_DELAY_S) -> None:
         self.prefix, self.known, self.malformed = f"/{service}/", known, malformed
+        self.delayed = 0  # refusals waiting out their delay now
+        self.checked: dict[str, tuple[grpc.RpcMethodHandler[Any, Any], grpc.RpcMethodHandler[Any, Any]]] = {}
+        """By method: the service's handler and the same checking its request parses (made once)."""
 
-        async def refuse(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
-            del request  # the raw bytes, never parsed
+        async def refuse(requests: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
+            del requests  # never read: the body is dropped by gRPC as it comes
+            if delay and self.delayed < MAX_DELAYED_REFUSALS:
+                self.delayed += 1
+                try:
+                    await asyncio.sleep(delay)
+                finally:
+                    self.delayed -= 1
             await context.abort_with_status(refusal)
 
-        self.refuse: Refusal = refuse
+        # A client-streaming handler whatever the method: gRPC reads no request before calling it, so a refused
+        # call's body (up to the limit) is neither parsed nor even taken into Python.
+        self.refusal_handler: grpc.RpcMethodHandler[Any, Any] = grpc.stream_unary_rpc_method_handler(refuse)
 
     async def intercept_service(
         self,
@@ -128,10 +149,11 @@ class StationGate(grpc.aio.ServerInterceptor):
             return handler  # None: an unknown method, which gRPC answers UNIMPLEMENTED
         token = bearer_token(handler_call_details.invocation_metadata)
         if token is None or not self.known(token):
-            if handler.unary_stream is not None:
-                return grpc.unary_stream_rpc_method_handler(self.refuse)
-            return grpc.unary_unary_rpc_method_handler(self.refuse)
-        return self._checked(handler)
+            return self.refusal_handler
+        checked = self.checked.get(handler_call_details.method)
+        if checked is None or checked[0] is not handler:
+            checked = self.checked[handler_call_details.method] = (handler, self._checked(handler))
+        return checked[1]
 
     def _checked(self, handler: grpc.RpcMethodHandler[Any, Any]) -> grpc.RpcMethodHandler[Any, Any]:
         """The station's handler, answering a body that does not parse with ``INVALID_ARGUMENT``."""

@@ -15,6 +15,7 @@ from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
 
 from service.application import PokerTables
+from service.hardening import HARDENED
 from service.persistence import DEFAULT_DB, PersistenceUrlError, StoreInUseError, claim_sole_writer, environment
 from service.server import ListenError, StationConfigError, Stations, serve
 from service.signing import DEFAULT_EVERY, KEY_FILE_NAME, HeadSigner, SigningKeyError, load_or_create_signing_key
@@ -35,7 +36,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--sign-every", type=int, default=DEFAULT_EVERY, metavar="N",
                         help=f"sign the chain head once N events have been stored since the last (default "
                         f"{DEFAULT_EVERY}); also at every table close and when the service stops")
-    parser.set_defaults(run=run)
+    parser.set_defaults(run=run, hardening=HARDENED)  # benchmarks/flood.py alone runs it as it was (GRPC_DEFAULTS)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -64,7 +65,8 @@ def run(args: argparse.Namespace) -> int:
 
     status = 0
     try:
-        asyncio.run(_until_stopped(serve(app, stations, f"{args.host}:{args.port}", ready, credentials, warm=warm)))
+        asyncio.run(_until_stopped(serve(app, stations, f"{args.host}:{args.port}", ready, credentials, warm=warm,
+                                           hardening=args.hardening)))
     except (KeyboardInterrupt, asyncio.CancelledError):
         pass
     except ListenError as error:  # the port is taken, or the address is not this machine's

@@ -731,7 +731,8 @@ async def create_server(app: PokerTables, stations: Stations, address: str = "12
     (:mod:`service.hardening`)."""
     gate = StationGate(SERVICE_NAME, stations.by_token.__contains__,
                        _status(grpc.StatusCode.UNAUTHENTICATED, UNAUTHENTICATED_MESSAGE, "R-AUD-1"),
-                       _status(grpc.StatusCode.INVALID_ARGUMENT, "the request is not a message of its method", ""))
+                       _status(grpc.StatusCode.INVALID_ARGUMENT, "the request is not a message of its method", ""),
+                       hardening.refusal_delay_s)
     server = grpc.aio.server(interceptors=[gate] if hardening.authenticate_first else [],
                              options=hardening.options())
     # Commands wait in these threads for their group's commit (service.group_commit): enough of them that the
@@ -765,14 +766,14 @@ def _warm_up() -> None:
 async def serve(app: PokerTables, stations: Stations, address: str,
                 ready: Callable[[int], Awaitable[None] | None] | None = None,
                 credentials: grpc.ServerCredentials | None = None, *,
-                warm: Callable[[float], None] | None = None) -> None:
+                warm: Callable[[float], None] | None = None, hardening: Hardening = HARDENED) -> None:
     """Serve until cancelled; ``warm`` is told how long building the hand-ranking tables took (a few seconds of one
     core). They are built before the server listens and says it is serving: every command loads a hand, which needs
     them, and built meanwhile they held back the first commands after a restart (issue 13: 6 s on PostgreSQL)."""
     started = time.perf_counter()
     await asyncio.get_running_loop().run_in_executor(None, _warm_up)
     built = time.perf_counter() - started
-    server, port = await create_server(app, stations, address, credentials)
+    server, port = await create_server(app, stations, address, credentials, hardening=hardening)
     if ready is not None:
         outcome = ready(port)
         if outcome is not None:

@@ -24,6 +24,7 @@ from domain.cards import ALL_CARDS
 from domain.variants import VARIANTS
 from service.api import pokertable_pb2 as pb
 from service.application import BANKED_TABLE_ACTIONS, CDP_ACTIONS, HAND_ACTIONS, OUTCOMES, THB_ACTIONS
+from service.hardening import Hardening
 from tests.attack_server import METHODS, raw_status, running_server
 from tests.test_grpc_service import TOKENS, Client, open_table
 
@@ -145,7 +146,8 @@ def test_no_request_to_any_rpc_ends_as_unknown(tmp_path: Path) -> None:
     statuses: Counter[str] = Counter()
     bad: list[str] = []
     tokens = [*TOKENS.values(), None]
-    with running_server(tmp_path) as port, grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+    no_delay = Hardening(refusal_delay_s=0)  # calls without a token are refused at once (the delay: its own test)
+    with running_server(tmp_path, no_delay) as port, grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
         _prepare(port)
         for method in METHODS:
             streaming = method.server_streaming

@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 
 from service.api import pokertable_pb2 as pb
-from service.hardening import MAX_REQUEST_BYTES, Hardening
+from service.hardening import MAX_REQUEST_BYTES, REFUSAL_DELAY_S, Hardening
 from service.server import MAX_TEXT
 from tests.attack_server import METHODS, error_reason, raw_call, running_server
 from tests.test_grpc_service import TOKENS, Client, open_table
@@ -37,15 +38,31 @@ def port(tmp_path: Path) -> Iterator[int]:
 def test_a_call_without_a_token_is_refused_before_its_body_is_parsed(port: int) -> None:
     """Every method, unary and streaming: 60 KB that no message parses from, without a token or with an unknown one.
     Parsed first, the body would fail as a malformed request; refused first, it is UNAUTHENTICATED."""
-    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
-        for method in METHODS:
-            for metadata in ([], [("authorization", "Bearer not-a-station-token-000000")]):
-                assert raw_call(channel, method, NOT_PROTOBUF, metadata) == grpc.StatusCode.UNAUTHENTICATED, \
-                    method.name
+    calls = [(method, metadata) for method in METHODS
+             for metadata in ([], [("authorization", "Bearer not-a-station-token-000000")])]
+    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel, ThreadPoolExecutor(len(calls)) as pool:
+        ended = list(pool.map(lambda call: (call[0].name, raw_call(channel, call[0], NOT_PROTOBUF, call[1])), calls))
+    assert all(code == grpc.StatusCode.UNAUTHENTICATED for _, code in ended), ended
     anonymous = Client(port, None)
     with pytest.raises(grpc.RpcError) as refused:
         anonymous.GetTable(pb.TableRequest(table="Mesa 1"))
     assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED and error_reason(refused.value) == "R-AUD-1"
+
+
+def test_refusals_wait_out_a_delay_and_hold_no_station_back(port: int) -> None:
+    """A bad client's calls come back UNAUTHENTICATED after a delay, so each call it keeps in flight costs the server
+    one refusal a second, not as many as it can answer; meanwhile stations are served as ever."""
+    pit = Client(port, TOKENS["pit"])
+    started = time.monotonic()
+    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+        get_table: Any = channel.unary_unary("/pokertable.v1.TableService/GetTable")
+        pending = [get_table.future(NOT_PROTOBUF, timeout=30) for _ in range(200)]
+        with pytest.raises(grpc.RpcError) as missing:  # served while the 200 refusals wait
+            pit.GetTable(pb.TableRequest(table="Mesa 1"))
+        assert missing.value.code() == grpc.StatusCode.NOT_FOUND
+        codes = {call.exception().code() for call in pending}
+    assert codes == {grpc.StatusCode.UNAUTHENTICATED}
+    assert time.monotonic() - started >= REFUSAL_DELAY_S
 
 
 @pytest.mark.parametrize("header", [TOKENS["pit"], f"Basic {TOKENS['pit']}", f"Token {TOKENS['pit']}",
