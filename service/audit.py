@@ -1,8 +1,9 @@
 """Tamper evidence: every stored event is chained to the one before it by a SHA-256 hash, written in the same
 transaction as the event, and ``pokertable audit verify`` checks the whole log (R-AUD-1).
 
-The chain is a table beside the events (``stored_events_chain``: position, hash), filled by the recorders below
-(SQLite and PostgreSQL; the service selects them through eventsourcing's ``APPLICATION_RECORDER_TOPIC``).  The hash of
+The chain is a table beside the events (``stored_events_chain``: position, hash), filled by the recorders of
+:mod:`service.chain_store`, named here (SQLite and PostgreSQL; the service selects them through eventsourcing's
+``APPLICATION_RECORDER_TOPIC``).  The hash of
 the event at position *n* covers the hash at the position before it, *n* itself, and the event's originator, version,
 topic and stored state, so changing, removing, moving or inserting an event breaks the chain at that event.  Whoever
 could rewrite both tables could rebuild the chain: the head (last position and hash) is therefore printed by

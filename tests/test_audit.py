@@ -176,20 +176,19 @@ def test_an_inserted_event_is_named(store: Store) -> None:
     assert store.verdict() == ("inserted", last)
 
 
-@pytest.mark.parametrize("position", [0, -5])
-def test_r_aud_1_the_store_refuses_positions_below_1(store: Store, position: int) -> None:
+def test_r_aud_1_the_store_refuses_positions_below_1(store: Store) -> None:
     forged = _forged_chips(store, 100_000)
-    with pytest.raises(REFUSED):
-        _insert_at(store, position, forged)
-    with pytest.raises(REFUSED):
-        store.execute("UPDATE stored_events SET notification_id = %s WHERE notification_id = 3", position)
-    with pytest.raises(REFUSED):
-        store.execute("INSERT INTO stored_events_chain (position, hash) VALUES (%s, %s)", position, bytes(32))
+    for position in (0, -5):
+        with pytest.raises(REFUSED):
+            _insert_at(store, position, forged)
+        with pytest.raises(REFUSED):
+            store.execute("UPDATE stored_events SET notification_id = %s WHERE notification_id = 3", position)
+        with pytest.raises(REFUSED):
+            store.execute("INSERT INTO stored_events_chain (position, hash) VALUES (%s, %s)", position, bytes(32))
     assert store.verdict() is None
 
 
-@pytest.mark.parametrize("link", [False, True], ids=["bare", "with-a-link"])
-@pytest.mark.parametrize("position", [0, -5])
+@pytest.mark.parametrize(("position", "link"), [(0, False), (-5, True)], ids=["0-bare", "minus-5-with-a-link"])
 def test_r_aud_1_an_event_forged_below_position_1_is_named_and_never_loaded(store: Store, position: int,
                                                                             link: bool) -> None:
     app = PokerTables(env=store.env)
