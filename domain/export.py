@@ -12,7 +12,7 @@ file receives.  Format ``pokertable-hand/1``::
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, time, tzinfo
 from typing import Any
@@ -33,8 +33,13 @@ def _plain(value: Any) -> Any:
     return str(value)
 
 
-def hand_document(events: Iterable[Any]) -> dict[str, Any]:
-    """The JSON document of a circle hand's events (the first must be its ``Started`` event)."""
+Shown = Callable[[str, dict[str, Any]], dict[str, Any]]
+"""How an event's data is shown to the reader of a document: (event name, data) → data."""
+
+
+def hand_document(events: Iterable[Any], shown: Shown | None = None) -> dict[str, Any]:
+    """The JSON document of a circle hand's events (the first must be its ``Started`` event).  ``shown``: each
+    event's data as the reader may see it (the service's visibility policy; ``None``: the pit's copy, all cards)."""
     listed = list(events)
     if not listed or type(listed[0]).__qualname__ != "Hand.Started":
         raise ValueError("a hand's events, from its Started event")
@@ -56,7 +61,7 @@ def hand_document(events: Iterable[Any]) -> dict[str, Any]:
         "complete": "Hand.Completed" in names or voided is not None,
         "voided": voided["rule"] if voided else None,
         "events": [{"version": e.originator_version, "event": name, "timestamp": str(e.timestamp),
-                    "data": _plain(event_data(e))}
+                    "data": _plain(shown(name, event_data(e)) if shown else event_data(e))}
                    for e, name in zip(listed, names, strict=True)],
     }
 

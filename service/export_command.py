@@ -22,6 +22,12 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from domain.export import ExportError, PhhContext, hand_document, hand_phh, player_ids, shift_phhs
 from service.persistence import DEFAULT_DB, PersistenceUrlError, environment
+from service.visibility import event_payload
+
+
+def public_event(event: str, data: dict[str, Any]) -> dict[str, Any]:
+    """An event's data as an observer may see it (the one visibility policy)."""
+    return event_payload(event, data, sees_down_cards=False)
 
 
 def add_parser(commands: Any) -> None:
@@ -32,6 +38,9 @@ def add_parser(commands: Any) -> None:
     parser.add_argument("--from", dest="since", help="with --table: hands started from this time (ISO 8601 + offset)")
     parser.add_argument("--to", dest="until", help="with --table: hands started up to this time (ISO 8601 + offset)")
     parser.add_argument("--format", choices=("json", "phh"), default="json")
+    parser.add_argument("--public", action="store_true",
+                        help="json: as a station without the right to face-down cards sees the hand (an observer, a "
+                             "player's copy): every card face down when it was recorded is ??")
     parser.add_argument("--casino", help="phh: the casino's name (PHH venue)")
     parser.add_argument("--time-zone", default="UTC", help="phh: the casino's IANA time zone (default UTC)")
     parser.add_argument("--db", default=DEFAULT_DB, help="sqlite:///FILE (default pokertable.db) or postgresql://…")
@@ -56,7 +65,8 @@ def run(args: argparse.Namespace) -> int:
             hand_ids = app.hands_of(args.table)
         if args.format == "phh":
             return _print_phh(app, hand_ids, args, shift=args.table is not None)
-        documents = [hand_document(app.events.get(hand_id)) for hand_id in hand_ids]
+        shown = public_event if args.public else None
+        documents = [hand_document(app.events.get(hand_id), shown) for hand_id in hand_ids]
     except ExportError as error:
         print(f"pokertable export: {error}", file=sys.stderr)
         return 1
