@@ -423,11 +423,7 @@ class PokerTables(Application[UUID]):
         authorize(viewer, table, "device-report")
 
         def change() -> tuple[dict[str, Any], list[Aggregate]]:
-            record: Table | BankedTable
-            try:
-                record = self.table(table)
-            except NotFoundError:
-                record = self.banked_table(table)
+            record = self.any_table(table)
             record.record_device_report(report)
             return {"table": table, "version": record.version}, [record]
 
@@ -447,11 +443,7 @@ class PokerTables(Application[UUID]):
         authorize(viewer, table, "reconstruct")
 
         def change() -> tuple[dict[str, Any], list[Aggregate]]:
-            record: Table | BankedTable
-            try:
-                record = self.table(table)
-            except NotFoundError:
-                record = self.banked_table(table)
+            record = self.any_table(table)
             record.record_reconstruction(number, viewer.station, reason)
             return {"table": table, "version": record.version, "hand_id": str(record.hand_id(number))}, [record]
 
@@ -529,11 +521,7 @@ class PokerTables(Application[UUID]):
         """R-DECK-2: the refused start recorded nothing; the refusal itself is recorded at the table as the
         shuffler's fault, once per refused command (a retry of it is refused again, and not recorded twice)."""
         def change() -> tuple[dict[str, Any], list[Aggregate]]:
-            record: Table | BankedTable
-            try:
-                record = self.table(table)
-            except NotFoundError:
-                record = self.banked_table(table)
+            record = self.any_table(table)
             record.record_refused_deck(deck.colour.value, str(error))
             return {"table": table, "version": record.version}, [record]
 
@@ -615,6 +603,13 @@ class PokerTables(Application[UUID]):
                     "complete": hand.is_complete}, changed
 
         return self._execute(command_id, table, change, ("banked_command", command))
+
+    def any_table(self, name: str) -> Table | BankedTable:
+        """A circle or a banked table by its name (one name space), or :class:`NotFoundError`."""
+        try:
+            return self.table(name)
+        except NotFoundError:
+            return self.banked_table(name)
 
     def banked_table(self, name: str) -> BankedTable:
         """A banked table, or :class:`NotFoundError`."""

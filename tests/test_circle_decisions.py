@@ -336,8 +336,9 @@ def test_r_circ_13_the_last_to_bet_in_the_last_interval_shows_first_then_clockwi
     assert hand.is_complete
 
 
-def test_r_circ_13_with_no_bet_in_the_last_interval_the_first_to_speak_shows_first() -> None:
-    hand = start(holdem(), [100, 100, 100])
+def _checked_to_the_showdown(settings: TableSettings) -> Hand:
+    """Three-handed Hold'em, called before the flop and checked down to the showdown."""
+    hand = start(settings, [100, 100, 100])
     deal(hand, "As Kd Qh Ac Kc Qs")
     hand.call(3)
     hand.call(1)
@@ -346,6 +347,11 @@ def test_r_circ_13_with_no_bet_in_the_last_interval_the_first_to_speak_shows_fir
         deal(hand, board)
         for seat in (1, 2, 3):
             hand.check(seat)
+    return hand
+
+
+def test_r_circ_13_with_no_bet_in_the_last_interval_the_first_to_speak_shows_first() -> None:
+    hand = _checked_to_the_showdown(holdem())
     assert hand.next_to_show_seat == 1, "the first player left of the button"
 
 
@@ -426,15 +432,7 @@ def test_r_circ_13_the_setting_any_lets_players_show_in_any_order() -> None:
     settings = TableSettings.create("holdem", BettingStructure.NO_LIMIT, blinds=(1, 2), burn_cards=False,
                                     showdown_order=ShowdownOrder.ANY)
     assert TableSettings.from_dict(settings.to_dict()) == settings
-    hand = start(settings, [100, 100, 100])
-    deal(hand, "As Kd Qh Ac Kc Qs")
-    hand.call(3)
-    hand.call(1)
-    hand.check(2)
-    for board in ("2c 7h 9d", "3c", "4s"):
-        deal(hand, board)
-        for seat in (1, 2, 3):
-            hand.check(seat)
+    hand = _checked_to_the_showdown(settings)
     assert hand.next_to_show_seat is None
     for seat in (3, 1, 2):
         hand.show(seat)
