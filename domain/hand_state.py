@@ -24,7 +24,7 @@ from domain.pots import Pot, rake_for, side_pots, split
 from domain.ranking import HandRanking, HandValue, hand_ranking
 from domain.stud import best_exposed, highest_up_card, lowest_up_card, shows_open_pair
 from domain.table_settings import AntePot, BettingStructure, MinRaise, ShowdownOrder, TableSettings
-from domain.variants import Opening, Street, Variant
+from domain.variants import DiscardRule, Opening, Street, Variant
 
 
 class HandRuleError(RuleError):
@@ -421,33 +421,58 @@ class HandState:
 
     @property
     def drawer(self) -> int | None:
-        """The position to draw (R-DRAW-4): in turn, once the previous player has been served."""
+        """The position to draw or discard next (R-DRAW-4): in turn, once the previous player has been served; when
+        the rule lets players discard in any order (Pineapple, R-PINE-1), the first still to discard clockwise."""
         return self.drawers[0] if self.phase is Phase.DRAWING and self.drawers and not self.slots else None
 
+    @property
+    def discard_rule(self) -> DiscardRule | None:
+        """The variant's discard rule (five-card draw, Pineapple), or ``None`` in a game without one."""
+        return next((street.discard for street in self.variant.streets if street.discard is not None), None)
+
     def verify_discard(self, position: int, cards: list[Card]) -> None:
-        """R-DRAW-4: in turn, 0 to 4 of his own cards (0 stands pat)."""
-        if self.phase is not Phase.DRAWING:
-            raise HandRuleError("there is no draw now", rule="R-DRAW-4")
+        """R-DRAW-4: in turn, 0 to 4 of his own cards (0 stands pat); R-PINE-1: exactly one, once, in any order."""
+        rule = self.street.discard if self.phase is Phase.DRAWING else None
+        if rule is None:
+            general = self.discard_rule
+            if general is None or general.replacement:
+                raise HandRuleError("there is no draw now", rule=general.rule if general else "R-DRAW-4")
+            raise HandRuleError("there is no discard now: each player discards after the flop betting",
+                                rule=general.rule)
         if self.slots:
-            raise HandRuleError("the previous player is still being served", rule="R-DRAW-4")
-        if self.drawers[0] != position:
+            raise HandRuleError("the previous player is still being served", rule=rule.rule)
+        if rule.in_turn and self.drawers[0] != position:
             raise HandRuleError(f"it is {self.name(self.drawers[0])}'s turn to draw, not {self.name(position)}'s",
-                                rule="R-DRAW-4")
-        if len(cards) > 4:
-            raise HandRuleError(f"a player draws 0 to 4 cards, not {len(cards)}", rule="R-DRAW-4")
+                                rule=rule.rule)
+        if position not in self.drawers:
+            raise HandRuleError(f"{self.name(position)} has already discarded or is not in the hand", rule=rule.rule)
+        if not rule.min_cards <= len(cards) <= rule.max_cards:
+            if rule.min_cards == rule.max_cards:
+                raise HandRuleError(f"each player still in discards exactly {rule.min_cards} card(s), not "
+                                    f"{len(cards)}", rule=rule.rule)
+            raise HandRuleError(f"a player draws {rule.min_cards} to {rule.max_cards} cards, not {len(cards)}",
+                                rule=rule.rule)
         if len(cards) > self.max_discard(position):
             raise HandRuleError(f"only {self.max_discard(position)} cards can be served to the opener: his discards "
                                 "are kept and the stock and the other discards are short", rule="R-DRAW-8")
         held = self.cards_of(position)
         if len(set(cards)) != len(cards) or any(card not in held for card in cards):
-            raise HandRuleError("a player discards only his own cards, each once", rule="R-DRAW-4")
+            raise HandRuleError("a player discards only his own cards, each once", rule=rule.rule)
+
+    def min_discard(self, position: int) -> int:
+        """How many cards the player must discard now: 0 in five-card draw (he may stand pat), 1 in Pineapple."""
+        rule = self.street.discard
+        return 0 if rule is None or position not in self.drawers else rule.min_cards
 
     def max_discard(self, position: int) -> int:
         """How many cards a player may exchange: up to 4, and the opener no more than the stock and the others'
-        discards can serve, since his own are kept (R-DRAW-4, R-DRAW-5, R-DRAW-8)."""
-        if position != self.opener:
-            return 4
-        return min(4, self.stock_left + len(self.discards) + len(self.folded_cards()))
+        discards can serve, since his own are kept (R-DRAW-4, R-DRAW-5, R-DRAW-8); in Pineapple one (R-PINE-1)."""
+        rule = self.street.discard or self.discard_rule
+        if rule is None:
+            return 0
+        if position != self.opener or not (rule.keep_for_openers and rule.replacement):
+            return rule.max_cards
+        return min(rule.max_cards, self.stock_left + len(self.discards) + len(self.folded_cards()))
 
     def folded_cards(self) -> list[Card]:
         """The cards of the folded hands, still on the table."""
@@ -477,13 +502,18 @@ class HandState:
     # -- mutations (event handlers) ------------------------------------------------------------------
 
     def apply_discard(self, position: int, cards: list[Card]) -> None:
-        """The player's discards leave his hand; as many cards are due to him (R-DRAW-4, R-DRAW-5)."""
+        """The player's discards leave his hand; as many cards are due to him when the rule replaces them
+        (R-DRAW-4, R-DRAW-5), none in Pineapple (R-PINE-1)."""
+        rule = self.street.discard
+        assert rule is not None  # verify_discard accepted it: a discard street
         gone = set(cards)
         self.hole[position] = [(card, up) for card, up in self.hole[position] if card not in gone]
-        (self.opener_discards if position == self.opener else self.discards).extend(cards)
+        kept = rule.keep_for_openers and position == self.opener
+        (self.opener_discards if kept else self.discards).extend(cards)
+        self.drawers.remove(position)
         self.drawer_discards = list(cards)
-        self.slots = deque(Slot(SlotKind.HOLE, position, False) for _ in cards)
-        if not cards:
+        self.slots = deque(Slot(SlotKind.HOLE, position, False) for _ in cards) if rule.replacement else deque()
+        if not self.slots:
             self._next_drawer()
 
     def apply_reshuffle(self, cards: list[Card]) -> None:
@@ -504,10 +534,11 @@ class HandState:
         self.phase = Phase.COMPLETE
 
     def _next_drawer(self) -> None:
-        self.drawers.popleft()
+        """The last discarder is served; when every player still in has discarded, the street's deal (none in
+        five-card draw), then its interval (R-DRAW-6, decision: the second interval starts with the opener)."""
         self.drawer_discards = []
         if not self.drawers:
-            self._begin_betting()  # R-DRAW-6 (decision): the second interval, starting with the opener
+            self._deal_street()
 
     def forced_bets(self) -> tuple[list[int], list[int]]:
         """The ante and the blind or straddle each position posts (R-CIRC-2, R-FLOP-1): the ante first, then the
@@ -663,14 +694,18 @@ class HandState:
         self.street_index = index
         street = self.street
         self.bets = [0] * self.n if index else self.bets
-        players = self.in_hand
-        if street.draw:  # R-DRAW-4: each player still in draws once, in turn, starting with the opener
-            start = self.opener if self.opener is not None else 0
+        if street.discard is not None:  # R-DRAW-4: each player still in draws once, in turn, from the opener;
+            start = self.opener if self.opener is not None else 0  # R-PINE-1: each discards one, in any order
             order = [(start + k) % self.n for k in range(self.n)]
             self.drawers = deque(p for p in order if not self.folded[p])
             self.slots = deque()
             self.phase = Phase.DRAWING
             return
+        self._deal_street()
+
+    def _deal_street(self) -> None:
+        """The cards of the current street are due (its burn, hole and board cards), then its interval."""
+        index, street, players = self.street_index, self.street, self.in_hand
         slots: list[Slot] = []
         hole_needed = len(street.hole) * len(players)
         # decision: a burn is skipped when the stock could not serve the street after it (five-card stud, 32 cards)

@@ -6,6 +6,8 @@ Adding a variant adds an entry here; the betting state machine in :mod:`domain.h
 ['preflop', 'flop', 'turn', 'river']
 >>> VARIANTS["stud7"].streets[0].hole
 (False, False, True)
+>>> VARIANTS["pineapple"].streets[2].discard == PINEAPPLE
+True
 """
 
 from __future__ import annotations
@@ -25,13 +27,40 @@ class Opening(Enum):
 
 
 @dataclass(frozen=True, slots=True)
+class DiscardRule:
+    """Before a street's cards are dealt, each player still in discards once, face down (issue 14: the draw as data).
+
+    ``min_cards``/``max_cards``: how many he throws; ``replacement``: he is served as many from the stock before the
+    next player discards (five-card draw, R-DRAW-4); ``in_turn``: clockwise from the opener (or from the first player
+    left of the button), else in any order (all at once); ``keep_for_openers``: the opener's discards are kept face
+    down to prove his openers (R-DRAW-5); ``rule``: the rule id errors name.
+    """
+
+    min_cards: int
+    max_cards: int
+    replacement: bool
+    in_turn: bool
+    keep_for_openers: bool
+    rule: str
+
+
+DRAW = DiscardRule(0, 4, replacement=True, in_turn=True, keep_for_openers=True, rule="R-DRAW-4")
+"""Five-card draw: 0 to 4 cards, in turn from the opener, each served before the next (R-DRAW-4, R-DRAW-5)."""
+
+PINEAPPLE = DiscardRule(1, 1, replacement=False, in_turn=False, keep_for_openers=False, rule="R-PINE-1")
+"""Pineapple (house game, not in the regulation; R-PINE-1 is this project's id, docs/circle.md): after the flop
+betting every player still in throws exactly one hole card, face down, all at once, and gets none back."""
+
+
+@dataclass(frozen=True, slots=True)
 class Street:
     """One dealing round and the betting interval after it.
 
     ``hole`` lists the cards each player still in receives, in order, ``True`` for face up.
-    ``big_bet`` selects the fixed-limit size of the interval.  ``draw``: instead of a deal, each player still in
-    discards 0–4 cards and is served as many (R-DRAW-4).  ``needs_openers``: the first bet of the interval needs
-    openers (R-DRAW-2), and if nobody bets the hand is blank (R-DRAW-3).
+    ``big_bet`` selects the fixed-limit size of the interval.  ``discard``: before the street's deal, each player
+    still in discards as the rule says (five-card draw: 0–4 cards, each replaced, R-DRAW-4; Pineapple: one, none
+    replaced).  ``needs_openers``: the first bet of the interval needs openers (R-DRAW-2), and if nobody bets the
+    hand is blank (R-DRAW-3).
     """
 
     name: str
@@ -40,7 +69,7 @@ class Street:
     burn: bool
     opening: Opening
     big_bet: bool
-    draw: bool = False
+    discard: DiscardRule | None = None
     needs_openers: bool = False
 
 
@@ -95,6 +124,16 @@ def _community(name: str, code: str, hole_cards: int, rule: str) -> Variant:
     return Variant(code, name, 52, (preflop, *later), rule, button=True)
 
 
+def _pineapple() -> Variant:
+    """Crazy Pineapple as casinos deal it: Hold'em with three down cards, one thrown after the flop betting (before
+    the turn's burn), face down and not replaced; the hand is the best five of the two kept and the board."""
+    holdem = _community("Pineapple (house game)", "pineapple", 3, "holdem")
+    flop, turn, river = holdem.streets[1:]
+    preflop = holdem.streets[0]
+    turn = Street(turn.name, turn.hole, turn.board, turn.burn, turn.opening, turn.big_bet, discard=PINEAPPLE)
+    return Variant("pineapple", holdem.name, 52, (preflop, flop, turn, river), "holdem", button=True)
+
+
 VARIANTS: dict[str, Variant] = {
     "holdem": _community("Texas Hold'em", "holdem", 2, "holdem"),
     "omaha": _community("Omaha", "omaha", 4, "omaha"),
@@ -125,7 +164,7 @@ VARIANTS["draw"] = Variant(
     52,
     (
         Street("deal", (False,) * 5, 0, burn=False, opening=Opening.POSITION, big_bet=False, needs_openers=True),
-        Street("draw", (), 0, burn=False, opening=Opening.OPENER, big_bet=True, draw=True),
+        Street("draw", (), 0, burn=False, opening=Opening.OPENER, big_bet=True, discard=DRAW),
     ),
     "draw",
     button=True,
@@ -162,6 +201,7 @@ VARIANTS["sintetico"] = Variant(
     button=True,
     min_players=4,
 )
+VARIANTS["pineapple"] = _pineapple()  # a casino's own choice, not in the regulation; not dealt by the demo
 
 
 def draw_deck_size(players: int) -> int:

@@ -92,7 +92,8 @@ def play_randomly(hand: Hand, rng: random.Random, deck: Iterator[Card]) -> None:
         if drawer is not None:
             position = hand.position_of(drawer)
             held = hand.state.cards_of(position)
-            hand.discard(drawer, rng.sample(held, rng.randint(0, hand.state.max_discard(position))))
+            hand.discard(drawer, rng.sample(held, rng.randint(hand.state.min_discard(position),
+                                                              hand.state.max_discard(position))))
             continue
         legal = hand.legal_actions()
         if legal is not None:

@@ -120,7 +120,8 @@ class Session:
         elif (drawer := hand.drawer_seat) is not None:
             position = hand.position_of(drawer)
             held = state.cards_of(position)
-            hand.discard(drawer, rng.sample(held, rng.randint(0, state.max_discard(position))))
+            count = rng.randint(state.min_discard(position), state.max_discard(position))
+            hand.discard(drawer, rng.sample(held, count))
         elif (legal := hand.legal_actions()) is not None:
             if state.street.needs_openers and state.opener is None and rng.random() < 0.6:
                 hand.check(legal.seat)  # players open only now and then, so blank hands come in runs
@@ -158,7 +159,7 @@ def test_chips_at_the_table_are_conserved_over_sessions_with_voids_blanks_absenc
 def test_the_random_sessions_exercise_every_irregularity() -> None:
     """The generator is worth its name: over a fixed sample, voids, blanks, absences and exposures all occur."""
     seen = {"void": 0, "blank": 0, "absent": 0, "exposed": 0, "rebuy": 0}
-    for variant in ("holdem", "omaha", "stud7", "draw", "stud5", "sintetico"):
+    for variant in ("holdem", "omaha", "stud7", "draw", "stud5", "sintetico", "pineapple"):
         for seed in range(12):
             rng = random.Random(seed)
             session = Session(_setup(variant, rng), rng)
@@ -186,6 +187,10 @@ def _setup(variant: str, rng: random.Random) -> Setup:
     elif variant == "sintetico":
         settings_ = TableSettings.create("sintetico", BettingStructure.POT_LIMIT, antes=1, min_bet=2)
         players = 5
+    elif variant == "pineapple":  # R-PINE-1 (house game): three down cards, one thrown after the flop betting
+        settings_ = TableSettings.create("pineapple", BettingStructure.FIXED_LIMIT, blinds=(1, 2), small_bet=2,
+                                         big_bet=4)
+        players = 7
     else:
         settings_ = TableSettings.create(variant, BettingStructure.NO_LIMIT, blinds=(1, 2))
         players = 6

@@ -1,5 +1,6 @@
 """Invariants over random legal play of every circle game (hypothesis): Hold'em, Omaha, seven-card stud,
-five-card draw (every legal deck size, openers and carried pots), five-card stud and póquer sintético.
+five-card draw (every legal deck size, openers and carried pots), five-card stud, póquer sintético and Pineapple
+(a house game: one hole card discarded after the flop, R-PINE-1).
 
 Chips are conserved (stacks + pots + rake + what carries to the next hand); no card is in two places at once;
 replaying the stored events rebuilds an equal hand; every pot is awarded exactly once.
@@ -161,7 +162,8 @@ def _one_step(hand: Hand, rng: random.Random, deck: Stock) -> None:
     elif (drawer := hand.drawer_seat) is not None:
         position = hand.position_of(drawer)
         held = hand.state.cards_of(position)
-        hand.discard(drawer, rng.sample(held, rng.randint(0, hand.state.max_discard(position))))
+        count = rng.randint(hand.state.min_discard(position), hand.state.max_discard(position))
+        hand.discard(drawer, rng.sample(held, count))
     elif (legal := hand.legal_actions()) is not None:
         _random_action(hand, legal.seat, rng)
     else:

@@ -1,10 +1,10 @@
 """Issue 13, item 4 — attack: can an observer, a device or another table's croupier learn a face-down card?
 
-Random hands of all eight games (the six circle games with exposures, absences, voids, draws and reshuffled discards;
-Texas Hold'em Bonus with its irregularities; Casino Draw Poker) are played; after every event the test takes what such a
-station is given — the ``Watch`` payload the server sends, the table view, a non-pit reconstruction step and a public
-JSON export (``pokertable export --public``) — and
-checks that every card named there is public at that moment (on the board, dealt or turned face up, shown, or a
+Random hands of all nine games (the seven circle games, Pineapple included, with exposures, absences, voids, draws,
+discards and reshuffled discards; Texas Hold'em Bonus with its irregularities; Casino Draw Poker) are played; after
+every event the test takes what such a station is given — the ``Watch`` payload the server sends, the table view, a
+non-pit reconstruction step and a public JSON export (``pokertable export --public``) — and checks that every card
+named there is public at that moment (on the board, dealt or turned face up, shown, or a
 house's cards once settled).  A control run with the pit's eyes proves the check would see a leak.
 """
 
@@ -26,7 +26,7 @@ from service.visibility import banked_hand_state, circle_snapshot, reconstructio
 from tests.banked_support import cdp_hand, play_cdp_randomly, play_thb_randomly, thb_hand
 from tests.test_chip_conservation import Session, _setup
 
-CIRCLE = ("holdem", "omaha", "stud7", "draw", "stud5", "sintetico")
+CIRCLE = ("holdem", "omaha", "stud7", "draw", "stud5", "sintetico", "pineapple")
 GAMES = (*CIRCLE, "holdem-bonus", "casino-draw")
 CARD = re.compile(r"\b[2-9TJQKA][cdhs]\b")
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
