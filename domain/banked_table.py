@@ -19,9 +19,9 @@ from domain.cdp import CdpHand, CdpSettings
 from domain.decks import DeckIdentity
 from domain.device_reports import DeckAlternationError, DeviceReport, alternation_problem, is_shuffler_report
 from domain.errors import RuleError
-from domain.hand import TABLES_NAMESPACE
+from domain.ids import TABLES_NAMESPACE
 from domain.names import verify_name
-from domain.reconstruction import request_problem
+from domain.reconstruction_requests import request_problem
 from domain.thb import ThbHand, ThbSettings
 
 GAMES: dict[str, tuple[type[ThbHand] | type[CdpHand], type[ThbSettings] | type[CdpSettings]]] = {

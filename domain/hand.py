@@ -23,18 +23,16 @@ LegalActions(seat=2, fold=True, check=False, call=1, bring_in=None, raise_min=4,
 from __future__ import annotations
 
 from typing import Any
-from uuid import NAMESPACE_URL, UUID, uuid5
+from uuid import UUID, uuid5
 
 from eventsourcing.domain import Aggregate, event
 
 from domain.cards import Card, Rank
 from domain.decks import DeckIdentity, shoe_read_problem
 from domain.hand_state import Award, HandRuleError, HandState, LegalActions, Phase, SlotKind
+from domain.ids import TABLES_NAMESPACE as TABLES_NAMESPACE  # noqa: PLC0414  (its old home: re-exported)
 from domain.pots import Pot
 from domain.table_settings import TableSettings
-
-TABLES_NAMESPACE = uuid5(NAMESPACE_URL, "https://pokertable.invalid/tables")
-"""Namespace of the deterministic ids of tables and hands."""
 
 SOURCES = ("shoe", "croupier", "replay", "test")
 """Where a card comes from: the card-reading shoe (with its sequence number), keyed in by the croupier, a replayed

@@ -112,6 +112,9 @@ class HandRanking:
     Get instances from :func:`hand_ranking`, which builds each one once.
     """
 
+    rank_keys: tuple[int, ...] = RANK_KEYS
+    """:data:`RANK_KEYS`, for the tables of :mod:`domain.split_tables`, which reads them here."""
+
     def __init__(self, rules: RankingRules) -> None:
         self.rules = rules
         self.ranks: tuple[Rank, ...] = deck_ranks(rules.deck_size)

@@ -19,18 +19,6 @@ def event_data(event: Any) -> dict[str, Any]:
     return {k: v for k, v in vars(event).items() if k not in _META}
 
 
-def request_problem(number: int, hands_started: int, pit_boss: str, reason: str) -> tuple[str, str] | None:
-    """What is wrong with a reconstruction request, as (message, rule), or None: a hand of the table that has
-    started, a pit boss, a stated reason (R-THB-13, R-AUD-1).  Both kinds of table record requests this way."""
-    if not 1 <= number <= hands_started:
-        return f"this table has no hand {number} (hands 1–{hands_started})", "R-AUD-1"
-    if not pit_boss.strip():
-        return "a reconstruction names the pit boss who asks for it", "R-THB-13"
-    if not reason.strip() or len(reason) > 200:
-        return "a reconstruction states its reason (1–200 characters)", "R-THB-13"
-    return None
-
-
 @dataclass(frozen=True)
 class Step:
     """The hand after one event: which event (its version, class and data) and the whole state it left."""

@@ -17,15 +17,39 @@ cards of that suit looked at, through :attr:`domain.ranking.HandRanking.flush_by
 from __future__ import annotations
 
 from array import array
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from itertools import combinations, combinations_with_replacement
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
 
-if TYPE_CHECKING:
-    from domain.ranking import HandRanking
+from domain.cards import Rank
+
+
+class Ranking(Protocol):
+    """What the tables are built from: a :class:`domain.ranking.HandRanking`, which builds them (named by a protocol,
+    so that this module does not import the one that imports it: docs/architecture.md, "Walls")."""
+
+    @property
+    def ranks(self) -> tuple[Rank, ...]:
+        """The deck's ranks, lowest first."""
+
+    @property
+    def rank_keys(self) -> tuple[int, ...]:
+        """The rank keys, lowest rank of the deck first (:data:`domain.ranking.RANK_KEYS`)."""
+
+    @property
+    def without_flush(self) -> list[dict[int, int]]:
+        """By number of cards: the strength of each rank multiset (by its key sum), flushes aside."""
+
+    @property
+    def flush_by_bits(self) -> list[int]:
+        """The strength of the best flush in each set of ranks of one suit (by its bits)."""
+
+    def rank_multisets(self, size: int) -> Iterator[tuple[int, ...]]:
+        """Every multiset of ``size`` ranks (at most four of each), as counts by rank."""
+
 
 MARKS: tuple[int, ...] = (0, 2, 5, 25, 37, 43, 59, 70, 85, 89, 98, 99, 106)
 """An optimal 13-mark Golomb ruler, one mark per rank from the deck's lowest: the sum of two marks names a pair of
@@ -80,7 +104,7 @@ class SplitTables(NamedTuple):
     """By the rank-key sum of four own cards (board keys too): the entry's offset in a board's part of :attr:`river`."""
 
 
-def build_split_tables(ranking: HandRanking) -> SplitTables:
+def build_split_tables(ranking: Ranking) -> SplitTables:
     """Build the tables for ``ranking``'s deck and R-CARD-5 setting (about 0.3 s for 52 cards, docs/evaluator.md)."""
     count = len(ranking.ranks)
     low = ranking.ranks[0].index
@@ -112,13 +136,11 @@ def build_split_tables(ranking: HandRanking) -> SplitTables:
                        river, river_boards, river_hands)
 
 
-def _pair_table(ranking: HandRanking, boards: NDArray[np.int64], marks: NDArray[np.int64]) -> NDArray[np.uint16]:
+def _pair_table(ranking: Ranking, boards: NDArray[np.int64], marks: NDArray[np.int64]) -> NDArray[np.uint16]:
     """For boards given as counts per rank: the best non-flush strength of three board cards with each pair of
     ranks, at the sum of the pair's marks (0 where the pair cannot be held: a fifth card of a rank, or no pair)."""
-    from domain.ranking import RANK_KEYS
-
     count = len(ranking.ranks)
-    rank_keys = np.array(RANK_KEYS[:count], dtype=np.int64)
+    rank_keys = np.array(ranking.rank_keys[:count], dtype=np.int64)
     plain = ranking.without_flush[5]
     dense = np.zeros(max(plain) + 1, dtype=np.int16)
     dense[np.fromiter(plain.keys(), dtype=np.int64)] = np.fromiter(plain.values(), dtype=np.int16)
@@ -208,7 +230,7 @@ def with_flush(best: int, own: Sequence[int], board: Sequence[int], suit: int, t
     return best
 
 
-def _flush_rows(ranking: HandRanking, marks: NDArray[np.int64]) -> dict[int, array[int]]:
+def _flush_rows(ranking: Ranking, marks: NDArray[np.int64]) -> dict[int, array[int]]:
     """:attr:`SplitTables.flush_rows`: every 3–5 ranks of the board's suit against every two other ranks."""
     count, low = len(ranking.ranks), ranking.ranks[0].index
     by_bits = np.array(ranking.flush_by_bits, dtype=np.int16)

@@ -23,7 +23,7 @@ from domain.device_reports import DeckAlternationError, DeviceReport, alternatio
 from domain.hand import TABLES_NAMESPACE, Hand
 from domain.hand_state import HandRuleError
 from domain.names import verify_name
-from domain.reconstruction import request_problem
+from domain.reconstruction_requests import request_problem
 from domain.table_settings import MAX_SEATS, TableSettings
 
 

@@ -35,7 +35,7 @@ from eventsourcing.domain import Aggregate
 from domain.banked import BankedHand
 from domain.cards import Card, parse_cards  # noqa: F401  (parse_cards: doctest)
 from domain.decks import BackColour, DeckIdentity  # noqa: F401  (BackColour: doctest)
-from domain.hand import TABLES_NAMESPACE  # noqa: F401  (doctest)
+from domain.ids import TABLES_NAMESPACE  # noqa: F401  (doctest)
 from domain.paytables import bonus_class
 from domain.thb_settings import STANDARD_LIMITS, ThbLimits, ThbRuleError, ThbSettings
 from domain.thb_settlement import box_result, dealer_strength, holds_aces, refused_bonus_net

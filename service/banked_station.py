@@ -24,7 +24,7 @@ from service.api import pokertable_pb2 as pb
 
 if TYPE_CHECKING:
     from service.hardware_station import HardwareStation
-    from service.station import Station
+    from service.station_client import Station
 
 BOX_ACTIONS = ("fold", "check")
 STAKE_ACTIONS = ("ante", "bonus", "flop-bet", "bet", "play")

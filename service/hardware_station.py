@@ -38,7 +38,7 @@ from devices.adapters import (
 )
 from devices.protocol import Colour, Hello
 from service.api import pokertable_pb2 as pb
-from service.station import Station
+from service.station_client import Station
 
 RULE_REFUSALS = (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.INVALID_ARGUMENT)
 
