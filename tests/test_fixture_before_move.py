@@ -84,7 +84,7 @@ def test_the_fixture_holds_every_game_what_befalls_them_and_is_small() -> None:
     games = {state.get("variant") or state.get("game") for state in RECORD["tables"].values()}
     assert games == GAMES
     assert DATABASE.stat().st_size < 1_000_000
-    with contextlib.closing(sqlite3.connect(f"file:{DATABASE}?mode=ro", uri=True)) as db:
+    with contextlib.closing(sqlite3.connect(f"file:{DATABASE}?immutable=1", uri=True)) as db:
         kinds = {topic.rpartition(":")[2] for (topic,) in db.execute("select distinct topic from stored_events")}
     assert kinds >= STORED_KINDS, sorted(STORED_KINDS - kinds)
     tables = RECORD["tables"]
