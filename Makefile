@@ -37,4 +37,4 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks.flood
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis .import_linter_cache
