@@ -16,7 +16,8 @@ Every table ends between hands.
 
 Beside the database it writes ``before-the-move.json`` (each table's state as the application then reported it, and
 the chain head) and ``before-the-move.pub.pem`` (the public key of the signed heads).  Timestamps differ between
-runs; everything else is the same.
+runs; everything else is the same.  The committed files were written from a clean export of commit 8c57328
+(``git archive 8c57328``, with this script and ``tests/app_play.py`` copied in).
 """
 
 from __future__ import annotations
