@@ -86,30 +86,45 @@ class SoleWriter:
     """An exclusive claim on an SQLite database: while a process holds it, no other pokertable process writes the file.
 
     The embedded default serves one table (or a few) from one process; SQLite has one writer at a time anyway. The
-    claim is an ``flock`` on ``FILE.writer`` beside the database, so the kernel drops it when the process ends, even by
-    ``kill -9``, and a restarted service claims it again at once. Readers (audit, export, history) need no claim.
+    claim is an ``flock`` on the database file itself, so it binds the file's identity (device and inode), not its
+    path: a hard link or a symbolic link to the same file meets the same claim (issue 13, item 6). The kernel drops it
+    when the process ends, even by ``kill -9``, and a restarted service claims it again at once. SQLite's own locks are
+    POSIX record locks, which ``flock`` does not touch. Readers (audit, export, history) need no claim.
     """
 
     def __init__(self, database: str) -> None:
-        self.path = Path(f"{database}.writer")
-        self._file = self.path.open("a+", encoding="utf-8")
+        with open(database, "ab"):  # a new database: SQLite takes an empty file as one
+            pass
+        self.path = Path(database)
+        self._file = self.path.open("rb")
         try:
             fcntl.flock(self._file, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            self._file.seek(0)
-            holder = self._file.read().strip() or "another process"
+            identity = os.fstat(self._file.fileno())
             self._file.close()
-            raise StoreInUseError(f"{database} is being written by {holder}: one service per SQLite file "
-                                  "(stop it, or use its gRPC API; several services share PostgreSQL)") from None
-        self._file.seek(0)
-        self._file.truncate()
-        self._file.write(f"pokertable process {os.getpid()}\n")
-        self._file.flush()
+            holder = _flock_holder(identity.st_dev, identity.st_ino)
+            raise StoreInUseError(f"{database} is being written by {holder}: one service per SQLite file, whatever "
+                                  "the path or link it is reached by (stop it, or use its gRPC API; several services "
+                                  "share PostgreSQL)") from None
 
     def release(self) -> None:
         """Give the claim up (the process's end does too)."""
         if not self._file.closed:
             self._file.close()
+
+
+def _flock_holder(device: int, inode: int) -> str:
+    """Who holds the ``flock`` on a file, as the kernel lists it in /proc/locks (Linux): ``pokertable process PID``."""
+    wanted = f"{os.major(device):02x}:{os.minor(device):02x}:{inode}"
+    try:
+        lines = Path("/proc/locks").read_text(encoding="ascii").splitlines()
+    except OSError:
+        return "another process"
+    for line in lines:
+        fields = line.split()
+        if len(fields) >= 6 and fields[1] == "FLOCK" and fields[5] == wanted:
+            return f"pokertable process {fields[4]}"
+    return "another process"
 
 
 def claim_sole_writer(url: str) -> SoleWriter | None:
