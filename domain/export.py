@@ -8,6 +8,14 @@ file receives.  Format ``pokertable-hand/1``::
 
 ``events`` holds every event of the hand in order with all its data (cards included: this is the pit's copy);
 ``finishing_stacks`` is ``null`` for a hand not finished, ``voided`` names the rule of a voided hand.
+
+A banked hand (Texas Hold'em Bonus, Casino Draw Poker) has the same document with its game, and, instead of seats,
+button and stacks, the boxes that bet, each box's bets, each box's net result against the house by spot (``{}``
+until settled) and the house's result (``null`` until the hand is complete)::
+
+    {"format": "pokertable-hand/1", "hand_id": "…", "table_id": "…", "number": 3, "game": "holdem-bonus",
+     "boxes": [1, 4], "bets": {"1": {"ante": 10, "flop": 20}, …}, "results": {"1": {"ante": 10, "flop": 20}, …},
+     "bank_result": -30, "deck": {…}, "complete": true, "voided": null, "events": […]}
 """
 
 from __future__ import annotations
@@ -18,6 +26,7 @@ from datetime import UTC, time, tzinfo
 from typing import Any
 from uuid import UUID, uuid5
 
+from domain.games import game_of_started
 from domain.reconstruction import event_data
 
 FORMAT = "pokertable-hand/1"
@@ -38,13 +47,19 @@ Shown = Callable[[str, dict[str, Any]], dict[str, Any]]
 
 
 def hand_document(events: Iterable[Any], shown: Shown | None = None) -> dict[str, Any]:
-    """The JSON document of a circle hand's events (the first must be its ``Started`` event).  ``shown``: each
+    """The JSON document of a hand's events, of any game (the first must be its ``Started`` event).  ``shown``: each
     event's data as the reader may see it (the service's visibility policy; ``None``: the pit's copy, all cards)."""
     listed = list(events)
-    if not listed or type(listed[0]).__qualname__ != "Hand.Started":
+    if not listed:
         raise ValueError("a hand's events, from its Started event")
+    game = game_of_started(listed[0])
     started = vars(listed[0])
     names = [type(e).__qualname__ for e in listed]
+    documented = [{"version": e.originator_version, "event": name, "timestamp": str(e.timestamp),
+                   "data": _plain(shown(name, event_data(e)) if shown else event_data(e))}
+                  for e, name in zip(listed, names, strict=True)]
+    if game.family == "banked":
+        return _banked_document(game.code, listed, documented)
     completed = next((vars(e) for e in listed if type(e).__qualname__ == "Hand.Completed"), None)
     voided = next((vars(e) for e in listed if type(e).__qualname__ == "Hand.Voided"), None)
     return {
@@ -60,9 +75,29 @@ def hand_document(events: Iterable[Any], shown: Shown | None = None) -> dict[str
         "deck": _plain(started["deck"]),
         "complete": "Hand.Completed" in names or voided is not None,
         "voided": voided["rule"] if voided else None,
-        "events": [{"version": e.originator_version, "event": name, "timestamp": str(e.timestamp),
-                    "data": _plain(shown(name, event_data(e)) if shown else event_data(e))}
-                   for e, name in zip(listed, names, strict=True)],
+        "events": documented,
+    }
+
+
+def _banked_document(game: str, listed: list[Any], documented: list[dict[str, Any]]) -> dict[str, Any]:
+    """A banked hand's document: the hand rebuilt from its events gives its boxes, bets and results."""
+    hand: Any = None
+    for stored in listed:
+        hand = stored.mutate(hand)
+    return {
+        "format": FORMAT,
+        "hand_id": str(hand.id),
+        "table_id": str(hand.table_id),
+        "number": hand.number,
+        "game": game,
+        "boxes": sorted(hand.bets),
+        "bets": _plain(dict(sorted(hand.bets.items()))),
+        "results": _plain(dict(sorted(hand.results.items()))),
+        "bank_result": hand.bank_result() if hand.is_complete else None,
+        "deck": _plain(hand.deck),
+        "complete": hand.is_complete,
+        "voided": hand.void_rule,
+        "events": documented,
     }
 
 

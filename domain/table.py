@@ -273,6 +273,11 @@ class Table(Aggregate):
         self.closed = True
         self.stacks = {}
 
+    @property
+    def game(self) -> str:
+        """The game the table deals, by its code (R-CIRC-5: a table keeps its game; ``domain.games``)."""
+        return self.settings.variant
+
     def hand_id(self, number: int) -> UUID:
         """The id of hand ``number`` of this table."""
         return Hand.create_id(self.id, number)

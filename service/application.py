@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 from uuid import NAMESPACE_URL, UUID, uuid5
 
 from eventsourcing.application import AggregateNotFoundError, Application, ProcessingEvent
@@ -37,6 +37,7 @@ from domain.cards import Card
 from domain.cdp import CdpHand, CdpSettings
 from domain.decks import BackColour, DeckIdentity  # noqa: F401  (BackColour: doctest)
 from domain.device_reports import DeckAlternationError, DeviceReport
+from domain.games import HAND_CLASSES, OUTCOMES, game_of
 from domain.hand import Hand
 from domain.hand_state import LegalActions
 from domain.reconstruction import Step, reconstruct
@@ -271,6 +272,8 @@ CDP_ACTIONS: Mapping[str, BankedAction] = {
     "void": lambda h, c, v: h.void(c.rule, c.reason),
 }
 """Casino Draw Poker commands by name."""
+BANKED_ACTIONS: Mapping[type[Any], Mapping[str, BankedAction]] = {ThbHand: THB_ACTIONS, CdpHand: CDP_ACTIONS}
+"""Each banked game's commands, by its hand aggregate (:data:`domain.games.GAMES` names the game's)."""
 BANKED_TABLE_ACTIONS: Mapping[str, Callable[[BankedTable, BankedCommand, Viewer], None]] = {
     "reshuffle": lambda t, c, v: t.record_reshuffle(v.station),
 }
@@ -455,12 +458,13 @@ class PokerTables(Application[UUID]):
     def search_hands(self, table: str, *, since: datetime | None = None, until: datetime | None = None,
                      seat: int | None = None, outcome: str | None = None,
                      game: str | None = None) -> list[dict[str, Any]]:
-        """The hands of a circle table started in a time range, with a seat dealt in, of a game, or ending a given
-        way (``showdown``, ``uncontested``, ``voided``, ``blank``, ``in-progress``): a summary of each, oldest
-        first."""
+        """The hands of a table of any game started in a time range, with a seat (a box, at a banked table) dealt
+        in, of a game, or ending a given way (circle: ``showdown``, ``uncontested``, ``voided``, ``blank``,
+        ``in-progress``; banked: ``settled``, ``voided``, ``in-progress``): a summary of each, oldest first."""
         if outcome is not None and outcome not in OUTCOMES:
             raise ServiceError(f"an outcome is one of {', '.join(OUTCOMES)}")
-        if game is not None and game != self.table(table).settings.variant:
+        dealt = game_of(self.any_table(table))
+        if game is not None and game != dealt.code:
             return []  # a table deals one game (R-CIRC-5)
         found = []
         for hand_id in self.hands_of(table):
@@ -471,18 +475,20 @@ class PokerTables(Application[UUID]):
             hand: Any = None
             for stored in events:  # the events just read make the hand: no second read of the store
                 hand = stored.mutate(hand)
-            if seat is not None and seat not in hand.seats:
+            summary = dealt.summarise(hand, events)
+            if seat is not None and seat not in summary["seats"]:
                 continue
-            summary = _hand_summary(hand, events)
             if outcome is None or summary["outcome"] == outcome:
                 found.append(summary)
         return found
 
     def table_at(self, table: str, *, position: int | None = None,
                  moment: datetime | None = None) -> dict[str, Any]:
-        """A circle table as it stood at a past moment, from the events alone (issue 8): after the log position
-        ``position`` (as on the watch stream), or at the time ``moment``; the hand in progress then, as it stood."""
-        current = self.table(table)
+        """A table of any game as it stood at a past moment, from the events alone (issue 8): after the log
+        position ``position`` (as on the watch stream), or at the time ``moment``; the hand in progress then, as it
+        stood (the pit's copy: every card)."""
+        current = self.any_table(table)
+        game = game_of(current)
         ours = {current.id, *self._hands_of(table)}
         rebuilt: dict[UUID, Any] = {}
         last_position, last_time = 0, None
@@ -498,10 +504,8 @@ class PokerTables(Application[UUID]):
         if record is None:
             raise NotFoundError(f"the table {table!r} did not exist yet then")
         hand = rebuilt.get(record.hand_in_progress) if record.hand_in_progress else None
-        return {"table": record.name, "position": last_position, "time": str(last_time),
-                "stacks": dict(sorted(record.stacks.items())), "button_seat": record.button_seat,
-                "hands_started": record.hands_started, "closed": record.closed,
-                "hand": hand.snapshot() if hand is not None else None}
+        return {"table": record.name, "position": last_position, "time": str(last_time), **game.table_state(record),
+                "hands_started": record.hands_started, "hand": game.state(hand) if hand is not None else None}
 
     def start_hand(self, command_id: str, table: str, deck: DeckIdentity) -> dict[str, Any]:
         """Start the next hand with the deck in play (the shuffler's red or blue deck)."""
@@ -585,7 +589,7 @@ class PokerTables(Application[UUID]):
             if command.action in BANKED_TABLE_ACTIONS:
                 BANKED_TABLE_ACTIONS[command.action](record, command, viewer)
                 return {"table": table, "version": record.version}, [record]
-            actions = THB_ACTIONS if record.game == "holdem-bonus" else CDP_ACTIONS
+            actions = BANKED_ACTIONS[game_of(record).hand_class]
             if command.action not in actions:
                 raise ServiceError(f"{record.game} has no command {command.action!r}")
             if record.hand_in_progress is None and command.action == "reconstruction" and record.hands_started:
@@ -623,11 +627,16 @@ class PokerTables(Application[UUID]):
 
     def banked_hand(self, hand_id: UUID) -> ThbHand | CdpHand:
         """A banked hand by id."""
+        return cast(ThbHand | CdpHand, self.any_hand(hand_id))
+
+    def any_hand(self, hand_id: UUID, version: int | None = None) -> Any:
+        """A hand of any game by id (as of ``version`` if given), or :class:`NotFoundError`."""
         try:
-            record = self._fetch(hand_id)
+            record = self._fetch(hand_id, version)
         except AggregateNotFoundError:
             raise NotFoundError(f"no hand {hand_id}") from None
-        assert isinstance(record, ThbHand | CdpHand)
+        if type(record) not in HAND_CLASSES:
+            raise NotFoundError(f"{hand_id} is not a hand")
         return record
 
     def banked_view(self, table: str, viewer: Viewer) -> dict[str, Any]:
@@ -646,7 +655,8 @@ class PokerTables(Application[UUID]):
         hand = self.banked_hand(record.hand_in_progress)
         own = viewer.sees_down_cards(table)
         pit = viewer.role in (Role.PIT_BOSS, Role.GAMES_DIRECTOR)
-        dealer_cards = [str(c) for c in (hand.dealer if isinstance(hand, ThbHand) else hand.bank)]
+        state = game_of(record).state(hand)  # the pit's copy, shown below through the visibility policy
+        dealer_cards = state["dealer"] if "dealer" in state else state["bank"]
         settled = bool(hand.results)
         out["hand"] = {
             "stage": hand.stage.value,
@@ -654,7 +664,7 @@ class PokerTables(Application[UUID]):
             "cards": banked_cards({box: [str(c) for c in cards] for box, cards in hand.cards.items()},
                                   sees_down_cards=own),
             "dealer": house_cards(dealer_cards, pit=pit, settled=settled),
-            "board": [str(c) for c in hand.board] if isinstance(hand, ThbHand) else [],
+            "board": state.get("board", []),
             "to_decide": hand.to_decide,
             "next_card": _next_card(hand),
             "results": {box: dict(result) for box, result in hand.results.items()},
@@ -681,12 +691,7 @@ class PokerTables(Application[UUID]):
 
     def hand(self, hand_id: UUID, version: int | None = None) -> Hand:
         """A hand by id (as of ``version`` if given), or :class:`NotFoundError`."""
-        try:
-            record = self._fetch(hand_id, version)
-        except AggregateNotFoundError:
-            raise NotFoundError(f"no hand {hand_id}") from None
-        assert isinstance(record, Hand)
-        return record
+        return cast(Hand, self.any_hand(hand_id, version))
 
     def hands_of(self, table: str) -> list[UUID]:
         """The ids of a table's hands, oldest first."""
@@ -694,7 +699,7 @@ class PokerTables(Application[UUID]):
             return self._hands_of(table)
 
     def _hands_of(self, table: str) -> list[UUID]:
-        record = self.table(table)
+        record = self.any_table(table)
         return [record.hand_id(number) for number in range(1, record.hands_started + 1)]
 
     def legal_actions(self, table: str) -> LegalActions | None:
@@ -815,28 +820,6 @@ class PokerTables(Application[UUID]):
         except AggregateNotFoundError:
             return False
         return True
-
-
-OUTCOMES = ("showdown", "uncontested", "voided", "blank", "in-progress")
-
-
-def _hand_summary(hand: Hand, events: list[Any]) -> dict[str, Any]:
-    """What a search lists of a hand: when, who, how it ended, who won what."""
-    state = hand.state
-    if state.void_rule is not None:
-        outcome = "voided"
-    elif state.passed_rule is not None:
-        outcome = "blank"
-    elif not hand.is_complete:
-        outcome = "in-progress"
-    else:
-        outcome = "showdown" if state.shown else "uncontested"
-    started = dict(zip(hand.seats, vars(events[0])["stacks"], strict=True))
-    won = {seat: stack - started[seat] for seat, stack in zip(hand.seats, state.stacks, strict=True)}
-    return {"hand_id": str(hand.id), "number": hand.number, "started": str(events[0].timestamp),
-            "ended": str(events[-1].timestamp), "seats": list(hand.seats), "outcome": outcome,
-            "pot": sum(state.contributed), "winners": sorted(seat for seat, net in won.items() if net > 0),
-            "net": won if hand.is_complete else {}}
 
 
 def parse_moment(text: str | None) -> datetime | None:

@@ -21,6 +21,7 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from domain.export import ExportError, PhhContext, hand_document, hand_phh, player_ids, shift_phhs
+from domain.games import GAMES, OUTCOMES
 from service.persistence import DEFAULT_DB, PersistenceUrlError, environment
 from service.visibility import event_payload
 
@@ -114,16 +115,19 @@ def _print_phh(app: Any, hand_ids: list[uuid.UUID], args: argparse.Namespace, *,
 
 
 def add_search_parser(commands: Any) -> None:
-    """Register ``pokertable hands``: search a circle table's hands."""
+    """Register ``pokertable hands``: search a table's hands (any game)."""
     parser = commands.add_parser("hands", help="search the hands of a table",
-                                 description="The hands of a circle table by time range, seat dealt in and outcome, "
-                                             "one line each: number, id, start, seats, outcome, pot, winners.")
+                                 description="The hands of a table of any game by time range, seat (or box) dealt in "
+                                             "and outcome, one line each: number, id, start, seats, outcome, pot "
+                                             "(banked: chips staked), winners.")
     parser.add_argument("table")
     parser.add_argument("--from", dest="since", help="ISO 8601 time with its offset")
     parser.add_argument("--to", dest="until", help="ISO 8601 time with its offset")
     parser.add_argument("--seat", type=int)
-    parser.add_argument("--game", help="holdem, omaha, stud7, draw, stud5, sintetico")
-    parser.add_argument("--outcome", choices=("showdown", "uncontested", "voided", "blank", "in-progress"))
+    parser.add_argument("--game", choices=tuple(GAMES))
+    parser.add_argument("--outcome", choices=OUTCOMES,
+                        help="circle: showdown, uncontested, voided, blank, in-progress; banked: settled, voided, "
+                             "in-progress")
     parser.add_argument("--db", default=DEFAULT_DB, help="sqlite:///FILE (default pokertable.db) or postgresql://…")
     parser.set_defaults(run=run_search)
 

@@ -27,6 +27,7 @@ from tqdm import tqdm
 from domain.batch import batch_evaluator
 from domain.cards import ALL_CARDS, Card, Rank
 from domain.cdp_rules import HOUSE_WAYS, UNQUALIFIED_PLAY_BET, CdpSettings, box_result, house_way, qualifies
+from domain.games import GAMES
 from domain.hand_classes import Category
 from domain.paytables import bonus_class
 from domain.ranking import hand_ranking
@@ -291,7 +292,7 @@ def _as_done(pool: ProcessPoolExecutor, chunk: Callable[..., Simulated], seeds: 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``odds`` on the CLI."""
     parser = commands.add_parser("odds", help="house edge of the banked games' pay tables")
-    parser.add_argument("game", choices=("holdem-bonus", "casino-draw"))
+    parser.add_argument("game", choices=ODDS_GAMES)
     parser.add_argument("--bet", choices=("main", "bonus"), default="main", help="holdem-bonus: which bet")
     parser.add_argument("--hands", type=int, default=1_000_000, help="hands to simulate")
     parser.add_argument("--strategy", default="basic",
@@ -307,48 +308,88 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(run=run)
 
 
+def _thb_settings(args: argparse.Namespace) -> ThbSettings:
+    return ThbSettings(STANDARD_LIMITS[5], ante_pays_from=Category[args.ante_pays_from.upper()])
+
+
+def _cdp_settings(args: argparse.Namespace) -> CdpSettings:
+    return CdpSettings(1, 1, house_way=args.house_way, unqualified_play_bet=args.unqualified_play_bet)
+
+
+Lines = list[tuple[str, Any]]
+
+
+def _thb_main(args: argparse.Namespace, settings: Any) -> tuple[dict[str, Any], Lines]:
+    result = simulate(thb_chunk, args.hands, args.seed, args.strategy, 1, settings.to_dict(), progress=not args.json)
+    return {"bet": "main", "strategy": args.strategy, "relative_to": "ante", "ante_pays_from": args.ante_pays_from,
+            **result.report()}, []
+
+
+def _cdp_main(args: argparse.Namespace, settings: Any) -> tuple[dict[str, Any], Lines]:
+    result = simulate(cdp_chunk, args.hands, args.seed, args.strategy, settings.to_dict(), progress=not args.json)
+    out = {"strategy": args.strategy, "relative_to": "ante", "house_way": args.house_way,
+           "unqualified_play_bet": args.unqualified_play_bet, **result.report(),
+           "bank_qualifies_before_exchange": result.extra[0] / result.hands,
+           "bank_qualifies_after_exchange": result.extra[1] / result.hands}
+    return out, [("bank qualifies before exchange", out["bank_qualifies_before_exchange"]),
+                 ("bank qualifies after exchange", out["bank_qualifies_after_exchange"])]
+
+
+@dataclass(frozen=True)
+class OddsGame:
+    """What the figures of one banked game need: its table's settings from the command line, its strategies, its
+    main bet's simulation, and its side bet's exact enumeration where it has one."""
+
+    strategies: tuple[str, ...]
+    settings: Callable[[argparse.Namespace], ThbSettings | CdpSettings]
+    main: Callable[[argparse.Namespace, Any], tuple[dict[str, Any], Lines]]
+    bonus: Callable[[Any], BonusFigures] | None = None
+
+
+ODDS: dict[type[Any], OddsGame] = {
+    ThbSettings: OddsGame(THB_STRATEGIES, _thb_settings, _thb_main, bonus_exact),
+    CdpSettings: OddsGame(CDP_STRATEGIES, _cdp_settings, _cdp_main),
+}
+"""Each banked game's figures, by its settings class (``domain.games`` names the game's)."""
+ODDS_GAMES = tuple(code for code, game in GAMES.items() if game.settings_class in ODDS)
+"""The games ``pokertable odds`` gives figures for: the banked games."""
+
+
+def odds_game(code: str) -> OddsGame:
+    """The figures of the game ``code`` (a key of :data:`domain.games.GAMES`)."""
+    settings_class = GAMES[code].settings_class
+    if settings_class not in ODDS:
+        raise ValueError(f"{code!r} is not a banked game: the odds are of the house's pay tables")
+    return ODDS[settings_class]
+
+
 def table_settings(args: argparse.Namespace) -> ThbSettings | CdpSettings:
     """The settings of the table the figures are for (the simulation settles as such a table does)."""
-    if args.game == "holdem-bonus":
-        return ThbSettings(STANDARD_LIMITS[5], ante_pays_from=Category[args.ante_pays_from.upper()])
-    return CdpSettings(1, 1, house_way=args.house_way, unqualified_play_bet=args.unqualified_play_bet)
+    return odds_game(args.game).settings(args)
 
 
 def run(args: argparse.Namespace) -> int:
     """Compute and print the figures."""
-    settings = table_settings(args)
-    if isinstance(settings, ThbSettings) and args.bet == "bonus":
-        figures = bonus_exact(settings)
-        out = {"game": "holdem-bonus", "bet": "bonus", "method": "exact enumeration",
+    odds = odds_game(args.game)
+    settings = odds.settings(args)
+    if odds.bonus is not None and args.bet == "bonus":
+        figures = odds.bonus(settings)
+        out = {"game": args.game, "bet": "bonus", "method": "exact enumeration",
                "expected_return": float(figures.expected_return), "house_edge": float(figures.house_edge),
                "hit_frequency": float(figures.hit_frequency),
                "house_edge_fraction": str(figures.house_edge)}
         return _print(out, args.json, [("house edge", out["house_edge"]), ("return", out["expected_return"]),
                                        ("hit frequency", out["hit_frequency"])])
-    strategies = THB_STRATEGIES if args.game == "holdem-bonus" else CDP_STRATEGIES
-    if args.strategy not in strategies:
-        print(f"pokertable odds: --strategy is one of {', '.join(strategies)}", file=sys.stderr)
+    if args.strategy not in odds.strategies:
+        print(f"pokertable odds: --strategy is one of {', '.join(odds.strategies)}", file=sys.stderr)
         return 2
     if args.hands <= 0:
         print("pokertable odds: --hands must be positive", file=sys.stderr)
         return 2
-    if isinstance(settings, ThbSettings):
-        result = simulate(thb_chunk, args.hands, args.seed, args.strategy, 1, settings.to_dict(),
-                          progress=not args.json)
-        out = {"game": "holdem-bonus", "bet": "main", "strategy": args.strategy, "relative_to": "ante",
-               "ante_pays_from": args.ante_pays_from, **result.report()}
-    else:
-        result = simulate(cdp_chunk, args.hands, args.seed, args.strategy, settings.to_dict(),
-                          progress=not args.json)
-        out = {"game": "casino-draw", "strategy": args.strategy, "relative_to": "ante",
-               "house_way": args.house_way, "unqualified_play_bet": args.unqualified_play_bet, **result.report(),
-               "bank_qualifies_before_exchange": result.extra[0] / result.hands,
-               "bank_qualifies_after_exchange": result.extra[1] / result.hands}
+    figures_out, extra = odds.main(args, settings)
+    out = {"game": args.game, **figures_out}
     lines = [("house edge", out["house_edge"]), ("95 % CI", out["house_edge_ci95"]),
-             ("element of risk", out["element_of_risk"])]
-    if args.game == "casino-draw":
-        lines += [("bank qualifies before exchange", out["bank_qualifies_before_exchange"]),
-                  ("bank qualifies after exchange", out["bank_qualifies_after_exchange"])]
+             ("element of risk", out["element_of_risk"]), *extra]
     return _print(out, args.json, lines)
 
 

@@ -49,20 +49,15 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _reconstruct(app: PokerTables, hand_id: uuid.UUID, args: argparse.Namespace) -> int:
-    from domain.banked_table import BankedTable
-    from domain.cdp import CdpHand
-    from domain.hand import Hand
-    from domain.table import Table
-    from domain.thb import ThbHand
+    from domain.games import HAND_CLASSES
     from service.application import Role, Viewer
 
     try:
-        hand: object = app.repository.get(hand_id)
-        if not isinstance(hand, Hand | ThbHand | CdpHand):
+        hand: Any = app.repository.get(hand_id)
+        if type(hand) not in HAND_CLASSES:  # a hand of any game (domain.games), and nothing else
             print("pokertable reconstruct: that id is not a hand")
             return 2
-        table: object = app.repository.get(hand.table_id)
-        assert isinstance(table, Table | BankedTable)
+        table: Any = app.repository.get(hand.table_id)
         steps = app.reconstruct_hand(f"reconstruct-{uuid.uuid4()}", table.name, hand.number,
                                      Viewer(args.by, Role.PIT_BOSS), args.reason)
     except Exception as error:  # an unknown id, a refused request (with its rule): said plainly

@@ -44,6 +44,7 @@ from domain.cdp import CdpSettings
 from domain.decks import DECK_SIZES, BackColour, DeckIdentity
 from domain.device_reports import DeviceReport, DeviceReportError
 from domain.errors import InvalidCardError, RuleError
+from domain.games import GAMES, game_of
 from domain.hand_classes import Category
 from domain.names import InvalidNameError, name_problem
 from domain.ranking import hand_ranking
@@ -474,7 +475,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
             if position > MAX_POSITION:  # the store's positions are int64: the scan would overflow (issue 13)
                 raise _StatusError(grpc.StatusCode.INVALID_ARGUMENT, f"after_position is past any log: at most "
                                    f"{MAX_POSITION}", "R-AUD-1")
-            viewer = await self._run(context, lambda viewer: (self.app.table(table), viewer)[1])
+            viewer = await self._run(context, lambda viewer: (self.app.any_table(table), viewer)[1])
         except Exception as error:
             abort = _translate(error)
             await context.abort_with_status(_status(abort.code, abort.message, abort.rule))
@@ -514,8 +515,10 @@ class TableServicer(pb_grpc.TableServiceServicer):
                                         state_json=json.dumps(step.state, default=str), rendered=render(step))
 
     def _changes_after(self, table: str, viewer: Viewer, after: int, _: Viewer) -> tuple[list[pb.TableChange], int]:
-        """This table's changes in the next page of notifications, and the position the page reached."""
-        record = self.app.table(table)
+        """This table's changes in the next page of notifications, and the position the page reached (a table of any
+        game: its hands' ids follow from the table's by the game's rule, ``domain.games``)."""
+        record = self.app.any_table(table)
+        next_hand = game_of(record).hand_id(record.id, record.hands_started + 1)
         ours = {record.id, *self.app.hands_of(table)}
         notifications = self.app.recorder.select_notifications(start=after + 1, limit=WATCH_PAGE)
         changes = []
@@ -524,7 +527,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
             if not isinstance(originator, UUID):
                 continue
             if originator not in ours:
-                if _is_hand_of(notification.topic, originator, record.id, record.hands_started):
+                if originator == next_hand:  # a hand started after the table was read
                     ours.add(originator)
                 else:
                     continue
@@ -534,15 +537,6 @@ class TableServicer(pb_grpc.TableServiceServicer):
                                           payload_json=json.dumps(_payload(event, viewer.sees_down_cards(table)),
                                                                   default=str)))
         return changes, notifications[-1].id if notifications else after
-
-
-def _is_hand_of(topic: str, originator: UUID, table_id: UUID, hands_started: int) -> bool:
-    """A hand started after the table was read (its id follows from the table's id and the next number)."""
-    from domain.hand import Hand
-
-    return "Hand" in topic and originator == Hand.create_id(table_id, hands_started + 1)
-
-
 
 
 def _payload(event: Any, sees_down_cards: bool) -> dict[str, Any]:
@@ -651,26 +645,37 @@ def _deck(request: pb.StartHandRequest, default_size: int) -> _Deck:
     return _Deck(request.deck_size or default_size, colour, _text(request.deck_label, "deck_label", required=False))
 
 
+def _thb_settings(request: pb.OpenBankedTableRequest) -> ThbSettings:
+    if request.ante_min not in STANDARD_LIMITS:
+        raise _StatusError(grpc.StatusCode.INVALID_ARGUMENT, "ante_min selects a standard table: 5, 10 or 20",
+                           "R-THB-2")
+    pays_from = Category.FLUSH if request.ante_pays_from == "flush" else Category.STRAIGHT
+    if request.ante_pays_from not in ("", "straight", "flush"):
+        raise _StatusError(grpc.StatusCode.INVALID_ARGUMENT, "the ante pays from a straight or a flush",
+                           "R-THB-8")
+    turn = request.turn_dealer_cards_for_aces if request.HasField("turn_dealer_cards_for_aces") else True
+    return ThbSettings(STANDARD_LIMITS[request.ante_min], ante_pays_from=pays_from,
+                       refused_bonus=request.refused_bonus or "returned", turn_dealer_cards_for_aces=turn)
+
+
+def _cdp_settings(request: pb.OpenBankedTableRequest) -> CdpSettings:
+    return CdpSettings(_chips(request.ante_min), _chips(request.ante_max), house_way=request.house_way or "regulation",
+                       unqualified_play_bet=request.unqualified_play_bet or "returned")
+
+
+_BANKED_SETTINGS: dict[type[Any], Callable[[pb.OpenBankedTableRequest], ThbSettings | CdpSettings]] = {
+    ThbSettings: _thb_settings, CdpSettings: _cdp_settings}
+"""A banked game's settings from the request, by the game's settings class (``domain.games``)."""
+
+
 def _banked_settings(request: pb.OpenBankedTableRequest) -> ThbSettings | CdpSettings:
+    game = GAMES.get(request.game)
+    if game is None or game.settings_class not in _BANKED_SETTINGS:
+        raise _StatusError(grpc.StatusCode.INVALID_ARGUMENT, f"unknown game {request.game!r}", "R-AUD-1")
     try:
-        if request.game == "holdem-bonus":
-            if request.ante_min not in STANDARD_LIMITS:
-                raise _StatusError(grpc.StatusCode.INVALID_ARGUMENT, "ante_min selects a standard table: 5, 10 or 20",
-                                   "R-THB-2")
-            pays_from = Category.FLUSH if request.ante_pays_from == "flush" else Category.STRAIGHT
-            if request.ante_pays_from not in ("", "straight", "flush"):
-                raise _StatusError(grpc.StatusCode.INVALID_ARGUMENT, "the ante pays from a straight or a flush",
-                                   "R-THB-8")
-            turn = request.turn_dealer_cards_for_aces if request.HasField("turn_dealer_cards_for_aces") else True
-            return ThbSettings(STANDARD_LIMITS[request.ante_min], ante_pays_from=pays_from,
-                               refused_bonus=request.refused_bonus or "returned", turn_dealer_cards_for_aces=turn)
-        if request.game == "casino-draw":
-            return CdpSettings(_chips(request.ante_min), _chips(request.ante_max),
-                               house_way=request.house_way or "regulation",
-                               unqualified_play_bet=request.unqualified_play_bet or "returned")
+        return _BANKED_SETTINGS[game.settings_class](request)
     except RuleError as error:
         raise _StatusError(grpc.StatusCode.INVALID_ARGUMENT, str(error), error.rule) from None
-    raise _StatusError(grpc.StatusCode.INVALID_ARGUMENT, f"unknown game {request.game!r}", "R-AUD-1")
 
 
 def _banked_view(view: dict[str, Any]) -> pb.BankedTableView:

@@ -10,10 +10,14 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from devices.simulators import ShoeSimulator, ShufflerSimulator
 from domain.cards import Card
+from domain.cdp import CdpHand
 from domain.decks import composition
+from domain.games import GAMES
+from domain.thb import ThbHand
 from service.api import pokertable_pb2 as pb
 from service.hardware_station import HardwareStation
 from service.station import Station, render
@@ -30,6 +34,13 @@ CIRCLE_TABLES: tuple[tuple[str, pb.Settings, int], ...] = (
     ("Sintético", pb.Settings(variant="sintetico", structure="pot-limit", ante=2, min_bet=5), 1),
 )
 BANKED_TABLES = ("Texas Hold'em Bonus", "Casino Draw Poker")
+BANKED_GAMES = tuple(code for code, game in GAMES.items() if game.family == "banked")
+"""The games of :data:`BANKED_TABLES`, in order (``domain.games``)."""
+DEMO_BETS: dict[type[Any], tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]]] = {
+    ThbHand: (((1, 10), (4, 20), (7, 5)), ((4, 5),)),
+    CdpHand: (((2, 10), (5, 20)), ()),
+}
+"""Each banked game's demo hand, by its hand aggregate: the antes by box, then the bonus bets by box."""
 DECKS = {"stud5": 32, "sintetico": 28}
 
 
@@ -162,11 +173,11 @@ def play_banked_hand(station: Station, director: Station, table: str, game: str,
         devices.start_hand()
     else:
         station.call("StartBankedHand", pb.StartHandRequest(command_id=station.command_id(), table=table))
-    boxes = ((1, 10), (4, 20), (7, 5)) if game == "holdem-bonus" else ((2, 10), (5, 20))
-    for box, ante in boxes:
+    antes, bonuses = DEMO_BETS[GAMES[game].hand_class]
+    for box, ante in antes:
         station.banked(table, "ante", box=box, amount=ante)
-    if game == "holdem-bonus":
-        station.banked(table, "bonus", box=4, amount=5)
+    for box, bonus in bonuses:
+        station.banked(table, "bonus", box=box, amount=bonus)
     station.banked(table, "close-bets")
     shoe = Shoe(rng, 52)
     view: pb.BankedTableView = station.call("GetBankedTable", pb.TableRequest(table=table))
@@ -271,7 +282,7 @@ def _play_circle_tables(address: str, pit: Station, rng: random.Random, summary:
 def _play_banked_tables(address: str, pit: Station, director: Station, rng: random.Random,
                         summary: list[str]) -> None:
     """Open the banked tables and play a hand at each; Texas Hold'em Bonus deals from the simulated shoe."""
-    for offset, (table, game) in enumerate(zip(BANKED_TABLES, ("holdem-bonus", "casino-draw"), strict=True)):
+    for offset, (table, game) in enumerate(zip(BANKED_TABLES, BANKED_GAMES, strict=True)):
         request = pb.OpenBankedTableRequest(command_id=pit.command_id(), table=table, game=game, ante_min=5,
                                             ante_max=100)
         pit.call("OpenBankedTable", request)
