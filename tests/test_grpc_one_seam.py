@@ -164,7 +164,9 @@ def test_a_banked_table_is_served_by_the_same_rpcs_as_a_circle_table(
 def test_a_banked_watch_is_refused_to_no_one_and_an_unknown_table_is_not_found(port: int) -> None:
     pit, dealer = Client(port, TOKENS["pit"]), Client(port, TOKENS["thb"])
     _play_thb(pit, dealer)
-    first = next(Client(port, TOKENS["other"]).Watch(pb.WatchRequest(table=TABLE)))
+    stream = Client(port, TOKENS["other"]).Watch(pb.WatchRequest(table=TABLE))  # another table's dealer reads
+    first = next(stream)
+    stream.cancel()
     assert first.event == "BankedTable.Opened"
     with pytest.raises(grpc.RpcError) as missing:
         next(pit.Watch(pb.WatchRequest(table="THB 9")))
