@@ -137,6 +137,8 @@ def hand_phh(events: Iterable[Any], context: PhhContext | None = None) -> str:
     listed = list(events)
     document = hand_document(listed)
     settings = document["events"][0]["data"]["settings"]
+    if "structure" not in settings:  # a banked game: PHH describes poker between players, not against a house
+        raise ExportError(f"PHH has no form for {document['game']}: export it as JSON")
     code = PHH_VARIANTS.get((settings["variant"], settings["structure"]))
     if code is None:
         raise ExportError(f"PHH has no form for {settings['structure']} {settings['variant']}: export it as JSON")

@@ -102,7 +102,7 @@ def _print_phh(app: Any, hand_ids: list[uuid.UUID], args: argparse.Namespace, *,
             started = vars(events[0])
             if started["table_id"] == table_id:
                 contexts[events[0].originator_id] = PhhContext(
-                    venue=args.casino, table=vars(table)["name"], seat_count=vars(table)["seat_count"],
+                    venue=args.casino, table=vars(table)["name"], seat_count=vars(table).get("seat_count"),
                     players=players.get(started["number"], {}), zone=zone)
     if not shift:
         print(hand_phh(hands[0], contexts[hands[0][0].originator_id]), end="")

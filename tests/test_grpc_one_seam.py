@@ -157,6 +157,8 @@ def test_a_banked_table_is_served_by_the_same_rpcs_as_a_circle_table(
     assert [d["number"] for d in public] == [1, 2] and public[1]["complete"] is False
     cards = [e["data"] for d in public for e in d["events"] if e["event"] == f"{hand_class}.CardDealt"]
     assert all(c["card"] == "??" for c in cards if c.get("kind", "box") != "board")
+    assert main(["export", listed[0], "--format", "phh", "--db", url]) == 1  # PHH has no banked game: said plainly
+    assert f"PHH has no form for {game}: export it as JSON" in capsys.readouterr().err
     assert main(["hands", TABLE, "--outcome", "settled", "--db", url]) == 0
     assert "1 hand(s)" in capsys.readouterr().out
 
