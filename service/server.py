@@ -763,9 +763,12 @@ async def create_server(app: PokerTables, stations: Stations, address: str = "12
 
 
 def _warm_up() -> None:
-    """Build the hand-ranking tables of every deck now, once for the process, not during the first hands."""
+    """Build the hand-ranking tables of every deck now, once for the process, not during the first hands; with the
+    split tables of Omaha (52 cards) and sintético (28), so that their first showdown does not pay for them either."""
     for size in DECK_SIZES:
         hand_ranking(size)
+    for size in (52, 28):
+        hand_ranking(size).split_tables  # noqa: B018 (built on first use: the property is the build)
 
 
 async def serve(app: PokerTables, stations: Stations, address: str,
