@@ -308,24 +308,13 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(run=run)
 
 
-def _thb_settings(args: argparse.Namespace) -> ThbSettings:
-    return ThbSettings(STANDARD_LIMITS[5], ante_pays_from=Category[args.ante_pays_from.upper()])
-
-
-def _cdp_settings(args: argparse.Namespace) -> CdpSettings:
-    return CdpSettings(1, 1, house_way=args.house_way, unqualified_play_bet=args.unqualified_play_bet)
-
-
-Lines = list[tuple[str, Any]]
-
-
-def _thb_main(args: argparse.Namespace, settings: Any) -> tuple[dict[str, Any], Lines]:
+def _thb_main(args: argparse.Namespace, settings: Any) -> tuple[dict[str, Any], list[tuple[str, Any]]]:
     result = simulate(thb_chunk, args.hands, args.seed, args.strategy, 1, settings.to_dict(), progress=not args.json)
     return {"bet": "main", "strategy": args.strategy, "relative_to": "ante", "ante_pays_from": args.ante_pays_from,
             **result.report()}, []
 
 
-def _cdp_main(args: argparse.Namespace, settings: Any) -> tuple[dict[str, Any], Lines]:
+def _cdp_main(args: argparse.Namespace, settings: Any) -> tuple[dict[str, Any], list[tuple[str, Any]]]:
     result = simulate(cdp_chunk, args.hands, args.seed, args.strategy, settings.to_dict(), progress=not args.json)
     out = {"strategy": args.strategy, "relative_to": "ante", "house_way": args.house_way,
            "unqualified_play_bet": args.unqualified_play_bet, **result.report(),
@@ -337,30 +326,28 @@ def _cdp_main(args: argparse.Namespace, settings: Any) -> tuple[dict[str, Any], 
 
 @dataclass(frozen=True)
 class OddsGame:
-    """What the figures of one banked game need: its table's settings from the command line, its strategies, its
-    main bet's simulation, and its side bet's exact enumeration where it has one."""
+    """One banked game's figures: its table's settings (from the command line), strategies, main bet's simulation
+    and side bet's exact enumeration, if any."""
 
     strategies: tuple[str, ...]
     settings: Callable[[argparse.Namespace], ThbSettings | CdpSettings]
-    main: Callable[[argparse.Namespace, Any], tuple[dict[str, Any], Lines]]
+    main: Callable[[argparse.Namespace, Any], tuple[dict[str, Any], list[tuple[str, Any]]]]
     bonus: Callable[[Any], BonusFigures] | None = None
 
 
 ODDS: dict[type[Any], OddsGame] = {
-    ThbSettings: OddsGame(THB_STRATEGIES, _thb_settings, _thb_main, bonus_exact),
-    CdpSettings: OddsGame(CDP_STRATEGIES, _cdp_settings, _cdp_main),
+    ThbSettings: OddsGame(THB_STRATEGIES, lambda a: ThbSettings(STANDARD_LIMITS[5], ante_pays_from=Category[
+        a.ante_pays_from.upper()]), _thb_main, bonus_exact),
+    CdpSettings: OddsGame(CDP_STRATEGIES, lambda a: CdpSettings(1, 1, house_way=a.house_way, unqualified_play_bet=a
+                                                                .unqualified_play_bet), _cdp_main),
 }
-"""Each banked game's figures, by its settings class (``domain.games`` names the game's)."""
 ODDS_GAMES = tuple(code for code, game in GAMES.items() if game.settings_class in ODDS)
-"""The games ``pokertable odds`` gives figures for: the banked games."""
+"""Each banked game's figures, by its settings class (``domain.games`` names the game's); the games with figures."""
 
 
 def odds_game(code: str) -> OddsGame:
     """The figures of the game ``code`` (a key of :data:`domain.games.GAMES`)."""
-    settings_class = GAMES[code].settings_class
-    if settings_class not in ODDS:
-        raise ValueError(f"{code!r} is not a banked game: the odds are of the house's pay tables")
-    return ODDS[settings_class]
+    return ODDS[GAMES[code].settings_class or type(None)]  # KeyError: not a banked game (no pay table)
 
 
 def table_settings(args: argparse.Namespace) -> ThbSettings | CdpSettings:
