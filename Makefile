@@ -3,10 +3,13 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+PROTOS := $(wildcard proto/pokertable/v1/*.proto)
+NODE_TOOLS := tools/node
+BUF := $(NODE_TOOLS)/node_modules/.bin/buf
 
-.PHONY: demo test lint typecheck unit bench clean
+.PHONY: demo test lint typecheck unit bench clean events-proto
 
-$(STAMP): pyproject.toml proto/pokertable/v1/pokertable.proto
+$(STAMP): pyproject.toml hatch_build.py $(PROTOS)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
@@ -17,9 +20,20 @@ demo: $(STAMP)
 
 test: lint typecheck unit
 
-lint: $(STAMP)
+lint: $(STAMP) $(BUF)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
+	$(BUF) lint
+	$(BIN)/python -m service.grpc.event_messages --check
+
+# buf (pinned in tools/node/package.json and package-lock.json) from the npm registry
+$(BUF): $(NODE_TOOLS)/package.json $(NODE_TOOLS)/package-lock.json
+	npm install --prefix $(NODE_TOOLS) --no-audit --no-fund
+	touch $(BUF)
+
+# events.proto follows the domain's event classes: write it again after changing an event
+events-proto: $(STAMP)
+	$(BIN)/python -m service.grpc.event_messages --write
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
