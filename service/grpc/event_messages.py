@@ -37,7 +37,9 @@ from uuid import UUID
 from eventsourcing.domain import Aggregate
 from google.protobuf.timestamp_pb2 import Timestamp
 
+from domain.cdp import CdpSettings
 from domain.games import GAMES
+from domain.thb_settings import ThbSettings
 
 if TYPE_CHECKING:
     from service.api.events_pb2 import TableEvent
@@ -118,7 +120,30 @@ CIRCLE_SETTINGS = Record("CircleSettingsRecord", (
     "A circle table's settings as recorded in its events (domain.table_settings.TableSettings.to_dict).")
 POT_SHARE = Record("PotShareRecord", (Field("seat", "int64"), Field("amount", "int64", comment="chips won")),
                    "A winner's share of a pot.")
-RECORDS = (CIRCLE_SETTINGS, DECK, POT_SHARE, RAKE, STAKES)
+PAY_TABLE = Record("PayTableRecord", (
+    Field("pays", "map<string, int64>", comment="n for n:1, by outcome (R-THB-9 bonus classes; R-CDP-6 categories)"),
+    Field("approval_over", "int64", "optional", comment="THB: payouts above this ratio wait for the games "
+                                                        "director (R-THB-10); unset for Casino Draw Poker")),
+    "A banked game's pay table.")
+THB_SETTINGS = Record("ThbSettingsRecord", (
+    Field("limits", "int64", "repeated", comment="ante min, ante max, flop max, turn/river max, bonus min, bonus max "
+                                                 "(R-THB-2)"),
+    Field("bonus_table", PAY_TABLE.message, comment="the bonus pay table (R-THB-9)"),
+    Field("ante_pays_from", "string", comment="R-THB-8 decision: STRAIGHT or FLUSH"),
+    Field("refused_bonus", "string", comment="R-THB-10 decision: returned or aces (unset in settings stored before)"),
+    Field("turn_dealer_cards_for_aces", "bool", "optional", comment="R-THB-12 decision")),
+    "A Texas Hold'em Bonus table's settings as recorded (domain.thb_settings.ThbSettings.to_dict).")
+CDP_SETTINGS = Record("CdpSettingsRecord", (
+    Field("ante_min", "int64", comment="R-CDP-1"), Field("ante_max", "int64", comment="R-CDP-1"),
+    Field("pay_table", PAY_TABLE.message, comment="the play bet's pay table (R-CDP-6)"),
+    Field("house_way", "string", comment="R-CDP-4 decision: regulation"),
+    Field("unqualified_play_bet", "string", comment="R-CDP-5 decision: returned or paid (unset in settings stored "
+                                                    "before)")),
+    "A Casino Draw Poker table's settings as recorded (domain.cdp_rules.CdpSettings.to_dict).")
+RECORDS = (CDP_SETTINGS, CIRCLE_SETTINGS, DECK, PAY_TABLE, POT_SHARE, RAKE, STAKES, THB_SETTINGS)
+SETTINGS_RECORDS: Mapping[type[Any] | None, Record] = {None: CIRCLE_SETTINGS, ThbSettings: THB_SETTINGS,
+                                                       CdpSettings: CDP_SETTINGS}
+"""The recorded settings of a game, by its settings class (``None``: circle, ``domain.games.Game``)."""
 
 
 def aggregates() -> list[type[Aggregate]]:
@@ -178,9 +203,11 @@ def _field(aggregate: type[Aggregate], name: str, hint: Any) -> Field:  # noqa: 
     if origin is dict and name == "deck":
         return Field(name, DECK.message)
     if origin is dict and name == "settings":
-        if any(game.family == "circle" and aggregate in (game.table_class, game.hand_class) for game in GAMES.values()):
-            return Field(name, CIRCLE_SETTINGS.message)
-        return Field(name, STRUCT, comment="the game's settings (ThbSettings or CdpSettings .to_dict()): two shapes")
+        kinds = {game.settings_class for game in GAMES.values() if aggregate in (game.table_class, game.hand_class)}
+        if len(kinds) == 1:
+            return Field(name, SETTINGS_RECORDS[kinds.pop()].message)
+        return Field(name, STRUCT, comment="the game's settings as recorded, in the game's shape: holdem-bonus "
+                                           "as ThbSettingsRecord, casino-draw as CdpSettingsRecord")
     raise TypeError(f"{aggregate.__name__} event field {name}: no protobuf type for {hint!r}")
 
 
