@@ -1,0 +1,1 @@
+"""The gRPC side: translation between pokertable.v1 and the application."""
