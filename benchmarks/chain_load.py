@@ -1,6 +1,6 @@
 """What checking each event's chain link costs when an aggregate is loaded (issue 13, item 1): the time to read every
 aggregate of a store through the chaining recorders' ``select_events`` (each row read with its link and the link
-before it, looked up by key, its hash recomputed: :func:`service.chain_store.check_link`) beside the library's own
+before it, looked up by key, its hash recomputed: :func:`service.store.chain.check_link`) beside the library's own
 ``select_events`` of the same store, unchecked, on SQLite and PostgreSQL; and the time to read the whole log through
 ``select_notifications`` (each page checked against the links it covers: what the Watch stream, history and exports
 read) beside the library's, unchecked. Each aggregate is read from the store, not from a cache: what a restart, a
@@ -30,8 +30,8 @@ from eventsourcing.sqlite import SQLiteApplicationRecorder
 
 from benchmarks.replay import fill
 from benchmarks.service import postgres_url
-from service.application import PokerTables
-from service.persistence import environment, notifications
+from service.app.application import PokerTables
+from service.store.persistence import environment, notifications
 
 
 def _time(read: Callable[[Any], Sequence[Any]], ids: Sequence[Any]) -> tuple[float, int]:

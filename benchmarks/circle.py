@@ -27,10 +27,10 @@ if not __package__:  # run as a script: benchmarks/ heads sys.path, where servic
 from pokerkit import Automation, HandHistory, NoLimitTexasHoldem, State
 from pokerkit import Card as PokerkitCard
 
-from domain.cards import Card, parse_cards
-from domain.decks import BackColour, DeckIdentity
-from domain.hand import TABLES_NAMESPACE, Hand
-from domain.table_settings import BettingStructure, TableSettings
+from domain.cards.cards import Card, parse_cards
+from domain.cards.decks import BackColour, DeckIdentity
+from domain.circle.hand import TABLES_NAMESPACE, Hand
+from domain.circle.settings import BettingStructure, TableSettings
 
 PLAYERS = 6
 UNIT = 2520  # every amount a multiple of lcm(1…9): split pots divide evenly, so odd-chip rules (R-CIRC-11) never differ

@@ -28,11 +28,10 @@ from devices.protocol import CardDrawn, Colour
 from devices.protocol import encode as encode_message
 from devices.simulators import ShoeSimulator
 from service.api import pokertable_pb2 as pb
-from service.application import PokerTables
-from service.hardware_station import HardwareStation
-from service.persistence import claim_sole_writer, environment
-from service.server import Stations, create_server
-from service.station import Station
+from service.bootstrap import open_store
+from service.grpc.server import Stations, create_server
+from service.station.hardware import HardwareStation
+from service.station.reference import Station
 
 WARM_UP = 20  # the first hand's reads: cold paths (first command, first wake of the stream), reported apart
 PIT = "bench-pit-boss-token-000001"
@@ -120,8 +119,8 @@ def measure(address: str, baudrate: int, cards: int) -> list[float]:
 def main() -> None:
     directory = Path(tempfile.mkdtemp(prefix="pokertable-devbench-"))
     url = f"sqlite:///{directory / 'bench.db'}"
-    claim = claim_sole_writer(url)  # as `pokertable serve` runs on SQLite: the file's sole writer
-    app = PokerTables(env=environment(url, sole_writer=claim is not None))
+    store = open_store(url, writer=True)  # as `pokertable serve` runs on SQLite: the file's sole writer
+    app = store.app
     loop = asyncio.new_event_loop()
     threading.Thread(target=loop.run_forever, daemon=True).start()
     server, port = asyncio.run_coroutine_threadsafe(create_server(app, STATIONS), loop).result()
@@ -145,8 +144,7 @@ def main() -> None:
     finally:
         asyncio.run_coroutine_threadsafe(server.stop(0), loop).result()
         loop.call_soon_threadsafe(loop.stop)
-        if claim is not None:
-            claim.release()
+        store.close()
 
 
 if __name__ == "__main__":

@@ -30,10 +30,10 @@ from phevaluator import _pheval, evaluate_cards, evaluate_omaha_cards
 from pokerkit import Card as PokerkitCard
 from pokerkit import OmahaHoldemHand, StandardHighHand
 
-from domain.batch import batch_evaluator
-from domain.cards import ALL_CARDS
-from domain.decks import composition
-from domain.ranking import hand_ranking
+from domain.cards.batch import batch_evaluator
+from domain.cards.cards import ALL_CARDS
+from domain.cards.decks import composition
+from domain.cards.ranking import hand_ranking
 
 NAMES = [str(card) for card in ALL_CARDS]
 

@@ -7,7 +7,7 @@ in flight: well-formed requests as large as gRPC's default limit lets through (a
 blinds, the attack that once took the server to 99 % CPU and 781 MB), random bytes of that size and of just under
 the server's limit, and ``Watch`` streams. The same runs against the server as it was before issue 13 (gRPC's
 defaults, the token checked by each handler after parsing its request; ``--no-old`` leaves them out) show what the
-defences of ``service/hardening.py`` change. Target: the dealer's p99 under 50 ms during the flood.
+defences of ``service/grpc/hardening.py`` change. Target: the dealer's p99 under 50 ms during the flood.
 
 Run with ``.venv/bin/python -m benchmarks.flood [--clients 4] [--calls 16] [--seconds 6]``. Also printed: the
 server's CPU use and peak memory in each phase, and how the bad calls ended.
@@ -38,7 +38,7 @@ import grpc
 from benchmarks.service import CONFIG, Run, TablePlayer
 from service.api import pokertable_pb2 as pb
 from service.api import pokertable_pb2_grpc as pb_grpc
-from service.hardening import GRPC_DEFAULTS, MAX_REQUEST_BYTES
+from service.grpc.hardening import GRPC_DEFAULTS, MAX_REQUEST_BYTES
 
 SERVICE = "/pokertable.v1.TableService/"
 GRPC_DEFAULT_LIMIT = 4 * 1024 * 1024
@@ -208,7 +208,7 @@ def report(phases: list[Phase], args: argparse.Namespace) -> None:
 
 def serve_old(argv: list[str]) -> int:
     """``pokertable serve`` exactly, but with gRPC's defaults and the token checked after parsing (as it was)."""
-    from service.cli import build_parser
+    from service.cli.main import build_parser
 
     parsed = build_parser().parse_args(["serve", *argv])
     parsed.hardening = GRPC_DEFAULTS

@@ -13,7 +13,7 @@ from pathlib import Path
 if not __package__:  # run as a script: benchmarks/ heads sys.path, where service.py and devices.py shadow the packages
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from service.odds import simulate, thb_chunk
+from service.cli.odds import simulate, thb_chunk
 
 
 def rate(boxes: int, deals: int, workers_note: str) -> tuple[float, float]:

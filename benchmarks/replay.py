@@ -23,13 +23,13 @@ if not __package__:  # run as a script: benchmarks/ heads sys.path, where servic
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.service import postgres_url
-from domain.cards import Rank
-from domain.hand import Hand
+from domain.cards.cards import Rank
+from domain.circle.hand import Hand
+from domain.circle.settings import BettingStructure, TableSettings
 from domain.reconstruction import reconstruct
-from domain.table_settings import BettingStructure, TableSettings
-from service.application import PokerTables
-from service.audit import verify
-from service.persistence import environment, notifications
+from service.app.application import PokerTables
+from service.store.audit import verify
+from service.store.persistence import environment, notifications
 from tests.circle_support import play_randomly, shuffled, start
 
 GAMES = {

@@ -308,7 +308,7 @@ def postgres_url(base: str) -> str | None:
     try:
         import psycopg
 
-        from service.persistence import environment
+        from service.store.persistence import environment
 
         env = environment(base)
         schema = f"bench_{uuid.uuid4().hex[:10]}"

@@ -36,7 +36,7 @@ from devices.protocol import (
     ShufflerStateCode,
 )
 from devices.transport import open_url
-from domain.cards import Card
+from domain.cards.cards import Card
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from enum import IntEnum
 from typing import Any
 
 from devices.framing import Frame
-from domain.cards import Card, Rank, Suit
+from domain.cards.cards import Card, Rank, Suit
 
 
 class ProtocolError(ValueError):

@@ -30,8 +30,8 @@ from devices.protocol import (
     ShufflerStateCode,
 )
 from devices.transport import PtyEnd, SocketServerEnd
-from domain.cards import Card
-from domain.decks import composition
+from domain.cards.cards import Card
+from domain.cards.decks import composition
 
 
 @dataclass

@@ -16,13 +16,13 @@ from dataclasses import dataclass
 from typing import Any, Literal
 from uuid import UUID
 
-from domain.banked_table import BankedTable
-from domain.cdp import CdpHand, CdpSettings
-from domain.hand import Hand
+from domain.banked.cdp import CdpHand, CdpSettings
+from domain.banked.table import BankedTable
+from domain.banked.thb import ThbHand, ThbSettings
+from domain.circle.hand import Hand
+from domain.circle.table import Table
+from domain.circle.variants import VARIANTS
 from domain.reconstruction import banked_state
-from domain.table import Table
-from domain.thb import ThbHand, ThbSettings
-from domain.variants import VARIANTS
 
 Family = Literal["circle", "banked"]
 
@@ -52,7 +52,7 @@ class Game:
     table_state: Callable[[Any], dict[str, Any]]
     """A table → what its history shows besides its hands (stacks and button, or the house's result)."""
     settings_class: type[Any] | None = None
-    """A banked game's settings (``None``: circle settings are :class:`domain.table_settings.TableSettings`)."""
+    """A banked game's settings (``None``: circle settings are :class:`domain.circle.settings.TableSettings`)."""
 
     @property
     def outcomes(self) -> tuple[str, ...]:
@@ -116,7 +116,7 @@ GAMES: Mapping[str, Game] = {
     "casino-draw": Game("casino-draw", "banked", BankedTable, CdpHand, CdpHand.hand_id, banked_summary,
                         banked_state, _banked_table, CdpSettings),
 }
-"""Every game by its code: the circle variants (:data:`domain.variants.VARIANTS`) and the banked games."""
+"""Every game by its code: the circle variants (:data:`domain.circle.variants.VARIANTS`) and the banked games."""
 
 HAND_CLASSES: frozenset[type[Any]] = frozenset(game.hand_class for game in GAMES.values())
 """The hand aggregates of every game: what a hand id may name."""

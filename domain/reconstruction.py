@@ -7,9 +7,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from domain.cdp import CdpHand
-from domain.hand import Hand
-from domain.thb import ThbHand
+from domain.banked.cdp import CdpHand
+from domain.banked.thb import ThbHand
+from domain.circle.hand import Hand
 
 _META = {"originator_id", "originator_version", "timestamp", "originator_topic"}
 

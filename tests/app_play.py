@@ -1,4 +1,4 @@
-"""Random legal play through the application (``service.application.PokerTables``), as the stations drive it: every
+"""Random legal play through the application (``service.app.application.PokerTables``), as the stations drive it: every
 card, bet and decision is a command with its own command id.  Used to write the fixture database of
 ``tests/make_fixture_before_move.py`` and, by ``tests/test_fixture_before_move.py``, to play on at its tables."""
 
@@ -8,15 +8,15 @@ import random
 from collections.abc import Iterator
 from typing import Any
 
-from domain.cards import Card
-from domain.cdp import CdpHand, CdpStage
-from domain.decks import BackColour, DeckIdentity, composition
-from domain.hand import Hand
-from domain.hand_state import Phase
-from domain.table import Table
-from domain.table_settings import BettingStructure
-from domain.thb import Stage, ThbHand
-from service.application import BankedCommand, HandCommand, PokerTables, Role, Viewer
+from domain.banked.cdp import CdpHand, CdpStage
+from domain.banked.thb import Stage, ThbHand
+from domain.cards.cards import Card
+from domain.cards.decks import BackColour, DeckIdentity, composition
+from domain.circle.hand import Hand
+from domain.circle.settings import BettingStructure
+from domain.circle.state import Phase
+from domain.circle.table import Table
+from service.app.application import BankedCommand, HandCommand, PokerTables, Role, Viewer
 
 PIT = Viewer("pit-boss-1", Role.PIT_BOSS)
 DIRECTOR = Viewer("games-director-1", Role.GAMES_DIRECTOR)

@@ -15,10 +15,10 @@ from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
 from service.api import pokertable_pb2 as pb
-from service.application import PokerTables
-from service.hardening import HARDENED, Hardening
-from service.persistence import claim_sole_writer, environment
-from service.server import SERVICE_NAME, create_server
+from service.app.application import PokerTables
+from service.grpc.hardening import HARDENED, Hardening
+from service.grpc.server import SERVICE_NAME, create_server
+from service.store.persistence import claim_sole_writer, environment
 from tests.test_grpc_service import STATIONS
 
 SERVICE = pb.DESCRIPTOR.services_by_name["TableService"]

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import random
 
-from domain.cards import Card
-from domain.cdp import CdpHand, CdpSettings, CdpStage
-from domain.decks import BackColour, DeckIdentity, composition
-from domain.hand import TABLES_NAMESPACE
-from domain.thb import STANDARD_LIMITS, Stage, ThbHand, ThbSettings
+from domain.banked.cdp import CdpHand, CdpSettings, CdpStage
+from domain.banked.thb import STANDARD_LIMITS, Stage, ThbHand, ThbSettings
+from domain.cards.cards import Card
+from domain.cards.decks import BackColour, DeckIdentity, composition
+from domain.circle.hand import TABLES_NAMESPACE
 
 RED = DeckIdentity(52, BackColour.RED)
 

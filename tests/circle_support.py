@@ -9,11 +9,11 @@ from uuid import UUID
 
 from eventsourcing.application import Application
 
-from domain.cards import Card, Rank, parse_cards
-from domain.decks import BackColour, DeckIdentity, composition
-from domain.hand import TABLES_NAMESPACE, Hand
-from domain.hand_state import Phase
-from domain.table_settings import BettingStructure, RakePolicy, TableSettings
+from domain.cards.cards import Card, Rank, parse_cards
+from domain.cards.decks import BackColour, DeckIdentity, composition
+from domain.circle.hand import TABLES_NAMESPACE, Hand
+from domain.circle.settings import BettingStructure, RakePolicy, TableSettings
+from domain.circle.state import Phase
 
 
 def holdem(blinds: tuple[int, ...] = (1, 2), *, structure: BettingStructure = BettingStructure.NO_LIMIT,

@@ -7,7 +7,7 @@ from itertools import pairwise
 
 from hypothesis import settings
 
-from domain.cards import Card, parse_cards
+from domain.cards.cards import Card, parse_cards
 
 # Lookup tables are built on first use (up to a second); examples are not timed.
 settings.register_profile("pokertable", deadline=None)

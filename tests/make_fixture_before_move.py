@@ -4,7 +4,7 @@ classes moved to new modules), so that the moved code is proven to load, verify 
 
 Run from the repository's root, with the code of before the move:
 ``.venv/bin/python -m tests.make_fixture_before_move``.  It writes, through
-:class:`service.application.PokerTables` on an SQLite file claimed as its sole writer (as ``pokertable serve`` runs
+:class:`service.app.application.PokerTables` on an SQLite file claimed as its sole writer (as ``pokertable serve`` runs
 it), one table of each of the eight games, and at them: hands played with random legal commands (fixed seeds, fixed
 command ids), a circle hand voided by the pit (R-CIRC-14), a Casino Draw Poker hand and a Texas Hold'em Bonus whole
 play voided by the pit (R-THB-11), two draw hands nobody opened either side of an opened one (R-DRAW-3: the pot
@@ -30,14 +30,14 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from domain.cards import parse_cards
-from domain.cdp import CdpSettings
+from domain.banked.cdp import CdpSettings
+from domain.banked.thb import STANDARD_LIMITS, ThbSettings
+from domain.cards.cards import parse_cards
+from domain.circle.settings import BettingStructure, TableSettings
 from domain.device_reports import DeviceReport
-from domain.table_settings import BettingStructure, TableSettings
-from domain.thb import STANDARD_LIMITS, ThbSettings
-from service.application import BankedCommand, PokerTables
-from service.persistence import claim_sole_writer, environment
-from service.signing import HeadSigner, fingerprint, public_pem
+from service.app.application import BankedCommand, PokerTables
+from service.store.persistence import claim_sole_writer, environment
+from service.store.signing import HeadSigner, fingerprint, public_pem
 from tests.app_play import (
     PIT,
     Ids,

@@ -13,8 +13,8 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from domain.hand import Hand
-from domain.table_settings import AntePot, BettingStructure, TableSettings
+from domain.circle.hand import Hand
+from domain.circle.settings import AntePot, BettingStructure, TableSettings
 from tests.circle_support import deal, holdem, play_randomly, shuffled, start
 
 

@@ -20,19 +20,19 @@ import pytest
 from eventsourcing.domain import Aggregate
 from google.protobuf.message import Message
 
-from domain.banked_table import BankedTable
-from domain.cdp import CdpSettings
-from domain.decks import BackColour, DeckIdentity
+from domain.banked.cdp import CdpSettings
+from domain.banked.table import BankedTable
+from domain.banked.thb import STANDARD_LIMITS, ThbHand, ThbSettings
+from domain.cards.decks import BackColour, DeckIdentity
+from domain.circle.settings import BettingStructure, TableSettings
+from domain.circle.table import Table
 from domain.device_reports import DeviceReport
 from domain.games import GAMES
 from domain.reconstruction import event_data
-from domain.table import Table
-from domain.table_settings import BettingStructure, TableSettings
-from domain.thb import STANDARD_LIMITS, ThbHand, ThbSettings
 from service.api import events_pb2
+from service.app.visibility import HIDDEN, event_payload
 from service.grpc import event_messages
 from service.grpc.event_messages import EVENTS, STRUCT, timestamp, to_message
-from service.visibility import HIDDEN, event_payload
 from tests.banked_support import play_cdp_randomly, play_thb_randomly
 from tests.circle_support import holdem, play_randomly, shuffled
 
@@ -234,7 +234,7 @@ def test_banked_events_map_field_by_field() -> None:
 def test_the_mapping_takes_a_class_a_qualname_or_a_topic_and_refuses_what_it_does_not_know() -> None:
     """One mapping: the event named three ways; an unknown event or field is an error, not a silent drop."""
     data: Mapping[str, Any] = {"seat": 4, "amount": 30}
-    topic = "domain.hand:Hand.Called"
+    topic = "domain.circle.hand:Hand.Called"
     assert to_message(topic, data) == to_message("Hand.Called", data)
     with pytest.raises(KeyError):
         to_message("Hand.Teleported", {})

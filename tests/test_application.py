@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
-from domain.cards import Card
-from domain.decks import BackColour, DeckIdentity
+from domain.cards.cards import Card
+from domain.cards.decks import BackColour, DeckIdentity
+from domain.circle.settings import BettingStructure, TableSettings
+from domain.circle.table import Table
 from domain.errors import RuleError
-from domain.table import Table
-from domain.table_settings import BettingStructure, TableSettings
-from service.application import (
+from service.app.application import (
     AccessDeniedError,
     ConflictError,
     HandCommand,
@@ -26,7 +26,7 @@ from service.application import (
     Role,
     Viewer,
 )
-from service.persistence import StoreInUseError, claim_sole_writer, environment
+from service.store.persistence import StoreInUseError, claim_sole_writer, environment
 
 POSTGRES_URL = os.environ.get("POKERTABLE_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/pokertable_test")
 SETTINGS = TableSettings.create("holdem", BettingStructure.NO_LIMIT, blinds=(1, 2), burn_cards=False)

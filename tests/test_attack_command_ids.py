@@ -12,7 +12,7 @@ import grpc
 from eventsourcing.persistence import StoredEvent
 
 from service.api import pokertable_pb2 as pb
-from service.application import HandCommand, PokerTables, ProcessedCommand, fingerprint
+from service.app.application import HandCommand, PokerTables, ProcessedCommand, fingerprint
 from tests import test_grpc_service
 from tests.test_grpc_service import TOKENS, Client, open_table
 

@@ -20,12 +20,12 @@ from typing import Any
 import grpc
 from google.protobuf.descriptor import Descriptor, FieldDescriptor, MethodDescriptor
 
-from domain.cards import ALL_CARDS
+from domain.cards.cards import ALL_CARDS
+from domain.circle.variants import VARIANTS
 from domain.games import OUTCOMES
-from domain.variants import VARIANTS
 from service.api import pokertable_pb2 as pb
-from service.application import BANKED_TABLE_ACTIONS, CDP_ACTIONS, HAND_ACTIONS, THB_ACTIONS
-from service.hardening import Hardening
+from service.app.application import BANKED_TABLE_ACTIONS, CDP_ACTIONS, HAND_ACTIONS, THB_ACTIONS
+from service.grpc.hardening import Hardening
 from tests.attack_server import METHODS, raw_status, running_server
 from tests.test_grpc_service import TOKENS, Client, open_table
 

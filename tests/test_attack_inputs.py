@@ -14,15 +14,15 @@ from typing import Any
 import grpc
 import pytest
 
-from domain.banked_table import BankedTable
-from domain.cards import Card, parse_cards
-from domain.cdp import CdpHand, CdpRuleError, CdpSettings
-from domain.decks import BackColour, DeckIdentity
+from domain.banked.cdp import CdpHand, CdpRuleError, CdpSettings
+from domain.banked.table import BankedTable
+from domain.cards.cards import Card, parse_cards
+from domain.cards.decks import BackColour, DeckIdentity
+from domain.circle.settings import BettingStructure, InvalidSettingsError, TableSettings
+from domain.circle.table import Table
 from domain.errors import InvalidCardError, RuleError
-from domain.table import Table
-from domain.table_settings import BettingStructure, InvalidSettingsError, TableSettings
 from service.api import pokertable_pb2 as pb
-from service.application import MAX_CHIPS
+from service.app.application import MAX_CHIPS
 from tests.attack_server import error_reason, running_server
 from tests.test_grpc_service import TOKENS, Client, open_table
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from service.persistence import SoleWriter, StoreInUseError, claim_sole_writer
+from service.store.persistence import SoleWriter, StoreInUseError, claim_sole_writer
 from tests.test_crash_safety import SCRIPT, STATIONS, start
 
 

@@ -13,8 +13,8 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from service import serve_command
-from service.cli import main
+from service.cli import serve as serve_command
+from service.cli.main import main
 from tests.test_grpc_service import TOKENS
 
 

@@ -21,8 +21,8 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 
 from service.api import pokertable_pb2 as pb
-from service.hardening import MAX_REQUEST_BYTES, REFUSAL_DELAY_S, Hardening
-from service.server import MAX_TEXT
+from service.grpc.hardening import MAX_REQUEST_BYTES, REFUSAL_DELAY_S, Hardening
+from service.grpc.server import MAX_TEXT
 from tests.attack_server import METHODS, error_reason, raw_call, running_server
 from tests.test_grpc_service import TOKENS, Client, open_table
 

@@ -16,14 +16,14 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from eventsourcing.persistence import StoredEvent
 
-from domain.cards import Card
-from domain.decks import BackColour, DeckIdentity
-from domain.table_settings import BettingStructure, TableSettings
-from service.application import HandCommand, PokerTables, Role, Viewer
-from service.audit import TamperedLogError, verify
-from service.cli import main
-from service.persistence import environment, notifications
-from service.signing import HeadSigner
+from domain.cards.cards import Card
+from domain.cards.decks import BackColour, DeckIdentity
+from domain.circle.settings import BettingStructure, TableSettings
+from service.app.application import HandCommand, PokerTables, Role, Viewer
+from service.cli.main import main
+from service.store.audit import TamperedLogError, verify
+from service.store.persistence import environment, notifications
+from service.store.signing import HeadSigner
 from tests.test_application import postgres_store
 
 PIT = Viewer("pit", Role.PIT_BOSS)

@@ -10,11 +10,11 @@ from itertools import combinations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domain.cards import ALL_CARDS, Card, Rank
-from domain.cdp import CdpHand
-from domain.paytables import STANDARD_BONUS
-from domain.thb import ThbHand
-from service.odds import bonus_exact
+from domain.banked.cdp import CdpHand
+from domain.banked.paytables import STANDARD_BONUS
+from domain.banked.thb import ThbHand
+from domain.cards.cards import ALL_CARDS, Card, Rank
+from service.cli.odds import bonus_exact
 from tests.banked_support import cdp_hand, play_cdp_randomly, play_thb_randomly, thb_hand
 from tests.circle_support import Hands
 

@@ -13,9 +13,9 @@ import pytest
 from devices.protocol import Colour
 from devices.simulators import ShoeSimulator, ShufflerSimulator
 from service.api import pokertable_pb2 as pb
-from service.application import PokerTables
-from service.hardware_station import HardwareStation
-from service.station import Station, execute, run_lines
+from service.app.application import PokerTables
+from service.station.hardware import HardwareStation
+from service.station.reference import Station, execute, run_lines
 from tests.test_grpc_service import TOKENS, Client, port, rule_of
 from tests.test_hardware_station import draw_and_wait, service
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from domain.cards import ALL_CARDS, Card, Rank, Suit, format_cards, parse_cards
+from domain.cards.cards import ALL_CARDS, Card, Rank, Suit, format_cards, parse_cards
 from domain.errors import InvalidCardError
 
 

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
-from domain.batch import batch_evaluator
-from domain.decks import DECK_SIZES, composition
-from domain.hand_classes import Category
-from domain.ranking import RANK_KEYS, hand_ranking
+from domain.cards.batch import batch_evaluator
+from domain.cards.decks import DECK_SIZES, composition
+from domain.cards.hand_classes import Category
+from domain.cards.ranking import RANK_KEYS, hand_ranking
 
 
 def all_five_card_hands(size: int) -> NDArray[np.uint8]:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from domain.cards import parse_cards
-from domain.cdp import CdpHand, CdpRuleError, CdpSettings, CdpStage, house_way, qualifies
-from domain.decks import BackColour, DeckIdentity
-from domain.hand import TABLES_NAMESPACE
-from domain.paytables import STANDARD_CASINO_DRAW, CasinoDrawPayTable, InvalidPayTableError
+from domain.banked.cdp import CdpHand, CdpRuleError, CdpSettings, CdpStage, house_way, qualifies
+from domain.banked.paytables import STANDARD_CASINO_DRAW, CasinoDrawPayTable, InvalidPayTableError
+from domain.cards.cards import parse_cards
+from domain.cards.decks import BackColour, DeckIdentity
+from domain.circle.hand import TABLES_NAMESPACE
 from tests.banked_support import cdp_hand
 
 

@@ -2,7 +2,7 @@
 what the players bring or take away, over random sessions of every circle game with voids (R-CIRC-14), blank hands
 (R-DRAW-3), absences (R-CIRC-10), exposed cards (R-CIRC-9), rebuys and players leaving, interleaved at random.
 
-Each session is a :class:`domain.table.Table` and its hands, stored and replayed through an eventsourcing
+Each session is a :class:`domain.circle.table.Table` and its hands, stored and replayed through an eventsourcing
 application at the end, so the invariant also holds for what a restart would rebuild.
 """
 
@@ -13,10 +13,10 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domain.decks import BackColour, DeckIdentity
-from domain.hand import Hand
-from domain.table import Table
-from domain.table_settings import BettingStructure, TableSettings
+from domain.cards.decks import BackColour, DeckIdentity
+from domain.circle.hand import Hand
+from domain.circle.settings import BettingStructure, TableSettings
+from domain.circle.table import Table
 from tests.circle_support import Hands, Stock, _random_action, shuffled
 from tests.test_circle_properties import Table as Setup
 from tests.test_circle_properties import chips_in_play, tables

@@ -11,13 +11,13 @@ import random
 
 import pytest
 
-from domain.cards import Card, Rank, parse_cards
-from domain.decks import BackColour, DeckIdentity, composition
+from domain.cards.cards import Card, Rank, parse_cards
+from domain.cards.decks import BackColour, DeckIdentity, composition
+from domain.circle.hand import Hand
+from domain.circle.settings import BettingStructure, MinRaise, ShowdownOrder, TableSettings
+from domain.circle.state import HandRuleError, Phase
+from domain.circle.table import Table
 from domain.device_reports import DeviceReport
-from domain.hand import Hand
-from domain.hand_state import HandRuleError, Phase
-from domain.table import Table
-from domain.table_settings import BettingStructure, MinRaise, ShowdownOrder, TableSettings
 from tests.circle_support import deal, holdem, start, stud
 
 DRAW = TableSettings.create("draw", BettingStructure.FIXED_LIMIT, antes=1, small_bet=2, big_bet=4)

@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domain.cards import Rank
-from domain.decks import DECK_SIZES
-from domain.hand import Hand
-from domain.table_settings import BettingStructure, RakePolicy, TableSettings
-from domain.variants import VARIANTS
+from domain.cards.cards import Rank
+from domain.cards.decks import DECK_SIZES
+from domain.circle.hand import Hand
+from domain.circle.settings import BettingStructure, RakePolicy, TableSettings
+from domain.circle.variants import VARIANTS
 from tests.circle_support import Hands, Stock, play_randomly, shuffled, start
 
 

@@ -7,10 +7,10 @@ from collections.abc import Callable
 
 import pytest
 
-from domain.cards import Card
-from domain.hand import Hand
-from domain.hand_state import HandRuleError, Phase, SlotKind
-from domain.table_settings import BettingStructure, RakePolicy, TableSettings
+from domain.cards.cards import Card
+from domain.circle.hand import Hand
+from domain.circle.settings import BettingStructure, RakePolicy, TableSettings
+from domain.circle.state import HandRuleError, Phase, SlotKind
 from tests.circle_support import deal, deal_while_due, holdem, omaha, shuffled, start, stud
 
 # ---------------------------------------------------------------------------------------------------

@@ -9,15 +9,15 @@ import random
 
 import pytest
 
-from domain.banked_table import BankedTable
-from domain.cards import parse_cards
-from domain.decks import BackColour, DeckIdentity
+from domain.banked.table import BankedTable
+from domain.banked.thb import STANDARD_LIMITS, ThbSettings
+from domain.cards.cards import parse_cards
+from domain.cards.decks import BackColour, DeckIdentity
+from domain.circle.settings import BettingStructure, TableSettings
+from domain.circle.state import HandRuleError
+from domain.circle.table import Table
 from domain.device_reports import HAND_SHUFFLE, DeckAlternationError, DeviceReport
-from domain.hand_state import HandRuleError
-from domain.table import Table
-from domain.table_settings import BettingStructure, TableSettings
-from domain.thb import STANDARD_LIMITS, ThbSettings
-from service.application import HandCommand, PokerTables, Role, Viewer
+from service.app.application import HandCommand, PokerTables, Role, Viewer
 from tests.circle_support import play_randomly, shuffled
 
 RED, BLUE = DeckIdentity(52, BackColour.RED), DeckIdentity(52, BackColour.BLUE)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from domain.cards import Rank
-from domain.decks import (
+from domain.cards.cards import Rank
+from domain.cards.decks import (
     DECK_SIZES,
     ArrangedDeck,
     BackColour,

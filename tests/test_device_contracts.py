@@ -41,7 +41,7 @@ from devices.protocol import (
 from devices.protocol import encode as encode_message
 from devices.simulators import ShoeSimulator, ShufflerSimulator
 from devices.transport import PtyEnd, open_url
-from domain.cards import Card
+from domain.cards.cards import Card
 
 
 class Events:

@@ -6,14 +6,14 @@ import random
 
 import pytest
 
-from domain.cards import Card, Rank, parse_cards
-from domain.decks import BackColour, DeckIdentity, composition
-from domain.hand import TABLES_NAMESPACE, Hand
-from domain.hand_state import HandRuleError, Phase
-from domain.ranking import hand_ranking
-from domain.table import Table
-from domain.table_settings import BettingStructure, TableSettings
-from domain.variants import draw_deck_size
+from domain.cards.cards import Card, Rank, parse_cards
+from domain.cards.decks import BackColour, DeckIdentity, composition
+from domain.cards.ranking import hand_ranking
+from domain.circle.hand import TABLES_NAMESPACE, Hand
+from domain.circle.settings import BettingStructure, TableSettings
+from domain.circle.state import HandRuleError, Phase
+from domain.circle.table import Table
+from domain.circle.variants import draw_deck_size
 from tests.circle_support import Stock, deal, play_randomly
 
 DRAW = TableSettings.create("draw", BettingStructure.FIXED_LIMIT, antes=1, small_bet=2, big_bet=4)

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import random
 
-from domain.cards import Rank
-from domain.decks import BackColour, DeckIdentity
-from domain.hand import Hand
-from domain.hand_state import LegalActions
-from domain.table import Table
-from domain.table_settings import BettingStructure, TableSettings
+from domain.cards.cards import Rank
+from domain.cards.decks import BackColour, DeckIdentity
+from domain.circle.hand import Hand
+from domain.circle.settings import BettingStructure, TableSettings
+from domain.circle.state import LegalActions
+from domain.circle.table import Table
 from tests.circle_support import Stock, shuffled
 
 OPENERS_AFTER_BLANKS = (Rank.JACK, Rank.QUEEN, Rank.KING, Rank.ACE)

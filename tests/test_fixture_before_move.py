@@ -19,10 +19,10 @@ from typing import Any
 
 import pytest
 
-from domain.thb import ThbHand
-from service.application import PokerTables
-from service.cli import main
-from service.persistence import claim_sole_writer, environment
+from domain.banked.thb import ThbHand
+from service.app.application import PokerTables
+from service.cli.main import main
+from service.store.persistence import claim_sole_writer, environment
 from tests.app_play import (
     Ids,
     play_banked_hand,

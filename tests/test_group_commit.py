@@ -1,4 +1,4 @@
-"""Group commit (service.group_commit): concurrent commands share a transaction, each stays atomic and is answered
+"""Group commit (service.store.group_commit): concurrent commands share a transaction, each stays atomic and is answered
 only after its own events are written; an integrity error fails only the command that caused it."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from eventsourcing.persistence import IntegrityError
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.group_commit import GroupCommit
+from service.store.group_commit import GroupCommit
 
 
 class Store:

@@ -10,7 +10,7 @@ import grpc
 import pytest
 
 from service.api import pokertable_pb2 as pb
-from service.station import Station, run_lines
+from service.station.reference import Station, run_lines
 from tests import test_grpc_service
 from tests.test_grpc_service import TOKENS, Client, rule_of
 

@@ -16,7 +16,7 @@ import pytest
 
 from domain.games import GAMES, game_of_started
 from service.api import pokertable_pb2 as pb
-from service.cli import main
+from service.cli.main import main
 from tests import test_grpc_service
 from tests.test_grpc_service import TOKENS, Client
 

@@ -18,9 +18,9 @@ from grpc_status import rpc_status
 
 from service.api import pokertable_pb2 as pb
 from service.api import pokertable_pb2_grpc as pb_grpc
-from service.application import PokerTables
-from service.persistence import claim_sole_writer, environment
-from service.server import WATCH_PAGE, Stations, create_server
+from service.app.application import PokerTables
+from service.grpc.server import WATCH_PAGE, Stations, create_server
+from service.store.persistence import claim_sole_writer, environment
 from tests.test_application import postgres_store
 
 TOKENS = {"pit": "pit-boss-token-0123456789", "dealer": "dealer-token-0123456789", "tv": "observer-token-0123456789",

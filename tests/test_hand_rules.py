@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from domain.cards.hand_classes import Category
+from domain.cards.hand_rules import HAND_RULES
+from domain.cards.ranking import hand_ranking
 from domain.errors import InvalidCardsError
-from domain.hand_classes import Category
-from domain.hand_rules import HAND_RULES
-from domain.ranking import hand_ranking
 from tests.conftest import cards
 
 

@@ -14,15 +14,15 @@ import pytest
 
 from devices.protocol import Colour, ShoeFaultCode
 from devices.simulators import ShoeSimulator, ShufflerSimulator
-from domain.cards import Card
-from domain.hand import Hand
-from domain.thb import ThbHand
+from domain.banked.thb import ThbHand
+from domain.cards.cards import Card
+from domain.circle.hand import Hand
 from service.api import pokertable_pb2 as pb
-from service.application import PokerTables
-from service.hardware_station import HardwareStation
-from service.persistence import environment
-from service.server import Stations, create_server
-from service.station import Station, execute
+from service.app.application import PokerTables
+from service.grpc.server import Stations, create_server
+from service.station.hardware import HardwareStation
+from service.station.reference import Station, execute
+from service.store.persistence import environment
 
 STATIONS = Stations.from_mapping({
     "pit": {"token": "hw-pit-boss-token-0000001", "role": "pit-boss"},

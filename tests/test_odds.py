@@ -16,13 +16,13 @@ from hypothesis import given
 from hypothesis import settings as hyp_settings
 from hypothesis import strategies as st
 
-from domain.batch import batch_evaluator
-from domain.cards import ALL_CARDS
-from domain.cdp import CdpSettings
-from domain.hand_classes import Category
-from domain.thb import STANDARD_LIMITS, ThbSettings
-from domain.thb_settings import REFUSED_BONUS
-from service.odds import THB_STRATEGIES, ThbDeals, cdp_chunk, thb_chunk, thb_deals
+from domain.banked.cdp import CdpSettings
+from domain.banked.thb import STANDARD_LIMITS, ThbSettings
+from domain.banked.thb_settings import REFUSED_BONUS
+from domain.cards.batch import batch_evaluator
+from domain.cards.cards import ALL_CARDS
+from domain.cards.hand_classes import Category
+from service.cli.odds import THB_STRATEGIES, ThbDeals, cdp_chunk, thb_chunk, thb_deals
 from tests.banked_support import thb_hand
 from tests.test_category_counts import all_five_card_hands
 

@@ -15,9 +15,9 @@ from phevaluator import _pheval
 from pokerkit import Card as PokerkitCard
 from pokerkit import OmahaHoldemHand, StandardHighHand
 
-from domain.batch import batch_evaluator
-from domain.cards import ALL_CARDS
-from domain.ranking import hand_ranking
+from domain.cards.batch import batch_evaluator
+from domain.cards.cards import ALL_CARDS
+from domain.cards.ranking import hand_ranking
 from tests.conftest import assert_same_order
 
 NAMES = [str(card) for card in ALL_CARDS]

@@ -18,13 +18,13 @@ from zoneinfo import ZoneInfo
 import pytest
 from pokerkit import HandHistory
 
-from domain.decks import BackColour, DeckIdentity
+from domain.cards.decks import BackColour, DeckIdentity
+from domain.circle.settings import AntePot, BettingStructure, TableSettings
 from domain.export import PhhContext, hand_phh, player_ids
-from domain.table_settings import AntePot, BettingStructure, TableSettings
-from service.application import HandCommand, PokerTables, Role, Viewer
-from service.cli import main
-from service.persistence import environment
-from service.phh import ReplayFailure, replay
+from service.app.application import HandCommand, PokerTables, Role, Viewer
+from service.cli.main import main
+from service.formats.phh import ReplayFailure, replay
+from service.store.persistence import environment
 from tests.circle_support import shuffled
 from tests.pokerkit_hands import OracleHand, hands, loads_as_written
 

@@ -13,14 +13,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domain.cards import Card, parse_cards
-from domain.hand import Hand
-from domain.hand_classes import Category
-from domain.hand_state import HandRuleError, Phase, SlotKind
-from domain.table_settings import BettingStructure, TableSettings
-from domain.variants import DRAW, PINEAPPLE, VARIANTS
-from service.service_demo import CIRCLE_TABLES
-from service.visibility import HIDDEN, event_payload
+from domain.cards.cards import Card, parse_cards
+from domain.cards.hand_classes import Category
+from domain.circle.hand import Hand
+from domain.circle.settings import BettingStructure, TableSettings
+from domain.circle.state import HandRuleError, Phase, SlotKind
+from domain.circle.variants import DRAW, PINEAPPLE, VARIANTS
+from service.app.visibility import HIDDEN, event_payload
+from service.cli.service_demo import CIRCLE_TABLES
 from tests.circle_support import Hands, Stock, _random_action, deal, shuffled, start
 from tests.test_circle_properties import Table, chips_in_play, dealt_cards, tables
 

@@ -8,10 +8,10 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domain.batch import batch_evaluator
-from domain.cards import Card, format_cards, parse_cards
-from domain.decks import DECK_SIZES, composition
-from domain.ranking import hand_ranking
+from domain.cards.batch import batch_evaluator
+from domain.cards.cards import Card, format_cards, parse_cards
+from domain.cards.decks import DECK_SIZES, composition
+from domain.cards.ranking import hand_ranking
 
 
 @st.composite

@@ -16,14 +16,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pokerkit import HandHistory
 
-from domain.cards import Card
-from domain.cdp import CdpHand
-from domain.decks import BackColour, DeckIdentity
+from domain.banked.cdp import CdpHand
+from domain.banked.thb import STANDARD_LIMITS, ThbHand, ThbSettings
+from domain.cards.cards import Card
+from domain.cards.decks import BackColour, DeckIdentity
+from domain.circle.settings import BettingStructure, TableSettings
 from domain.export import ExportError, hand_document, hand_phh
 from domain.reconstruction import banked_state, describe, reconstruct, render
-from domain.table_settings import BettingStructure, TableSettings
-from domain.thb import STANDARD_LIMITS, ThbHand, ThbSettings
-from service.application import (
+from service.app.application import (
     AccessDeniedError,
     BankedCommand,
     HandCommand,
@@ -33,9 +33,9 @@ from service.application import (
     ServiceError,
     Viewer,
 )
-from service.cli import main
-from service.persistence import environment
-from service.phh import ReplayFailure, replay
+from service.cli.main import main
+from service.formats.phh import ReplayFailure, replay
+from service.store.persistence import environment
 from tests.banked_support import cdp_hand, play_cdp_randomly, play_thb_randomly, thb_hand
 from tests.circle_support import play_randomly, shuffled
 from tests.pokerkit_hands import hands

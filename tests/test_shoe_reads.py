@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from domain.cards import Card
+from domain.banked.thb import ThbHand
+from domain.cards.cards import Card
+from domain.circle.hand import Hand
 from domain.errors import RuleError
-from domain.hand import Hand
-from domain.thb import ThbHand
 from tests.banked_support import thb_hand
 from tests.circle_support import holdem, start
 

@@ -24,12 +24,12 @@ from eventsourcing.persistence import StoredEvent
 
 from service.api import pokertable_pb2 as pb
 from service.api import pokertable_pb2_grpc as pb_grpc
-from service.application import PokerTables
-from service.audit import Verdict, chain_hash, verify
-from service.cli import main
-from service.persistence import environment
-from service.server import Stations, create_server
-from service.signing import (
+from service.app.application import PokerTables
+from service.cli.main import main
+from service.grpc.server import Stations, create_server
+from service.store.audit import Verdict, chain_hash, verify
+from service.store.persistence import environment
+from service.store.signing import (
     SIGNED_HEAD_TOPIC,
     HeadSigner,
     SignedHead,

@@ -1,5 +1,6 @@
-"""The single-hand evaluation of 2-own + 3-board hands (Omaha, póquer sintético) through the tables of
-domain.split_tables equals the exact evaluation of every allowed five (R-CARD-6, R-SYNTH-1, R-CARD-5), and the peers.
+"""The single-hand evaluation of 2-own + 3-board hands (Omaha, póquer sintético) through the
+tables of domain.cards.split_tables equals the exact evaluation of every allowed five (R-CARD-6, R-SYNTH-1, R-CARD-5),
+and the peers.
 
 Random hands come from every deck and R-CARD-5 setting the rule is played with: 52 cards for Omaha, 28 for
 sintético (and both settings of each, since the setting is a table decision).  Half the hands are drawn with one
@@ -19,12 +20,12 @@ from phevaluator import evaluate_omaha_cards
 from pokerkit import Card as PokerkitCard
 from pokerkit import OmahaHoldemHand
 
-from domain.cards import ALL_CARDS
-from domain.decks import DECK_SIZES, composition
-from domain.hand_classes import Category
-from domain.hand_rules import HAND_RULES
-from domain.ranking import hand_ranking
-from domain.split_tables import BOARD_RANK_KEYS, BOARD_SUIT_BITS, BOARD_SUIT_KEYS, BOARD_SUIT_MASK, MARKS
+from domain.cards.cards import ALL_CARDS
+from domain.cards.decks import DECK_SIZES, composition
+from domain.cards.hand_classes import Category
+from domain.cards.hand_rules import HAND_RULES
+from domain.cards.ranking import hand_ranking
+from domain.cards.split_tables import BOARD_RANK_KEYS, BOARD_SUIT_BITS, BOARD_SUIT_KEYS, BOARD_SUIT_MASK, MARKS
 from tests.conftest import assert_same_order, cards
 
 Hand = tuple[list[int], list[int]]

@@ -12,17 +12,17 @@ from pathlib import Path
 
 import grpc
 
-from domain.decks import BackColour, DeckIdentity
-from domain.table_settings import BettingStructure, TableSettings
+from domain.cards.decks import BackColour, DeckIdentity
+from domain.circle.settings import BettingStructure, TableSettings
 from service.api import pokertable_pb2 as pb
 from service.api import pokertable_pb2_grpc as pb_grpc
-from service.application import PokerTables
-from service.persistence import environment
+from service.app.application import PokerTables
+from service.store.persistence import environment
 
 ROOT = Path(__file__).resolve().parents[1]
 RACE = """
 import threading
-from domain import ranking
+from domain.cards import ranking
 
 built = []
 build = ranking.HandRanking.__init__

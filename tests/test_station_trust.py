@@ -28,14 +28,14 @@ import pytest
 
 from devices.protocol import Colour
 from devices.simulators import ShoeSimulator, ShufflerSimulator
-from domain.cards import parse_cards
-from domain.hand import Hand
+from domain.cards.cards import parse_cards
+from domain.circle.hand import Hand
 from service.api import pokertable_pb2 as pb
-from service.application import PokerTables
-from service.hardware_station import HardwareStation
-from service.persistence import environment
-from service.server import Stations, create_server
-from service.station import Station
+from service.app.application import PokerTables
+from service.grpc.server import Stations, create_server
+from service.station.hardware import HardwareStation
+from service.station.reference import Station
+from service.store.persistence import environment
 
 STATIONS = Stations.from_mapping({
     "pit": {"token": "trust-pit-boss-token-00001", "role": "pit-boss"},

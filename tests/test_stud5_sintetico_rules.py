@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from domain.decks import BackColour, DeckIdentity
+from domain.cards.decks import BackColour, DeckIdentity
+from domain.cards.hand_classes import Category
+from domain.circle.hand import TABLES_NAMESPACE, Hand
+from domain.circle.settings import BettingStructure, TableSettings
+from domain.circle.state import HandRuleError, Phase
 from domain.errors import RuleError
-from domain.hand import TABLES_NAMESPACE, Hand
-from domain.hand_classes import Category
-from domain.hand_state import HandRuleError, Phase
-from domain.table_settings import BettingStructure, TableSettings
 from tests.circle_support import deal, start
 
 STUD5 = TableSettings.create("stud5", BettingStructure.FIXED_LIMIT, antes=1, small_bet=2, big_bet=4, burn_cards=False)

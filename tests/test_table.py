@@ -6,10 +6,10 @@ import random
 
 import pytest
 
-from domain.decks import BackColour, DeckIdentity
-from domain.hand_state import HandRuleError
-from domain.table import Table
-from domain.table_settings import BettingStructure, TableSettings
+from domain.cards.decks import BackColour, DeckIdentity
+from domain.circle.settings import BettingStructure, TableSettings
+from domain.circle.state import HandRuleError
+from domain.circle.table import Table
 from tests.circle_support import Hands, play_randomly, shuffled
 
 RED = DeckIdentity(52, BackColour.RED)

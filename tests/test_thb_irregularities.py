@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 from eventsourcing.persistence import StoredEvent
 
-from domain.banked_table import BankedTable, BankedTableError
-from domain.cards import Card, parse_cards
-from domain.decks import BackColour, DeckIdentity
+from domain.banked.table import BankedTable, BankedTableError
+from domain.banked.thb import STANDARD_LIMITS, Stage, ThbHand, ThbLimits, ThbRuleError, ThbSettings
+from domain.cards.cards import Card, parse_cards
+from domain.cards.decks import BackColour, DeckIdentity
 from domain.device_reports import DeviceReport
-from domain.thb import STANDARD_LIMITS, Stage, ThbHand, ThbLimits, ThbRuleError, ThbSettings
 from tests.banked_support import thb_hand
 from tests.circle_support import Hands
 

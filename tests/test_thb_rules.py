@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from domain.cards import Card, parse_cards
-from domain.decks import BackColour, DeckIdentity
-from domain.hand import TABLES_NAMESPACE
-from domain.hand_classes import Category
-from domain.paytables import STANDARD_BONUS, BonusPayTable, InvalidPayTableError
-from domain.thb import STANDARD_LIMITS, Stage, ThbHand, ThbLimits, ThbRuleError, ThbSettings
+from domain.banked.paytables import STANDARD_BONUS, BonusPayTable, InvalidPayTableError
+from domain.banked.thb import STANDARD_LIMITS, Stage, ThbHand, ThbLimits, ThbRuleError, ThbSettings
+from domain.cards.cards import Card, parse_cards
+from domain.cards.decks import BackColour, DeckIdentity
+from domain.cards.hand_classes import Category
+from domain.circle.hand import TABLES_NAMESPACE
 from tests.banked_support import thb_hand
 
 FIVE = ThbSettings(STANDARD_LIMITS[5])

@@ -20,9 +20,9 @@ from hypothesis import strategies as st
 
 from domain.export import hand_document
 from domain.reconstruction import Step, reconstruct, render
-from service.export_command import public_event
-from service.server import _payload
-from service.visibility import banked_hand_state, circle_snapshot, reconstruction_step
+from service.app.visibility import banked_hand_state, circle_snapshot, reconstruction_step
+from service.cli.export import public_event
+from service.grpc.server import _payload
 from tests.banked_support import cdp_hand, play_cdp_randomly, play_thb_randomly, thb_hand
 from tests.test_chip_conservation import Session, _setup
 

@@ -6,7 +6,7 @@ Every event of every aggregate a table's Watch stream carries (each game's table
 annotations; ``message TableEvent`` holds one of them.  ``python -m service.grpc.event_messages --write`` writes
 proto/pokertable/v1/events.proto; ``--check`` exits 1 when that file is not what the domain says now (a test and
 ``make lint`` run it).  :func:`to_message` maps an event's data (``domain.reconstruction.event_data``, after the
-visibility policy of :mod:`service.visibility` hid face-down cards as ``??``) to a :class:`TableEvent`.
+visibility policy of :mod:`service.app.visibility` hid face-down cards as ``??``) to a :class:`TableEvent`.
 
 Field numbers are stable: a message or field already in events.proto keeps its number, a new one takes the next
 number after the highest ever used there, and one that disappears is ``reserved`` (its number and name).  On an empty
@@ -37,9 +37,9 @@ from uuid import UUID
 from eventsourcing.domain import Aggregate
 from google.protobuf.timestamp_pb2 import Timestamp
 
-from domain.cdp import CdpSettings
+from domain.banked.cdp import CdpSettings
+from domain.banked.thb_settings import ThbSettings
 from domain.games import GAMES
-from domain.thb_settings import ThbSettings
 
 if TYPE_CHECKING:
     from service.api.events_pb2 import TableEvent
@@ -117,7 +117,7 @@ CIRCLE_SETTINGS = Record("CircleSettingsRecord", (
     Field("mano_speaks_first", "bool", "optional", comment="R-CIRC-1 decision"),
     Field("showdown_order", "string", comment="R-CIRC-13 decision: last-aggressor or any"),
     Field("ante_pot", "string", comment="decision (docs/circle.md): matched or main")),
-    "A circle table's settings as recorded in its events (domain.table_settings.TableSettings.to_dict).")
+    "A circle table's settings as recorded in its events (domain.circle.settings.TableSettings.to_dict).")
 POT_SHARE = Record("PotShareRecord", (Field("seat", "int64"), Field("amount", "int64", comment="chips won")),
                    "A winner's share of a pot.")
 PAY_TABLE = Record("PayTableRecord", (
@@ -132,14 +132,14 @@ THB_SETTINGS = Record("ThbSettingsRecord", (
     Field("ante_pays_from", "string", comment="R-THB-8 decision: STRAIGHT or FLUSH"),
     Field("refused_bonus", "string", comment="R-THB-10 decision: returned or aces (unset in settings stored before)"),
     Field("turn_dealer_cards_for_aces", "bool", "optional", comment="R-THB-12 decision")),
-    "A Texas Hold'em Bonus table's settings as recorded (domain.thb_settings.ThbSettings.to_dict).")
+    "A Texas Hold'em Bonus table's settings as recorded (domain.banked.thb_settings.ThbSettings.to_dict).")
 CDP_SETTINGS = Record("CdpSettingsRecord", (
     Field("ante_min", "int64", comment="R-CDP-1"), Field("ante_max", "int64", comment="R-CDP-1"),
     Field("pay_table", PAY_TABLE.message, comment="the play bet's pay table (R-CDP-6)"),
     Field("house_way", "string", comment="R-CDP-4 decision: regulation"),
     Field("unqualified_play_bet", "string", comment="R-CDP-5 decision: returned or paid (unset in settings stored "
                                                     "before)")),
-    "A Casino Draw Poker table's settings as recorded (domain.cdp_rules.CdpSettings.to_dict).")
+    "A Casino Draw Poker table's settings as recorded (domain.banked.cdp_rules.CdpSettings.to_dict).")
 RECORDS = (CDP_SETTINGS, CIRCLE_SETTINGS, DECK, PAY_TABLE, POT_SHARE, RAKE, STAKES, THB_SETTINGS)
 SETTINGS_RECORDS: Mapping[type[Any] | None, Record] = {None: CIRCLE_SETTINGS, ThbSettings: THB_SETTINGS,
                                                        CdpSettings: CDP_SETTINGS}
@@ -404,7 +404,8 @@ _RECORD_FIELDS = {record.message: record.fields for record in RECORDS}
 
 
 def spec_of(event: str | type[Any]) -> EventSpec:
-    """An event's spec by its class, its qualname (``Hand.CardDealt``) or its topic (``domain.hand:Hand.CardDealt``)."""
+    """An event's spec by its class, its qualname (``Hand.CardDealt``) or its topic
+    (``domain.circle.hand:Hand.CardDealt``)."""
     name = event.__qualname__ if isinstance(event, type) else event.rpartition(":")[2]
     spec = EVENTS.get(name)
     if spec is None:

@@ -1,0 +1,75 @@
+"""What the banked games share: a hand at a numbered table, dealt from 52 cards, whose cards are checked."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Self
+from uuid import UUID, uuid5
+
+from eventsourcing.domain import Aggregate
+
+from domain.cards.cards import Card
+from domain.cards.decks import DeckIdentity, shoe_read_problem
+from domain.errors import RuleError
+
+
+class BankedHand(Aggregate):
+    """Base of the banked hands: deterministic ids, the ``Started`` event, the deck check, the card checks."""
+
+    ID_PREFIX: ClassVar[str] = "banked-hand"
+    ERROR: ClassVar[type[RuleError]] = RuleError
+    last_shoe_read: int | None  # the last shoe read dealt in this hand (R-DECK-4)
+    reshuffle_required: bool = False
+    """A full reshuffle of this hand's deck is required before the next hand (R-THB-11 b, d)."""
+    RULE: ClassVar[str] = "R-AUD-1"
+    """The rule that names the game's deck and table (e.g. R-THB-1)."""
+
+    class Started(Aggregate.Created):
+        """A new hand: the table's settings and the deck in play."""
+
+        table_id: UUID
+        number: int
+        settings: dict[str, Any]
+        deck: dict[str, Any]
+
+    @classmethod
+    def hand_id(cls, table_id: UUID, number: int) -> UUID:
+        """Deterministic ids: the table and the hand number."""
+        return uuid5(table_id, f"{cls.ID_PREFIX}/{number}")
+
+    @classmethod
+    def _open(cls, table_id: UUID, number: int, settings: dict[str, Any], deck: DeckIdentity) -> Self:
+        if deck.size != 52:
+            raise cls.ERROR("the game is dealt from 52 cards", rule=cls.RULE)
+        deck_data = {"size": deck.size, "colour": deck.colour.value, "label": deck.label}
+        return cls._create(cls.Started, id=cls.hand_id(table_id, number), table_id=table_id, number=number,
+                           settings=settings, deck=deck_data)
+
+    @property
+    def is_complete(self) -> bool:
+        """Settled, or void."""
+        raise NotImplementedError
+
+    def verify_void(self, rule: str, reason: str) -> None:
+        """The pit's void of the whole hand (R-THB-11 1.c; R-AUD-1): an open hand, the rule broken (an ``R-`` id)
+        and the reason, recorded."""
+        if self.is_complete:
+            raise self.ERROR("only an open hand is voided", rule="R-AUD-1")
+        if not isinstance(rule, str) or not rule.startswith("R-") or len(rule) > 20:
+            raise self.ERROR("a void names the rule broken (an R-… id of RULES.md)", rule="R-AUD-1")
+        if not isinstance(reason, str) or not reason.strip() or len(reason) > 200:
+            raise self.ERROR("a void records its reason (1–200 characters)", rule="R-AUD-1")
+
+    def can_void(self, rule: str, reason: str) -> bool:
+        """Whether :meth:`verify_void` passes."""
+        try:
+            self.verify_void(rule, reason)
+        except RuleError:
+            return False
+        return True
+
+    def _check_card(self, seen: set[Card], card: Card, source: str, sequence: int | None) -> None:
+        """A card never seen before in this hand (R-DECK-4), a shoe read with its sequence number (R-AUD-1)."""
+        if card in seen:
+            raise self.ERROR(f"{card} was already seen in this hand", rule="R-DECK-4")
+        if problem := shoe_read_problem(source, sequence, self.last_shoe_read):
+            raise self.ERROR(problem[0], rule=problem[1])

@@ -1,0 +1,167 @@
+"""A banked table (Texas Hold'em Bonus or Casino Draw Poker): its game, settings and hands, and the house's result.
+
+>>> from domain.cards.decks import BackColour, DeckIdentity
+>>> from domain.banked.thb import STANDARD_LIMITS, ThbSettings
+>>> table = BankedTable.open("THB 1", "holdem-bonus", ThbSettings(STANDARD_LIMITS[10]))
+>>> hand = table.start_hand(DeckIdentity(52, BackColour.BLUE))
+>>> hand.number, table.hand_in_progress == hand.id
+(1, True)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID, uuid5
+
+from eventsourcing.domain import Aggregate, event
+
+from domain.banked.cdp import CdpHand, CdpSettings
+from domain.banked.thb import ThbHand, ThbSettings
+from domain.cards.decks import DeckIdentity
+from domain.device_reports import DeckAlternationError, DeviceReport, alternation_problem, is_shuffler_report
+from domain.errors import RuleError
+from domain.ids import TABLES_NAMESPACE
+from domain.names import verify_name
+from domain.reconstruction_requests import request_problem
+
+GAMES: dict[str, tuple[type[ThbHand] | type[CdpHand], type[ThbSettings] | type[CdpSettings]]] = {
+    "holdem-bonus": (ThbHand, ThbSettings),
+    "casino-draw": (CdpHand, CdpSettings),
+}
+
+
+class BankedTableError(RuleError):
+    """A banked-table command the rules do not allow now."""
+
+
+class BankedTable(Aggregate):
+    """A table where every box plays the house."""
+
+    @staticmethod
+    def create_id(name: str, **_: Any) -> UUID:
+        """Tables have deterministic ids from their names."""
+        return uuid5(TABLES_NAMESPACE, f"banked-table/{name}")
+
+    @event("Opened")
+    def __init__(self, *, name: str, game: str, settings: dict[str, Any]) -> None:
+        self.name, self.game, self.settings_data = name, game, dict(settings)
+        self.hands_started = 0
+        self.hand_in_progress: UUID | None = None
+        self.device_reports = 0
+        self.reconstructions = 0
+        self.bank_result = 0
+        self.reshuffle_pending: str | None = None  # the deck to reshuffle fully before the next hand (R-THB-11)
+        self.last_deck_colour: str | None = None  # the deck of the last hand started (R-DECK-2)
+        self.shuffler: dict[str, str] | None = None  # the automatic shuffler that reported here (R-DECK-2)
+
+    @classmethod
+    def open(cls, name: str, game: str, settings: ThbSettings | CdpSettings) -> BankedTable:
+        """Open a table of ``game`` (``holdem-bonus`` or ``casino-draw``)."""
+        if game not in GAMES or not isinstance(settings, GAMES[game][1]):
+            raise BankedTableError(f"unknown game {game!r} or settings of another game", rule="R-AUD-1")
+        verify_name(name)  # R-AUD-1: no control, format or invisible character (domain.names)
+        return cls(name=name, game=game, settings=settings.to_dict())
+
+    @property
+    def settings(self) -> ThbSettings | CdpSettings:
+        """The table's settings."""
+        return GAMES[self.game][1].from_dict(self.settings_data)
+
+    def hand_id(self, number: int) -> UUID:
+        """The id of hand ``number`` of this table."""
+        return GAMES[self.game][0].hand_id(self.id, number)
+
+    def start_hand(self, deck: DeckIdentity) -> ThbHand | CdpHand:
+        """Open the next hand for bets; save the table and the hand together."""
+        if self.hand_in_progress is not None:
+            raise BankedTableError("a hand is in progress", rule="R-AUD-1")
+        if self.reshuffle_pending is not None:
+            raise BankedTableError(f"a full reshuffle of the {self.reshuffle_pending} deck is required before the "
+                                   "next hand: record the shuffler's shuffle of that deck, or the croupier's "
+                                   "reshuffle", rule="R-THB-11")
+        if alternation := alternation_problem(deck.colour.value, last=self.last_deck_colour, hand=self.hands_started,
+                                          shuffler=self.shuffler is not None):
+            raise DeckAlternationError(alternation, rule="R-DECK-2")
+        hand_class = GAMES[self.game][0]
+        settings = self.settings
+        if isinstance(settings, ThbSettings) and hand_class is ThbHand:
+            hand: ThbHand | CdpHand = ThbHand.start(self.id, self.hands_started + 1, settings, deck)
+        elif isinstance(settings, CdpSettings):
+            hand = CdpHand.start(self.id, self.hands_started + 1, settings, deck)
+        else:  # pragma: no cover
+            raise AssertionError(self.game)
+        self._hand_started(hand_id=hand.id, number=self.hands_started + 1, deck_colour=deck.colour.value)
+        return hand
+
+    def record_device_report(self, report: DeviceReport) -> None:
+        """A shuffle, deck check, delivery or fault of a device at this table (R-DECK-2, R-DECK-3, R-AUD-1)."""
+        self._device_reported(device=report.device, serial=report.serial, kind=report.kind, colour=report.colour,
+                              result=report.result)
+
+    def record_refused_deck(self, colour: str, reason: str) -> None:
+        """R-DECK-2: a deck refused because it does not alternate, recorded as the shuffler's fault (see
+        :meth:`domain.circle.table.Table.record_refused_deck`)."""
+        shuffler = self.shuffler or {"device": "shuffler", "serial": "unknown"}
+        self.record_device_report(DeviceReport(shuffler["device"], shuffler["serial"], "fault", colour,
+                                               f"deck refused: {reason}"[:200]))
+
+    def finish_hand(self, hand: ThbHand | CdpHand) -> None:
+        """Record a finished hand and the house's result."""
+        if hand.id != self.hand_in_progress or not hand.is_complete:
+            raise BankedTableError("that is not the finished hand in progress", rule="R-AUD-1")
+        self._hand_finished(hand_id=hand.id, bank_result=hand.bank_result())
+        if hand.reshuffle_required:  # R-THB-11 (b, d): "se volverá a barajar"
+            self._reshuffle_required(hand_id=hand.id, colour=str(hand.deck["colour"]), rule="R-THB-11")
+
+    def verify_record_reshuffle(self, by: str) -> None:
+        """R-THB-11: a full reshuffle is pending, and who shuffled is named."""
+        if self.reshuffle_pending is None:
+            raise BankedTableError("no full reshuffle is required at this table now", rule="R-THB-11")
+        if not isinstance(by, str) or not by.strip() or len(by) > 200:
+            raise BankedTableError("who reshuffled is recorded (1–200 characters)", rule="R-AUD-1")
+
+    def record_reshuffle(self, by: str) -> None:
+        """R-THB-11: the croupier reshuffled the whole deck by hand (a table without a shuffler, or with it out of
+        order); a shuffler's ``shuffle`` report of that deck clears the requirement as well."""
+        self.verify_record_reshuffle(by)
+        assert self.reshuffle_pending is not None
+        self._reshuffled(colour=self.reshuffle_pending, by=by)
+
+    def record_reconstruction(self, number: int, pit_boss: str, reason: str) -> None:
+        """R-THB-13: a reconstruction of one of this table's hands is recorded before it is shown: who, why."""
+        if problem := request_problem(number, self.hands_started, pit_boss, reason):
+            raise BankedTableError(problem[0], rule=problem[1])
+        self._reconstruction_requested(hand_id=self.hand_id(number), number=number, pit_boss=pit_boss,
+                                       reason=reason)
+
+    @event("ReconstructionRequested")
+    def _reconstruction_requested(self, *, hand_id: UUID, number: int, pit_boss: str, reason: str) -> None:
+        self.reconstructions += 1
+
+    @event("DeviceReported")
+    def _device_reported(self, *, device: str, serial: str, kind: str, colour: str, result: str) -> None:
+        self.device_reports += 1
+        if is_shuffler_report(device, kind):
+            self.shuffler = {"device": device, "serial": serial}
+        if kind == "shuffle" and colour == self.reshuffle_pending:  # R-THB-11: the shuffler reshuffled that deck
+            self.reshuffle_pending = None
+
+    @event("ReshuffleRequired")
+    def _reshuffle_required(self, *, hand_id: UUID, colour: str, rule: str) -> None:
+        self.reshuffle_pending = colour
+
+    @event("Reshuffled")
+    def _reshuffled(self, *, colour: str, by: str) -> None:
+        self.reshuffle_pending = None
+
+    @event("HandStarted")
+    def _hand_started(self, *, hand_id: UUID, number: int, deck_colour: str | None = None) -> None:
+        self.hands_started = number
+        self.last_deck_colour = deck_colour
+        self.hand_in_progress = hand_id
+
+    @event("HandFinished")
+    def _hand_finished(self, *, hand_id: UUID, bank_result: int) -> None:
+        del hand_id
+        self.hand_in_progress = None
+        self.bank_result += bank_result

@@ -1,0 +1,1 @@
+"""Cards, decks and hand evaluation: what every game stands on; knows no game (R-CARD-*)."""

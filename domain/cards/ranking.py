@@ -1,0 +1,391 @@
+"""Hand ranking tables for one deck size and R-CARD-5 setting, and the single-hand evaluator.
+
+Every 5-card hand class of the deck gets a dense *strength*, 1 for the weakest,
+so that a larger strength is a better hand and equal strengths tie (R-CARD-4).
+Tables are built once per :class:`RankingRules` and then only looked up.
+
+How a lookup works: each card has an integer key, the sum of a *rank key*
+shifted left by 12 bits and a *suit key* (``1 << 3 * suit``).  The rank keys
+(:data:`RANK_KEYS`) are chosen so that the sums of any multiset of up to seven
+ranks, with at most four of each, are all different; the low 12 bits count the
+cards of each suit.  Summing the keys of a hand therefore tells, with one table
+lookup, the best non-flush hand and whether five cards share a suit; only for
+the few hands with a flush are the ranks of that suit looked at.
+
+>>> ranking = hand_ranking(52)
+>>> value = ranking.evaluate(parse_cards("9s 9h 9d Ac Ah 2c 3d"))
+>>> value.describe(), value.describe("es"), format_cards(value.best_five)
+('full house, nines over aces', 'full de nueves y ases', '9s 9h 9d Ah Ac')
+>>> hand_ranking(32).evaluate(parse_cards("As 7d 8c 9h Td")).describe()
+'straight, ten high'
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+
+from domain.cards.cards import Card, Rank, format_cards, parse_cards  # noqa: F401  (used in doctests)
+from domain.cards.decks import deck_ranks, lowest_rank
+from domain.cards.hand_classes import Category, HandClass, Language, category_order
+from domain.cards.split_tables import (
+    BOARD_SUIT_BITS,
+    BOARD_SUIT_MASK,
+    SplitTables,
+    build_split_tables,
+    by_pairs,
+    with_flush,
+)
+from domain.errors import InvalidCardsError
+
+RANK_KEYS: tuple[int, ...] = (0, 1, 5, 22, 98, 453, 2031, 8698, 22854, 83661, 262349, 636345, 1479181)
+"""Rank keys, lowest rank of the deck first: the smallest increasing integers whose sums over any multiset
+of up to seven ranks (at most four of each) are unique.  Found by a greedy search; verified by the tests."""
+
+SUIT_BITS = 12
+"""Width of the suit-count field in a card key: three bits for each of the four suits."""
+SUIT_MASK = (1 << SUIT_BITS) - 1
+
+MIN_CARDS, MAX_CARDS = 5, 7
+
+_building_split = threading.Lock()
+"""Held while a ranking's :attr:`HandRanking.split_tables` are built, so that threads wait for them, not rebuild."""
+
+
+@dataclass(frozen=True, slots=True)
+class RankingRules:
+    """Which deck the hands come from (R-CARD-2) and whether a flush beats a full house (R-CARD-5).
+
+    ``flush_beats_full_house`` defaults to true for the reduced decks and false for 52 cards.
+    """
+
+    deck_size: int = 52
+    flush_beats_full_house: bool | None = None
+
+    def __post_init__(self) -> None:
+        lowest_rank(self.deck_size)  # validates the size (R-CARD-2)
+        if self.flush_beats_full_house is None:
+            object.__setattr__(self, "flush_beats_full_house", self.deck_size < 52)
+
+    @property
+    def flush_over_full(self) -> bool:
+        """The resolved R-CARD-5 setting."""
+        return bool(self.flush_beats_full_house)
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class HandValue:
+    """The value of a hand: its strength orders hands totally (equal strengths tie).
+
+    Values compare by ``strength`` alone; the other fields explain it.
+    """
+
+    strength: int
+    hand_class: HandClass = field(compare=False)
+    best_five: tuple[Card, ...] = field(compare=False)
+
+    @property
+    def category(self) -> Category:
+        """The hand's category (R-CARD-4)."""
+        return self.hand_class.category
+
+    def describe(self, language: Language = "en") -> str:
+        """E.g. ``full house, nines over aces`` or, in Spanish, ``full de nueves y ases``."""
+        return self.hand_class.describe(language)
+
+    def __str__(self) -> str:
+        return f"{self.describe()} ({format_cards(self.best_five)})"
+
+
+def _straights(ranks: tuple[Rank, ...]) -> list[tuple[Rank, frozenset[Rank]]]:
+    """Every straight of the deck as (top card, ranks), best first; the ace also plays low (R-CARD-3)."""
+    found = [(ranks[i + 4], frozenset(ranks[i:i + 5])) for i in range(len(ranks) - 4)]
+    found.append((ranks[3], frozenset((Rank.ACE, *ranks[:4]))))
+    return sorted(found, key=lambda item: item[0], reverse=True)
+
+
+class HandRanking:
+    """Lookup tables and the single-hand evaluator for one set of :class:`RankingRules`.
+
+    Get instances from :func:`hand_ranking`, which builds each one once.
+    """
+
+    rank_keys: tuple[int, ...] = RANK_KEYS
+    """:data:`RANK_KEYS`, for the tables of :mod:`domain.cards.split_tables`, which reads them here."""
+
+    def __init__(self, rules: RankingRules) -> None:
+        self.rules = rules
+        self.ranks: tuple[Rank, ...] = deck_ranks(rules.deck_size)
+        self.straights = _straights(self.ranks)
+        low = self.ranks[0]
+        self.card_keys: list[int] = [
+            ((RANK_KEYS[card_rank - low] << SUIT_BITS) if card_rank >= low else 0) | (1 << 3 * (code & 3))
+            for code in range(52)
+            for card_rank in [Rank(2 + (code >> 2))]
+        ]
+        self.in_deck: tuple[bool, ...] = tuple(Rank(2 + (code >> 2)) >= low for code in range(52))
+
+        order = category_order(rules.flush_over_full)
+        position = {category: i for i, category in enumerate(order)}
+        classes: set[HandClass] = set()
+        for counts in self.rank_multisets(5):
+            classes.add(self._best_without_flush(counts))
+        for five in combinations(self.ranks, 5):
+            classes.add(self._best_flush(frozenset(five)))
+        self.classes: tuple[HandClass, ...] = tuple(
+            sorted(classes, key=lambda c: (position[c.category], c.ranks))
+        )
+        """Every 5-card hand class of the deck, weakest first; ``classes[strength - 1]``."""
+        strength = {hand_class: i + 1 for i, hand_class in enumerate(self.classes)}
+
+        # Best non-flush strength by rank-key sum, for 5, 6 and 7 cards (index by card count).
+        self.without_flush: list[dict[int, int]] = [{} for _ in range(MAX_CARDS + 1)]
+        for size in range(MIN_CARDS, MAX_CARDS + 1):
+            table = self.without_flush[size]
+            for counts in self.rank_multisets(size):
+                key = sum(RANK_KEYS[i] * n for i, n in enumerate(counts))
+                table[key] = strength[self._best_without_flush(counts)]
+        # Best straight flush or flush by the bit set of the ranks in the flush suit (bit = rank index from the deuce).
+        self.flush_by_bits: list[int] = [0] * (1 << 13)
+        for size in range(MIN_CARDS, MAX_CARDS + 1):
+            for ranks in combinations(self.ranks, size):
+                bits = sum(1 << rank.index for rank in ranks)
+                self.flush_by_bits[bits] = strength[self._best_flush(frozenset(ranks))]
+        # 5-card flushes by rank-key sum (five distinct ranks: the sum identifies them), for Omaha-style hands.
+        self.flush5_by_key: dict[int, int] = {
+            sum(RANK_KEYS[r - low] for r in ranks): strength[self._best_flush(frozenset(ranks))]
+            for ranks in combinations(self.ranks, 5)
+        }
+        # The suit holding five or more cards, by the suit-count field, or -1.
+        self.flush_suit: list[int] = [
+            next((s for s in range(4) if (field_ >> 3 * s) & 7 >= 5), -1) for field_ in range(1 << SUIT_BITS)
+        ]
+        self._split_tables: SplitTables | None = None
+
+    def __deepcopy__(self, memo: dict[int, object]) -> HandRanking:
+        return self  # built once and never changed: shared, not copied
+
+    # -- table construction -------------------------------------------------------------------------
+
+    def rank_multisets(self, size: int) -> Iterator[tuple[int, ...]]:
+        """Every way to hold ``size`` cards as counts per deck rank (at most four of a rank)."""
+        n = len(self.ranks)
+
+        def rec(i: int, left: int) -> Iterator[tuple[int, ...]]:
+            if i == n - 1:
+                if left <= 4:
+                    yield (left,)
+                return
+            for k in range(min(4, left) + 1):
+                for rest in rec(i + 1, left - k):
+                    yield (k, *rest)
+
+        return rec(0, size)
+
+    def _best_without_flush(self, counts: tuple[int, ...]) -> HandClass:
+        """The best 5-card class from cards of these rank counts, ignoring flushes (R-CARD-3, R-CARD-4)."""
+        held = [(n, rank) for n, rank in zip(counts, self.ranks, strict=True) if n]
+        held.sort(reverse=True)  # most copies first, then highest rank
+        by_rank = sorted((rank for _, rank in held), reverse=True)
+
+        def kickers(exclude: set[Rank], k: int) -> tuple[Rank, ...]:
+            return tuple(rank for rank in by_rank if rank not in exclude)[:k]
+
+        top_n, top = held[0]
+        if top_n == 4:
+            return HandClass(Category.FOUR_OF_A_KIND, (top, *kickers({top}, 1)))
+        pairs = [rank for n, rank in held if n >= 2]
+        if top_n == 3 and len(pairs) >= 2:
+            return HandClass(Category.FULL_HOUSE, (top, max(r for r in pairs if r != top)))
+        present = set(by_rank)
+        for straight_top, needed in self.straights:
+            if needed <= present:
+                return HandClass(Category.STRAIGHT, (straight_top,))
+        if top_n == 3:
+            return HandClass(Category.THREE_OF_A_KIND, (top, *kickers({top}, 2)))
+        if len(pairs) >= 2:
+            high, low = pairs[0], pairs[1]
+            return HandClass(Category.TWO_PAIR, (high, low, *kickers({high, low}, 1)))
+        if top_n == 2:
+            return HandClass(Category.PAIR, (top, *kickers({top}, 3)))
+        return HandClass(Category.HIGH_CARD, tuple(by_rank[:5]))
+
+    def _best_flush(self, suited: frozenset[Rank]) -> HandClass:
+        """The best class from five or more cards of one suit: straight flush or flush."""
+        for straight_top, needed in self.straights:
+            if needed <= suited:
+                return HandClass(Category.STRAIGHT_FLUSH, (straight_top,))
+        return HandClass(Category.FLUSH, tuple(sorted(suited, reverse=True)[:5]))
+
+    # -- single-hand evaluation ---------------------------------------------------------------------
+
+    def strength(self, codes: Sequence[int]) -> int:
+        """Strength of the best five of 5–7 cards given as codes (see :attr:`Card.code`).
+
+        The fast path: it trusts that the codes are distinct and in the deck.  Use
+        :meth:`evaluate` (or :meth:`check`) for cards that come from outside.
+        """
+        keys = self.card_keys
+        total = 0
+        for code in codes:
+            total += keys[code]
+        best = self.without_flush[len(codes)][total >> SUIT_BITS]
+        suit = self.flush_suit[total & SUIT_MASK]
+        if suit < 0:
+            return best
+        bits = 0
+        for code in codes:
+            if code & 3 == suit:
+                bits |= 1 << (code >> 2)
+        return max(best, self.flush_by_bits[bits])
+
+    def strength_split(self, own: Sequence[int], board: Sequence[int], own_used: int = 2, board_used: int = 3) -> int:
+        """Strength of the best hand using exactly ``own_used`` own cards and ``board_used`` board cards.
+
+        Omaha and póquer sintético use exactly 2 own and 3 board cards (R-CARD-6, R-SYNTH-1): for those, the
+        tables of :mod:`domain.cards.split_tables` (Omaha at the river: one lookup; otherwise one per pair of own
+        cards), and a look at one suit when three board cards and two own cards have it.  Fast path, unchecked.
+        """
+        if own_used != 2 or board_used != 3:
+            return self.strength_split_by_fives(own, board, own_used, board_used)
+        tables = self._split_tables or self.split_tables
+        if len(board) == 5 and len(own) == 4:  # Omaha at the river: one lookup, unrolled
+            keys, _, _, board_suit, in_suit, _, _, river, boards, hands = tables
+            v, w, x, y, z = board
+            total = keys[v] + keys[w] + keys[x] + keys[y] + keys[z]
+            a, b, c, d = own
+            mine = keys[a] + keys[b] + keys[c] + keys[d]
+            best = river[boards[total >> BOARD_SUIT_BITS] + hands[mine >> BOARD_SUIT_BITS]]
+            suit = board_suit[total & BOARD_SUIT_MASK]  # three or more board cards of this suit, or -1
+            if suit < 0:
+                return best
+            one = in_suit[suit]
+            if one[a] + one[b] + one[c] + one[d] < 2:
+                return best
+            return with_flush(best, own, board, suit, tables)
+        if 3 <= len(board) <= 5:
+            return by_pairs(own, board, tables)
+        return self.strength_split_by_fives(own, board)
+
+    @property
+    def split_tables(self) -> SplitTables:
+        """The tables of 2-own + 3-board hands (:mod:`domain.cards.split_tables`), built on first use, once a
+        process."""
+        tables = self._split_tables
+        if tables is None:
+            with _building_split:
+                tables = self._split_tables
+                if tables is None:
+                    tables = self._split_tables = build_split_tables(self)
+        return tables
+
+    def strength_split_by_fives(
+        self, own: Sequence[int], board: Sequence[int], own_used: int = 2, board_used: int = 3
+    ) -> int:
+        """:meth:`strength_split` for any split, by looking up every 5-card hand it allows: the reference the
+        tables of :mod:`domain.cards.split_tables` are tested against.  Fast path, unchecked."""
+        keys = self.card_keys
+        own_sums = [sum(chosen) for chosen in combinations([keys[c] for c in own], own_used)]
+        board_sums = [sum(chosen) for chosen in combinations([keys[c] for c in board], board_used)]
+        plain = self.without_flush[own_used + board_used]
+        if not self._flush_possible(own, board, own_used, board_used):
+            own_ranks = [total >> SUIT_BITS for total in own_sums]
+            board_ranks = [total >> SUIT_BITS for total in board_sums]
+            return max([plain[mine + shared] for shared in board_ranks for mine in own_ranks])
+        flush, suit_of = self.flush5_by_key, self.flush_suit
+        best = 0
+        for mine in own_sums:
+            for shared in board_sums:
+                total = mine + shared
+                key = total >> SUIT_BITS
+                best = max(best, flush[key] if suit_of[total & SUIT_MASK] >= 0 else plain[key])
+        return best
+
+    @staticmethod
+    def _flush_possible(own: Sequence[int], board: Sequence[int], own_used: int, board_used: int) -> bool:
+        """Whether some suit has ``own_used`` own cards and ``board_used`` board cards."""
+        own_counts = [0, 0, 0, 0]
+        for code in own:
+            own_counts[code & 3] += 1
+        board_counts = [0, 0, 0, 0]
+        for code in board:
+            board_counts[code & 3] += 1
+        return any(own_counts[s] >= own_used and board_counts[s] >= board_used for s in range(4))
+
+    def hand_class(self, strength: int) -> HandClass:
+        """The hand class of a strength (for its category and description)."""
+        return self.classes[strength - 1]
+
+    def check(self, cards: Sequence[Card], counts: Sequence[int] = (5, 6, 7)) -> None:
+        """Reject cards that cannot form a hand here: a card twice (R-DECK-4), not in this deck (R-CARD-2),
+        or a number of cards not in ``counts`` (R-CARD-6)."""
+        if len(cards) not in counts:
+            allowed = ", ".join(str(n) for n in counts)
+            raise InvalidCardsError(f"{len(cards)} cards given, {allowed} expected", rule="R-CARD-6")
+        seen: set[Card] = set()
+        for card in cards:
+            if card in seen:
+                raise InvalidCardsError(f"{card} appears twice", rule="R-DECK-4")
+            seen.add(card)
+            if not self.in_deck[card.code]:
+                raise InvalidCardsError(f"{card} is not in a {self.rules.deck_size}-card deck", rule="R-CARD-2")
+
+    def evaluate(self, cards: Sequence[Card]) -> HandValue:
+        """The best five of 5–7 cards (R-CARD-6, R-CARD-7), checked, with the five cards that make it."""
+        self.check(cards)
+        best = self.strength([card.code for card in cards])
+        return self._value(best, (five for five in combinations(cards, 5)))
+
+    def evaluate_split(
+        self, own: Sequence[Card], board: Sequence[Card], own_used: int = 2, board_used: int = 3
+    ) -> HandValue:
+        """The best hand of exactly ``own_used`` own and ``board_used`` board cards (Omaha, sintético), checked."""
+        self.check([*own, *board], counts=(len(own) + len(board),))
+        if len(own) < own_used or len(board) < board_used:
+            raise InvalidCardsError(
+                f"{own_used} own and {board_used} board cards are needed, {len(own)} and {len(board)} given",
+                rule="R-CARD-6",
+            )
+        best = self.strength_split([c.code for c in own], [c.code for c in board], own_used, board_used)
+        fives = ((*a, *b) for a in combinations(own, own_used) for b in combinations(board, board_used))
+        return self._value(best, fives)
+
+    def _value(self, best: int, fives: Iterator[tuple[Card, ...]]) -> HandValue:
+        hand_class = self.hand_class(best)
+        for five in fives:
+            if self.strength([card.code for card in five]) == best:
+                return HandValue(best, hand_class, self._display_order(five, hand_class))
+        raise AssertionError("no five cards make the best hand")  # pragma: no cover
+
+    def _display_order(self, five: tuple[Card, ...], hand_class: HandClass) -> tuple[Card, ...]:
+        """The five cards as announced: the most copies and highest ranks first; a straight from its top."""
+        if hand_class.category in (Category.STRAIGHT, Category.STRAIGHT_FLUSH):
+            top = hand_class.ranks[0]
+            return tuple(sorted(five, key=lambda c: (c.rank <= top, c.rank, c.suit), reverse=True))
+        count = {rank: sum(1 for c in five if c.rank == rank) for rank in {c.rank for c in five}}
+        return tuple(sorted(five, key=lambda c: (count[c.rank], c.rank, c.suit), reverse=True))
+
+
+_rankings: dict[tuple[int, bool | None], HandRanking] = {}
+_building = threading.Lock()
+
+
+def hand_ranking(deck_size: int = 52, flush_beats_full_house: bool | None = None) -> HandRanking:
+    """The ranking for a deck size and R-CARD-5 setting, built on first use and then shared by the whole process.
+
+    Thread-safe and built once: threads that need a ranking being built wait for it instead of each building their
+    own (seconds of a core each: a service's worker threads did that after a restart, issue 13)."""
+    key = (deck_size, flush_beats_full_house)
+    ranking = _rankings.get(key)
+    if ranking is not None:
+        return ranking
+    rules = RankingRules(deck_size, flush_beats_full_house)  # validates the deck (R-CARD-2)
+    with _building:
+        ranking = _rankings.get((deck_size, rules.flush_over_full))
+        if ranking is None:
+            ranking = HandRanking(rules)
+            _rankings[(deck_size, rules.flush_over_full)] = ranking
+        _rankings[key] = ranking
+    return ranking

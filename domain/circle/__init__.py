@@ -1,0 +1,1 @@
+"""Circle poker (RULES §2-§5): players against each other, the house dealing."""

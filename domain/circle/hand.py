@@ -1,0 +1,390 @@
+"""The event-sourced circle-poker hand (R-AUD-1): every deal, burn, bet, show, payment and void is an event.
+
+Each command has ``can_x`` / ``verify_x`` / ``x``: ``verify_x`` raises a :class:`HandRuleError` naming the rule
+an action would break, ``can_x`` says whether it would pass, and ``x`` records the event.  A refused command
+records nothing and changes nothing.  Cards always come from outside (the shoe, the croupier, a test); the hand
+never draws at random, so replaying its events deals the same cards.
+
+>>> from domain.cards.cards import parse_cards
+>>> from domain.cards.decks import BackColour, DeckIdentity
+>>> from domain.circle.settings import BettingStructure, TableSettings
+>>> settings = TableSettings.create("holdem", BettingStructure.NO_LIMIT, blinds=(1, 2), burn_cards=False)
+>>> hand = Hand.start(TABLES_NAMESPACE, 1, settings, seats=[1, 2], stacks=[100, 100], button_seat=2,
+...                   deck=DeckIdentity(52, BackColour.RED))
+>>> for card in parse_cards("As Kd Ah Kc"):
+...     hand.deal(card)
+>>> hand.legal_actions()
+LegalActions(seat=2, fold=True, check=False, call=1, bring_in=None, raise_min=4, raise_max=100)
+>>> hand.fold(2)
+>>> hand.is_complete, hand.stacks
+(True, [101, 99])
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID, uuid5
+
+from eventsourcing.domain import Aggregate, event
+
+from domain.cards.cards import Card, Rank
+from domain.cards.decks import DeckIdentity
+from domain.circle.hand_play import SOURCES as SOURCES  # noqa: PLC0414  (its old home: re-exported)
+from domain.circle.hand_play import HandPlay
+from domain.circle.hand_showdown import HandShowdown
+from domain.circle.pots import Pot
+from domain.circle.settings import TableSettings
+from domain.circle.state import Award, HandRuleError, HandState, LegalActions, Phase
+from domain.ids import TABLES_NAMESPACE as TABLES_NAMESPACE  # noqa: PLC0414  (its old home: re-exported)
+
+
+class Hand(HandPlay, HandShowdown, Aggregate):
+    """One hand of circle poker at a table."""
+
+    # -- creation -----------------------------------------------------------------------------------
+
+    @staticmethod
+    def create_id(table_id: UUID, number: int, **_: Any) -> UUID:
+        """Hands have deterministic ids: the table's id and the hand number."""
+        return uuid5(table_id, f"hand/{number}")
+
+    @event("Started")
+    def __init__(
+        self,
+        *,
+        table_id: UUID,
+        number: int,
+        settings: dict[str, Any],
+        seats: list[int],
+        stacks: list[int],
+        button_seat: int,
+        deck: dict[str, Any],
+        openers: int,
+        carried_pot: int,
+    ) -> None:
+        self.table_id = table_id
+        self.number = number
+        self.seats = list(seats)
+        self.button_seat = button_seat
+        self.deck = dict(deck)
+        self.state = HandState(TableSettings.from_dict(settings), list(stacks), deck_size=deck["size"],
+                               openers=Rank(openers), dead_money=carried_pot, seats=list(seats))
+        self._position = {seat: i for i, seat in enumerate(self.seats)}
+        self.last_shoe_read: int | None = None
+
+    @classmethod
+    def start(
+        cls,
+        table_id: UUID,
+        number: int,
+        settings: TableSettings,
+        *,
+        seats: list[int],
+        stacks: list[int],
+        button_seat: int,
+        deck: DeckIdentity,
+        openers: Rank = Rank.JACK,
+        carried_pot: int = 0,
+    ) -> Hand:
+        """Start a hand: seats in dealing order (clockwise from the button; in stud from the croupier's left),
+        their stacks, and the deck in play; the antes and blinds are posted at once (R-CIRC-2, R-FLOP-1).
+        Five-card draw also takes the openers in force and the pot carried from blank hands (R-DRAW-3)."""
+        if len(set(seats)) != len(seats) or len(seats) != len(stacks):
+            raise HandRuleError("each seat once, with its stack", rule="R-CIRC-2")
+        expected = settings.deck_for(len(seats))
+        if deck.size != expected:
+            rule = "R-DRAW-8" if settings.deck_by_players else "R-CARD-2"
+            raise HandRuleError(f"this hand is played with a {expected}-card deck, not {deck.size}", rule=rule)
+        HandState(settings, list(stacks), deck_size=deck.size, openers=openers, dead_money=carried_pot)  # validates
+        hand = cls(
+            table_id=table_id,
+            number=number,
+            settings=settings.to_dict(),
+            seats=list(seats),
+            stacks=list(stacks),
+            button_seat=button_seat,
+            deck={"size": deck.size, "colour": deck.colour.value, "label": deck.label},
+            openers=int(openers),
+            carried_pot=carried_pot,
+        )
+        state = hand.state
+        antes, blinds = state.forced_bets()
+        hand.trigger_event(cls.ForcedBetsPosted, antes=antes, blinds=blinds)
+        return hand
+
+    # -- queries ------------------------------------------------------------------------------------
+
+    def seat_of(self, position: int) -> int:
+        """The seat number of a position."""
+        return self.seats[position]
+
+    def position_of(self, seat: int) -> int:
+        """The position of a seat in this hand."""
+        if seat not in self._position:
+            raise HandRuleError(f"seat {seat} is not dealt in this hand", rule="R-CIRC-2")
+        return self._position[seat]
+
+    @property
+    def stacks(self) -> list[int]:
+        """Chips behind, by position."""
+        return list(self.state.stacks)
+
+    @property
+    def is_complete(self) -> bool:
+        """Every pot is paid, or the hand is void."""
+        return self.state.phase in (Phase.COMPLETE, Phase.VOID)
+
+    @property
+    def carried_out(self) -> int:
+        """Chips that carry to the next hand: a blank hand's pot (R-DRAW-3) or one nobody could claim (R-DRAW-7)."""
+        return self.state.carried
+
+    @property
+    def opener_seat(self) -> int | None:
+        """The seat that opened (five-card draw)."""
+        opener = self.state.opener
+        return None if opener is None else self.seats[opener]
+
+    @property
+    def drawer_seat(self) -> int | None:
+        """The seat to draw now (R-DRAW-4)."""
+        drawer = self.state.drawer
+        return None if drawer is None else self.seats[drawer]
+
+    @property
+    def next_to_show_seat(self) -> int | None:
+        """The seat to show or muck next at the showdown (R-CIRC-13), if any."""
+        position = self.state.to_show
+        return None if position is None else self.seats[position]
+
+    @property
+    def actor_seat(self) -> int | None:
+        """The seat to act, if any."""
+        actor = self.state.actor
+        return None if actor is None else self.seats[actor]
+
+    def legal_actions(self) -> LegalActions | None:
+        """What the player to act may do now, with amounts; ``None`` when nobody is to act."""
+        return self.state.legal_actions(self.seats)
+
+    def snapshot(self) -> dict[str, Any]:
+        """Everything about the hand as plain data (for comparison, display and reconstruction)."""
+        s = self.state
+        return {
+            "table_id": str(self.table_id),
+            "number": self.number,
+            "seats": list(self.seats),
+            "phase": s.phase.value,
+            "street": s.street.name,
+            "stacks": list(s.stacks),
+            "bets": list(s.bets),
+            "contributed": list(s.contributed),
+            "folded": list(s.folded),
+            "hole": [[(str(c), up) for c, up in cards] for cards in s.hole],
+            "board": [str(c) for c in s.board],
+            "burned": [str(c) for c in s.burned],
+            "actor": self.actor_seat,
+            "next_card": None if s.next_slot is None else (s.next_slot.kind.value, s.next_slot.position),
+            "shown": dict(s.shown),
+            "awards": [(a.pot.amount, a.rake, list(a.shares)) for a in s.awards],
+            "void_rule": s.void_rule,
+            "openers": int(s.openers),
+            "opener": self.opener_seat,
+            "drawer": self.drawer_seat,
+            "next_to_show": self.next_to_show_seat,
+            "discards": [str(c) for c in s.discards],
+            "opener_discards": [str(c) for c in s.opener_discards],
+            "carried_in": s.dead_money,
+            "carried_out": s.carried,
+        }
+
+
+    # -- events: past tense, under the aggregate; ``apply`` only mutates ---------------------------------
+
+    class ForcedBetsPosted(Aggregate.Event):
+        """Antes and blinds/straddles by position, posted before the deal (R-CIRC-2, R-FLOP-1)."""
+
+        antes: list[int]
+        blinds: list[int]
+
+        def apply(self, aggregate: Aggregate) -> None:
+            state = _hand(aggregate).state
+            for position, amount in enumerate(self.antes):
+                if amount:
+                    state.apply_forced_bet(position, amount, ante=True)
+            for position, amount in enumerate(self.blinds):
+                if amount:
+                    state.apply_forced_bet(position, amount, ante=False)
+            state.begin()
+
+    class CardDealt(Aggregate.Event):
+        """A card from the shoe or the croupier: burned, to a seat (up or down) or to the board (R-AUD-1)."""
+
+        kind: str
+        seat: int | None
+        card: str
+        face_up: bool
+        source: str
+        sequence: int | None
+
+        def apply(self, aggregate: Aggregate) -> None:
+            hand = _hand(aggregate)
+            hand.state.apply_card(Card.parse(self.card), self.face_up)
+            if self.source == "shoe":
+                hand.last_shoe_read = self.sequence
+
+    class Folded(Aggregate.Event):
+        """The seat folded (R-CIRC-3)."""
+
+        seat: int
+
+        def apply(self, aggregate: Aggregate) -> None:
+            hand = _hand(aggregate)
+            hand.state.apply_fold(hand.position_of(self.seat))
+
+    class Checked(Aggregate.Event):
+        """The seat checked (R-CIRC-3)."""
+
+        seat: int
+
+        def apply(self, aggregate: Aggregate) -> None:
+            hand = _hand(aggregate)
+            hand.state.apply_check(hand.position_of(self.seat))
+
+    class Called(Aggregate.Event):
+        """The seat called ``amount`` more chips (R-CIRC-3, R-CIRC-6)."""
+
+        seat: int
+        amount: int
+
+        def apply(self, aggregate: Aggregate) -> None:
+            hand = _hand(aggregate)
+            hand.state.apply_call(hand.position_of(self.seat), self.amount)
+
+    class BetOrRaised(Aggregate.Event):
+        """The seat bet, raised or completed to ``to`` in this interval, adding ``added`` chips."""
+
+        seat: int
+        to: int
+        added: int
+
+        def apply(self, aggregate: Aggregate) -> None:
+            hand = _hand(aggregate)
+            hand.state.apply_raise_to(hand.position_of(self.seat), self.to)
+
+    class BringInPosted(Aggregate.Event):
+        """The lowest up card brought in (R-STUD7-1)."""
+
+        seat: int
+        amount: int
+
+        def apply(self, aggregate: Aggregate) -> None:
+            hand = _hand(aggregate)
+            hand.state.apply_bring_in(hand.position_of(self.seat), self.amount)
+
+    class Shown(Aggregate.Event):
+        """The seat showed these cards."""
+
+        seat: int
+        cards: list[str]
+
+        def apply(self, aggregate: Aggregate) -> None:
+            hand = _hand(aggregate)
+            hand.state.apply_show(hand.position_of(self.seat))
+
+    class Mucked(Aggregate.Event):
+        """The seat gave up its claim without showing."""
+
+        seat: int
+
+        def apply(self, aggregate: Aggregate) -> None:
+            hand = _hand(aggregate)
+            hand.state.apply_muck(hand.position_of(self.seat))
+
+    class CardExposed(Aggregate.Event):
+        """A down card exposed by mistake and covered again (R-CIRC-9)."""
+
+        seat: int
+        card: str
+
+        def apply(self, aggregate: Aggregate) -> None:
+            hand = _hand(aggregate)
+            hand.state.apply_exposed_by_mistake(hand.position_of(self.seat))
+
+    class Forfeited(Aggregate.Event):
+        """The seat lost its hand by rule ``rule`` (R-CIRC-9, R-CIRC-10)."""
+
+        seat: int
+        rule: str
+
+        def apply(self, aggregate: Aggregate) -> None:
+            hand = _hand(aggregate)
+            hand.state.apply_fold(hand.position_of(self.seat))
+
+    class Discarded(Aggregate.Event):
+        """The seat discarded these cards (none: stood pat); an opener's are kept to prove his openers."""
+
+        seat: int
+        cards: list[str]
+        kept_for_openers: bool
+
+        def apply(self, aggregate: Aggregate) -> None:
+            hand = _hand(aggregate)
+            hand.state.apply_discard(hand.position_of(self.seat), [Card.parse(c) for c in self.cards])
+
+    class DiscardsReshuffled(Aggregate.Event):
+        """R-DRAW-8: these discards became the stock again (a card is burned next)."""
+
+        cards: list[str]
+
+        def apply(self, aggregate: Aggregate) -> None:
+            _hand(aggregate).state.apply_reshuffle([Card.parse(c) for c in self.cards])
+
+    class PassedOut(Aggregate.Event):
+        """Nobody wins: ``amount`` chips carry to the next hand (R-DRAW-3 blank hand, R-DRAW-7)."""
+
+        amount: int
+        rule: str
+
+        def apply(self, aggregate: Aggregate) -> None:
+            _hand(aggregate).state.apply_passed_out(self.amount, self.rule)
+
+    class PotAwarded(Aggregate.Event):
+        """Pot ``index`` (0 is the main pot): its chips, the rake, who could win it and each winner's share."""
+
+        index: int
+        amount: int
+        rake: int
+        eligible: list[int]
+        contributors: list[int]
+        shares: list[list[int]]
+        carried_in: int
+
+        def apply(self, aggregate: Aggregate) -> None:
+            hand = _hand(aggregate)
+            where = hand.position_of
+            pot = Pot(self.amount, tuple(map(where, self.eligible)), tuple(map(where, self.contributors)),
+                      self.carried_in)
+            hand.state.apply_award(Award(pot, self.rake, tuple((where(s), a) for s, a in self.shares)))
+
+    class Completed(Aggregate.Event):
+        """Every pot is paid; the finishing stacks by position."""
+
+        stacks: list[int]
+
+        def apply(self, aggregate: Aggregate) -> None:
+            _hand(aggregate).state.apply_complete()
+
+    class Voided(Aggregate.Event):
+        """The hand is void under ``rule``; every chip goes back."""
+
+        rule: str
+        reason: str
+
+        def apply(self, aggregate: Aggregate) -> None:
+            _hand(aggregate).state.apply_void(self.rule)
+
+
+def _hand(aggregate: Aggregate) -> Hand:
+    assert isinstance(aggregate, Hand)
+    return aggregate

@@ -1,0 +1,77 @@
+"""The one composition root (issue 14): every ``pokertable`` command that opens the event store builds the
+application here, and the service is assembled here, so that what a command runs on (the store chosen by its URL,
+the SQLite file's sole-writer claim, the stored topics of moved classes, the chain-head signer) is decided once.
+
+>>> with open_store("memory:") as store:
+...     type(store.app).__name__
+'PokerTables'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+
+from service.app.application import PokerTables
+from service.store.persistence import SoleWriter, claim_sole_writer, environment
+from service.store.signing import HeadSigner, load_or_create_signing_key
+
+
+@dataclass
+class Store:
+    """The application on one event store, and this process's claim on it (an SQLite file written here)."""
+
+    app: PokerTables
+    claim: SoleWriter | None = None
+    signer: HeadSigner | None = field(default=None)
+
+    def close(self) -> None:
+        """Close the store, then give up the claim (a waiting service or command may then take it)."""
+        try:
+            self.app.close()
+        finally:
+            if self.claim is not None:
+                self.claim.release()
+                self.claim = None
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        self.close()
+
+
+def open_store(url: str, *, writer: bool = False, must_exist: bool = False) -> Store:
+    """The application on the store at ``url`` (``sqlite:///FILE``, a path, ``postgresql://…``, ``memory://``).
+
+    ``writer``: this process writes, so on an SQLite file it claims the file as its sole writer first
+    (:class:`service.store.persistence.StoreInUseError` while a service holds it) and, as the sole writer, trusts its
+    aggregate cache. ``must_exist``: an SQLite file that is not there is an error (a reader never creates one).
+    Errors: :class:`service.store.persistence.PersistenceUrlError`, ``StoreInUseError``, ``ValueError``."""
+    env = environment(url)
+    if must_exist and "SQLITE_DBNAME" in env and not Path(env["SQLITE_DBNAME"]).exists():
+        raise ValueError(f"no database {env['SQLITE_DBNAME']!r}")
+    claim = claim_sole_writer(url) if writer else None
+    try:
+        return Store(PokerTables(env=environment(url, sole_writer=claim is not None)), claim)
+    except BaseException:
+        if claim is not None:
+            claim.release()
+        raise
+
+
+def open_signed_store(url: str, key_path: Path, every: int) -> tuple[Store, bool, int]:
+    """The store a service writes, with its chain-head signer started: ``(store, key created, unsigned events)``.
+    The key is loaded (or created, readable by its owner only) before the store is claimed: a bad key claims
+    nothing."""
+    key, created = load_or_create_signing_key(key_path)
+    store = open_store(url, writer=True)
+    try:
+        store.signer = HeadSigner(store.app, key, every)
+        unsigned = store.signer.start()
+    except BaseException:
+        store.close()
+        raise
+    return store, created, unsigned

@@ -1,0 +1,1 @@
+"""The ``pokertable`` command line: one module per subcommand."""

@@ -1,0 +1,120 @@
+"""``pokertable audit verify|head|key|sign``: check the tamper-evident event log and its signed heads (R-AUD-1).
+
+``verify`` reads every stored event, from the lowest position there is, and recomputes the chain; it names the first
+altered, removed, reordered or inserted event, with its position and the hand or table it belongs to, and exits 1; a
+clean log exits 0. ``head`` prints the last position and its hash, to be kept somewhere else; ``verify --head
+POSITION:HASH`` then also proves the log still leads to it (a rewritten chain would not).
+
+``verify --public-key FILE`` also checks every head the service signed (``signature``: forged or another key;
+``rewritten``: the log no longer leads to a signed head, though its chain was recomputed), and reports the *unsigned
+tail*: the events after the last signed head, with the first of them named. ``key --signing-key FILE`` prints the
+public key of the service's key, to hand to whoever verifies; ``sign --signing-key FILE`` signs the head of a store
+that no service is writing (the service signs by itself: every ``--sign-every`` events, at a table's close and at
+its stop).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from service.bootstrap import open_store
+from service.store.audit import Verdict, verify
+from service.store.persistence import DEFAULT_DB, PersistenceUrlError, StoreInUseError
+from service.store.signing import HeadSigner, SigningKeyError, load_public_key, load_signing_key, public_pem
+
+
+def add_parser(commands: Any) -> None:
+    """Register ``pokertable audit``."""
+    parser = commands.add_parser("audit", help="verify the tamper-evident event log", description=__doc__)
+    parser.add_argument("action", choices=("verify", "head", "key", "sign"))
+    parser.add_argument("--db", default=DEFAULT_DB, help="sqlite:///FILE (default pokertable.db) or postgresql://…")
+    parser.add_argument("--head", help="a safekept head, POSITION:HASH (from 'pokertable audit head')")
+    parser.add_argument("--public-key", type=Path, action="append",
+                        help="verify: the service's public key (from 'audit key'); once per key if it was rotated")
+    parser.add_argument("--signing-key", type=Path, help="key, sign: the service's private key file")
+    parser.add_argument("--reason", default="signed by hand", help="sign: why (e.g. 'end of shift')")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Verify the log, print its head or the public key, or sign the head."""
+    try:
+        if args.action == "key":
+            print(public_pem(load_signing_key(_needed(args.signing_key))), end="")
+            return 0
+        public_key = [load_public_key(path) for path in args.public_key] if args.public_key else None
+        expected = _expected_head(args.head)
+        store = None if args.action == "sign" else open_store(args.db, must_exist=True)
+    except (SigningKeyError, PersistenceUrlError, ValueError) as error:
+        print(f"pokertable audit: {error}")
+        return 2
+    if args.action == "sign":
+        return _sign(args)
+    assert store is not None
+    with store:
+        verdict = verify(store.app.recorder, expected, public_key=public_key, mapper=store.app.mapper)
+    position, digest = verdict.head
+    if args.action == "head":
+        print(f"{position}:{digest.hex()}")
+        return 0 if verdict.clean else 1
+    if verdict.finding is None:
+        print(f"clean: {verdict.events} events, chain head {position}:{digest.hex()}")
+        _report_signatures(verdict)
+        return 0
+    print(f"TAMPERED ({verdict.finding.kind}): {verdict.finding.message}")
+    print(f"the log is intact up to position {position} ({verdict.events - 1} events)")
+    return 1
+
+
+def _needed(path: Path | None) -> Path:
+    if path is None:
+        raise ValueError("--signing-key FILE is needed (the service's key: signing.key beside its stations file)")
+    return path
+
+
+def _expected_head(text: str | None) -> tuple[int, bytes] | None:
+    if not text:
+        return None
+    position, _, digest = text.partition(":")
+    try:
+        return int(position), bytes.fromhex(digest)
+    except ValueError:
+        raise ValueError("--head is POSITION:HASH, as 'pokertable audit head' prints it") from None
+
+
+def _report_signatures(verdict: Verdict) -> None:
+    if not verdict.checked:
+        if verdict.signed_heads:
+            print(f"signed heads: {verdict.signed_heads}, not checked: give --public-key FILE")
+        return
+    if verdict.signed:
+        print(f"signed heads: {verdict.signed_heads}, every one valid; the log is signed up to position "
+              f"{verdict.signed}")
+    else:
+        print("signed heads: none with this key")
+    if verdict.tail is None:
+        print("unsigned tail: none (every event is covered by a signed head)")
+    else:
+        first, count, what = verdict.tail
+        print(f"unsigned tail: {count} events from position {first} ({what}): chained, not yet signed")
+
+
+def _sign(args: argparse.Namespace) -> int:
+    """Sign the head of a store no service is writing (on SQLite, claimed as its sole writer meanwhile)."""
+    try:
+        key = load_signing_key(_needed(args.signing_key))
+        store = open_store(args.db, writer=True, must_exist=True)
+    except (SigningKeyError, StoreInUseError, PersistenceUrlError, ValueError) as error:
+        print(f"pokertable audit: {error}")
+        return 2
+    with store:
+        signer = HeadSigner(store.app, key)
+        signer.start()  # the last head this key signed, if recent: not signed twice
+        signed = signer.sign(args.reason)
+    if signed is None:
+        print("nothing to sign: the head is already signed")
+    else:
+        print(f"signed the chain head at position {signed.position} ({args.reason})")
+    return 0

@@ -1,0 +1,47 @@
+"""The ``pokertable`` command line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from devices import cli as devices_cli
+from service.cli import audit as audit_command
+from service.cli import demo, odds
+from service.cli import export as export_command
+from service.cli import hand as hand_command
+from service.cli import reconstruct as reconstruct_command
+from service.cli import serve as serve_command
+from service.formats import phh
+from service.station import reference as station
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every subcommand."""
+    parser = argparse.ArgumentParser(prog="pokertable", description="Casino poker table service and tools.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    hand_command.add_parser(commands)
+    demo.add_parser(commands)
+    phh.add_parser(commands)
+    odds.add_parser(commands)
+    serve_command.add_parser(commands)
+    station.add_parser(commands)
+    devices_cli.add_parser(commands)
+    audit_command.add_parser(commands)
+    reconstruct_command.add_parser(commands)
+    reconstruct_command.add_history_parser(commands)
+    export_command.add_parser(commands)
+    export_command.add_search_parser(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``pokertable`` console script."""
+    args = build_parser().parse_args(argv)
+    status: int = args.run(args)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

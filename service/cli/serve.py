@@ -1,0 +1,114 @@
+"""``pokertable serve``: run the table service."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+import sys
+from collections.abc import Awaitable
+from pathlib import Path
+
+import grpc
+from cryptography import x509
+from cryptography.exceptions import UnsupportedAlgorithm
+from cryptography.hazmat.primitives import serialization
+
+from service.bootstrap import open_signed_store
+from service.grpc.hardening import HARDENED
+from service.grpc.server import ListenError, StationConfigError, Stations, serve
+from service.store.persistence import DEFAULT_DB, PersistenceUrlError, StoreInUseError
+from service.store.signing import DEFAULT_EVERY, KEY_FILE_NAME, SigningKeyError
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register ``serve`` on the CLI."""
+    parser = commands.add_parser("serve", help="run the gRPC table service")
+    parser.add_argument("--db", default=DEFAULT_DB, help="sqlite:///FILE (default pokertable.db) or postgresql://…")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=50051, help="0 picks a free port (printed at start)")
+    parser.add_argument("--config", type=Path, required=True, help="stations file (TOML): tokens and roles")
+    parser.add_argument("--tls-cert", type=Path, help="PEM certificate chain: serve over TLS (with --tls-key)")
+    parser.add_argument("--tls-key", type=Path, help="PEM private key of --tls-cert")
+    parser.add_argument("--signing-key", type=Path,
+                        help=f"Ed25519 key that signs the chain head (default: {KEY_FILE_NAME} beside --config); "
+                        "created on first start, readable by its owner only")
+    parser.add_argument("--sign-every", type=int, default=DEFAULT_EVERY, metavar="N",
+                        help=f"sign the chain head once N events have been stored since the last (default "
+                        f"{DEFAULT_EVERY}); also at every table close and when the service stops")
+    parser.set_defaults(run=run, hardening=HARDENED)  # benchmarks/flood.py alone runs it as it was (GRPC_DEFAULTS)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Serve until interrupted."""
+    try:
+        stations = Stations.load(args.config)
+        credentials = _credentials(args.tls_cert, args.tls_key)  # checked first: a bad file claims and creates nothing
+        key_path = args.signing_key or args.config.parent / KEY_FILE_NAME
+        # SQLite: this process is the file's only writer while it serves
+        store, created, unsigned = open_signed_store(args.db, key_path, args.sign_every)
+        app, signer = store.app, store.signer
+        assert signer is not None
+    except (StationConfigError, PersistenceUrlError, StoreInUseError, SigningKeyError, OSError, ValueError) as error:
+        print(f"pokertable serve: {error}", file=sys.stderr)
+        return 2
+    print(f"pokertable signs chain heads with {'the new key ' if created else ''}{key_path} "
+          f"({signer.fingerprint}); {unsigned} events after the last head it signed", file=sys.stderr, flush=True)
+
+    def ready(port: int) -> None:
+        tls = " over TLS" if credentials else ""
+        print(f"pokertable serving on {args.host}:{port}{tls} ({args.db})", flush=True)
+
+    def warm(seconds: float) -> None:
+        print(f"pokertable warm: hand-ranking tables of every deck built in {seconds:.1f} s", flush=True)
+
+    status = 0
+    try:
+        asyncio.run(_until_stopped(serve(app, stations, f"{args.host}:{args.port}", ready, credentials, warm=warm,
+                                           hardening=args.hardening)))
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        pass
+    except ListenError as error:  # the port is taken, or the address is not this machine's
+        print(f"pokertable serve: {error}", file=sys.stderr)
+        status = 2
+    finally:
+        try:  # the service's stop closes a shift: the head is signed, so nothing before it can be rewritten unseen
+            signed = signer.sign("service stop")
+            if signed is not None:
+                print(f"pokertable signed the chain head at position {signed.position} (service stop)", flush=True)
+        except Exception as error:  # the store is gone (e.g. PostgreSQL down): say so; the tail stays unsigned
+            print(f"pokertable serve: the chain head could not be signed at stop: {error}", file=sys.stderr)
+        finally:
+            store.close()
+    return status
+
+
+async def _until_stopped(serving: Awaitable[None]) -> None:
+    """Serve until SIGINT or SIGTERM (a service manager's stop), which end it as an interrupt does."""
+    task = asyncio.ensure_future(serving)
+    loop = asyncio.get_running_loop()
+    for stop in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(stop, task.cancel)
+    await task
+
+
+def _credentials(cert: Path | None, key: Path | None) -> grpc.ServerCredentials | None:
+    """TLS credentials from PEM files, or ``None`` for plaintext (loopback, tests). The files are checked here, with a
+    message saying what is wrong (``ValueError``): gRPC only fails to bind, with a traceback (issue 13)."""
+    if cert is None and key is None:
+        return None
+    if cert is None or key is None:
+        raise ValueError("--tls-cert and --tls-key go together")
+    chain, private = cert.read_bytes(), key.read_bytes()
+    try:
+        certificates = x509.load_pem_x509_certificates(chain)
+    except ValueError:
+        raise ValueError(f"--tls-cert {cert} is not a PEM certificate chain") from None
+    try:
+        private_key = serialization.load_pem_private_key(private, password=None)
+    except (ValueError, TypeError, UnsupportedAlgorithm):
+        raise ValueError(f"--tls-key {key} is not an unencrypted PEM private key") from None
+    spki = (serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
+    if private_key.public_key().public_bytes(*spki) != certificates[0].public_key().public_bytes(*spki):
+        raise ValueError(f"--tls-key {key} is not the key of the first certificate in --tls-cert {cert}")
+    return grpc.ssl_server_credentials([(private, chain)])

@@ -1,0 +1,1 @@
+"""Hand histories in and out: PHH, the event log for terminals."""

@@ -1,0 +1,1 @@
+"""The dealer stations: gRPC clients of the table service, with or without devices."""

@@ -1,0 +1,347 @@
+"""The hardware-aware dealer station: the shuffler and the shoe are cabled to it (by port URL), and it forwards every
+checked shoe read to the service as the next deal, with its source and read sequence.
+
+Reads that cannot be right never become deals (R-DECK-4): the adapter refuses them, and the service refuses what the
+adapter could not know (a card already dealt, not in the deck in play, read while no card is due).  Everything is shown
+to the croupier and recorded at the table as a device fault, the service's refusals included (R-DECK-4: a refused read
+is neither accepted nor forgotten).  The red and blue decks alternate hand by hand: one in the shoe, the other in the
+shuffler (R-DECK-2); the shuffler's word for which deck it delivered goes to the table as it is, and the table refuses
+a deck that does not alternate.
+
+A read the service did not acknowledge is never dropped: unless the service refused it by a rule (FAILED_PRECONDITION
+or INVALID_ARGUMENT naming a rule), whatever the reason — the service unreachable, its store failing (a full disk, a
+lost database connection: UNAVAILABLE), any other error — the read is held, with every read after it, shown to the
+croupier ("service lost"), and retried until the service takes them, in read sequence order.  Each read is sent with a
+command id made of the shoe's serial number, the hand and the read sequence, so a read the service stored just before
+the loss (its answer lost on the way) is recognised and not dealt twice.  Device reports (faults, shuffles, deck
+checks) the service did not acknowledge are held and retried the same way.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import grpc
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
+
+from devices.adapters import (
+    CardRead,
+    DeviceStatus,
+    Irregularity,
+    ShoeAdapter,
+    ShoeEvent,
+    ShufflerAdapter,
+    ShufflerError,
+)
+from devices.protocol import Colour, Hello
+from service.api import pokertable_pb2 as pb
+from service.station.client import Station
+
+RULE_REFUSALS = (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.INVALID_ARGUMENT)
+
+
+def refusing_rule(error: grpc.RpcError) -> str:
+    """The rule a refusal names (``R-…``), or ``""`` when the service did not refuse by a rule: then the command may
+    not have been applied for any reason (unreachable, store failure, …) and is held and retried, never dropped."""
+    if not isinstance(error, grpc.Call) or error.code() not in RULE_REFUSALS:
+        return ""
+    status = rpc_status.from_call(error)
+    for detail in status.details if status is not None else ():
+        info = error_details_pb2.ErrorInfo()
+        if detail.Unpack(info) and info.metadata.get("rule", "").startswith("R-"):
+            return info.metadata["rule"]
+    return ""
+
+
+@dataclass
+class HardwareStation:
+    """A station with a shoe (and optionally a shuffler) attached."""
+
+    station: Station
+    table: str
+    shoe_url: str
+    shuffler_url: str | None = None
+    banked: bool = False
+    show: Callable[[str], None] = print
+    dealt: list[tuple[str, int]] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
+    irregularities: list[Irregularity] = field(default_factory=list)
+    held: list[tuple[str, int]] = field(default_factory=list)
+    unreported: list[pb.DeviceReportRequest] = field(default_factory=list)
+    retry_seconds: float = 0.5
+    silence_seconds: float | None = 3.0
+
+    def __post_init__(self) -> None:
+        self.hands = 0
+        self.shift = 0  # 1 when the table's decks run blue on odd hands (learnt from an R-DECK-2 refusal)
+        self.changed = threading.Condition()
+        self._sending = threading.RLock()
+        self._closed = threading.Event()
+        self._retrier: threading.Thread | None = None
+        self.shuffler: ShufflerAdapter | None = None
+        self.shoe_news = "waiting for the shoe's identity"
+        self.shuffler_news = "no shuffler attached" if self.shuffler_url is None else "waiting for the shuffler"
+        self.shoe = ShoeAdapter(self.shoe_url, self._on_shoe, silence_seconds=self.silence_seconds)
+        self.shuffler = ShufflerAdapter(self.shuffler_url, on_fault=self._shuffler_fault) if self.shuffler_url \
+            else None
+
+    def colour_of_hand(self, number: int) -> Colour:
+        """Odd hands of this station are dealt from the red deck, even hands from the blue one (R-DECK-2), unless the
+        table said otherwise (a station started when the table's last hand was red)."""
+        return Colour.RED if (number + self.shift) % 2 else Colour.BLUE
+
+    def start_hand(self) -> Colour:
+        """Start the next hand with the deck in the shoe; the shuffler prepares the other one meanwhile.
+
+        With a shuffler, the deck is the one it says it delivered to the shoe (recorded as a ``delivery`` report);
+        the table checks that it alternates with the last hand's (R-DECK-2) and, if it does not, refuses the hand
+        and records the shuffler's fault itself: the croupier sees the refusal and puts the right deck in."""
+        previous = self.shoe.colour
+        colour = asked = self.colour_of_hand(self.hands + 1)
+        if self.shuffler is not None:
+            try:
+                colour = self.shuffler.deliver(colour)
+                self._report("delivery", colour, f"the {colour.name.lower()} deck delivered to the shoe")
+            except ShufflerError as error:  # the croupier puts the deck in the shoe by hand
+                self.shuffler_news = f"FAULT: {error}; the {colour.name.lower()} deck not delivered"
+                self.show(f"shuffler: {error}; put the {colour.name.lower()} deck in the shoe by hand")
+                self._report("fault", colour, f"{error}; the deck was not delivered")
+        self.shoe.expect_colour(colour)
+        request = pb.StartHandRequest(command_id=self.station.command_id(), table=self.table,
+                                      deck_colour=colour.name.lower())
+        try:
+            self.station.call("StartBankedHand" if self.banked else "StartHand", request)
+        except grpc.RpcError as error:  # refused (a reshuffle still required, R-THB-11; the wrong deck, R-DECK-2)
+            self.shoe.expect_colour(previous)
+            self.show(f"hand not started: {error.code().name}: {error.details()}")
+            if refusing_rule(error) == "R-DECK-2" and colour is asked:  # the station asked for the wrong deck
+                self.shift ^= 1
+            raise
+        self.hands += 1
+        if self.shuffler is not None:
+            self._prepare_other_deck(self.shuffler, self.colour_of_hand(self.hands + 1))
+        return colour
+
+    def reshuffle(self) -> None:
+        """R-THB-11: the full reshuffle of the last hand's deck the table requires before the next hand: through
+        the shuffler (its shuffle report, recorded at the table, clears the requirement), or, without one, the
+        croupier's reshuffle by hand, recorded."""
+        if self.shuffler is None:
+            self.station.banked(self.table, "reshuffle")
+            return
+        self._prepare_other_deck(self.shuffler, self.colour_of_hand(self.hands))
+
+    def _prepare_other_deck(self, shuffler: ShufflerAdapter, other: Colour) -> None:
+        """Shuffle and check the deck for the next hand; a fault or an incomplete deck is shown and recorded, and
+        that deck is not used until a deck check passes (R-DECK-3)."""
+        try:
+            shuffled = shuffler.shuffle(other)
+            self._report("shuffle", shuffled, "deck ready" if shuffled is other else
+                         f"deck ready: the {shuffled.name.lower()} deck, asked for the {other.name.lower()} one")
+            check = shuffler.deck_check(other)
+        except ShufflerError as error:
+            self.shuffler_news = f"FAULT: {error}; the {other.name.lower()} deck is not ready"
+            self.show(f"shuffler: {error}; the {other.name.lower()} deck is not ready (R-DECK-3)")
+            self._report("fault", other, f"{error}; deck not ready")
+            return
+        complete = not (check.missing or check.duplicates or check.foreign)
+        self._report("deck-check", other, f"{check.counted} counted, {'complete' if complete else 'INCOMPLETE'}"
+                     + ("" if complete else f": missing {len(check.missing)}, duplicated {len(check.duplicates)}, "
+                        f"foreign {len(check.foreign)}"))
+        self.shuffler_news = f"the {other.name.lower()} deck shuffled and checked: {check.counted} counted" + (
+            "" if complete else ", INCOMPLETE")
+        if not complete:
+            self.show(f"shuffler: the {other.name.lower()} deck is incomplete ({check.counted} counted); "
+                      "check it before it is used (R-DECK-3)")
+
+    def _shuffler_fault(self, message: str) -> None:
+        self.shuffler_news = message
+        self.show(message)
+        self._report("fault", self.colour_of_hand(self.hands + 1), message[:200])
+
+    def panel(self) -> str:
+        """The devices as the croupier sees them: identity, last news, the deck in play, link counters, the reads
+        held while the service is away, the irregularities and refusals of this session."""
+        lines = []
+        for name, adapter, news in (("shoe", self.shoe, self.shoe_news),
+                                    ("shuffler", self.shuffler, self.shuffler_news)):
+            if adapter is None:
+                lines.append(f"{name:<8} {news}")
+                continue
+            who = adapter.identity
+            ident = f"{who.model} {who.serial} firmware {who.firmware}" if who else "not identified"
+            stats = adapter.link.stats
+            lines.append(f"{name:<8} {ident}; {news}; frames in {stats.frames_in}, corrupt {stats.bad_frames}, "
+                         f"repeated {stats.duplicates}, resent {stats.retransmissions}, reconnects {stats.reconnects}")
+        lines.append(f"deck     hand {self.hands}: the {self.shoe.colour.name.lower()} deck is in the shoe"
+                     + (f", the {self.colour_of_hand(self.hands + 1).name.lower()} deck in the shuffler"
+                        if self.shuffler else ""))
+        lines.append(f"reads    {len(self.dealt)} dealt, {len(self.irregularities)} irregular, "
+                     f"{len(self.refused)} refused by the service"
+                     + (f"; SERVICE LOST: {len(self.held)} held, not dealt: "
+                        + " ".join(f"{card}#{seq}" for card, seq in self.held) if self.held else "")
+                     + (f"; {len(self.unreported)} device report(s) waiting for the service" if self.unreported
+                        else ""))
+        if self.irregularities:
+            last = self.irregularities[-1]
+            lines.append(f"last     {last.message} ({last.rule})")
+        return "\n".join(lines)
+
+    def _report(self, kind: str, colour: Colour, result: str) -> None:
+        """A shuffle, deck check, delivery or fault of the shuffler, recorded at the table."""
+        identity = self.shuffler.identity if self.shuffler else None
+        self._send_report(self._device_report(identity, "shuffler", kind, colour, result))
+
+    def _send_report(self, request: pb.DeviceReportRequest) -> None:
+        """Record a device report; one the service does not acknowledge waits (in order) and is sent again."""
+        with self._sending:
+            if self.unreported or not self._deliver_report(request):
+                if request not in self.unreported:
+                    self.unreported.append(request)
+                self._start_retrier()
+
+    def _deliver_report(self, request: pb.DeviceReportRequest) -> bool:
+        """One report: True once the service recorded it or refused it by a rule (then shown: nothing to retry)."""
+        try:
+            self.station.call("RecordDeviceReport", request)
+        except grpc.RpcError as error:
+            if refusing_rule(error):
+                self._refused(f"device report refused: {error.code().name}: {error.details()}")
+                return True
+            self.show(f"service lost ({error.code().name}): device report held: {request.result}")
+            return False
+        return True
+
+    def _device_report(self, identity: Hello | None, device: str, kind: str, colour: Colour,
+                       result: str) -> pb.DeviceReportRequest:
+        """A device report with the device's identity (from its HELLO; its kind while it has not said)."""
+        return pb.DeviceReportRequest(command_id=self.station.command_id(), table=self.table,
+                                      device=identity.model if identity else device,
+                                      serial=identity.serial if identity else "unknown", kind=kind,
+                                      colour=colour.name.lower(), result=result)
+
+    def _on_shoe(self, event: ShoeEvent) -> None:
+        match event:
+            case CardRead(card, _, read_seq):
+                self._deal(str(card), read_seq)
+            case Irregularity():
+                self.show(f"shoe: {event.message} ({event.rule})")
+                self._record_fault(event)
+                if event.rule == "R-THB-11" and self.banked and event.card is not None:
+                    self._call(lambda: self.station.banked(self.table, "face-up-card", card=str(event.card)))
+                self.irregularities.append(event)  # last: a waiter sees it once everything above is done
+            case DeviceStatus(message, fault):
+                self.shoe_news = message
+                self.show(message)
+                if fault:
+                    self._record_shoe_fault(message)
+        with self.changed:
+            self.changed.notify_all()
+
+    def _record_fault(self, irregularity: Irregularity) -> None:
+        """The table records the shoe's irregularity too, with the shoe's identity and the deck in play."""
+        card = f" {irregularity.card}" if irregularity.card is not None else ""
+        read = f"read {irregularity.read_seq}{card}: " if irregularity.read_seq is not None else ""
+        self._record_shoe_fault(f"{read}{irregularity.message} ({irregularity.rule})")
+
+    def _record_shoe_fault(self, result: str) -> None:
+        self._send_report(self._device_report(self.shoe.identity, "shoe", "fault", self.shoe.colour, result[:200]))
+
+    def _deal(self, card: str, read_seq: int) -> None:
+        with self._sending:
+            if self.held:  # the service is away: this read waits behind the others, in order, on the screen
+                self.held.append((card, read_seq))
+                self.show(f"service lost: read {read_seq} ({card}) held, not dealt; "
+                          f"{len(self.held)} read(s) waiting for the service")
+                return
+            self._send_read(card, read_seq)
+
+    def _send_read(self, card: str, read_seq: int) -> bool:
+        """Send one read; False (and the read held) unless the service took it or refused it by a rule.  A refused
+        read is shown and recorded at the table as a device fault (R-DECK-4)."""
+        identity = self.shoe.identity
+        command_id = f"{identity.serial if identity else 'shoe'}-{self.station.prefix}-h{self.hands}-r{read_seq}"
+        method, request_type = ("BankedCommand", pb.BankedCommandRequest) if self.banked else \
+            ("HandCommand", pb.HandCommandRequest)
+        request = request_type(command_id=command_id, table=self.table, action="deal", card=card, source="shoe",
+                               sequence=read_seq)
+        try:
+            self.station.call(method, request)
+        except grpc.RpcError as error:
+            if not refusing_rule(error):  # not acknowledged, for whatever reason: held, never dropped
+                self.held.insert(0, (card, read_seq))  # first in line: it is the oldest read not yet stored
+                self.show(f"service lost ({error.code().name}: {error.details()}): read {read_seq} ({card}) held, "
+                          "not dealt; reads are held until the service takes them")
+                self._start_retrier()
+                return False
+            self._refused(f"refused: {error.code().name}: {error.details()}")
+            fault = self._device_report(identity, "shoe", "fault", self.shoe.colour,
+                                        f"read {read_seq} {card} refused by the service: {error.details()}"[:200])
+            if self.unreported or not self._deliver_report(fault):
+                self.unreported.append(fault)
+                self._start_retrier()
+            return True
+        self.dealt.append((card, read_seq))
+        return True
+
+    def _refused(self, message: str) -> None:
+        self.refused.append(message)
+        self.show(message)
+
+    def reconcile(self) -> bool:
+        """Send the held reads in sequence order, then the held device reports; True when none is left."""
+        with self._sending:
+            reconciled = len(self.held)
+            while self.held:
+                card, read_seq = self.held.pop(0)
+                if not self._send_read(card, read_seq):
+                    return False
+            while self.unreported:
+                if not self._deliver_report(self.unreported[0]):
+                    return False
+                self.unreported.pop(0)
+            if reconciled:
+                self.show(f"service back: {reconciled} held read(s) reconciled by sequence number")
+        with self.changed:
+            self.changed.notify_all()
+        return True
+
+    def _start_retrier(self) -> None:
+        """Retry what waits every ``retry_seconds`` until nothing does (called holding ``_sending``)."""
+        with self._sending:
+            if self._retrier is not None:
+                return
+
+            def retry() -> None:
+                while not self._closed.wait(self.retry_seconds):
+                    with self._sending:
+                        if not (self.held or self.unreported):
+                            self._retrier = None
+                            return
+                    self.reconcile()
+
+            self._retrier = threading.Thread(target=retry, daemon=True, name="station-reconcile")
+            self._retrier.start()
+
+    def _call(self, command: Callable[[], object]) -> bool:
+        try:
+            command()
+        except grpc.RpcError as error:
+            self._refused(f"refused: {error.code().name}: {error.details()}")
+            return False
+        return True
+
+    def wait(self, predicate: Callable[[], bool], timeout: float = 5.0) -> bool:
+        """Wait until the shoe's reports make ``predicate`` true."""
+        with self.changed:
+            return self.changed.wait_for(predicate, timeout)
+
+    def close(self) -> None:
+        """Release the devices."""
+        self._closed.set()
+        self.shoe.close()
+        if self.shuffler is not None:
+            self.shuffler.close()

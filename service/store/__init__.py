@@ -1,0 +1,1 @@
+"""Where the events live: SQLite or PostgreSQL, the hash chain, signed heads, group commit."""

@@ -1,0 +1,146 @@
+"""Where the events live, chosen by a URL: an SQLite file (the embedded default) or PostgreSQL.
+
+>>> environment("sqlite:////var/pokertable.db")["SQLITE_DBNAME"], environment("sqlite:///tables.db")["SQLITE_DBNAME"]
+('/var/pokertable.db', 'tables.db')
+>>> environment("table.db")["PERSISTENCE_MODULE"]
+'eventsourcing.sqlite'
+>>> env = environment("postgresql://postgres@127.0.0.1:5432/pokertable")
+>>> env["POSTGRES_HOST"], env["POSTGRES_PORT"], env["POSTGRES_DBNAME"], env["POSTGRES_USER"]
+('127.0.0.1', '5432', 'pokertable', 'postgres')
+>>> environment("postgresql://postgres@db/casino?schema=mesa_7")["POSTGRES_SCHEMA"]
+'mesa_7'
+>>> environment("memory:")["PERSISTENCE_MODULE"]
+'eventsourcing.popo'
+>>> environment("sqlite:///t.db", sole_writer=True)["AGGREGATE_CACHE_FASTFORWARD"]
+'n'
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import parse_qsl, unquote, urlsplit
+
+from eventsourcing.persistence import ApplicationRecorder, Notification
+
+DEFAULT_DB = "sqlite:///pokertable.db"
+
+
+class PersistenceUrlError(ValueError):
+    """A ``--db`` URL that names no supported store."""
+
+
+class StoreInUseError(RuntimeError):
+    """An SQLite database that another process already writes (its sole writer)."""
+
+
+def environment(url: str, *, sole_writer: bool = False) -> dict[str, str]:
+    """The eventsourcing settings for a database URL.
+
+    ``sqlite:///relative/path``, ``sqlite:////absolute/path`` (as SQLAlchemy writes them) or a plain path: an SQLite
+    file (WAL, so a crash loses no acknowledged event);
+    ``postgresql://user:password@host:port/dbname[?schema=NAME]``: PostgreSQL; ``memory:``: in memory, for tests
+    and demos.
+
+    ``sole_writer`` (SQLite, with the :class:`SoleWriter` claim held): this process is the only one that writes the
+    file, so its cached aggregates are the truth and are not fast-forwarded from the store before each command
+    (a query saved per aggregate, per command). Several writers share a store on PostgreSQL, where the cache is
+    always fast-forwarded.
+    """
+    if url in ("memory:", "memory://"):
+        return {"PERSISTENCE_MODULE": "eventsourcing.popo"}
+    parts = urlsplit(url)
+    if parts.scheme in ("postgresql", "postgres"):
+        if not parts.hostname or not parts.path.strip("/"):
+            raise PersistenceUrlError(f"a PostgreSQL URL names a host and a database: {url!r}")
+        env = {
+            "PERSISTENCE_MODULE": "eventsourcing.postgres",
+            "POSTGRES_HOST": parts.hostname,
+            "POSTGRES_PORT": str(parts.port or 5432),
+            "POSTGRES_DBNAME": unquote(parts.path.strip("/")),
+            "POSTGRES_USER": unquote(parts.username or "postgres"),
+            "POSTGRES_PASSWORD": unquote(parts.password or ""),
+            "POSTGRES_POOL_SIZE": "8",
+            "POSTGRES_LOCK_TIMEOUT": "5",
+            "APPLICATION_RECORDER_TOPIC": "service.store.audit:ChainedPostgresRecorder",  # tamper evidence
+        }
+        schema = dict(parse_qsl(parts.query)).get("schema")
+        if schema:
+            env["POSTGRES_SCHEMA"] = schema
+        return env
+    if parts.scheme in ("sqlite", ""):
+        path = url[len("sqlite:///"):] if parts.scheme else url
+        if not path:
+            raise PersistenceUrlError("an SQLite URL names a file")
+        env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": path, "SQLITE_LOCK_TIMEOUT": "10",
+               "APPLICATION_RECORDER_TOPIC": "service.store.audit:ChainedSQLiteRecorder"}  # tamper evidence
+        if sole_writer:
+            env["AGGREGATE_CACHE_FASTFORWARD"] = "n"
+        return env
+    raise PersistenceUrlError(f"unsupported database URL {url!r}: use sqlite:///FILE or postgresql://…")
+
+
+class SoleWriter:
+    """An exclusive claim on an SQLite database: while a process holds it, no other pokertable process writes the file.
+
+    The embedded default serves one table (or a few) from one process; SQLite has one writer at a time anyway. The
+    claim is an ``flock`` on the database file itself, so it binds the file's identity (device and inode), not its
+    path: a hard link or a symbolic link to the same file meets the same claim (issue 13, item 6). The kernel drops it
+    when the process ends, even by ``kill -9``, and a restarted service claims it again at once. SQLite's own locks are
+    POSIX record locks, which ``flock`` does not touch. Readers (audit, export, history) need no claim.
+    """
+
+    def __init__(self, database: str) -> None:
+        with open(database, "ab"):  # a new database: SQLite takes an empty file as one
+            pass
+        self.path = Path(database)
+        self._file = self.path.open("rb")
+        try:
+            fcntl.flock(self._file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            identity = os.fstat(self._file.fileno())
+            self._file.close()
+            holder = _flock_holder(identity.st_dev, identity.st_ino)
+            raise StoreInUseError(f"{database} is being written by {holder}: one service per SQLite file, whatever "
+                                  "the path or link it is reached by (stop it, or use its gRPC API; several services "
+                                  "share PostgreSQL)") from None
+
+    def release(self) -> None:
+        """Give the claim up (the process's end does too)."""
+        if not self._file.closed:
+            self._file.close()
+
+
+def _flock_holder(device: int, inode: int) -> str:
+    """Who holds the ``flock`` on a file, as the kernel lists it in /proc/locks (Linux): ``pokertable process PID``."""
+    wanted = f"{os.major(device):02x}:{os.minor(device):02x}:{inode}"
+    try:
+        lines = Path("/proc/locks").read_text(encoding="ascii").splitlines()
+    except OSError:
+        return "another process"
+    for line in lines:
+        fields = line.split()
+        if len(fields) >= 6 and fields[1] == "FLOCK" and fields[5] == wanted:
+            return f"pokertable process {fields[4]}"
+    return "another process"
+
+
+def claim_sole_writer(url: str) -> SoleWriter | None:
+    """For an SQLite file: this process's :class:`SoleWriter` claim (:class:`StoreInUseError` if another process
+    holds it). For PostgreSQL or memory: ``None`` (PostgreSQL takes several writers; memory is one process's)."""
+    env = environment(url)
+    database = env.get("SQLITE_DBNAME")
+    if database is None or database == ":memory:" or database.startswith("file::memory:"):
+        return None
+    return SoleWriter(database)
+
+
+def notifications(recorder: ApplicationRecorder, *, stop: int | None = None,
+                  page: int = 1000) -> Iterator[Notification]:
+    """Every stored event in log order, up to position ``stop`` if given, read a page at a time."""
+    start = 1
+    while found := recorder.select_notifications(start=start, limit=page, stop=stop):
+        yield from found
+        start = found[-1].id + 1

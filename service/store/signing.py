@@ -1,0 +1,286 @@
+"""Signed chain heads (R-AUD-1): the service signs the head of the hash chain with an Ed25519 key it holds, and stores
+each signed head as an event of the log, so that ``pokertable audit verify --public-key FILE`` can prove, with only
+the public key, that the log up to the last signed head is the one the service wrote.
+
+The chain alone (:mod:`service.store.audit`) has a public formula: whoever can write the database can append events
+after the last safekept head, or rewrite a stretch and recompute every later link, and the chain still checks. A signed
+head cannot be made without the key, so:
+
+- an event changed, removed or inserted before a signed head, even with the chain recomputed, no longer leads to the
+  signed hash: ``rewritten``;
+- a signed head forged or altered, or signed by another key: ``signature``;
+- events after the last signed head (the *unsigned tail*, at most ``--sign-every`` events plus one group commit, or
+  whatever came after an unclean stop) are reported, with the first of them named: they are chained, not signed.
+
+The service signs once ``every`` events have been stored since the head it last signed, when a table closes, and when
+it stops (``pokertable serve``; SIGINT or SIGTERM); ``pokertable audit sign`` signs a store that no service is
+writing (a shift's end with the service down). The key file is created on the service's first start, readable by its
+owner only (0600), and refused if its group or others may read or write it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import logging
+import os
+import stat
+import struct
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+from uuid import NAMESPACE_URL, UUID, uuid5
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from eventsourcing.domain import Aggregate, event
+from eventsourcing.persistence import IntegrityError, Mapper, Notification, Recording
+from eventsourcing.utils import get_topic
+
+from domain.circle.table import Table
+from service.store.chain import TamperedLogError
+from service.store.topics import old_topics
+
+DEFAULT_EVERY = 1000
+"""Events between two signed heads, at most (plus the commands committed in the same group as the last)."""
+KEY_FILE_NAME = "signing.key"
+"""The signing key's file beside the stations file, unless ``pokertable serve --signing-key`` names another."""
+HEADS_NAMESPACE = uuid5(NAMESPACE_URL, "https://pokertable.invalid/signed-heads")
+DOMAIN = b"pokertable chain head v1\n"
+"""What every signed message starts with: a signature over a chain head is never valid as anything else."""
+
+log = logging.getLogger(__name__)
+
+
+class SigningKeyError(ValueError):
+    """A signing or public key file that cannot be used (unreadable, not Ed25519, or open to group or others)."""
+
+
+def head_message(position: int, chain_hash: bytes) -> bytes:
+    """The bytes signed for the chain head at ``position``."""
+    return DOMAIN + struct.pack(">q", position) + chain_hash
+
+
+def fingerprint(public_key: Ed25519PublicKey) -> str:
+    """A short name of a public key: the first 16 hex digits of the SHA-256 of its 32 raw bytes."""
+    raw = public_key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+    return hashlib.sha256(raw).hexdigest()[:16]
+
+
+def public_pem(key: Ed25519PrivateKey | Ed25519PublicKey) -> str:
+    """The public key as PEM (SubjectPublicKeyInfo), to hand to whoever verifies the log."""
+    public = key.public_key() if isinstance(key, Ed25519PrivateKey) else key
+    return public.public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo).decode()
+
+
+def load_signing_key(path: Path) -> Ed25519PrivateKey:
+    """The service's private key; :class:`SigningKeyError` if its group or others have any access to the file."""
+    try:
+        mode = path.stat().st_mode
+    except OSError as error:
+        raise SigningKeyError(f"cannot read the signing key {path}: {error.strerror or error}") from None
+    if mode & (stat.S_IRWXG | stat.S_IRWXO):
+        raise SigningKeyError(f"the signing key {path} is open to group or others (mode {stat.filemode(mode)}): "
+                              f"chmod 600 {path}")
+    try:
+        key = serialization.load_pem_private_key(path.read_bytes(), password=None)
+    except OSError as error:
+        raise SigningKeyError(f"cannot read the signing key {path}: {error.strerror or error}") from None
+    except (ValueError, TypeError) as error:
+        raise SigningKeyError(f"{path} is not a PEM private key: {error}") from None
+    if not isinstance(key, Ed25519PrivateKey):
+        raise SigningKeyError(f"{path} is not an Ed25519 key")
+    return key
+
+
+def load_or_create_signing_key(path: Path) -> tuple[Ed25519PrivateKey, bool]:
+    """The key in ``path``, or a new one written there with mode 0600 (first start); and whether it was created."""
+    key = Ed25519PrivateKey.generate()
+    pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                            serialization.NoEncryption())
+    try:
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return load_signing_key(path), False
+    except OSError as error:
+        raise SigningKeyError(f"cannot create the signing key {path}: {error.strerror or error}") from None
+    try:
+        os.fchmod(descriptor, 0o600)  # whatever the umask
+        os.write(descriptor, pem)
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+    return key, True
+
+
+def load_public_key(path: Path) -> Ed25519PublicKey:
+    """A public key file as ``pokertable audit key`` prints it."""
+    try:
+        key = serialization.load_pem_public_key(path.read_bytes())
+    except OSError as error:
+        raise SigningKeyError(f"cannot read the public key {path}: {error.strerror or error}") from None
+    except ValueError as error:
+        raise SigningKeyError(f"{path} is not a PEM public key: {error}") from None
+    if not isinstance(key, Ed25519PublicKey):
+        raise SigningKeyError(f"{path} is not an Ed25519 public key")
+    return key
+
+
+class SignedHead(Aggregate):
+    """A chain head signed by the service: the position and hash of the chain at that moment, the Ed25519 signature
+    over :func:`head_message`, the key's fingerprint and why it was signed then. One event per signed head."""
+
+    @staticmethod
+    def create_id(position: int, chain_hash: str, **_: Any) -> UUID:
+        """One record per head: two services signing the same head store it once."""
+        return uuid5(HEADS_NAMESPACE, f"{position}:{chain_hash}")
+
+    @event("Signed")
+    def __init__(self, *, position: int, chain_hash: str, signature: str, key: str, reason: str) -> None:
+        self.position, self.chain_hash, self.signature = position, chain_hash, signature
+        self.key, self.reason = key, reason
+
+    @classmethod
+    def sign(cls, key: Ed25519PrivateKey, position: int, chain_hash: bytes, reason: str) -> SignedHead:
+        """The signed head of the chain at ``position``."""
+        return cls(position=position, chain_hash=chain_hash.hex(), reason=reason,
+                   signature=key.sign(head_message(position, chain_hash)).hex(), key=fingerprint(key.public_key()))
+
+
+SIGNED_HEAD_TOPIC = get_topic(SignedHead.Signed)  # type: ignore[attr-defined]
+SIGNED_HEAD_TOPICS = old_topics(SIGNED_HEAD_TOPIC)
+"""The signed heads' topic, and the one heads stored before issue 14's move carry."""
+
+
+@dataclass(frozen=True)
+class HeadRecord:
+    """A signed head as read back from the log."""
+
+    at: int  # the position of the signed-head event itself
+    position: int  # the chain position it signs
+    chain_hash: bytes
+    signature: bytes
+    key: str
+    reason: str
+
+
+def read_head(mapper: Mapper[UUID], notification: Notification) -> HeadRecord:
+    """The signed head stored in a notification (ValueError if it cannot be read as one)."""
+    try:
+        signed: Any = mapper.to_domain_event(notification)
+        return HeadRecord(notification.id, int(signed.position), bytes.fromhex(signed.chain_hash),
+                          bytes.fromhex(signed.signature), str(signed.key), str(signed.reason))
+    except Exception as error:
+        raise ValueError(f"position {notification.id}: a signed head that cannot be read ({error})") from None
+
+
+def signature_problem(public_keys: Ed25519PublicKey | Sequence[Ed25519PublicKey], head: HeadRecord) -> str | None:
+    """Why a signed head is not one the holder of a key in ``public_keys`` made (several: the keys of a log whose key
+    was rotated), or ``None`` if it is."""
+    keys = {fingerprint(key): key for key in ((public_keys,) if isinstance(public_keys, Ed25519PublicKey)
+                                              else public_keys)}
+    public_key = keys.get(head.key)
+    if public_key is None:
+        return (f"position {head.at}: the head of position {head.position} says it was signed with key {head.key}, "
+                f"not with the given {'key' if len(keys) == 1 else 'keys'} {', '.join(keys)}")
+    if not 1 <= head.position < head.at:
+        return f"position {head.at}: a signed head of position {head.position}, which is not before it"
+    try:
+        public_key.verify(head.signature, head_message(head.position, head.chain_hash))
+    except InvalidSignature:
+        return (f"position {head.at}: the signature of the head of position {head.position} is not valid under the "
+                "given key: forged or altered")
+    return None
+
+
+class _Chained(Protocol):
+    def head(self) -> tuple[int, bytes]: ...
+
+    def select_notifications(self, start: int | None, limit: int, stop: int | None = None,
+                             topics: Sequence[str] = ()) -> Sequence[Notification]: ...
+
+
+class _Application(Protocol):
+    """What the signer needs of the application (:class:`service.app.application.PokerTables`)."""
+
+    recorder: Any
+    mapper: Mapper[UUID]
+    after_save: Callable[[list[Recording[UUID]]], None] | None
+
+    def save(self, *objs: Any, **kwargs: Any) -> list[Recording[UUID]]: ...
+
+
+class HeadSigner:
+    """Signs the chain head of an application's store: once ``every`` events have been stored since the head last
+    signed, when a table closes, and when asked (the service's stop, ``pokertable audit sign``)."""
+
+    def __init__(self, app: _Application, key: Ed25519PrivateKey, every: int = DEFAULT_EVERY) -> None:
+        if every < 1:
+            raise ValueError("heads are signed every 1 or more events")
+        recorder: Any = app.recorder
+        if not hasattr(recorder, "head"):
+            raise TypeError("this store has no hash chain to sign (service.store.persistence.environment)")
+        self.app, self.key, self.every = app, key, every
+        self.recorder: _Chained = recorder
+        self.public_key = key.public_key()
+        self.fingerprint = fingerprint(self.public_key)
+        self.signed = 0
+        """The chain position of the last head signed with this key (found at :meth:`start`, then kept)."""
+        self._signature_at = 0  # the position of that signed-head event
+        self._lock = threading.Lock()
+
+    def start(self) -> int:
+        """Find the last head this key signed among the last ``every`` events; attach to the application; the number
+        of events after the last signed head (the unsigned tail) is returned."""
+        head, _ = self.recorder.head()
+        try:
+            recent = self.recorder.select_notifications(max(1, head - self.every), self.every + 1,
+                                                        topics=list(SIGNED_HEAD_TOPICS))
+        except TamperedLogError as error:  # serve what still checks; 'audit verify' names the rest
+            log.warning("the log's last %d events do not check (%s): run 'pokertable audit verify'", self.every,
+                        error)
+            recent = []
+        self.signed = max(0, head - self.every)
+        for notification in recent:
+            with contextlib.suppress(ValueError):
+                record = read_head(self.app.mapper, notification)
+                if signature_problem(self.public_key, record) is None:
+                    self.signed, self._signature_at = record.position, record.at
+        self.app.after_save = self.stored
+        return head - self.signed if self._signature_at else head
+
+    def stored(self, recordings: Sequence[Recording[UUID]]) -> None:
+        """Told of each batch of events stored: sign when a table closed or ``every`` events went by."""
+        if not recordings or isinstance(recordings[0].domain_event, SignedHead.Signed):  # type: ignore[attr-defined]
+            return
+        try:
+            closed = [r.domain_event for r in recordings if isinstance(r.domain_event, Table.Closed)]  # type: ignore[attr-defined]
+            if closed:
+                self.sign(f"table {getattr(closed[0], 'originator_id', '')} closed", wait=True)
+            elif max(r.notification.id for r in recordings) - self.signed >= self.every:
+                self.sign(f"{self.every} events", wait=False)
+        except Exception:  # the commands are stored: a failed signature is retried with the next ones
+            log.exception("signing the chain head failed")
+
+    def sign(self, reason: str, *, wait: bool = True) -> HeadRecord | None:
+        """Sign the current chain head and store it; ``None`` if nothing but the last signed head came after it (or,
+        with ``wait=False``, if another thread is signing now)."""
+        if not self._lock.acquire(blocking=wait):
+            return None
+        try:
+            position, chain_hash = self.recorder.head()
+            if position in (0, self._signature_at):
+                return None
+            signed = SignedHead.sign(self.key, position, chain_hash, reason)
+            try:
+                recordings = self.app.save(signed)
+            except IntegrityError:  # another service on the same PostgreSQL signed this very head
+                return None
+            self.signed, self._signature_at = position, recordings[0].notification.id
+            return HeadRecord(self._signature_at, position, chain_hash, bytes.fromhex(signed.signature),
+                              signed.key, reason)
+        finally:
+            self._lock.release()
