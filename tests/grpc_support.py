@@ -1,0 +1,182 @@
+"""Shared helpers of the gRPC tests (issue 14): the stations and their tokens, a real server on a free port on each
+kind of store (the ``port`` fixture), a station's client, the error details (rule id, field violations) and typed
+shortcuts for the pokertable.v1 messages.
+
+Use the fixture as ``from tests import grpc_support`` then ``port = grpc_support.port`` at module level."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
+
+from service.api import commands_pb2 as cmd
+from service.api import table_service_pb2 as svc
+from service.api import table_service_pb2_grpc as svc_grpc
+from service.api import types_pb2 as pb
+from service.app.application import PokerTables
+from service.bootstrap import open_store
+from service.grpc.server import Stations, create_server
+from tests.test_application import postgres_store
+
+__all__ = [
+    "STATIONS", "TOKENS", "Client", "act", "deal", "open_banked", "open_circle", "port", "rule_of", "seat", "start",
+    "violations",
+]
+
+TOKENS = {"pit": "pit-boss-token-0123456789", "dealer": "dealer-token-0123456789", "tv": "observer-token-0123456789",
+          "other": "other-dealer-token-012345", "director": "games-director-token-012345",
+          "thb": "thb-dealer-token-0123456789", "shoe": "mesa-1-shoe-token-0123456789"}
+STATIONS = Stations.from_mapping({
+    "pit": {"token": TOKENS["pit"], "role": "pit-boss"},
+    "mesa-1": {"token": TOKENS["dealer"], "role": "dealer", "table": "Mesa 1"},
+    "tv": {"token": TOKENS["tv"], "role": "observer"},
+    "mesa-2": {"token": TOKENS["other"], "role": "dealer", "table": "Mesa 2"},
+    "dj": {"token": TOKENS["director"], "role": "games-director"},
+    "thb-1": {"token": TOKENS["thb"], "role": "dealer", "table": "THB 1"},
+    "shoe-1": {"token": TOKENS["shoe"], "role": "device", "table": "Mesa 1"},
+})
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def port(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[int]:
+    """A server on a free port, in its own event loop thread, on each kind of store: on SQLite as ``pokertable
+    serve`` runs it (``service.bootstrap.open_store(url, writer=True)``: the file's sole writer, commands applied on
+    the event loop), on PostgreSQL a fresh schema (not a sole writer)."""
+    if request.param == "sqlite":
+        store = open_store(f"sqlite:///{tmp_path / 'tables.db'}", writer=True)
+        app = store.app
+        assert app.sole_writer
+    else:
+        store = None
+        app = PokerTables(env=postgres_store())
+        assert not app.sole_writer
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    try:
+        server, bound = asyncio.run_coroutine_threadsafe(create_server(app, STATIONS), loop).result(timeout=30)
+        try:
+            yield bound
+        finally:
+            asyncio.run_coroutine_threadsafe(server.stop(0), loop).result(timeout=10)
+    finally:
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(timeout=5)
+        if store is not None:
+            store.close()
+        else:
+            app.close()
+
+
+class Client:
+    """A station's stub with its token: ``client.OpenTable(request)`` calls with the token and a 10 s deadline."""
+
+    def __init__(self, port: int, token: str | None) -> None:
+        self.channel = grpc.insecure_channel(f"127.0.0.1:{port}")
+        self.stub = svc_grpc.TableServiceStub(self.channel)  # type: ignore[no-untyped-call]
+        self.metadata = [("authorization", f"Bearer {token}")] if token else []
+        self.counter = 0
+
+    def __getattr__(self, name: str) -> Any:
+        method = getattr(self.stub, name)
+        return lambda request, **kw: method(request, metadata=self.metadata, timeout=kw.pop("timeout", 10), **kw)
+
+    def next_id(self) -> str:
+        """A fresh command id of this client."""
+        self.counter += 1
+        return f"{id(self)}-{self.counter}"
+
+
+def _status_details(error: grpc.RpcError) -> list[Any]:
+    status = rpc_status.from_call(error)  # type: ignore[arg-type]
+    assert status is not None, f"no google.rpc.Status on {error}"
+    return list(status.details)
+
+
+def rule_of(error: grpc.RpcError) -> str:
+    """The rule id of an error: its ErrorInfo's reason ("NONE" when no rule applies)."""
+    for detail in _status_details(error):
+        info = error_details_pb2.ErrorInfo()
+        if detail.Unpack(info):
+            assert info.domain == "pokertable", info
+            return str(info.reason)
+    raise AssertionError(f"no ErrorInfo on {error}")
+
+
+def violations(error: grpc.RpcError) -> list[str]:
+    """The field paths of an error's BadRequest field violations (empty without a BadRequest)."""
+    for detail in _status_details(error):
+        bad = error_details_pb2.BadRequest()
+        if detail.Unpack(bad):
+            return [str(v.field) for v in bad.field_violations]
+    return []
+
+
+_FLOP_GAMES = (pb.GAME_HOLDEM, pb.GAME_OMAHA, pb.GAME_PINEAPPLE)
+
+
+def open_circle(pit: Client, table: str, game: pb.Game.ValueType = pb.GAME_HOLDEM, *, seat_count: int = 0,
+                **settings: Any) -> svc.OpenTableResponse:
+    """Open a circle table; ``settings`` are CircleSettings fields (default: no-limit; blinds 1/2 for the flop games
+    when neither blinds nor an ante are given)."""
+    settings.setdefault("structure", pb.BETTING_STRUCTURE_NO_LIMIT)
+    if game in _FLOP_GAMES and "blinds" not in settings and "ante" not in settings:
+        settings["blinds"] = [1, 2]
+    reply: svc.OpenTableResponse = pit.OpenTable(svc.OpenTableRequest(
+        command_id=pit.next_id(), table=table, game=game, seat_count=seat_count,
+        circle=pb.CircleSettings(**settings)))
+    return reply
+
+
+def open_banked(pit: Client, table: str, game: pb.Game.ValueType, **settings: Any) -> svc.OpenTableResponse:
+    """Open a banked table: Texas Hold'em Bonus (default ante_min 5) or Casino Draw Poker (default 5 to 100)."""
+    if game == pb.GAME_HOLDEM_BONUS:
+        settings.setdefault("ante_min", 5)
+        request = svc.OpenTableRequest(command_id=pit.next_id(), table=table, game=game,
+                                       holdem_bonus=pb.HoldemBonusSettings(**settings))
+    else:
+        settings.setdefault("ante_min", 5)
+        settings.setdefault("ante_max", 100)
+        request = svc.OpenTableRequest(command_id=pit.next_id(), table=table, game=game,
+                                       casino_draw=pb.CasinoDrawSettings(**settings))
+    reply: svc.OpenTableResponse = pit.OpenTable(request)
+    return reply
+
+
+def seat(dealer: Client, table: str, seat_number: int, chips: int = 100) -> svc.SeatPlayerResponse:
+    """Seat a player with chips."""
+    reply: svc.SeatPlayerResponse = dealer.SeatPlayer(svc.SeatPlayerRequest(
+        command_id=dealer.next_id(), table=table, seat=seat_number, chips=chips))
+    return reply
+
+
+def start(dealer: Client, table: str, colour: pb.DeckColour.ValueType = pb.DECK_COLOUR_UNSPECIFIED,
+          **fields: Any) -> svc.StartHandResponse:
+    """Start the next hand (any game); ``fields``: deck_size, deck_label."""
+    reply: svc.StartHandResponse = dealer.StartHand(svc.StartHandRequest(
+        command_id=dealer.next_id(), table=table, deck_colour=colour, **fields))
+    return reply
+
+
+def act(client: Client, table: str, *, command_id: str | None = None, **one_command: Any) -> svc.ActResponse:
+    """One Act command: ``act(dealer, "Mesa 1", deal=cmd.Deal(card="As"))``."""
+    assert len(one_command) == 1, "exactly one command case"
+    reply: svc.ActResponse = client.Act(svc.ActRequest(
+        command_id=command_id or client.next_id(), table=table, command=cmd.Command(**one_command)))
+    return reply
+
+
+def deal(dealer: Client, table: str, cards: str) -> svc.ActResponse | None:
+    """Deal these cards (space-separated) by the croupier, in order; the last answer."""
+    reply = None
+    for card in cards.split():
+        reply = act(dealer, table, deal=cmd.Deal(card=card, source=pb.CARD_SOURCE_CROUPIER))
+    return reply
