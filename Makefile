@@ -7,7 +7,7 @@ PROTOS := $(wildcard proto/pokertable/v1/*.proto)
 NODE_TOOLS := tools/node
 BUF := $(NODE_TOOLS)/node_modules/.bin/buf
 
-.PHONY: demo test lint typecheck unit bench clean events-proto
+.PHONY: demo test lint typecheck unit bench clean events-proto ts-client
 
 $(STAMP): pyproject.toml hatch_build.py $(PROTOS)
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +30,23 @@ lint: $(STAMP) $(BUF)
 $(BUF): $(NODE_TOOLS)/package.json $(NODE_TOOLS)/package-lock.json
 	npm install --prefix $(NODE_TOOLS) --no-audit --no-fund
 	touch $(BUF)
+
+# The second-language client (issue 14): TypeScript generated from proto/ alone (protoc-gen-es, Connect for Node,
+# TypeScript; pinned in tools/node), compiled to clients/typescript/dist. tests/test_second_language_client.py runs it.
+TS_CLIENT := clients/typescript
+NODE_STAMP := $(NODE_TOOLS)/node_modules/.installed
+
+$(NODE_STAMP): $(NODE_TOOLS)/package.json $(NODE_TOOLS)/package-lock.json
+	npm install --prefix $(NODE_TOOLS) --no-audit --no-fund --prefer-offline
+	touch $(NODE_STAMP)
+
+ts-client: $(TS_CLIENT)/dist/deal.js
+
+$(TS_CLIENT)/dist/deal.js: $(NODE_STAMP) $(PROTOS) $(TS_CLIENT)/buf.gen.yaml $(TS_CLIENT)/tsconfig.json $(TS_CLIENT)/src/deal.ts
+	rm -rf $(TS_CLIENT)/src/gen $(TS_CLIENT)/dist
+	$(BUF) generate --template $(TS_CLIENT)/buf.gen.yaml
+	ln -sfn ../../$(NODE_TOOLS)/node_modules $(TS_CLIENT)/node_modules
+	$(NODE_TOOLS)/node_modules/.bin/tsc -p $(TS_CLIENT)
 
 # events.proto follows the domain's event classes: write it again after changing an event
 events-proto: $(STAMP)
