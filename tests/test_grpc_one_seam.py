@@ -7,73 +7,77 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import grpc
 import pytest
+from google.protobuf import json_format
 
 from domain.games import GAMES, game_of_started
-from service.api import pokertable_pb2 as pb
+from service.api import commands_pb2 as cmd
+from service.api import table_service_pb2 as svc
+from service.api import types_pb2 as pb
 from service.cli.main import main
-from tests import test_grpc_service
-from tests.test_grpc_service import TOKENS, Client
+from tests import grpc_support
+from tests.grpc_support import TOKENS, Client, act, rule_of
 
-port = test_grpc_service.port
+port = grpc_support.port
 """The server fixture of the gRPC suite: a real server on a free port, on SQLite and on PostgreSQL."""
 
 TABLE = "THB 1"  # the table of the ``thb`` dealer station (a THB or a CDP table, one at a time)
 
 
-def _command(client: Client, action: str, **fields: Any) -> pb.CommandReply:
-    reply: pb.CommandReply = client.BankedCommand(
-        pb.BankedCommandRequest(command_id=client.next_id(), table=TABLE, action=action, **fields))
+def _command(client: Client, **one_command: Any) -> svc.ActResponse:
+    return act(client, TABLE, **one_command)
+
+
+def _deal(dealer: Client, cards: list[str]) -> svc.ActResponse:
+    reply = svc.ActResponse()
+    for card in cards:
+        reply = _command(dealer, deal=cmd.Deal(card=card))
     return reply
 
 
-def _start(dealer: Client, colour: str) -> pb.CommandReply:
-    reply: pb.CommandReply = dealer.StartBankedHand(pb.StartHandRequest(command_id=dealer.next_id(), table=TABLE,
-                                                                       deck_colour=colour))
-    return reply
+def _start(dealer: Client, colour: pb.DeckColour) -> svc.StartHandResponse:
+    return grpc_support.start(dealer, TABLE, colour)
+
+
+def _banked(client: Client, **moment: Any) -> pb.TableView:
+    reply: svc.GetTableResponse = client.GetTable(svc.GetTableRequest(table=TABLE, **moment))
+    assert reply.view.WhichOneof("detail") == "banked", reply.view
+    return reply.view
 
 
 def _play_thb(pit: Client, dealer: Client) -> None:
     """Hand 1 settled (box 1 ties the dealer's aces, box 3 folds)."""
-    pit.OpenBankedTable(pb.OpenBankedTableRequest(command_id="open-thb", table=TABLE, game="holdem-bonus",
-                                                  ante_min=5))
-    _start(dealer, "red")
-    _command(dealer, "ante", box=1, amount=10)
-    _command(dealer, "ante", box=3, amount=20)
-    _command(dealer, "close-bets")
-    for card in ["As", "9c", "Ac", "Ad", "2d", "Ah"]:  # boxes 1 and 3, dealer left, boxes 1 and 3, dealer right
-        _command(dealer, "deal", card=card)
-    _command(dealer, "flop-bet", box=1, amount=20)
-    _command(dealer, "fold", box=3)
-    for card in ["3s", "Kh", "7h", "8s"]:
-        _command(dealer, "deal", card=card)
-    _command(dealer, "check", box=1)
-    for card in ["4s", "5c"]:
-        _command(dealer, "deal", card=card)
-    _command(dealer, "check", box=1)
-    for card in ["6d", "Jc"]:
-        reply = _command(dealer, "deal", card=card)
-    assert reply.hand_complete
+    grpc_support.open_banked(pit, TABLE, pb.GAME_HOLDEM_BONUS, ante_min=5)
+    _start(dealer, pb.DECK_COLOUR_RED)
+    _command(dealer, ante=cmd.Ante(seat=1, amount=10))
+    _command(dealer, ante=cmd.Ante(seat=3, amount=20))
+    _command(dealer, close_bets=cmd.CloseBets())
+    _deal(dealer, ["As", "9c", "Ac", "Ad", "2d", "Ah"])  # boxes 1 and 3, dealer left, boxes 1 and 3, dealer right
+    _command(dealer, flop_bet=cmd.FlopBet(seat=1, amount=20))
+    _command(dealer, fold=cmd.Fold(seat=3))
+    _deal(dealer, ["3s", "Kh", "7h", "8s"])
+    _command(dealer, check=cmd.Check(seat=1))
+    _deal(dealer, ["4s", "5c"])
+    _command(dealer, check=cmd.Check(seat=1))
+    assert _deal(dealer, ["6d", "Jc"]).result.hand_complete
 
 
 def _play_cdp(pit: Client, dealer: Client) -> None:
     """Hand 1 settled (box 2's four aces against the bank, 20:1)."""
-    pit.OpenBankedTable(pb.OpenBankedTableRequest(command_id="open-cdp", table=TABLE, game="casino-draw",
-                                                  ante_min=5, ante_max=100))
-    _start(dealer, "red")
-    _command(dealer, "ante", box=2, amount=10)
-    _command(dealer, "close-bets")
-    for card in ["Ac", "Ad", "As", "3s", "9c", "8c", "8d", "Kh", "9s", "2s"]:  # box 2's five, then the bank's
-        _command(dealer, "deal", card=card)
-    _command(dealer, "exchange", box=2, cards=["3s", "9c"])
-    _command(dealer, "deal", card="Ah")
-    _command(dealer, "deal", card="2c")
-    assert _command(dealer, "play", box=2, amount=20).hand_complete
+    grpc_support.open_banked(pit, TABLE, pb.GAME_CASINO_DRAW, ante_min=5, ante_max=100)
+    _start(dealer, pb.DECK_COLOUR_RED)
+    _command(dealer, ante=cmd.Ante(seat=2, amount=10))
+    _command(dealer, close_bets=cmd.CloseBets())
+    _deal(dealer, ["Ac", "Ad", "As", "3s", "9c", "8c", "8d", "Kh", "9s", "2s"])  # box 2's five, then the bank's
+    _command(dealer, exchange=cmd.Exchange(seat=2, cards=["3s", "9c"]))
+    _deal(dealer, ["Ah", "2c"])
+    assert _command(dealer, play=cmd.Play(seat=2, amount=20)).result.hand_complete
 
 
 PLAYS: dict[str, tuple[Callable[[Client, Client], None], int]] = {
@@ -82,12 +86,27 @@ PLAYS: dict[str, tuple[Callable[[Client, Client], None], int]] = {
 }
 
 
-def _second_hand(dealer: Client, box: int) -> pb.CommandReply:
-    reply = _start(dealer, "blue")  # R-DECK-2: the decks alternate
-    _command(dealer, "ante", box=box, amount=10)
-    _command(dealer, "close-bets")
-    _command(dealer, "deal", card="Qs")
+def game_enum(code: str) -> pb.Game:
+    """The pokertable.v1 Game of a domain game code (the generic mapping of the contract)."""
+    return cast(pb.Game, pb.Game.Value("GAME_" + code.upper().replace("-", "_")))
+
+
+def case_prefix(hand_class: str) -> str:
+    """The TableEvent case prefix of a hand class's events (ThbHand.Started -> thb_hand_started)."""
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", hand_class).lower()
+
+
+def _second_hand(dealer: Client, box: int) -> svc.StartHandResponse:
+    reply = _start(dealer, pb.DECK_COLOUR_BLUE)  # R-DECK-2: the decks alternate
+    _command(dealer, ante=cmd.Ante(seat=box, amount=10))
+    _command(dealer, close_bets=cmd.CloseBets())
+    _command(dealer, deal=cmd.Deal(card="Qs"))
     return reply
+
+
+def _search(pit: Client, **filters: Any) -> list[pb.HandSummary]:
+    reply: svc.SearchHandsResponse = pit.SearchHands(svc.SearchHandsRequest(table=TABLE, **filters))
+    return list(reply.hands)
 
 
 @pytest.mark.parametrize("game", sorted(PLAYS))
@@ -96,83 +115,114 @@ def test_a_banked_table_is_served_by_the_same_rpcs_as_a_circle_table(
     pit, dealer, tv = Client(port, TOKENS["pit"]), Client(port, TOKENS["thb"]), Client(port, TOKENS["tv"])
     play, box = PLAYS[game]
     play(pit, dealer)
-    bank_result = dealer.GetBankedTable(pb.TableRequest(table=TABLE)).bank_result
-    stream = tv.Watch(pb.WatchRequest(table=TABLE))  # opened before hand 2: its hand is found as it starts
-    second = _second_hand(dealer, box)
+    after_first = _banked(dealer)
+    assert after_first.game == game_enum(game) and after_first.family == pb.GAME_FAMILY_BANKED
+    bank_result = after_first.banked.bank_result
+    stream = tv.Watch(svc.WatchRequest(table=TABLE))  # opened before hand 2: its hand is found as it starts
+    second = _second_hand(dealer, box).result
+    prefix = case_prefix(GAMES[game].hand_class.__name__)
 
     # Watch: the table's events and its hands', in order; face-down cards hidden from an observer.
-    changes: list[pb.TableChange] = []
-    while not changes or changes[-1].aggregate_id != second.hand_id or changes[-1].event.rpartition(".")[2] != \
-            "CardDealt":
+    changes: list[svc.WatchResponse] = []
+    while not changes or changes[-1].aggregate_id != second.hand_id or \
+            changes[-1].event.WhichOneof("event") != f"{prefix}_card_dealt":
         changes.append(next(stream))
     stream.cancel()
-    events = [change.event for change in changes]
-    assert events[0] == "BankedTable.Opened" and events.count("BankedTable.HandStarted") == 2
-    hand_class = GAMES[game].hand_class.__name__
-    assert events.count(f"{hand_class}.Started") == 2 and f"{hand_class}.BoxSettled" in events
-    dealt = [json.loads(c.payload_json) for c in changes if c.event == f"{hand_class}.CardDealt"]
-    hidden = [d for d in dealt if d.get("kind", "box") != "board"]
-    assert hidden and all(d["card"] == "??" for d in hidden)
+    events = [str(change.event.WhichOneof("event")) for change in changes]
+    assert events[0] == "banked_table_opened" and events.count("banked_table_hand_started") == 2
+    assert events.count(f"{prefix}_started") == 2 and f"{prefix}_box_settled" in events
+    dealt = [getattr(c.event, f"{prefix}_card_dealt") for c, e in zip(changes, events, strict=True)
+             if e == f"{prefix}_card_dealt"]
+    hidden = [d for d in dealt if getattr(d, "kind", "box") != "board"]
+    assert hidden and all(d.card == "??" for d in hidden)
     assert [c.position for c in changes] == sorted({c.position for c in changes})
 
     # ListHands and SearchHands: the same RPCs, the banked outcomes.
-    listed = list(pit.ListHands(pb.TableRequest(table=TABLE)).hand_ids)
-    assert len(listed) == 2 and listed[1] == second.hand_id
-    found = pit.SearchHands(pb.SearchHandsRequest(table=TABLE)).hands
-    assert [(h.number, h.outcome) for h in found] == [(1, "settled"), (2, "in-progress")]
+    listed = list(pit.ListHands(svc.ListHandsRequest(table=TABLE)).hands)
+    assert [h.number for h in listed] == [1, 2] and listed[1].hand_id == second.hand_id
+    found = _search(pit)
+    assert [(h.number, h.outcome) for h in found] == [(1, pb.HAND_OUTCOME_SETTLED), (2, pb.HAND_OUTCOME_IN_PROGRESS)]
     assert sum(found[0].net.values()) == -bank_result and found[0].pot > 0 and not found[1].net
     assert list(found[0].winners) == sorted(b for b, net in found[0].net.items() if net > 0)
-    assert [h.number for h in pit.SearchHands(pb.SearchHandsRequest(table=TABLE, outcome="settled")).hands] == [1]
-    assert [h.number for h in pit.SearchHands(pb.SearchHandsRequest(table=TABLE, seat=box)).hands] == [1, 2]
-    assert not pit.SearchHands(pb.SearchHandsRequest(table=TABLE, seat=7)).hands
-    assert [h.number for h in pit.SearchHands(pb.SearchHandsRequest(table=TABLE, game=game)).hands] == [1, 2]
-    assert not pit.SearchHands(pb.SearchHandsRequest(table=TABLE, game="holdem")).hands
-    assert not pit.SearchHands(pb.SearchHandsRequest(table=TABLE, outcome="showdown")).hands
+    assert [h.number for h in _search(pit, outcome=pb.HAND_OUTCOME_SETTLED)] == [1]
+    assert [h.number for h in _search(pit, seat=box)] == [1, 2]
+    assert not _search(pit, seat=7)
+    assert [h.number for h in _search(pit, game=game_enum(game))] == [1, 2]
+    assert not _search(pit, game=pb.GAME_HOLDEM)
+    assert not _search(pit, outcome=pb.HAND_OUTCOME_SHOWDOWN)
 
     # ReconstructHand: the pit boss's stream, the request recorded at the table.
-    steps = list(pit.ReconstructHand(pb.ReconstructRequest(command_id="rc-1", table=TABLE, hand_number=1,
-                                                           reason="box 1 disputes")))
-    assert steps[0].event == f"{hand_class}.Started" and json.loads(steps[-1].state_json)["game"] == game
-    assert json.loads(steps[-1].state_json)["stage"] == "complete"
+    steps = list(pit.ReconstructHand(svc.ReconstructHandRequest(command_id="rc-1", table=TABLE, hand_number=1,
+                                                                reason="box 1 disputes")))
+    assert steps[0].event.WhichOneof("event") == f"{prefix}_started"
+    last = json_format.MessageToDict(steps[-1].state)
+    assert last["game"] == game and last["stage"] == "complete"
+
+    # History: the table at a past position (GetTable), with the hand in progress then.
+    at = next(c.position for c in changes if c.aggregate_id == second.hand_id)
+    then = _banked(pit, position=at)
+    assert then.hands_started == 2 and then.position == at and then.hand_in_progress
+    assert then.hand_number == 2 and then.banked.bank_result == bank_result and not then.banked.boxes
+
+    # ExportHand: the pit's copy (every card) and the public copy (face-down cards as ??); no PHH for a banked game.
+    document = json.loads(_export(pit, 1, pb.EXPORT_FORMAT_JSON).content)
+    assert document["game"] == game and document["complete"] and document["hand_id"] == listed[0].hand_id
+    assert document["bank_result"] == bank_result
+    assert "As" in json.dumps(document["events"]) or "Ac" in json.dumps(document["events"])
+    public = json.loads(_export(tv, 1, pb.EXPORT_FORMAT_JSON).content)
+    cards = [e["data"] for e in public["events"] if e["event"].endswith(".CardDealt")]
+    assert cards and all(c["card"] == "??" for c in cards if c.get("kind", "box") != "board")
+    with pytest.raises(grpc.RpcError) as no_phh:
+        _export(pit, 1, pb.EXPORT_FORMAT_PHH)
+    assert no_phh.value.code() == grpc.StatusCode.FAILED_PRECONDITION
 
     db = tmp_path / "tables.db"
     if not db.exists():  # PostgreSQL: the history and export commands are tested on the SQLite file
         return
     url = f"sqlite:///{db}"
-    # History: the table at a past position, with the hand in progress then.
-    at = next(c.position for c in changes if c.aggregate_id == second.hand_id)
+    hand_ids = [h.hand_id for h in listed]
+    # The CLI's history: the same table at the same position.
     assert main(["history", TABLE, "--position", str(at), "--db", url]) == 0
     state = json.loads(capsys.readouterr().out)
     assert state["game"] == game and state["hands_started"] == 2 and state["position"] == at
     assert state["bank_result"] == bank_result and state["hand"]["number"] == 2 and state["hand"]["bets"] == {}
-    # Export: the pit's copy (every card) and the public copy (face-down cards as ??).
-    assert main(["export", listed[0], "--db", url]) == 0
+    # The CLI's export: the pit's copy (every card) and the public copy (face-down cards as ??).
+    assert main(["export", hand_ids[0], "--db", url]) == 0
     document = json.loads(capsys.readouterr().out)
     assert document["format"] == "pokertable-hand/1" and document["game"] == game and document["complete"]
-    assert document["bank_result"] == bank_result and document["hand_id"] == listed[0]
+    assert document["bank_result"] == bank_result and document["hand_id"] == hand_ids[0]
     assert sum(sum(r.values()) for r in document["results"].values()) == -bank_result
     assert "As" in json.dumps(document["events"]) or "Ac" in json.dumps(document["events"])
     assert main(["export", "--table", TABLE, "--public", "--db", url]) == 0
-    public = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert [d["number"] for d in public] == [1, 2] and public[1]["complete"] is False
-    cards = [e["data"] for d in public for e in d["events"] if e["event"] == f"{hand_class}.CardDealt"]
+    public_lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [d["number"] for d in public_lines] == [1, 2] and public_lines[1]["complete"] is False
+    hand_class = GAMES[game].hand_class.__name__
+    cards = [e["data"] for d in public_lines for e in d["events"] if e["event"] == f"{hand_class}.CardDealt"]
     assert all(c["card"] == "??" for c in cards if c.get("kind", "box") != "board")
-    assert main(["export", listed[0], "--format", "phh", "--db", url]) == 1  # PHH has no banked game: said plainly
+    assert main(["export", hand_ids[0], "--format", "phh", "--db", url]) == 1  # PHH has no banked game: said plainly
     assert f"PHH has no form for {game}: export it as JSON" in capsys.readouterr().err
     assert main(["hands", TABLE, "--outcome", "settled", "--db", url]) == 0
     assert "1 hand(s)" in capsys.readouterr().out
 
 
+def _export(client: Client, number: int, form: pb.ExportFormat) -> svc.ExportHandResponse:
+    reply: svc.ExportHandResponse = client.ExportHand(svc.ExportHandRequest(table=TABLE, hand_number=number,
+                                                                            format=form))
+    return reply
+
+
 def test_a_banked_watch_is_refused_to_no_one_and_an_unknown_table_is_not_found(port: int) -> None:
     pit, dealer = Client(port, TOKENS["pit"]), Client(port, TOKENS["thb"])
     _play_thb(pit, dealer)
-    stream = Client(port, TOKENS["other"]).Watch(pb.WatchRequest(table=TABLE))  # another table's dealer reads
+    stream = Client(port, TOKENS["other"]).Watch(svc.WatchRequest(table=TABLE))  # another table's dealer reads
     first = next(stream)
     stream.cancel()
-    assert first.event == "BankedTable.Opened"
+    assert first.event.WhichOneof("event") == "banked_table_opened"
+    assert first.event.banked_table_opened.game == "holdem-bonus"
     with pytest.raises(grpc.RpcError) as missing:
-        next(pit.Watch(pb.WatchRequest(table="THB 9")))
+        next(pit.Watch(svc.WatchRequest(table="THB 9")))
     assert missing.value.code() == grpc.StatusCode.NOT_FOUND
+    assert rule_of(missing.value)  # a NOT_FOUND carries its ErrorInfo too
 
 
 def test_every_game_code_names_its_hand_and_its_first_event() -> None:
