@@ -23,7 +23,7 @@ from service.api import table_service_pb2_grpc as svc_grpc
 from service.api import types_pb2 as pb
 from service.app.application import PokerTables
 from service.bootstrap import open_store
-from service.grpc.server import Stations, create_server
+from service.grpc.server import Stations, create_server, stop
 from tests.test_application import postgres_store
 
 __all__ = [
@@ -66,7 +66,7 @@ def port(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[int]:
         try:
             yield bound
         finally:
-            asyncio.run_coroutine_threadsafe(server.stop(0), loop).result(timeout=10)
+            asyncio.run_coroutine_threadsafe(stop(server, 0), loop).result(timeout=10)
     finally:
         loop.call_soon_threadsafe(loop.stop)
         thread.join(timeout=5)
@@ -123,7 +123,7 @@ def violations(error: grpc.RpcError) -> list[str]:
 _FLOP_GAMES = (pb.GAME_HOLDEM, pb.GAME_OMAHA, pb.GAME_PINEAPPLE)
 
 
-def open_circle(pit: Client, table: str, game: pb.Game.ValueType = pb.GAME_HOLDEM, *, seat_count: int = 0,
+def open_circle(pit: Client, table: str, game: pb.Game = pb.GAME_HOLDEM, *, seat_count: int = 0,
                 **settings: Any) -> svc.OpenTableResponse:
     """Open a circle table; ``settings`` are CircleSettings fields (default: no-limit; blinds 1/2 for the flop games
     when neither blinds nor an ante are given)."""
@@ -136,7 +136,7 @@ def open_circle(pit: Client, table: str, game: pb.Game.ValueType = pb.GAME_HOLDE
     return reply
 
 
-def open_banked(pit: Client, table: str, game: pb.Game.ValueType, **settings: Any) -> svc.OpenTableResponse:
+def open_banked(pit: Client, table: str, game: pb.Game, **settings: Any) -> svc.OpenTableResponse:
     """Open a banked table: Texas Hold'em Bonus (default ante_min 5) or Casino Draw Poker (default 5 to 100)."""
     if game == pb.GAME_HOLDEM_BONUS:
         settings.setdefault("ante_min", 5)
@@ -158,7 +158,7 @@ def seat(dealer: Client, table: str, seat_number: int, chips: int = 100) -> svc.
     return reply
 
 
-def start(dealer: Client, table: str, colour: pb.DeckColour.ValueType = pb.DECK_COLOUR_UNSPECIFIED,
+def start(dealer: Client, table: str, colour: pb.DeckColour = pb.DECK_COLOUR_UNSPECIFIED,
           **fields: Any) -> svc.StartHandResponse:
     """Start the next hand (any game); ``fields``: deck_size, deck_label."""
     reply: svc.StartHandResponse = dealer.StartHand(svc.StartHandRequest(

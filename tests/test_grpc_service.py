@@ -1,246 +1,263 @@
-"""The gRPC service end to end: a real server on a free port, a real channel, SQLite underneath."""
+"""The gRPC service (pokertable.v1) end to end: a real server on a free port, a real channel, SQLite (as the file's
+sole writer) and PostgreSQL underneath."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import threading
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import grpc
 import pytest
-from google.rpc import error_details_pb2
+from google.protobuf.timestamp_pb2 import Timestamp
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
-from grpc_status import rpc_status
 
-from service.api import pokertable_pb2 as pb
-from service.api import pokertable_pb2_grpc as pb_grpc
+from service.api import commands_pb2 as cmd
+from service.api import table_service_pb2 as svc
+from service.api import types_pb2 as pb
 from service.app.application import PokerTables
-from service.grpc.server import WATCH_PAGE, Stations, create_server
-from service.store.persistence import claim_sole_writer, environment
+from service.bootstrap import open_store
+from service.grpc.server import WATCH_PAGE, create_server, stop
+from tests import grpc_support
+from tests.grpc_support import (
+    STATIONS,
+    TOKENS,
+    Client,
+    act,
+    deal,
+    open_banked,
+    open_circle,
+    rule_of,
+    seat,
+    start,
+    violations,
+)
 from tests.test_application import postgres_store
 
-TOKENS = {"pit": "pit-boss-token-0123456789", "dealer": "dealer-token-0123456789", "tv": "observer-token-0123456789",
-          "other": "other-dealer-token-012345", "director": "games-director-token-012345",
-          "thb": "thb-dealer-token-0123456789", "shoe": "mesa-1-shoe-token-0123456789"}
-STATIONS = Stations.from_mapping({
-    "pit": {"token": TOKENS["pit"], "role": "pit-boss"},
-    "mesa-1": {"token": TOKENS["dealer"], "role": "dealer", "table": "Mesa 1"},
-    "tv": {"token": TOKENS["tv"], "role": "observer"},
-    "mesa-2": {"token": TOKENS["other"], "role": "dealer", "table": "Mesa 2"},
-    "dj": {"token": TOKENS["director"], "role": "games-director"},
-    "thb-1": {"token": TOKENS["thb"], "role": "dealer", "table": "THB 1"},
-    "shoe-1": {"token": TOKENS["shoe"], "role": "device", "table": "Mesa 1"},
-})
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def port(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[int]:
-    """A server on a free port, in its own event loop thread, on each kind of store: on SQLite as ``pokertable
-    serve`` runs it, the file's sole writer (commands applied on the event loop, the cache not fast-forwarded)."""
-    url = f"sqlite:///{tmp_path / 'tables.db'}"
-    claim = claim_sole_writer(url) if request.param == "sqlite" else None
-    env = environment(url, sole_writer=True) if claim is not None else postgres_store()
-    app = PokerTables(env=env)
-    assert app.sole_writer is (claim is not None)
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_forever, daemon=True)
-    thread.start()
-    server, bound = asyncio.run_coroutine_threadsafe(create_server(app, STATIONS), loop).result(timeout=10)
-    yield bound
-    asyncio.run_coroutine_threadsafe(server.stop(0), loop).result(timeout=10)
-    loop.call_soon_threadsafe(loop.stop)
-    thread.join(timeout=5)
-    if claim is not None:
-        claim.release()
-
-
-class Client:
-    """A station's stub with its token."""
-
-    def __init__(self, port: int, token: str | None) -> None:
-        self.channel = grpc.insecure_channel(f"127.0.0.1:{port}")
-        self.stub = pb_grpc.TableServiceStub(self.channel)  # type: ignore[no-untyped-call]
-        self.metadata = [("authorization", f"Bearer {token}")] if token else []
-        self.counter = 0
-
-    def __getattr__(self, name: str) -> Any:
-        method = getattr(self.stub, name)
-        return lambda request, **kw: method(request, metadata=self.metadata, timeout=10, **kw)
-
-    def next_id(self) -> str:
-        self.counter += 1
-        return f"{id(self)}-{self.counter}"
-
-
-def rule_of(error: grpc.RpcError) -> str:
-    status = rpc_status.from_call(error)  # type: ignore[arg-type]
-    assert status is not None
-    info = error_details_pb2.ErrorInfo()
-    status.details[0].Unpack(info)
-    return str(info.reason)
+port = grpc_support.port
 
 
 def open_table(pit: Client, dealer: Client) -> None:
-    settings = pb.Settings(variant="holdem", structure="no-limit", blinds=[1, 2], no_burns=True)
-    pit.OpenTable(pb.OpenTableRequest(command_id=pit.next_id(), table="Mesa 1", settings=settings))
-    for seat in (1, 2, 3):
-        dealer.SeatPlayer(pb.SeatPlayerRequest(command_id=dealer.next_id(), table="Mesa 1", seat=seat, chips=100))
+    open_circle(pit, "Mesa 1", blinds=[1, 2], no_burns=True)
+    for number in (1, 2, 3):
+        seat(dealer, "Mesa 1", number)
 
 
-def deal(dealer: Client, cards: str) -> None:
-    for card in cards.split():
-        dealer.HandCommand(pb.HandCommandRequest(command_id=dealer.next_id(), table="Mesa 1", action="deal",
-                                                 card=card, source="croupier"))
+def get_table(client: Client, table: str = "Mesa 1", **moment: Any) -> pb.TableView:
+    view: pb.TableView = client.GetTable(svc.GetTableRequest(table=table, **moment)).view
+    return view
 
 
 def test_a_hand_is_played_through_the_api(port: int) -> None:
     pit, dealer = Client(port, TOKENS["pit"]), Client(port, TOKENS["dealer"])
     open_table(pit, dealer)
-    reply = dealer.StartHand(pb.StartHandRequest(command_id=dealer.next_id(), table="Mesa 1", deck_colour="blue"))
+    reply = start(dealer, "Mesa 1", pb.DECK_COLOUR_BLUE).result
     assert reply.hand_number == 1 and reply.hand_id
-    deal(dealer, "As Kd Qh Ac Kc Qs")
-    legal = dealer.GetLegalActions(pb.TableRequest(table="Mesa 1"))
-    assert legal.anyone_to_act and legal.seat == 1 and legal.call == 2 and legal.raise_min == 4
-    dealer.HandCommand(pb.HandCommandRequest(command_id=dealer.next_id(), table="Mesa 1", action="bet", seat=1,
-                                             amount=10))
-    for seat in (2, 3):
-        reply = dealer.HandCommand(pb.HandCommandRequest(command_id=dealer.next_id(), table="Mesa 1", action="fold",
-                                                         seat=seat))
-    assert reply.hand_complete
-    view = dealer.GetTable(pb.TableRequest(table="Mesa 1"))
-    assert dict(view.stacks) == {1: 103, 2: 99, 3: 98} and not view.hand_in_progress
-    assert len(dealer.ListHands(pb.TableRequest(table="Mesa 1")).hand_ids) == 1
+    deal(dealer, "Mesa 1", "As Kd Qh Ac Kc Qs")
+    legal = dealer.GetLegalActions(svc.GetLegalActionsRequest(table="Mesa 1"))
+    assert legal.HasField("seat") and legal.seat == 1 and legal.call == 2 and legal.raise_min == 4
+    assert {pb.ACTION_KIND_FOLD, pb.ACTION_KIND_CALL, pb.ACTION_KIND_BET} <= set(legal.allowed)
+    bet = act(dealer, "Mesa 1", bet=cmd.Bet(seat=1, amount=10)).result
+    assert bet.hand_id == reply.hand_id and bet.hand_number == 1
+    for number in (2, 3):
+        result = act(dealer, "Mesa 1", fold=cmd.Fold(seat=number)).result
+    assert result.hand_complete and result.hand_number == 1
+    view = get_table(dealer)
+    assert view.game == pb.GAME_HOLDEM and view.family == pb.GAME_FAMILY_CIRCLE
+    assert view.WhichOneof("detail") == "circle"
+    assert dict(view.circle.stacks) == {1: 103, 2: 99, 3: 98} and not view.hand_in_progress
+    hands = dealer.ListHands(svc.ListHandsRequest(table="Mesa 1")).hands
+    assert [(h.hand_id, h.number) for h in hands] == [(reply.hand_id, 1)]
+    legal = dealer.GetLegalActions(svc.GetLegalActionsRequest(table="Mesa 1"))
+    assert not legal.HasField("seat") and not legal.allowed
 
 
 def played_to_the_big_blind(port: int) -> tuple[Client, Client]:
     """Mesa 1's first hand, dealt and folded to the big blind (seat 3); the pit boss's and the dealer's clients."""
     pit, dealer = Client(port, TOKENS["pit"]), Client(port, TOKENS["dealer"])
     open_table(pit, dealer)
-    dealer.StartHand(pb.StartHandRequest(command_id=dealer.next_id(), table="Mesa 1"))
-    deal(dealer, "As Kd Qh Ac Kc Qs")
-    for seat in (1, 2):
-        dealer.HandCommand(pb.HandCommandRequest(command_id=dealer.next_id(), table="Mesa 1", action="fold",
-                                                 seat=seat))
+    start(dealer, "Mesa 1")
+    deal(dealer, "Mesa 1", "As Kd Qh Ac Kc Qs")
+    for number in (1, 2):
+        act(dealer, "Mesa 1", fold=cmd.Fold(seat=number))
     return pit, dealer
 
 
 def test_the_pit_boss_streams_a_reconstruction_and_the_request_is_recorded(port: int) -> None:
     pit, dealer = played_to_the_big_blind(port)
-    request = pb.ReconstructRequest(command_id="rc-1", table="Mesa 1", hand_number=1, reason="seat 3 disputes")
+    request = svc.ReconstructHandRequest(command_id="rc-1", table="Mesa 1", hand_number=1, reason="seat 3 disputes")
     with pytest.raises(grpc.RpcError) as refused:
         list(dealer.ReconstructHand(request))
     assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED and rule_of(refused.value) == "R-THB-13"
     steps = list(pit.ReconstructHand(request))
     assert [s.version for s in steps] == list(range(1, len(steps) + 1))
-    assert steps[2].event == "Hand.CardDealt" and steps[2].description.startswith("As to seat")
-    assert json.loads(steps[-1].state_json)["phase"] == "complete" and "seat  3" in steps[-1].rendered
-    changes = pit.Watch(pb.WatchRequest(table="Mesa 1"))
-    requested = next(c for c in changes if c.event == "Table.ReconstructionRequested")
+    assert steps[2].event.WhichOneof("event") == "hand_card_dealt" and steps[2].event.hand_card_dealt.card == "As"
+    assert steps[2].description.startswith("As to seat") and steps[2].timestamp.seconds > 0
+    assert steps[-1].state["phase"] == "complete" and "seat  3" in steps[-1].rendered
+    changes = pit.Watch(svc.WatchRequest(table="Mesa 1"))
+    requested = next(c for c in changes if c.event.WhichOneof("event") == "table_reconstruction_requested")
     changes.cancel()
-    assert json.loads(requested.payload_json)["reason"] == "seat 3 disputes"
+    assert requested.event.table_reconstruction_requested.reason == "seat 3 disputes"
 
 
 def test_hands_are_searched_through_the_api(port: int) -> None:
     pit, dealer = played_to_the_big_blind(port)
-    found = pit.SearchHands(pb.SearchHandsRequest(table="Mesa 1", outcome="uncontested", seat=3)).hands
+    found = pit.SearchHands(svc.SearchHandsRequest(table="Mesa 1", outcome=pb.HAND_OUTCOME_UNCONTESTED, seat=3)).hands
     assert [(h.number, h.outcome, list(h.winners), dict(h.net)) for h in found] == [
-        (1, "uncontested", [3], {1: 0, 2: -1, 3: 1})]
-    assert not dealer.SearchHands(pb.SearchHandsRequest(table="Mesa 1", outcome="showdown")).hands
+        (1, pb.HAND_OUTCOME_UNCONTESTED, [3], {1: 0, 2: -1, 3: 1})]
+    assert found[0].started.seconds > 0 and found[0].ended.ToDatetime() >= found[0].started.ToDatetime()
+    assert not dealer.SearchHands(svc.SearchHandsRequest(table="Mesa 1", outcome=pb.HAND_OUTCOME_SHOWDOWN)).hands
+    assert not dealer.SearchHands(svc.SearchHandsRequest(table="Mesa 1", game=pb.GAME_OMAHA)).hands
+    later = Timestamp(seconds=found[0].ended.seconds + 3600)
+    assert not pit.SearchHands(svc.SearchHandsRequest(table="Mesa 1", since=later)).hands
+    assert len(pit.SearchHands(svc.SearchHandsRequest(table="Mesa 1", until=later)).hands) == 1
     with pytest.raises(grpc.RpcError) as refused:
-        pit.SearchHands(pb.SearchHandsRequest(table="Mesa 1", since="2026-01-01T00:00:00"))
-    assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "offset" in (refused.value.details() or "")
+        pit.SearchHands(svc.SearchHandsRequest(table="Mesa 1", since=Timestamp(seconds=10**12)))
+    assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT and violations(refused.value) == ["since"]
     with pytest.raises(grpc.RpcError) as denied:
-        Client(port, TOKENS["other"]).SearchHands(pb.SearchHandsRequest(table="Mesa 1"))
+        Client(port, TOKENS["other"]).SearchHands(svc.SearchHandsRequest(table="Mesa 1"))
     assert denied.value.code() == grpc.StatusCode.PERMISSION_DENIED
+
+
+def command(case: str, **fields: Any) -> cmd.Command:
+    return cmd.Command(**{case: getattr(cmd, "".join(p.title() for p in case.split("_")))(**fields)})
 
 
 def test_every_error_class_has_its_status_and_rule(port: int) -> None:
     pit, dealer = Client(port, TOKENS["pit"]), Client(port, TOKENS["dealer"])
     open_table(pit, dealer)
-    dealer.StartHand(pb.StartHandRequest(command_id=dealer.next_id(), table="Mesa 1"))
+    start(dealer, "Mesa 1")
+    circle = pb.CircleSettings(structure=pb.BETTING_STRUCTURE_NO_LIMIT, blinds=[1, 2])
     cases: list[tuple[Client, str, Any, grpc.StatusCode, str]] = [
-        (Client(port, None), "GetTable", pb.TableRequest(table="Mesa 1"), grpc.StatusCode.UNAUTHENTICATED, "R-AUD-1"),
-        (Client(port, "wrong-token-0123456789"), "GetTable", pb.TableRequest(table="Mesa 1"),
+        (Client(port, None), "GetTable", svc.GetTableRequest(table="Mesa 1"), grpc.StatusCode.UNAUTHENTICATED,
+         "R-AUD-1"),
+        (Client(port, "wrong-token-0123456789"), "GetTable", svc.GetTableRequest(table="Mesa 1"),
          grpc.StatusCode.UNAUTHENTICATED, "R-AUD-1"),
-        (dealer, "HandCommand", pb.HandCommandRequest(command_id="x1", table="Mesa 1", action="check", seat=1),
+        (dealer, "Act", svc.ActRequest(command_id="x1", table="Mesa 1", command=command("check", seat=1)),
          grpc.StatusCode.FAILED_PRECONDITION, "R-CIRC-3"),
-        (dealer, "GetTable", pb.TableRequest(table="Mesa 9"), grpc.StatusCode.NOT_FOUND, "NONE"),
-        (Client(port, TOKENS["tv"]), "HandCommand",
-         pb.HandCommandRequest(command_id="x2", table="Mesa 1", action="deal", card="As"),
+        (dealer, "GetTable", svc.GetTableRequest(table="Mesa 9"), grpc.StatusCode.NOT_FOUND, "NONE"),
+        (Client(port, TOKENS["tv"]), "Act",
+         svc.ActRequest(command_id="x2", table="Mesa 1", command=command("deal", card="As")),
          grpc.StatusCode.PERMISSION_DENIED, "NONE"),
         (Client(port, TOKENS["other"]), "SeatPlayer",
-         pb.SeatPlayerRequest(command_id="x3", table="Mesa 1", seat=4, chips=100),
+         svc.SeatPlayerRequest(command_id="x3", table="Mesa 1", seat=4, chips=100),
          grpc.StatusCode.PERMISSION_DENIED, "NONE"),
-        (dealer, "SeatPlayer", pb.SeatPlayerRequest(command_id="x4", table="Mesa 1", seat=4, chips=-5),
+        (dealer, "SeatPlayer", svc.SeatPlayerRequest(command_id="x4", table="Mesa 1", seat=4, chips=-5),
          grpc.StatusCode.INVALID_ARGUMENT, "R-CIRC-6"),
-        (dealer, "SeatPlayer", pb.SeatPlayerRequest(command_id="", table="Mesa 1", seat=4, chips=5),
+        (dealer, "SeatPlayer", svc.SeatPlayerRequest(command_id="", table="Mesa 1", seat=4, chips=5),
          grpc.StatusCode.INVALID_ARGUMENT, "NONE"),
-        (dealer, "HandCommand", pb.HandCommandRequest(command_id="x5", table="Mesa 1", action="deal", card="Zz"),
+        (dealer, "Act", svc.ActRequest(command_id="x5", table="Mesa 1", command=command("deal", card="Zz")),
          grpc.StatusCode.INVALID_ARGUMENT, "R-CARD-1"),
-        (dealer, "HandCommand", pb.HandCommandRequest(command_id="x6", table="Mesa 1", action="dance"),
+        (dealer, "Act", svc.ActRequest(command_id="x6", table="Mesa 1", command=cmd.Command()),
          grpc.StatusCode.INVALID_ARGUMENT, "R-CIRC-3"),
-        (dealer, "HandCommand", pb.HandCommandRequest(command_id="x7", table="M" * 300, action="fold", seat=1),
+        (dealer, "Act", svc.ActRequest(command_id="x7", table="M" * 300, command=command("fold", seat=1)),
          grpc.StatusCode.INVALID_ARGUMENT, "NONE"),
-        (pit, "OpenTable", pb.OpenTableRequest(command_id="x8", table="Mesa 3", settings=pb.Settings(variant="bingo")),
+        (pit, "OpenTable", svc.OpenTableRequest(command_id="x8", table="Mesa 3", game=99, circle=circle),  # type: ignore[arg-type]
          grpc.StatusCode.INVALID_ARGUMENT, "R-CIRC-5"),
-        (dealer, "StartHand", pb.StartHandRequest(command_id="x9", table="Mesa 1", deck_colour="green"),
+        (dealer, "StartHand", svc.StartHandRequest(command_id="x9", table="Mesa 1", deck_colour=7),  # type: ignore[arg-type]
          grpc.StatusCode.INVALID_ARGUMENT, "R-DECK-2"),
+        (dealer, "Act", svc.ActRequest(command_id="x10", table="Mesa 1", command=command("ante", seat=1, amount=5)),
+         grpc.StatusCode.FAILED_PRECONDITION, "R-CIRC-3"),
     ]
-    before = dealer.GetTable(pb.TableRequest(table="Mesa 1"))
+    before = get_table(dealer)
     for client, method, request, code, rule in cases:
         with pytest.raises(grpc.RpcError) as error:
             getattr(client, method)(request)
         assert error.value.code() == code, (method, request, error.value.details())
         assert rule_of(error.value) == rule, (method, error.value.details())
-    assert dealer.GetTable(pb.TableRequest(table="Mesa 1")) == before  # nothing changed
+        assert bool(violations(error.value)) == (code == grpc.StatusCode.INVALID_ARGUMENT), method
+    assert get_table(dealer).circle == before.circle  # nothing changed
+
+
+def test_invalid_arguments_name_the_request_field(port: int) -> None:
+    """R-AUD-1: a malformed request says which field, as a BadRequest field violation with the field's path."""
+    pit, dealer = Client(port, TOKENS["pit"]), Client(port, TOKENS["dealer"])
+    open_table(pit, dealer)
+    start(dealer, "Mesa 1")
+    deal(dealer, "Mesa 1", "As Kd Qh Ac Kc Qs")
+    fixed = pb.CircleSettings(structure=pb.BETTING_STRUCTURE_FIXED_LIMIT, blinds=[1, 2])
+    cases: list[tuple[Client, str, Any, str, str]] = [
+        (dealer, "Act", svc.ActRequest(command_id="v1", table="Mesa 1", command=command("bet", seat=1, amount=0)),
+         "command.bet.amount", "R-CIRC-6"),
+        (dealer, "Act", svc.ActRequest(command_id="v2", table="Mesa 1", command=command("fold")),
+         "command.fold.seat", "R-CIRC-2"),
+        (dealer, "Act", svc.ActRequest(command_id="v3", table="Mesa 1",
+                                       command=command("discard", seat=1, cards=["As", "1x"])),
+         "command.discard.cards", "R-CARD-1"),
+        (pit, "OpenTable", svc.OpenTableRequest(command_id="v4", table="Mesa 4", game=pb.GAME_HOLDEM, circle=fixed),
+         "settings.circle.small_bet", "R-CIRC-5"),
+        (pit, "OpenTable", svc.OpenTableRequest(
+            command_id="v5", table="Mesa 5", game=pb.GAME_HOLDEM,
+            circle=pb.CircleSettings(structure=pb.BETTING_STRUCTURE_NO_LIMIT, blinds=[2, -1])),
+         "settings.circle.blinds", "R-CIRC-5"),
+        (pit, "OpenTable", svc.OpenTableRequest(command_id="v6", table="THB 9", game=pb.GAME_HOLDEM_BONUS,
+                                                circle=pb.CircleSettings(structure=pb.BETTING_STRUCTURE_NO_LIMIT)),
+         "settings.circle", "R-CIRC-5"),
+        (pit, "OpenTable", svc.OpenTableRequest(command_id="v7", table="THB 9", game=pb.GAME_HOLDEM_BONUS,
+                                                holdem_bonus=pb.HoldemBonusSettings(ante_min=7)),
+         "settings.holdem_bonus.ante_min", "R-THB-2"),
+        (dealer, "RecordCutExposure", svc.RecordCutExposureRequest(command_id="v8", table="Mesa 1", card="Qh"),
+         "colour", "R-DECK-2"),
+        (pit, "CorrectStack", svc.CorrectStackRequest(command_id="v9", table="Mesa 1", seat=1, chips=5),
+         "reason", "NONE"),
+    ]
+    for client, method, request, field, rule in cases:
+        with pytest.raises(grpc.RpcError) as error:
+            getattr(client, method)(request)
+        assert error.value.code() == grpc.StatusCode.INVALID_ARGUMENT, (method, error.value.details())
+        assert violations(error.value) == [field], (method, error.value.details())
+        assert rule_of(error.value) == rule, (method, error.value.details())
 
 
 def test_a_retried_command_id_returns_the_first_result_and_applies_once(port: int) -> None:
     pit, dealer = Client(port, TOKENS["pit"]), Client(port, TOKENS["dealer"])
     open_table(pit, dealer)
-    dealer.StartHand(pb.StartHandRequest(command_id=dealer.next_id(), table="Mesa 1"))
-    request = pb.HandCommandRequest(command_id="deal-once", table="Mesa 1", action="deal", card="As")
-    first, second = dealer.HandCommand(request), dealer.HandCommand(request)
+    start(dealer, "Mesa 1")
+    first = act(dealer, "Mesa 1", command_id="deal-once", deal=cmd.Deal(card="As"))
+    second = act(dealer, "Mesa 1", command_id="deal-once", deal=cmd.Deal(card="As"))
     assert first == second
-    view = dealer.GetTable(pb.TableRequest(table="Mesa 1"))
-    assert {p.seat: list(p.cards) for p in view.players} == {2: ["As"], 3: [], 1: []}  # once, left of the button
+    view = get_table(dealer)
+    assert {p.seat: list(p.cards) for p in view.circle.players} == {2: ["As"], 3: [], 1: []}  # left of the button
 
 
 def test_observers_and_other_tables_never_see_face_down_cards(port: int) -> None:
     pit, dealer = Client(port, TOKENS["pit"]), Client(port, TOKENS["dealer"])
     open_table(pit, dealer)
-    dealer.StartHand(pb.StartHandRequest(command_id=dealer.next_id(), table="Mesa 1"))
-    deal(dealer, "As Kd Qh Ac Kc Qs")
-    own = dealer.GetTable(pb.TableRequest(table="Mesa 1"))
-    assert {p.seat: list(p.cards) for p in own.players} == {2: ["As", "Ac"], 3: ["Kd", "Kc"], 1: ["Qh", "Qs"]}
+    start(dealer, "Mesa 1")
+    deal(dealer, "Mesa 1", "As Kd Qh Ac Kc Qs")
+    own = get_table(dealer)
+    assert {p.seat: list(p.cards) for p in own.circle.players} == {2: ["As", "Ac"], 3: ["Kd", "Kc"], 1: ["Qh", "Qs"]}
     for token in ("tv", "other"):
-        view = Client(port, TOKENS[token]).GetTable(pb.TableRequest(table="Mesa 1"))
-        assert [list(p.cards) for p in view.players] == [["??", "??"]] * 3
-        changes = Client(port, TOKENS[token]).Watch(pb.WatchRequest(table="Mesa 1"))
+        view = get_table(Client(port, TOKENS[token]))
+        assert [list(p.cards) for p in view.circle.players] == [["??", "??"]] * 3
+        changes = Client(port, TOKENS[token]).Watch(svc.WatchRequest(table="Mesa 1"))
         seen = [next(changes) for _ in range(10)]
-        assert all('"card": "??"' in c.payload_json for c in seen if c.event == "Hand.CardDealt")
+        dealt = [c.event.hand_card_dealt for c in seen if c.event.WhichOneof("event") == "hand_card_dealt"]
+        assert dealt and all(d.card == "??" for d in dealt)
         changes.cancel()
 
 
 def test_the_watch_stream_resumes_after_a_reconnect_without_missing_or_repeating(port: int) -> None:
     pit, dealer = Client(port, TOKENS["pit"]), Client(port, TOKENS["dealer"])
     open_table(pit, dealer)
-    stream = dealer.Watch(pb.WatchRequest(table="Mesa 1"))
+    stream = dealer.Watch(svc.WatchRequest(table="Mesa 1"))
     first = [next(stream) for _ in range(4)]  # opened and three players seated
     stream.cancel()
-    assert [c.event for c in first] == ["Table.Opened", "Table.PlayerSeated", "Table.PlayerSeated",
-                                        "Table.PlayerSeated"]
-    dealer.StartHand(pb.StartHandRequest(command_id=dealer.next_id(), table="Mesa 1"))
-    deal(dealer, "As Kd")
-    resumed = dealer.Watch(pb.WatchRequest(table="Mesa 1", after_position=first[-1].position))
+    assert [c.event.WhichOneof("event") for c in first] == ["table_opened"] + ["table_player_seated"] * 3
+    assert [c.version for c in first] == [1, 2, 3, 4] and first[0].timestamp.seconds > 0
+    start(dealer, "Mesa 1")
+    deal(dealer, "Mesa 1", "As Kd")
+    resumed = dealer.Watch(svc.WatchRequest(table="Mesa 1", after_position=first[-1].position))
     rest = [next(resumed) for _ in range(5)]
     resumed.cancel()
-    assert [c.event for c in rest] == ["Table.HandStarted", "Hand.Started", "Hand.ForcedBetsPosted",
-                                       "Hand.CardDealt", "Hand.CardDealt"]
+    assert [c.event.WhichOneof("event") for c in rest] == ["table_hand_started", "hand_started",
+                                                           "hand_forced_bets_posted", "hand_card_dealt",
+                                                           "hand_card_dealt"]
     positions = [c.position for c in first + rest]
     assert positions == sorted(set(positions))
 
@@ -248,30 +265,151 @@ def test_the_watch_stream_resumes_after_a_reconnect_without_missing_or_repeating
 def test_a_table_stream_does_not_stall_behind_a_page_of_another_tables_events(port: int) -> None:
     """A busy casino: the store holds more than a page of another table's events before this table's first one."""
     pit, dealer, other = Client(port, TOKENS["pit"]), Client(port, TOKENS["dealer"]), Client(port, TOKENS["other"])
-    settings = pb.Settings(variant="holdem", structure="no-limit", blinds=[1, 2])
-    pit.OpenTable(pb.OpenTableRequest(command_id=pit.next_id(), table="Mesa 2", settings=settings))
+    open_circle(pit, "Mesa 2", blinds=[1, 2])
     for number in range(WATCH_PAGE + 10):
-        other.RecordDeviceReport(pb.DeviceReportRequest(
-            command_id=other.next_id(), table="Mesa 2", device="SHUFFLER-SIM", serial="S-1", kind="deck-check",
-            colour="red" if number % 2 else "blue", result="52 counted, complete"))
+        other.RecordDeviceReport(svc.RecordDeviceReportRequest(
+            command_id=other.next_id(), table="Mesa 2", device="SHUFFLER-SIM", serial="S-1",
+            kind=pb.DEVICE_REPORT_KIND_DECK_CHECK, colour=pb.DECK_COLOUR_RED if number % 2 else pb.DECK_COLOUR_BLUE,
+            result="52 counted, complete"))
     open_table(pit, dealer)
-    stream = dealer.Watch(pb.WatchRequest(table="Mesa 1"))
+    stream = dealer.Watch(svc.WatchRequest(table="Mesa 1"))
     first = [next(stream) for _ in range(4)]
     stream.cancel()
-    assert [c.event for c in first] == ["Table.Opened"] + ["Table.PlayerSeated"] * 3
+    assert [c.event.WhichOneof("event") for c in first] == ["table_opened"] + ["table_player_seated"] * 3
 
 
-def test_health_checking_and_reflection_answer(port: int) -> None:
+def test_the_table_as_it_stood_at_a_past_position_or_time(port: int) -> None:
+    """Issue 8: GetTable with a position (or a time) shows the table and its hand then; as the caller may see it."""
+    pit, _ = played_to_the_big_blind(port)
+    changes = pit.Watch(svc.WatchRequest(table="Mesa 1"))
+    seen = [next(changes) for _ in range(12)]  # opened, 3 seated, hand started (table and hand), blinds, 5 cards
+    changes.cancel()
+    fifth_card = seen[-1]
+    assert fifth_card.event.WhichOneof("event") == "hand_card_dealt"
+    then = get_table(pit, position=fifth_card.position)
+    assert then.position == fifth_card.position and then.hand_in_progress and then.hand_number == 1
+    assert then.time.ToDatetime() == fifth_card.timestamp.ToDatetime()
+    assert {p.seat: len(p.cards) for p in then.circle.players} == {2: 2, 3: 2, 1: 1}
+    assert then.circle.phase == pb.HAND_PHASE_DEALING and then.circle.next_card.target == pb.CARD_TARGET_HOLE
+    assert then.circle.next_card.seat == 1
+    observer = get_table(Client(port, TOKENS["tv"]), position=fifth_card.position)
+    assert {c for p in observer.circle.players for c in p.cards} == {"??"}
+    by_time = get_table(pit, at=fifth_card.timestamp)
+    assert by_time.position == fifth_card.position
+    before = get_table(pit, position=seen[3].position)
+    assert not before.hand_in_progress and dict(before.circle.stacks) == {1: 100, 2: 100, 3: 100}
+    now = get_table(pit)
+    assert not now.hand_in_progress and dict(now.circle.stacks) == {1: 100, 2: 99, 3: 101}
+    with pytest.raises(grpc.RpcError) as denied:
+        get_table(Client(port, TOKENS["other"]), position=fifth_card.position)
+    assert denied.value.code() == grpc.StatusCode.PERMISSION_DENIED
+
+
+def test_a_hand_is_exported_as_json_and_phh_as_the_caller_may_see_it(port: int) -> None:
+    pit, dealer = played_to_the_big_blind(port)
+    request = svc.ExportHandRequest(table="Mesa 1", hand_number=1, format=pb.EXPORT_FORMAT_JSON)
+    own = dealer.ExportHand(request)
+    assert own.media_type == "application/json"
+    document = json.loads(own.content)
+    assert document["format"] == "pokertable-hand/1" and document["number"] == 1 and document["game"] == "holdem"
+    dealt = [e["data"]["card"] for e in document["events"] if e["event"] == "Hand.CardDealt"]
+    assert dealt == ["As", "Kd", "Qh", "Ac", "Kc", "Qs"]
+    public = json.loads(Client(port, TOKENS["tv"]).ExportHand(request).content)
+    assert [e["data"]["card"] for e in public["events"] if e["event"] == "Hand.CardDealt"] == ["??"] * 6
+    phh = pit.ExportHand(svc.ExportHandRequest(table="Mesa 1", hand_number=1, format=pb.EXPORT_FORMAT_PHH))
+    history = tomllib.loads(phh.content)
+    assert phh.media_type == "application/toml" and history["variant"] == "NT" and history["hand"] == 1
+    assert "d dh p1 AsAc" in history["actions"] and history["table"] == "Mesa 1"
+    public_phh = tomllib.loads(Client(port, TOKENS["tv"]).ExportHand(
+        svc.ExportHandRequest(table="Mesa 1", hand_number=1, format=pb.EXPORT_FORMAT_PHH)).content)
+    assert "d dh p1 ????" in public_phh["actions"] and not any("As" in a for a in public_phh["actions"])
+    with pytest.raises(grpc.RpcError) as missing:
+        pit.ExportHand(svc.ExportHandRequest(table="Mesa 1", hand_number=2))
+    assert missing.value.code() == grpc.StatusCode.NOT_FOUND
+    open_circle(pit, "Mesa 2", pb.GAME_STUD5, structure=pb.BETTING_STRUCTURE_FIXED_LIMIT, ante=1, bring_in=1,
+                small_bet=2, big_bet=4)
+    other = Client(port, TOKENS["other"])
+    for number in (1, 2):
+        seat(other, "Mesa 2", number)
+    start(other, "Mesa 2")
+    act(pit, "Mesa 2", void=cmd.Void(rule="R-DECK-1", reason="a card missing from the deck"))
+    with pytest.raises(grpc.RpcError) as refused:
+        pit.ExportHand(svc.ExportHandRequest(table="Mesa 2", hand_number=1, format=pb.EXPORT_FORMAT_PHH))
+    assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION and "PHH" in (refused.value.details() or "")
+
+
+def reflected_services(channel: grpc.Channel, version: str) -> set[str]:
+    """The services a real reflection client lists, over ``grpc.reflection.<version>`` (the same messages)."""
+    method = channel.stream_stream(f"/grpc.reflection.{version}.ServerReflection/ServerReflectionInfo",
+                                   request_serializer=reflection_pb2.ServerReflectionRequest.SerializeToString,
+                                   response_deserializer=reflection_pb2.ServerReflectionResponse.FromString)
+    responses = method(iter([reflection_pb2.ServerReflectionRequest(list_services="")]), timeout=5)
+    return {s.name for r in responses for s in r.list_services_response.service}
+
+
+def test_reflection_answers_as_v1_and_v1alpha(port: int) -> None:
     channel = grpc.insecure_channel(f"127.0.0.1:{port}")
-    health = health_pb2_grpc.HealthStub(channel)
-    reply = health.Check(  # type: ignore[attr-defined]
-        health_pb2.HealthCheckRequest(service="pokertable.v1.TableService"), timeout=5)
-    assert reply.status == health_pb2.HealthCheckResponse.SERVING
     stub = reflection_pb2_grpc.ServerReflectionStub(channel)
     requests = iter([reflection_pb2.ServerReflectionRequest(list_services="")])
-    responses = stub.ServerReflectionInfo(requests, timeout=5)  # type: ignore[operator]
-    names = {s.name for r in responses for s in r.list_services_response.service}
-    assert "pokertable.v1.TableService" in names
+    alpha = {s.name for r in stub.ServerReflectionInfo(requests, timeout=5)  # type: ignore[operator]
+             for s in r.list_services_response.service}
+    assert reflected_services(channel, "v1alpha") == alpha
+    v1 = reflected_services(channel, "v1")
+    assert {"pokertable.v1.TableService", "grpc.health.v1.Health", "grpc.reflection.v1.ServerReflection",
+            "grpc.reflection.v1alpha.ServerReflection"} <= v1 == alpha
+    method = channel.stream_stream("/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+                                   request_serializer=reflection_pb2.ServerReflectionRequest.SerializeToString,
+                                   response_deserializer=reflection_pb2.ServerReflectionResponse.FromString)
+    for symbol in ("pokertable.v1.TableService", "grpc.reflection.v1.ServerReflection"):
+        described = list(method(iter([reflection_pb2.ServerReflectionRequest(file_containing_symbol=symbol)]),
+                                timeout=5))
+        assert described[0].file_descriptor_response.file_descriptor_proto, symbol
+
+
+@pytest.fixture
+def waiting_server(tmp_path: Path) -> Iterator[tuple[int, threading.Event, asyncio.AbstractEventLoop, Any]]:
+    """A server whose readiness waits for a gate the test opens (the store has answered; one more check waits)."""
+    store = open_store(f"sqlite:///{tmp_path / 'tables.db'}", writer=True)
+    gate = threading.Event()
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    server, bound = asyncio.run_coroutine_threadsafe(create_server(
+        store.app, STATIONS, ready_check=lambda: gate.wait(10)), loop).result(timeout=30)
+    try:
+        yield bound, gate, loop, server
+    finally:
+        gate.set()
+        asyncio.run_coroutine_threadsafe(stop(server, 0), loop).result(timeout=10)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(timeout=5)
+        store.close()
+
+
+def test_health_says_serving_only_when_ready_and_not_serving_while_stopping(
+        waiting_server: tuple[int, threading.Event, asyncio.AbstractEventLoop, Any]) -> None:
+    bound, gate, loop, server = waiting_server
+    health = health_pb2_grpc.HealthStub(grpc.insecure_channel(f"127.0.0.1:{bound}"))
+    request = health_pb2.HealthCheckRequest(service="pokertable.v1.TableService")
+    assert health.Check(request, timeout=5).status == health_pb2.HealthCheckResponse.NOT_SERVING  # type: ignore[attr-defined]
+    watch = health.Watch(request, timeout=30)  # type: ignore[attr-defined]
+    assert next(watch).status == health_pb2.HealthCheckResponse.NOT_SERVING
+    gate.set()
+    assert next(watch).status == health_pb2.HealthCheckResponse.SERVING
+    everything = health.Check(health_pb2.HealthCheckRequest(service=""), timeout=5)  # type: ignore[attr-defined]
+    assert everything.status == health_pb2.HealthCheckResponse.SERVING
+    stopping = asyncio.run_coroutine_threadsafe(stop(server, 5), loop)
+    assert next(watch).status == health_pb2.HealthCheckResponse.NOT_SERVING
+    watch.cancel()
+    stopping.result(timeout=10)
+
+
+def test_health_checking_answers_serving_on_each_store(port: int) -> None:
+    health = health_pb2_grpc.HealthStub(grpc.insecure_channel(f"127.0.0.1:{port}"))
+    watch = health.Watch(health_pb2.HealthCheckRequest(service="pokertable.v1.TableService"),  # type: ignore[attr-defined]
+                         timeout=60)
+    assert next(s for s in watch if s.status == health_pb2.HealthCheckResponse.SERVING)
+    watch.cancel()
 
 
 def test_two_instances_on_one_postgres_never_both_apply_conflicting_commands() -> None:
@@ -289,19 +427,18 @@ def test_two_instances_on_one_postgres_never_both_apply_conflicting_commands() -
     try:
         pit, first, second = Client(ports[0], TOKENS["pit"]), Client(ports[0], TOKENS["dealer"]), \
             Client(ports[1], TOKENS["dealer"])
-        settings = pb.Settings(variant="holdem", structure="no-limit", blinds=[1, 2])
-        pit.OpenTable(pb.OpenTableRequest(command_id="open-race", table="Mesa 1", settings=settings))
+        open_circle(pit, "Mesa 1", blinds=[1, 2])
         codes: list[grpc.StatusCode] = []
-        for seat in range(1, 11):
+        for number in range(1, 11):
             barrier = threading.Barrier(2)
             outcomes: list[grpc.StatusCode] = []
 
-            def race(client: Client, tag: str, seat: int = seat, barrier: threading.Barrier = barrier,
+            def race(client: Client, tag: str, number: int = number, barrier: threading.Barrier = barrier,
                      outcomes: list[grpc.StatusCode] = outcomes) -> None:
                 barrier.wait()
                 try:
-                    client.SeatPlayer(pb.SeatPlayerRequest(command_id=f"{tag}-{seat}", table="Mesa 1", seat=seat,
-                                                           chips=100 if tag == "a" else 200))
+                    client.SeatPlayer(svc.SeatPlayerRequest(command_id=f"{tag}-{number}", table="Mesa 1", seat=number,
+                                                            chips=100 if tag == "a" else 200))
                     outcomes.append(grpc.StatusCode.OK)
                 except grpc.RpcError as error:
                     outcomes.append(error.code())
@@ -314,96 +451,93 @@ def test_two_instances_on_one_postgres_never_both_apply_conflicting_commands() -
             assert outcomes.count(grpc.StatusCode.OK) == 1, outcomes
             codes.extend(code for code in outcomes if code != grpc.StatusCode.OK)
         assert set(codes) <= {grpc.StatusCode.ABORTED, grpc.StatusCode.FAILED_PRECONDITION}
-        view = first.GetTable(pb.TableRequest(table="Mesa 1"))
-        assert sorted(view.stacks) == list(range(1, 11))
+        assert sorted(get_table(first).circle.stacks) == list(range(1, 11))
     finally:
         for loop, server in zip(loops, servers, strict=True):
-            asyncio.run_coroutine_threadsafe(server.stop(0), loop).result()
+            asyncio.run_coroutine_threadsafe(stop(server, 0), loop).result()
             loop.call_soon_threadsafe(loop.stop)
-
-
-def thb_command(client: Client, action: str, **fields: Any) -> pb.CommandReply:
-    reply: pb.CommandReply = client.BankedCommand(
-        pb.BankedCommandRequest(command_id=client.next_id(), table="THB 1", action=action, **fields))
-    return reply
 
 
 def test_a_texas_holdem_bonus_hand_over_the_api_with_the_directors_approval(port: int) -> None:
     pit, dealer, director = Client(port, TOKENS["pit"]), Client(port, TOKENS["thb"]), Client(port, TOKENS["director"])
-    pit.OpenBankedTable(pb.OpenBankedTableRequest(command_id="open-thb", table="THB 1", game="holdem-bonus",
-                                                  ante_min=5))
-    dealer.StartBankedHand(pb.StartHandRequest(command_id="thb-hand-1", table="THB 1", deck_colour="red"))
-    thb_command(dealer, "ante", box=1, amount=10)
-    thb_command(dealer, "bonus", box=1, amount=2)
-    thb_command(dealer, "ante", box=3, amount=20)
-    thb_command(dealer, "close-bets")
-    for card in ["As", "9c", "Ac", "Ad", "2d", "Ah"]:  # boxes 1 and 3, dealer left, boxes 1 and 3, dealer right
-        thb_command(dealer, "deal", card=card)
-    view = dealer.GetBankedTable(pb.TableRequest(table="THB 1"))
-    assert list(view.dealer) == ["??", "??"]  # the dealer's cards stay hidden from the croupier's screen
-    assert [list(b.cards) for b in view.boxes] == [["As", "Ad"], ["9c", "2d"]]
-    thb_command(dealer, "flop-bet", box=1, amount=20)
-    thb_command(dealer, "fold", box=3)
-    for card in ["3s", "Kh", "7h", "8s"]:
-        thb_command(dealer, "deal", card=card)
-    thb_command(dealer, "check", box=1)
-    for card in ["4s", "5c"]:
-        thb_command(dealer, "deal", card=card)
-    thb_command(dealer, "check", box=1)
-    for card in ["6d", "Jc"]:
-        reply = thb_command(dealer, "deal", card=card)
-    assert not reply.hand_complete  # the 1000:1 waits for the games director (R-THB-10)
+    open_banked(pit, "THB 1", pb.GAME_HOLDEM_BONUS, ante_min=5)
+    started = start(dealer, "THB 1", pb.DECK_COLOUR_RED).result
+    assert started.hand_number == 1
+    act(dealer, "THB 1", ante=cmd.Ante(seat=1, amount=10))
+    act(dealer, "THB 1", bonus=cmd.Bonus(seat=1, amount=2))
+    act(dealer, "THB 1", ante=cmd.Ante(seat=3, amount=20))
+    act(dealer, "THB 1", close_bets=cmd.CloseBets())
+    deal(dealer, "THB 1", "As 9c Ac Ad 2d Ah")  # boxes 1 and 3, dealer left, boxes 1 and 3, dealer right
+    view = get_table(dealer, "THB 1")
+    assert view.family == pb.GAME_FAMILY_BANKED and view.game == pb.GAME_HOLDEM_BONUS
+    assert list(view.banked.dealer_cards) == ["??", "??"]  # the dealer's cards stay hidden from the croupier's screen
+    assert [(b.seat, list(b.cards)) for b in view.banked.boxes] == [(1, ["As", "Ad"]), (3, ["9c", "2d"])]
+    assert view.banked.stage == pb.BANKED_STAGE_PREFLOP and view.banked.to_decide == 1
+    legal = dealer.GetLegalActions(svc.GetLegalActionsRequest(table="THB 1"))
+    assert legal.seat == 1 and list(legal.allowed) == [pb.ACTION_KIND_FOLD, pb.ACTION_KIND_FLOP_BET]
+    assert legal.bet == 20
+    act(dealer, "THB 1", flop_bet=cmd.FlopBet(seat=1, amount=20))
+    act(dealer, "THB 1", fold=cmd.Fold(seat=3))
+    deal(dealer, "THB 1", "3s Kh 7h 8s")
+    act(dealer, "THB 1", check=cmd.Check(seat=1))
+    deal(dealer, "THB 1", "4s 5c")
+    act(dealer, "THB 1", check=cmd.Check(seat=1))
+    reply = deal(dealer, "THB 1", "6d Jc")
+    assert reply is not None and not reply.result.hand_complete  # the 1000:1 waits for the games director (R-THB-10)
     with pytest.raises(grpc.RpcError) as error:
-        thb_command(dealer, "approve", box=1)
-    assert error.value.code() == grpc.StatusCode.PERMISSION_DENIED
-    reply = director.BankedCommand(pb.BankedCommandRequest(command_id="approve-1", table="THB 1", action="approve",
-                                                           box=1))
-    assert reply.hand_complete
-    view = dealer.GetBankedTable(pb.TableRequest(table="THB 1"))
+        act(dealer, "THB 1", approve_bonus=cmd.ApproveBonus(seat=1))
+    assert error.value.code() == grpc.StatusCode.PERMISSION_DENIED and rule_of(error.value) == "R-THB-10"
+    reply = act(director, "THB 1", command_id="approve-1", approve_bonus=cmd.ApproveBonus(seat=1))
+    assert reply.result.hand_complete and reply.result.hand_number == 1
+    view = get_table(dealer, "THB 1")
     assert view.hands_started == 1 and not view.hand_in_progress
-    assert view.bank_result == -(2000 + 0 + 0) + 20  # bonus 1000:1 on 2; box 1 ties the dealer's aces; box 3 folded
+    assert view.banked.bank_result == -(2000 + 0 + 0) + 20  # bonus 1000:1 on 2; box 1 ties the dealer's aces
+    summary = pit.SearchHands(svc.SearchHandsRequest(table="THB 1", outcome=pb.HAND_OUTCOME_SETTLED)).hands
+    assert [(h.number, list(h.seats)) for h in summary] == [(1, [1, 3])]
 
 
 def test_a_casino_draw_hand_over_the_api(port: int) -> None:
     pit, dealer = Client(port, TOKENS["pit"]), Client(port, TOKENS["thb"])
-    pit.OpenBankedTable(pb.OpenBankedTableRequest(command_id="open-cdp", table="THB 1", game="casino-draw",
-                                                  ante_min=5, ante_max=100))
-    dealer.StartBankedHand(pb.StartHandRequest(command_id="cdp-hand-1", table="THB 1"))
-    thb_command(dealer, "ante", box=2, amount=10)
-    thb_command(dealer, "close-bets")
-    for card in ["Ac", "Ad", "As", "3s", "9c", "8c", "8d", "Kh", "9s", "2s"]:
-        thb_command(dealer, "deal", card=card)
-    thb_command(dealer, "exchange", box=2, cards=["3s", "9c"])
-    thb_command(dealer, "deal", card="Ah")
-    thb_command(dealer, "deal", card="2c")
-    reply = thb_command(dealer, "play", box=2, amount=20)
-    assert reply.hand_complete
-    assert dealer.GetBankedTable(pb.TableRequest(table="THB 1")).bank_result == -(10 + 20 * 20)  # four aces 20:1
+    open_banked(pit, "THB 1", pb.GAME_CASINO_DRAW, ante_min=5, ante_max=100)
+    start(dealer, "THB 1")
+    act(dealer, "THB 1", ante=cmd.Ante(seat=2, amount=10))
+    act(dealer, "THB 1", close_bets=cmd.CloseBets())
+    deal(dealer, "THB 1", "Ac Ad As 3s 9c 8c 8d Kh 9s 2s")
+    act(dealer, "THB 1", exchange=cmd.Exchange(seat=2, cards=["3s", "9c"]))
+    deal(dealer, "THB 1", "Ah 2c")
+    legal = dealer.GetLegalActions(svc.GetLegalActionsRequest(table="THB 1"))
+    assert legal.seat == 2 and set(legal.allowed) == {pb.ACTION_KIND_PLAY, pb.ACTION_KIND_FOLD} and legal.bet == 20
+    reply = act(dealer, "THB 1", play=cmd.Play(seat=2, amount=20))
+    assert reply.result.hand_complete
+    assert get_table(dealer, "THB 1").banked.bank_result == -(10 + 20 * 20)  # four aces 20:1
+    with pytest.raises(grpc.RpcError) as refused:
+        act(dealer, "THB 1", bring_in=cmd.BringIn(seat=2))
+    assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
 
 
 def test_the_pit_configures_corrects_and_closes_a_table_between_hands(port: int) -> None:
     pit, dealer = Client(port, TOKENS["pit"]), Client(port, TOKENS["dealer"])
     open_table(pit, dealer)
-    bigger = pb.Settings(variant="holdem", structure="no-limit", blinds=[5, 10], no_burns=True)
+    bigger = pb.CircleSettings(structure=pb.BETTING_STRUCTURE_NO_LIMIT, blinds=[5, 10], no_burns=True)
     with pytest.raises(grpc.RpcError) as error:
-        dealer.ConfigureTable(pb.ConfigureTableRequest(command_id=dealer.next_id(), table="Mesa 1", settings=bigger))
+        dealer.ConfigureTable(svc.ConfigureTableRequest(command_id=dealer.next_id(), table="Mesa 1", settings=bigger))
     assert error.value.code() == grpc.StatusCode.PERMISSION_DENIED
-    other_game = pb.Settings(variant="omaha", structure="pot-limit", blinds=[5, 10])
+    open_banked(pit, "THB 1", pb.GAME_HOLDEM_BONUS)
+    with pytest.raises(grpc.RpcError) as error:  # R-CIRC-5: a table's game and its kind of settings never change
+        pit.ConfigureTable(svc.ConfigureTableRequest(command_id=pit.next_id(), table="THB 1", settings=bigger))
+    assert error.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    pit.ConfigureTable(svc.ConfigureTableRequest(command_id=pit.next_id(), table="Mesa 1", settings=bigger))
+    pit.CorrectStack(svc.CorrectStackRequest(command_id=pit.next_id(), table="Mesa 1", seat=2, chips=150,
+                                             reason="chips miscounted at the buy-in"))
+    start(dealer, "Mesa 1")
+    view = get_table(dealer)
+    assert view.circle.pot == 15 and {p.seat: p.stack + p.put_in for p in view.circle.players}[2] == 150
     with pytest.raises(grpc.RpcError) as error:
-        pit.ConfigureTable(pb.ConfigureTableRequest(command_id=pit.next_id(), table="Mesa 1", settings=other_game))
-    assert error.value.code() == grpc.StatusCode.FAILED_PRECONDITION and rule_of(error.value) == "R-CIRC-5"
-    pit.ConfigureTable(pb.ConfigureTableRequest(command_id=pit.next_id(), table="Mesa 1", settings=bigger))
-    pit.CorrectStack(pb.CorrectStackRequest(command_id=pit.next_id(), table="Mesa 1", seat=2, chips=150,
-                                            reason="chips miscounted at the buy-in"))
-    dealer.StartHand(pb.StartHandRequest(command_id=dealer.next_id(), table="Mesa 1"))
-    view = dealer.GetTable(pb.TableRequest(table="Mesa 1"))
-    assert view.pot == 15 and {p.seat: p.stack + p.put_in for p in view.players}[2] == 150  # new blinds 5/10
-    with pytest.raises(grpc.RpcError) as error:
-        pit.CloseTable(pb.CloseTableRequest(command_id=pit.next_id(), table="Mesa 1"))
+        pit.CloseTable(svc.CloseTableRequest(command_id=pit.next_id(), table="Mesa 1"))
     assert error.value.code() == grpc.StatusCode.FAILED_PRECONDITION  # not during a hand
-    pit.HandCommand(pb.HandCommandRequest(command_id=pit.next_id(), table="Mesa 1", action="void", rule="R-DECK-1",
-                                          reason="a card missing from the deck"))
-    pit.CloseTable(pb.CloseTableRequest(command_id=pit.next_id(), table="Mesa 1"))
+    act(pit, "Mesa 1", void=cmd.Void(rule="R-DECK-1", reason="a card missing from the deck"))
+    pit.CloseTable(svc.CloseTableRequest(command_id=pit.next_id(), table="Mesa 1"))
+    assert get_table(dealer).circle.closed
     with pytest.raises(grpc.RpcError) as error:
-        dealer.StartHand(pb.StartHandRequest(command_id=dealer.next_id(), table="Mesa 1"))
+        start(dealer, "Mesa 1")
     assert error.value.code() == grpc.StatusCode.FAILED_PRECONDITION

@@ -234,6 +234,7 @@ class TableQueries(Application[UUID]):
         out: dict[str, Any] = {
             "table": record.name, "variant": record.settings.variant, "stacks": dict(record.stacks),
             "button_seat": record.button_seat, "hands_started": record.hands_started, "hand": None,
+            "closed": record.closed,
             "reshuffle_required": record.reshuffle_required["colour"] if record.reshuffle_required else "",
         }
         if record.hand_in_progress is not None:

@@ -1,4 +1,5 @@
-"""The gRPC table service (``grpc.aio``): translates requests into application commands, and nothing more.
+"""The gRPC table service (``grpc.aio``): translates pokertable.v1 requests into application commands, and nothing
+more.
 
 Stations authenticate with a per-station token in the ``authorization`` metadata (``Bearer TOKEN``), from a TOML file::
 
@@ -7,58 +8,101 @@ Stations authenticate with a per-station token in the ``authorization`` metadata
     role = "dealer"        # dealer, pit-boss, games-director, observer
     table = "Mesa 1"       # a dealer's own table
 
-Errors carry the rule id (``R-…``) as the reason of a ``google.rpc.ErrorInfo`` detail.
+Errors are a ``google.rpc.Status``: an ErrorInfo with the rule id (``R-…``) as its reason and, for INVALID_ARGUMENT,
+a BadRequest naming the request field (:mod:`service.grpc.errors`).  ``grpc.health.v1`` says NOT_SERVING until the
+hand-ranking tables are built and the store answered a read, SERVING then, NOT_SERVING again while stopping
+(:func:`stop`); server reflection answers as ``grpc.reflection.v1`` and ``v1alpha``.
 
-The servicer is in :mod:`service.grpc.servicer`, its request checks in :mod:`service.grpc.requests`, its replies in
-:mod:`service.grpc.replies`, the error mapping in :mod:`service.grpc.errors` and the stations file in
-:mod:`service.grpc.stations`; this module starts and serves.
+The servicer is in :mod:`service.grpc.servicer` (commands), :mod:`service.grpc.queries` (reads) and
+:mod:`service.grpc.streams` (Watch, ReconstructHand) on :mod:`service.grpc.base`; its request checks in
+:mod:`service.grpc.requests` and :mod:`service.grpc.act`, its replies in :mod:`service.grpc.replies`, the enum
+mapping in :mod:`service.grpc.enums`, the error mapping in :mod:`service.grpc.errors`, reflection in
+:mod:`service.grpc.reflection_v1` and the stations file in :mod:`service.grpc.stations`; this module starts, serves and
+stops.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
+import weakref
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1.health import aio as health_aio
-from grpc_reflection.v1alpha import reflection
 
 from domain.cards.decks import DECK_SIZES
 from domain.cards.ranking import hand_ranking
-from service.api import pokertable_pb2 as pb
-from service.api import pokertable_pb2_grpc as pb_grpc
+from service.api import table_service_pb2 as svc
+from service.api import table_service_pb2_grpc as svc_grpc
 from service.app.application import PokerTables
 from service.grpc.errors import UNAUTHENTICATED_MESSAGE, _status
 from service.grpc.hardening import HARDENED, Hardening, StationGate
+from service.grpc.reflection_v1 import enable_reflection
 from service.grpc.replies import _payload
 from service.grpc.requests import MAX_TEXT
 from service.grpc.servicer import WATCH_PAGE, TableServicer
 from service.grpc.stations import StationConfigError, Stations
 
-__all__ = [  # what is imported from here, as before the split into the grpc_ modules and station_tokens
+__all__ = [
     "MAX_TEXT", "SERVICE_NAME", "WATCH_PAGE", "ListenError", "StationConfigError", "Stations", "TableServicer",
-    "_payload", "create_server", "serve",
+    "_payload", "create_server", "serve", "stop",
 ]
 
-SERVICE_NAME = "pokertable.v1.TableService"
+SERVICE_NAME = svc.DESCRIPTOR.services_by_name["TableService"].full_name
+READY_RETRY_SECONDS = 1.0
+_log = logging.getLogger(__name__)
 
 
 class ListenError(OSError):
     """The server cannot listen on its address (taken, not this machine's, or TLS credentials gRPC refuses)."""
 
 
+class _Readiness:
+    """A server's health service and the task that makes it SERVING."""
+
+    def __init__(self, health: health_aio.HealthServicer) -> None:
+        self.health = health
+        self.task: asyncio.Task[None] | None = None
+
+
+_READINESS: weakref.WeakKeyDictionary[grpc.aio.Server, _Readiness] = weakref.WeakKeyDictionary()
+
+
+async def _become_ready(app: PokerTables, readiness: _Readiness, executor: ThreadPoolExecutor,
+                        check: Callable[[], object] | None) -> None:
+    """SERVING once the hand-ranking tables are built (at once if they are) and the store answered a read (and
+    ``check`` returned); until then, and while the store does not answer, NOT_SERVING."""
+    loop = asyncio.get_running_loop()
+    await loop.run_in_executor(None, _warm_up)
+    while True:
+        try:
+            await loop.run_in_executor(executor, app.recorder.max_notification_id)
+            if check is not None:
+                await loop.run_in_executor(executor, check)
+            break
+        except Exception as error:
+            _log.warning("not ready: the store did not answer (%s); trying again", error)
+            await asyncio.sleep(READY_RETRY_SECONDS)
+    for service in ("", SERVICE_NAME):
+        await readiness.health.set(service, health_pb2.HealthCheckResponse.SERVING)
+
+
 async def create_server(app: PokerTables, stations: Stations, address: str = "127.0.0.1:0",
                         credentials: grpc.ServerCredentials | None = None, *,
-                        hardening: Hardening = HARDENED) -> tuple[grpc.aio.Server, int]:
+                        hardening: Hardening = HARDENED,
+                        ready_check: Callable[[], object] | None = None) -> tuple[grpc.aio.Server, int]:
     """A started server on ``address`` (port 0: a free port), with health checking and reflection; calls without a
     station token are refused before they are parsed, and requests and connections are limited
-    (:mod:`service.grpc.hardening`)."""
+    (:mod:`service.grpc.hardening`).  Health says SERVING once ready (``ready_check``: one more thing to wait for,
+    run on a worker thread after the store's read)."""
     gate = StationGate(SERVICE_NAME, stations.by_token.__contains__,
                        _status(grpc.StatusCode.UNAUTHENTICATED, UNAUTHENTICATED_MESSAGE, "R-AUD-1"),
-                       _status(grpc.StatusCode.INVALID_ARGUMENT, "the request is not a message of its method", ""),
+                       _status(grpc.StatusCode.INVALID_ARGUMENT, "the request is not a message of its method", "",
+                               field=""),
                        hardening.refusal_delay_s)
     server = grpc.aio.server(interceptors=[gate] if hardening.authenticate_first else [],
                              options=hardening.options())
@@ -66,22 +110,34 @@ async def create_server(app: PokerTables, stations: Stations, address: str = "12
     # tables of a busy floor share transactions. The sole writer of an SQLite file applies commands on the event
     # loop and only sends long reads here.
     executor = ThreadPoolExecutor(max_workers=2 if app.sole_writer else 16, thread_name_prefix="pokertable")
-    pb_grpc.add_TableServiceServicer_to_server(  # type: ignore[no-untyped-call]
+    svc_grpc.add_TableServiceServicer_to_server(  # type: ignore[no-untyped-call]
         TableServicer(app, stations, executor), server)
     health = health_aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
-    reflection.enable_server_reflection(
-        (pb.DESCRIPTOR.services_by_name["TableService"].full_name, reflection.SERVICE_NAME, "grpc.health.v1.Health"),
-        server)
+    enable_reflection((SERVICE_NAME, "grpc.health.v1.Health"), server)
+    for service in ("", SERVICE_NAME):
+        await health.set(service, health_pb2.HealthCheckResponse.NOT_SERVING)
     try:
         port = server.add_secure_port(address, credentials) if credentials else server.add_insecure_port(address)
     except RuntimeError as error:  # gRPC's "Failed to bind": no more said than that
         raise ListenError(f"cannot listen on {address}{' over TLS' if credentials else ''}: the port is taken, the "
                           "address is not this machine's, or the TLS certificate and key are refused") from error
     await server.start()
-    for service in ("", SERVICE_NAME):
-        await health.set(service, health_pb2.HealthCheckResponse.SERVING)
+    readiness = _Readiness(health)
+    readiness.task = asyncio.create_task(_become_ready(app, readiness, executor, ready_check))
+    _READINESS[server] = readiness
     return server, port
+
+
+async def stop(server: grpc.aio.Server, grace: float | None) -> None:
+    """Stop a server of :func:`create_server`: health says NOT_SERVING first (to every health watcher), then the
+    calls in flight get ``grace`` seconds."""
+    readiness = _READINESS.get(server)
+    if readiness is not None:
+        if readiness.task is not None:
+            readiness.task.cancel()
+        await readiness.health.enter_graceful_shutdown()
+    await server.stop(grace)
 
 
 def _warm_up() -> None:
@@ -98,8 +154,8 @@ async def serve(app: PokerTables, stations: Stations, address: str,
                 credentials: grpc.ServerCredentials | None = None, *,
                 warm: Callable[[float], None] | None = None, hardening: Hardening = HARDENED) -> None:
     """Serve until cancelled; ``warm`` is told how long building the hand-ranking tables took (a few seconds of one
-    core). They are built before the server listens and says it is serving: every command loads a hand, which needs
-    them, and built meanwhile they held back the first commands after a restart (issue 13: 6 s on PostgreSQL)."""
+    core). They are built before the server listens: every command loads a hand, which needs them, and built
+    meanwhile they held back the first commands after a restart (issue 13: 6 s on PostgreSQL)."""
     started = time.perf_counter()
     await asyncio.get_running_loop().run_in_executor(None, _warm_up)
     built = time.perf_counter() - started
@@ -113,6 +169,4 @@ async def serve(app: PokerTables, stations: Stations, address: str,
             warm(built)
         await server.wait_for_termination()
     finally:
-        await server.stop(grace=1)
-
-
+        await stop(server, grace=1)

@@ -1,0 +1,110 @@
+"""What every RPC of the servicer shares: the calling station, where its work runs (on the event loop for the sole
+writer of an SQLite file, else on the thread pool), the wake-up of Watch streams when a command is stored, and each
+table's game (a table deals one game for its whole life, R-CIRC-5, and a name is never reused)."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+from uuid import UUID
+
+import grpc
+
+from domain.games import Game, game_of
+from service.app.application import PokerTables, Viewer
+from service.grpc.errors import UNAUTHENTICATED_MESSAGE, _StatusError
+from service.grpc.hardening import bearer_token
+from service.grpc.stations import Stations
+
+WATCH_POLL_SECONDS = 0.05  # for other instances' commands on a shared PostgreSQL
+WATCH_SAFETY_POLL_SECONDS = 30.0  # the sole writer of an SQLite file: every command wakes its table's streams
+T = TypeVar("T")
+
+
+class ServicerBase:
+    """The application, the stations, and the machinery of the RPCs."""
+
+    def __init__(self, app: PokerTables, stations: Stations, executor: ThreadPoolExecutor) -> None:
+        self.app, self.stations, self.executor = app, stations, executor
+        self._stored: dict[str, asyncio.Event] = {}  # by table: set (and replaced) when a command of it is stored
+        self._games: dict[str, Game] = {}  # by table name: its game never changes
+        self._latest: dict[str, tuple[str, int]] = {}  # by table name: its newest hand's id and number
+        self._loop, self._loop_thread = asyncio.get_running_loop(), threading.get_ident()
+        app.on_stored = self._stored_now
+        # Watch streams wake when this instance stores a command of their table. Other instances' commands (several
+        # services on one PostgreSQL) are found by polling; the sole writer of an SQLite file has no others, so its
+        # streams only look now and then, as a safety net: 200 idle streams polling every 50 ms kept a core busy.
+        self.poll = WATCH_SAFETY_POLL_SECONDS if app.sole_writer else WATCH_POLL_SECONDS
+        # The sole writer of an SQLite file applies a command on the event loop itself: the work is a fraction of a
+        # millisecond of Python plus one fsync'd commit, and SQLite writes one transaction at a time anyway, while
+        # the hop to a worker thread and back costs two thread wake-ups (≈ 0.5 ms a command on a 2-core machine;
+        # in one A/B of benchmarks/service.py's client, 200 tables flat out ran at 296/s on worker threads and
+        # 542/s on the loop). On PostgreSQL a commit waits on the network and commits of different tables overlap,
+        # so the work goes to the thread pool (on the loop it measured 232 against 290 commands/s, 16 tables).
+        self.inline = app.sole_writer
+
+    async def _run(self, context: grpc.aio.ServicerContext[Any, Any], work: Callable[[Viewer], T], *,
+                   offload: bool = False) -> T:
+        """``work`` for the calling station; ``offload``: a long read, always on the thread pool."""
+        viewer = self._viewer(context)
+        if self.inline and not offload:
+            return work(viewer)
+        return await asyncio.get_running_loop().run_in_executor(self.executor, work, viewer)
+
+    def _game(self, table: str) -> Game:
+        """The game a table deals (:class:`NotFoundError` for no such table), remembered after the first read."""
+        game = self._games.get(table)
+        if game is None:
+            game = self._games[table] = game_of(self.app.any_table(table))
+        return game
+
+    def _started(self, table: str, hand_id: str, number: int) -> None:
+        """A hand was started (or found): the table's newest, whose commands come next."""
+        self._latest[table] = (hand_id, number)
+
+    def _hand_number(self, table: str, hand_id: str) -> int:
+        """The number of one of a table's hands by its id: the newest hand's from memory, else from the table."""
+        latest = self._latest.get(table)
+        if latest is not None and latest[0] == hand_id:
+            return latest[1]
+        game = self._game(table)
+        record = self.app.table(table) if game.family == "circle" else self.app.banked_table(table)
+        wanted = UUID(hand_id)
+        for number in range(record.hands_started, 0, -1):
+            if record.hand_id(number) == wanted:
+                if number == record.hands_started:
+                    self._started(table, hand_id, number)
+                return number
+        return 0
+
+    def _stored_event(self, table: str) -> asyncio.Event:
+        """What a watch stream of ``table`` waits on: set when a command of the table is stored here."""
+        return self._stored.setdefault(table, asyncio.Event())
+
+    def _stored_now(self, table: str) -> None:
+        """The application stored a command of ``table`` (on whichever thread): its streams look, on the loop.
+
+        Nothing to do when no stream waits on the table: a stream registers before it scans, and the command was
+        committed before this call, so a stream that registers meanwhile finds the command in its scan. A command
+        applied on the loop itself wakes the streams directly, without writing to the loop's wake-up pipe."""
+        if table not in self._stored:
+            return
+        if threading.get_ident() == self._loop_thread:
+            self._wake(table)
+        else:
+            self._loop.call_soon_threadsafe(self._wake, table)
+
+    def _wake(self, table: str) -> None:
+        stored = self._stored.pop(table, None)
+        if stored is not None:
+            stored.set()
+
+    def _viewer(self, context: grpc.aio.ServicerContext[Any, Any]) -> Viewer:
+        token = bearer_token(context.invocation_metadata())  # type: ignore[arg-type]
+        viewer = self.stations.by_token.get(token) if token is not None else None
+        if viewer is None:  # StationGate refused the call already; this holds without it too
+            raise _StatusError(grpc.StatusCode.UNAUTHENTICATED, UNAUTHENTICATED_MESSAGE, "R-AUD-1")
+        return viewer

@@ -1,0 +1,174 @@
+"""The read RPCs of the servicer: GetTable (now, or at a past position or time), GetLegalActions, ListHands,
+SearchHands and ExportHand, for tables of every game; what a view holds follows the table's family."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from typing import Any
+
+from domain.circle.core import LegalActions
+from domain.games import Game
+from service.api import table_service_pb2 as svc
+from service.api import types_pb2 as pb
+from service.app.application import Viewer
+from service.app.exports import export_hand
+from service.app.visibility import banked_hand_state, circle_snapshot
+from service.grpc.base import ServicerBase
+from service.grpc.errors import _guarded, invalid
+from service.grpc.replies import banked_detail, circle_detail, hand_summary, table_view
+from service.grpc.requests import _code, _table, moment
+
+Detail = Callable[[dict[str, Any], dict[str, Any] | None], Any]
+DETAILS: Mapping[str, Detail] = {"circle": circle_detail, "banked": banked_detail}
+"""A view's detail by the table's family."""
+HISTORY_VISIBILITY: Mapping[str, Callable[..., dict[str, Any]]] = {"circle": circle_snapshot,
+                                                                     "banked": banked_hand_state}
+"""A past hand's state (the pit's copy) as a station may see it, by family (the one visibility policy)."""
+DECISIONS: Mapping[str, tuple[tuple[pb.ActionKind, ...], int]] = {
+    "preflop": ((pb.ACTION_KIND_FOLD, pb.ACTION_KIND_FLOP_BET), 2),
+    "turn": ((pb.ACTION_KIND_CHECK, pb.ACTION_KIND_BET), 1),
+    "river": ((pb.ACTION_KIND_CHECK, pb.ACTION_KIND_BET), 1),
+    "exchange": ((pb.ACTION_KIND_EXCHANGE,), 0),
+    "decision": ((pb.ACTION_KIND_PLAY, pb.ACTION_KIND_FOLD), 2),
+}
+"""A banked hand's stage with a box deciding: the decisions allowed, and the bet they take in antes (R-THB-5,
+R-THB-6, R-CDP-2, R-CDP-3)."""
+
+
+def _betting(legal: LegalActions) -> svc.GetLegalActionsResponse:
+    out = svc.GetLegalActionsResponse(seat=legal.seat)
+    allowed = [kind for kind, ok in ((pb.ACTION_KIND_FOLD, legal.fold), (pb.ACTION_KIND_CHECK, legal.check),
+                                     (pb.ACTION_KIND_CALL, legal.call is not None),
+                                     (pb.ACTION_KIND_BRING_IN, legal.bring_in is not None),
+                                     (pb.ACTION_KIND_BET, legal.raise_min is not None)) if ok]
+    out.allowed.extend([*allowed, pb.ACTION_KIND_ALL_IN, pb.ACTION_KIND_ABSENT])
+    for name in ("call", "bring_in", "raise_min", "raise_max"):
+        if getattr(legal, name) is not None:
+            setattr(out, name, getattr(legal, name))
+    return out
+
+
+class QueryRpcs(ServicerBase):
+    """GetTable, GetLegalActions, ListHands, SearchHands, ExportHand."""
+
+    def _position(self) -> int:
+        """The log's last position now (read before a view: a Watch resumed after it misses nothing of the view)."""
+        return int(self.app.recorder.max_notification_id() or 0)
+
+    def _current(self, table: str, game: Game, viewer: Viewer) -> pb.TableView:
+        position = self._position()
+        if game.family == "circle":
+            view = self.app.view(table, viewer)
+            hand = view["hand"]
+        else:
+            view = self.app.banked_view(table, viewer)
+            hand = view["hand"]
+        number = view["hands_started"] if hand is not None else 0
+        hand_id = str(game.hand_id(game.table_class.create_id(table), number)) if number else ""
+        return table_view(game, table, hands_started=view["hands_started"], hand_id=hand_id, hand_number=number,
+                          position=position, time=None, detail=DETAILS[game.family](view, hand))
+
+    def _history(self, table: str, game: Game, viewer: Viewer, position: int | None,
+                 at: datetime | None) -> pb.TableView:
+        self.app.authorize(viewer, table)
+        past = self.app.table_at(table, position=position, moment=at)
+        hand = past["hand"]
+        if hand is not None:
+            hand = HISTORY_VISIBILITY[game.family](hand, sees_down_cards=viewer.sees_down_cards(table))
+        number = past["hands_started"] if hand is not None else 0
+        hand_id = str(game.hand_id(game.table_class.create_id(table), number)) if number else ""
+        time = datetime.fromisoformat(past["time"]) if past["time"] not in ("", "None") else None
+        return table_view(game, table, hands_started=past["hands_started"], hand_id=hand_id, hand_number=number,
+                          position=past["position"], time=time, detail=DETAILS[game.family](past, hand))
+
+    @_guarded
+    async def GetTable(self, request: svc.GetTableRequest, context: Any) -> svc.GetTableResponse:  # noqa: N802
+        table = _table(request.table)
+        which = request.WhichOneof("moment")
+        if which == "position" and request.position < 0:
+            raise invalid("position is a log position, 0 or more", "position", "R-AUD-1")
+        at = moment(request, "at") if which == "at" else None
+
+        def work(viewer: Viewer) -> svc.GetTableResponse:
+            game = self._game(table)
+            if which is None:
+                return svc.GetTableResponse(view=self._current(table, game, viewer))
+            position = request.position if which == "position" else None
+            return svc.GetTableResponse(view=self._history(table, game, viewer, position, at))
+
+        return await self._run(context, work, offload=which is not None)
+
+    @_guarded
+    async def GetLegalActions(  # noqa: N802
+        self, request: svc.GetLegalActionsRequest, context: Any
+    ) -> svc.GetLegalActionsResponse:
+        table = _table(request.table)
+
+        def work(viewer: Viewer) -> svc.GetLegalActionsResponse:
+            game = self._game(table)
+            if game.family == "banked":
+                return self._banked_legal(table, viewer)
+            legal = self.app.legal_actions(table)
+            if legal is not None:
+                return _betting(legal)
+            hand = self.app.view(table, viewer)["hand"]
+            if hand is not None and hand["drawer"]:
+                return svc.GetLegalActionsResponse(seat=hand["drawer"], allowed=[pb.ACTION_KIND_DISCARD])
+            if hand is not None and hand["next_to_show"]:
+                return svc.GetLegalActionsResponse(seat=hand["next_to_show"],
+                                                   allowed=[pb.ACTION_KIND_SHOW, pb.ACTION_KIND_MUCK])
+            return svc.GetLegalActionsResponse()
+
+        return await self._run(context, work)
+
+    def _banked_legal(self, table: str, viewer: Viewer) -> svc.GetLegalActionsResponse:
+        hand = self.app.banked_view(table, viewer)["hand"]
+        if hand is None or not hand["to_decide"] or hand["stage"] not in DECISIONS:
+            return svc.GetLegalActionsResponse()
+        box = hand["to_decide"]
+        allowed, antes = DECISIONS[hand["stage"]]
+        out = svc.GetLegalActionsResponse(seat=box, allowed=allowed)
+        if antes:
+            out.bet = antes * hand["bets"].get(box, {}).get("ante", 0)
+        return out
+
+    @_guarded
+    async def ListHands(self, request: svc.ListHandsRequest, context: Any) -> svc.ListHandsResponse:  # noqa: N802
+        table = _table(request.table)
+
+        def work(viewer: Viewer) -> svc.ListHandsResponse:
+            del viewer
+            return svc.ListHandsResponse(hands=[pb.HandRef(hand_id=str(hand_id), number=number) for number, hand_id
+                                                in enumerate(self.app.hands_of(table), start=1)])
+
+        return await self._run(context, work, offload=True)
+
+    @_guarded
+    async def SearchHands(self, request: svc.SearchHandsRequest, context: Any) -> svc.SearchHandsResponse:  # noqa: N802
+        table = _table(request.table)
+        since, until = moment(request, "since"), moment(request, "until")
+        outcome = _code(pb.HandOutcome, request.outcome, "outcome", "R-AUD-1", default="") or None
+        game = _code(pb.Game, request.game, "game", "R-CIRC-5", default="") or None
+        seat = request.seat if request.HasField("seat") else None
+
+        def work(viewer: Viewer) -> svc.SearchHandsResponse:
+            self.app.authorize(viewer, table)
+            found = self.app.search_hands(table, since=since, until=until, seat=seat, outcome=outcome, game=game)
+            return svc.SearchHandsResponse(hands=[hand_summary(summary) for summary in found])
+
+        return await self._run(context, work, offload=True)
+
+    @_guarded
+    async def ExportHand(self, request: svc.ExportHandRequest, context: Any) -> svc.ExportHandResponse:  # noqa: N802
+        table = _table(request.table)
+        if request.hand_number <= 0:
+            raise invalid("hand_number is required: 1 = the table's first hand", "hand_number", "R-AUD-1")
+        fmt = _code(pb.ExportFormat, request.format, "format", "R-AUD-1", default="json")
+
+        def work(viewer: Viewer) -> svc.ExportHandResponse:
+            content, media_type = export_hand(self.app, table, request.hand_number, fmt, viewer)
+            return svc.ExportHandResponse(content=content, media_type=media_type)
+
+        return await self._run(context, work, offload=True)
+

@@ -1,0 +1,104 @@
+"""The streaming RPCs of the servicer: Watch (a table's changes as typed TableEvents, resumable by log position) and
+ReconstructHand (a hand event by event, for a dispute).  Every event passes the one visibility policy before it is
+mapped to its message by :func:`service.grpc.event_messages.to_message`."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import json
+from collections.abc import AsyncIterator
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+from google.protobuf.struct_pb2 import Struct
+
+from domain.games import game_of
+from domain.reconstruction import describe, render
+from service.api import table_service_pb2 as svc
+from service.app.application import Viewer
+from service.grpc.base import ServicerBase
+from service.grpc.errors import _guarded_stream, invalid
+from service.grpc.event_messages import timestamp, to_message
+from service.grpc.replies import _payload
+from service.grpc.requests import MAX_POSITION, _command_id, _table, _text
+
+WATCH_PAGE = 200
+
+
+def _struct(state: dict[str, Any]) -> Struct:
+    """A hand's state as a Struct (JSON's shapes: keys as text, tuples as lists)."""
+    out = Struct()
+    out.update(json.loads(json.dumps(state, default=str)))
+    return out
+
+
+class StreamRpcs(ServicerBase):
+    """Watch and ReconstructHand."""
+
+    @_guarded_stream
+    async def Watch(self, request: svc.WatchRequest, context: Any) -> AsyncIterator[svc.WatchResponse]:  # noqa: N802
+        """Every change of the table after ``after_position``, then new ones as they are stored."""
+        table = _table(request.table)
+        position = max(request.after_position, 0)
+        if position > MAX_POSITION:  # the store's positions are int64: the scan would overflow (issue 13)
+            raise invalid(f"after_position is past any log: at most {MAX_POSITION}", "after_position", "R-AUD-1")
+        viewer = await self._run(context, lambda viewer: (self.app.any_table(table), viewer)[1])
+        while True:
+            stored = self._stored_event(table)  # taken before the scan, so a command stored during it is not missed
+            changes, scanned = await self._run(context, functools.partial(self._changes_after, table, viewer,
+                                                                           position), offload=True)
+            for change in changes:
+                yield change
+            # The scan moves on past other tables' events too: a busy casino's store must not stall this table's
+            # stream behind a page of notifications none of which are its own.
+            moved, position = scanned > position, max(position, scanned)
+            if not moved:
+                # Commands through this instance wake the stream at once; other instances' (several services
+                # on one PostgreSQL) are found by the poll.
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stored.wait(), self.poll)
+
+    @_guarded_stream
+    async def ReconstructHand(  # noqa: N802
+        self, request: svc.ReconstructHandRequest, context: Any
+    ) -> AsyncIterator[svc.ReconstructHandResponse]:
+        """A hand event by event for a dispute: the pit boss only; the request is recorded first (R-THB-13)."""
+        command_id, table = _command_id(request.command_id), _table(request.table)
+        reason = _text(request.reason, "reason")
+        if request.hand_number <= 0:
+            raise invalid("hand_number is required: 1 = the table's first hand", "hand_number", "R-THB-13")
+        steps = await self._run(context, lambda viewer: self.app.reconstruct_hand(
+            command_id, table, request.hand_number, viewer, reason), offload=True)
+        for step in steps:
+            yield svc.ReconstructHandResponse(
+                version=step.version, timestamp=timestamp(datetime.fromisoformat(step.timestamp)),
+                description=describe(step), event=to_message(step.event, step.data), state=_struct(step.state),
+                rendered=render(step))
+
+    def _changes_after(self, table: str, viewer: Viewer, after: int,
+                       _: Viewer) -> tuple[list[svc.WatchResponse], int]:
+        """This table's changes in the next page of notifications, and the position the page reached (a table of any
+        game: its hands' ids follow from the table's by the game's rule, ``domain.games``)."""
+        record = self.app.any_table(table)
+        next_hand = game_of(record).hand_id(record.id, record.hands_started + 1)
+        ours = {record.id, *self.app.hands_of(table)}
+        notifications = self.app.recorder.select_notifications(start=after + 1, limit=WATCH_PAGE)
+        sees = viewer.sees_down_cards(table)
+        changes = []
+        for notification in notifications:
+            originator = notification.originator_id
+            if not isinstance(originator, UUID):
+                continue
+            if originator not in ours:
+                if originator == next_hand:  # a hand started after the table was read
+                    ours.add(originator)
+                else:
+                    continue
+            event: Any = self.app.mapper.to_domain_event(notification)
+            changes.append(svc.WatchResponse(
+                position=notification.id, aggregate_id=str(originator), version=notification.originator_version,
+                timestamp=timestamp(event.timestamp), event=to_message(type(event), _payload(event, sees))))
+        return changes, notifications[-1].id if notifications else after
