@@ -1,13 +1,13 @@
 """The one mapping between pokertable.v1's enums and the domain's codes, for every enum, by one rule.
 
-A value's domain code is its name without the enum's prefix, lower case, ``_`` read as ``-``: ``GAME_HOLDEM_BONUS``
-is ``holdem-bonus``, ``BETTING_STRUCTURE_NO_LIMIT`` is ``no-limit``, ``DEVICE_REPORT_KIND_DECK_CHECK`` is
+A value's domain code is its name without the enum's prefix, lower case, ``_`` read as ``-``: ``GAME_STUD7``
+is ``stud7``, ``BETTING_STRUCTURE_NO_LIMIT`` is ``no-limit``, ``DEVICE_REPORT_KIND_DECK_CHECK`` is
 ``deck-check``; ``*_UNSPECIFIED`` (0) has no code.  No game, structure or outcome is named here: a new one in the
 .proto and the domain maps without a change.
 
 >>> from service.api import types_pb2 as pb
->>> code_of(pb.Game, pb.GAME_HOLDEM_BONUS), value_of(pb.Game, "casino-draw") == pb.GAME_CASINO_DRAW
-('holdem-bonus', True)
+>>> code_of(pb.BettingStructure, pb.BETTING_STRUCTURE_POT_LIMIT), value_of(pb.Game, "stud7") == pb.GAME_STUD7
+('pot-limit', True)
 >>> code_of(pb.HandOutcome, pb.HAND_OUTCOME_UNSPECIFIED) is None
 True
 """
@@ -71,5 +71,5 @@ def codes(enum: EnumType) -> list[str]:
 
 
 def name_of(enum: EnumType, code: str) -> str:
-    """The value name of a domain code, for messages (``holdem-bonus`` → ``GAME_HOLDEM_BONUS``)."""
+    """The value name of a domain code, for messages (``in-progress`` → ``HAND_OUTCOME_IN_PROGRESS``)."""
     return _prefix(enum.DESCRIPTOR) + code.upper().replace("-", "_")
