@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import re
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -85,4 +84,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
