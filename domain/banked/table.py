@@ -18,11 +18,10 @@ from eventsourcing.domain import Aggregate, event
 from domain.banked.cdp import CdpHand, CdpSettings
 from domain.banked.thb import ThbHand, ThbSettings
 from domain.cards.decks import DeckIdentity
-from domain.device_reports import DeckAlternationError, DeviceReport, alternation_problem, is_shuffler_report
 from domain.errors import RuleError
 from domain.ids import TABLES_NAMESPACE
 from domain.names import verify_name
-from domain.reconstruction_requests import request_problem
+from domain.tables import TableRecord
 
 GAMES: dict[str, tuple[type[ThbHand] | type[CdpHand], type[ThbSettings] | type[CdpSettings]]] = {
     "holdem-bonus": (ThbHand, ThbSettings),
@@ -34,8 +33,11 @@ class BankedTableError(RuleError):
     """A banked-table command the rules do not allow now."""
 
 
-class BankedTable(Aggregate):
-    """A table where every box plays the house."""
+class BankedTable(TableRecord, Aggregate):
+    """A table where every box plays the house; the record every table keeps (hands, decks, devices,
+    reconstructions) is :class:`domain.tables.TableRecord`'s."""
+
+    ERROR = BankedTableError
 
     @staticmethod
     def create_id(name: str, **_: Any) -> UUID:
@@ -45,14 +47,9 @@ class BankedTable(Aggregate):
     @event("Opened")
     def __init__(self, *, name: str, game: str, settings: dict[str, Any]) -> None:
         self.name, self.game, self.settings_data = name, game, dict(settings)
-        self.hands_started = 0
-        self.hand_in_progress: UUID | None = None
-        self.device_reports = 0
-        self.reconstructions = 0
+        self.reset_record()
         self.bank_result = 0
         self.reshuffle_pending: str | None = None  # the deck to reshuffle fully before the next hand (R-THB-11)
-        self.last_deck_colour: str | None = None  # the deck of the last hand started (R-DECK-2)
-        self.shuffler: dict[str, str] | None = None  # the automatic shuffler that reported here (R-DECK-2)
 
     @classmethod
     def open(cls, name: str, game: str, settings: ThbSettings | CdpSettings) -> BankedTable:
@@ -79,9 +76,8 @@ class BankedTable(Aggregate):
             raise BankedTableError(f"a full reshuffle of the {self.reshuffle_pending} deck is required before the "
                                    "next hand: record the shuffler's shuffle of that deck, or the croupier's "
                                    "reshuffle", rule="R-THB-11")
-        if alternation := alternation_problem(deck.colour.value, last=self.last_deck_colour, hand=self.hands_started,
-                                          shuffler=self.shuffler is not None):
-            raise DeckAlternationError(alternation, rule="R-DECK-2")
+        self.verify_deck_colour(deck)
+        self.verify_deck_size(deck, 52, rule=GAMES[self.game][0].RULE)  # R-THB-1, R-CDP-1: dealt from 52 cards
         hand_class = GAMES[self.game][0]
         settings = self.settings
         if isinstance(settings, ThbSettings) and hand_class is ThbHand:
@@ -92,18 +88,6 @@ class BankedTable(Aggregate):
             raise AssertionError(self.game)
         self._hand_started(hand_id=hand.id, number=self.hands_started + 1, deck_colour=deck.colour.value)
         return hand
-
-    def record_device_report(self, report: DeviceReport) -> None:
-        """A shuffle, deck check, delivery or fault of a device at this table (R-DECK-2, R-DECK-3, R-AUD-1)."""
-        self._device_reported(device=report.device, serial=report.serial, kind=report.kind, colour=report.colour,
-                              result=report.result)
-
-    def record_refused_deck(self, colour: str, reason: str) -> None:
-        """R-DECK-2: a deck refused because it does not alternate, recorded as the shuffler's fault (see
-        :meth:`domain.circle.table.Table.record_refused_deck`)."""
-        shuffler = self.shuffler or {"device": "shuffler", "serial": "unknown"}
-        self.record_device_report(DeviceReport(shuffler["device"], shuffler["serial"], "fault", colour,
-                                               f"deck refused: {reason}"[:200]))
 
     def finish_hand(self, hand: ThbHand | CdpHand) -> None:
         """Record a finished hand and the house's result."""
@@ -127,22 +111,13 @@ class BankedTable(Aggregate):
         assert self.reshuffle_pending is not None
         self._reshuffled(colour=self.reshuffle_pending, by=by)
 
-    def record_reconstruction(self, number: int, pit_boss: str, reason: str) -> None:
-        """R-THB-13: a reconstruction of one of this table's hands is recorded before it is shown: who, why."""
-        if problem := request_problem(number, self.hands_started, pit_boss, reason):
-            raise BankedTableError(problem[0], rule=problem[1])
-        self._reconstruction_requested(hand_id=self.hand_id(number), number=number, pit_boss=pit_boss,
-                                       reason=reason)
-
     @event("ReconstructionRequested")
     def _reconstruction_requested(self, *, hand_id: UUID, number: int, pit_boss: str, reason: str) -> None:
         self.reconstructions += 1
 
     @event("DeviceReported")
     def _device_reported(self, *, device: str, serial: str, kind: str, colour: str, result: str) -> None:
-        self.device_reports += 1
-        if is_shuffler_report(device, kind):
-            self.shuffler = {"device": device, "serial": serial}
+        self.note_device_report(device, serial, kind)
         if kind == "shuffle" and colour == self.reshuffle_pending:  # R-THB-11: the shuffler reshuffled that deck
             self.reshuffle_pending = None
 
@@ -156,8 +131,7 @@ class BankedTable(Aggregate):
 
     @event("HandStarted")
     def _hand_started(self, *, hand_id: UUID, number: int, deck_colour: str | None = None) -> None:
-        self.hands_started = number
-        self.last_deck_colour = deck_colour
+        self.note_hand_started(number, deck_colour)
         self.hand_in_progress = hand_id
 
     @event("HandFinished")

@@ -22,13 +22,15 @@ from domain.cards.decks import DeckIdentity, lowest_rank
 from domain.circle.hand import TABLES_NAMESPACE, Hand
 from domain.circle.settings import MAX_SEATS, TableSettings
 from domain.circle.state import HandRuleError
-from domain.device_reports import DeckAlternationError, DeviceReport, alternation_problem, is_shuffler_report
 from domain.names import verify_name
-from domain.reconstruction_requests import request_problem
+from domain.tables import TableRecord
 
 
-class Table(Aggregate):
-    """A circle-poker table: who sits where with how many chips, the button, and the hand in progress."""
+class Table(TableRecord, Aggregate):
+    """A circle-poker table: who sits where with how many chips, the button, and the hand in progress; the record
+    every table keeps (hands, decks, devices, reconstructions) is :class:`domain.tables.TableRecord`'s."""
+
+    ERROR = HandRuleError
 
     @staticmethod
     def create_id(name: str, **_: Any) -> UUID:
@@ -42,19 +44,13 @@ class Table(Aggregate):
         self.seat_count = seat_count
         self.stacks: dict[int, int] = {}
         self.button_seat: int | None = None
-        self.hands_started = 0
-        self.hand_in_progress: UUID | None = None
-        self.device_reports = 0
-        self.reconstructions = 0
+        self.reset_record()
         self.blank_hands = 0
         self.carried_pot = 0
         self.closed = False
         self.previous_button: int | None = None
         self.reshuffle_required: dict[str, str] | None = None
         """R-CIRC-2: set by a card exposed at the cut (colour, card, rule) until that deck is shuffled again."""
-        self.last_deck_colour: str | None = None  # the deck of the last hand started (R-DECK-2)
-        self.shuffler: dict[str, str] | None = None
-        """R-DECK-2: the automatic shuffler that reported here (device, serial); the decks alternate from then on."""
 
     @property
     def openers(self) -> Rank:
@@ -153,18 +149,14 @@ class Table(Aggregate):
             required = self.reshuffle_required
             raise HandRuleError(f"a card was exposed at the cut ({required['card']}): the {required['colour']} deck "
                                 "must be shuffled again before the deal", rule="R-CIRC-2")
-        if alternation := alternation_problem(deck.colour.value, last=self.last_deck_colour, hand=self.hands_started,
-                                          shuffler=self.shuffler is not None):
-            raise DeckAlternationError(alternation, rule="R-DECK-2")
+        self.verify_deck_colour(deck)
         players = sorted(seat for seat, stack in self.stacks.items() if stack > 0)
         if len(players) < 2:
             raise HandRuleError("a hand needs two players with chips", rule="R-CIRC-2")
         if problem := self.settings.variant_rules.players_problem(len(players)):
             raise HandRuleError(problem[0], rule=problem[1])
-        expected = self.settings.deck_for(len(players))
-        if deck.size != expected:
-            rule = "R-DRAW-8" if self.settings.deck_by_players else "R-CARD-2"
-            raise HandRuleError(f"the next hand is played with a {expected}-card deck, not {deck.size}", rule=rule)
+        self.verify_deck_size(deck, self.settings.deck_for(len(players)),
+                              rule="R-DRAW-8" if self.settings.deck_by_players else "R-CARD-2")
         return players
 
     def start_hand(self, deck: DeckIdentity) -> Hand:
@@ -190,19 +182,6 @@ class Table(Aggregate):
             raise HandRuleError("that is not the hand in progress at this table", rule="R-AUD-1")
         if not hand.is_complete:
             raise HandRuleError("the hand is not over", rule="R-CIRC-6")
-
-    def record_device_report(self, report: DeviceReport) -> None:
-        """A shuffle, deck check, delivery or fault of a device at this table (R-DECK-2, R-DECK-3, R-AUD-1); a
-        shuffle of the deck whose card was exposed at the cut lifts the hold on the next deal (R-CIRC-2)."""
-        self._device_reported(device=report.device, serial=report.serial, kind=report.kind, colour=report.colour,
-                              result=report.result)
-
-    def record_refused_deck(self, colour: str, reason: str) -> None:
-        """R-DECK-2: a deck refused because it does not alternate, recorded as the shuffler's fault: the refused
-        start recorded nothing, and the service records this right after it, so the refusal is never forgotten."""
-        shuffler = self.shuffler or {"device": "shuffler", "serial": "unknown"}
-        self.record_device_report(DeviceReport(shuffler["device"], shuffler["serial"], "fault", colour,
-                                               f"deck refused: {reason}"[:200]))
 
     def finish_hand(self, hand: Hand) -> None:
         """Take the finishing stacks of the hand.  A void (R-CIRC-14, decision) gives back what was put in during
@@ -282,26 +261,14 @@ class Table(Aggregate):
         """The id of hand ``number`` of this table."""
         return Hand.create_id(self.id, number)
 
-    def verify_reconstruction(self, number: int, pit_boss: str, reason: str) -> None:
-        """A hand of this table that has started, a pit boss, a stated reason (R-THB-13, R-AUD-1)."""
-        if problem := request_problem(number, self.hands_started, pit_boss, reason):
-            raise HandRuleError(problem[0], rule=problem[1])
-
-    def record_reconstruction(self, number: int, pit_boss: str, reason: str) -> None:
-        """A reconstruction of one of this table's hands is recorded before it is shown: who, when, why."""
-        self.verify_reconstruction(number, pit_boss, reason)
-        self._reconstruction_requested(hand_id=self.hand_id(number), number=number, pit_boss=pit_boss,
-                                       reason=reason)
-
     @event("ReconstructionRequested")
     def _reconstruction_requested(self, *, hand_id: UUID, number: int, pit_boss: str, reason: str) -> None:
         self.reconstructions += 1
 
     @event("DeviceReported")
     def _device_reported(self, *, device: str, serial: str, kind: str, colour: str, result: str) -> None:
-        self.device_reports += 1
-        if is_shuffler_report(device, kind):
-            self.shuffler = {"device": device, "serial": serial}
+        """A shuffle of the deck whose card was exposed at the cut lifts the hold on the next deal (R-CIRC-2)."""
+        self.note_device_report(device, serial, kind)
         if kind == "shuffle" and self.reshuffle_required is not None and self.reshuffle_required["colour"] == colour:
             self.reshuffle_required = None
 
@@ -311,8 +278,7 @@ class Table(Aggregate):
 
     @event("HandStarted")
     def _hand_started(self, *, hand_id: UUID, number: int, button_seat: int, deck_colour: str | None = None) -> None:
-        self.hands_started = number
-        self.last_deck_colour = deck_colour
+        self.note_hand_started(number, deck_colour)
         self.previous_button = self.button_seat
         self.button_seat = button_seat
         self.hand_in_progress = hand_id

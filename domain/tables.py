@@ -1,0 +1,123 @@
+"""The table record both families share (issue 14): what every table of the house keeps and checks, whatever it
+deals — its hands' numbers and the hand in progress, the deck of each hand (R-DECK-2: the red and blue decks
+alternate once an automatic shuffler reported; R-CARD-2: the deck's size), its devices' reports (R-DECK-3) and the
+reconstructions asked of its hands (R-THB-13, R-AUD-1).
+
+:class:`TableRecord` is mixed into both table aggregates, :class:`domain.circle.table.Table` (seats, stacks, button)
+and :class:`domain.banked.table.BankedTable` (boxes against the house). Each aggregate keeps its own event classes, so
+the events already stored keep their topics (``domain.table:Table.DeviceReported``, …); their handlers call the
+shared bookkeeping here, and every check both make is made here once: the table, not the station, refuses a deck of
+the wrong colour or size.
+
+>>> from domain.cards.decks import BackColour, DeckIdentity
+>>> record = TableRecord()
+>>> record.reset_record()
+>>> record.note_device_report("ACME Shuffle", "S-1", "shuffle")
+>>> record.note_hand_started(1, "red")
+>>> try:
+...     record.verify_deck_colour(DeckIdentity(52, BackColour.RED))
+... except RuleError as error:
+...     print(error.rule, error.message)
+R-DECK-2 the red deck was in play in hand 1: the decks alternate, the blue deck is next
+>>> try:
+...     record.verify_deck_size(DeckIdentity(32, BackColour.BLUE), 52)
+... except RuleError as error:
+...     print(error.rule, error.message)
+R-CARD-2 the next hand is played with a 52-card deck, not 32
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+from uuid import UUID
+
+from domain.cards.decks import DeckIdentity
+from domain.device_reports import DeckAlternationError, DeviceReport, alternation_problem, is_shuffler_report
+from domain.errors import RuleError
+from domain.reconstruction_requests import request_problem
+
+
+class TableRecord:
+    """What both kinds of table record (mixed into each table aggregate, before ``Aggregate``)."""
+
+    ERROR: ClassVar[type[RuleError]] = RuleError
+    """The error the aggregate raises for a command its rules refuse."""
+
+    hands_started: int
+    hand_in_progress: UUID | None
+    device_reports: int
+    reconstructions: int
+    last_deck_colour: str | None
+    shuffler: dict[str, str] | None
+
+    def reset_record(self) -> None:
+        """The record of a table just opened (called by the aggregate's ``Opened`` event)."""
+        self.hands_started = 0
+        self.hand_in_progress = None
+        self.device_reports = 0
+        self.reconstructions = 0
+        self.last_deck_colour = None  # the deck of the last hand started (R-DECK-2)
+        self.shuffler = None
+        """R-DECK-2: the automatic shuffler that reported here (device, serial); the decks alternate from then on."""
+
+    def hand_id(self, number: int) -> UUID:
+        """The id of hand ``number`` of this table (each family's hands have their own)."""
+        raise NotImplementedError
+
+    # -- decks (R-DECK-2, R-CARD-2) -----------------------------------------------------------------
+
+    def verify_deck_colour(self, deck: DeckIdentity) -> None:
+        """R-DECK-2: once a shuffler reported here, the colour that was not in play in the last hand
+        (:class:`DeckAlternationError`: the service records the refused deck as the shuffler's fault)."""
+        if alternation := alternation_problem(deck.colour.value, last=self.last_deck_colour, hand=self.hands_started,
+                                              shuffler=self.shuffler is not None):
+            raise DeckAlternationError(alternation, rule="R-DECK-2")
+
+    def verify_deck_size(self, deck: DeckIdentity, size: int, *, rule: str = "R-CARD-2") -> None:
+        """The deck the next hand needs: ``size`` cards (R-CARD-2; five-card draw by players, R-DRAW-8)."""
+        if deck.size != size:
+            raise self.ERROR(f"the next hand is played with a {size}-card deck, not {deck.size}", rule=rule)
+
+    def note_hand_started(self, number: int, deck_colour: str | None) -> None:
+        """Bookkeeping of a hand started (from the aggregate's ``HandStarted`` event); its id is set by the caller."""
+        self.hands_started = number
+        self.last_deck_colour = deck_colour
+
+    # -- devices (R-DECK-2, R-DECK-3) ---------------------------------------------------------------
+
+    def record_device_report(self, report: DeviceReport) -> None:
+        """A shuffle, deck check, delivery or fault of a device at this table (R-DECK-2, R-DECK-3, R-AUD-1)."""
+        self._device_reported(device=report.device, serial=report.serial, kind=report.kind, colour=report.colour,
+                              result=report.result)
+
+    def _device_reported(self, *, device: str, serial: str, kind: str, colour: str, result: str) -> None:
+        raise NotImplementedError  # the aggregate's own ``DeviceReported`` event
+
+    def note_device_report(self, device: str, serial: str, kind: str) -> None:
+        """Bookkeeping of a device report (from the aggregate's ``DeviceReported`` event)."""
+        self.device_reports += 1
+        if is_shuffler_report(device, kind):
+            self.shuffler = {"device": device, "serial": serial}
+
+    def record_refused_deck(self, colour: str, reason: str) -> None:
+        """R-DECK-2: a deck refused because it does not alternate, recorded as the shuffler's fault: the refused
+        start recorded nothing, and the service records this right after it, so the refusal is never forgotten."""
+        shuffler = self.shuffler or {"device": "shuffler", "serial": "unknown"}
+        self.record_device_report(DeviceReport(shuffler["device"], shuffler["serial"], "fault", colour,
+                                               f"deck refused: {reason}"[:200]))
+
+    # -- disputes (R-THB-13, R-AUD-1) ---------------------------------------------------------------
+
+    def verify_reconstruction(self, number: int, pit_boss: str, reason: str) -> None:
+        """A hand of this table that has started, a pit boss, a stated reason (R-THB-13, R-AUD-1)."""
+        if problem := request_problem(number, self.hands_started, pit_boss, reason):
+            raise self.ERROR(problem[0], rule=problem[1])
+
+    def record_reconstruction(self, number: int, pit_boss: str, reason: str) -> None:
+        """A reconstruction of one of this table's hands is recorded before it is shown: who, when, why."""
+        self.verify_reconstruction(number, pit_boss, reason)
+        self._reconstruction_requested(hand_id=self.hand_id(number), number=number, pit_boss=pit_boss,
+                                       reason=reason)
+
+    def _reconstruction_requested(self, *, hand_id: UUID, number: int, pit_boss: str, reason: str) -> None:
+        raise NotImplementedError  # the aggregate's own ``ReconstructionRequested`` event
