@@ -114,7 +114,7 @@ def _oneof_path(request: Any, message: str, oneof: str) -> str:
 
 _FIELD_GUESS: dict[str, Callable[[Any], str]] = {
     "ActRequest": lambda r: _oneof_path(r, "command", "command"),
-    "OpenTableRequest": lambda r: f"settings.{r.WhichOneof('settings')}" if r.WhichOneof("settings") else "settings",
+    "OpenTableRequest": lambda r: r.WhichOneof("settings") or "game",
     "ConfigureTableRequest": lambda r: "settings",
     "SeatPlayerRequest": lambda r: "seat",
     "LeaveSeatRequest": lambda r: "seat",

@@ -194,28 +194,30 @@ class OpenTable:
     seat_count: int
 
 
+def _settings_case(game: Game) -> str:
+    """The OpenTableRequest settings case a game takes (by its settings class, :data:`domain.games.GAMES`)."""
+    if game.family == "circle":
+        return "circle"
+    return next(case for case, (settings_class, _) in _BANKED_SETTINGS.items() if game.settings_class is settings_class)
+
+
 def open_table(request: svc.OpenTableRequest) -> OpenTable:
-    """The game and settings of an OpenTable request: the settings case must be the game's (by its settings class,
-    :data:`domain.games.GAMES`)."""
+    """The game and settings of an OpenTable request: the settings case must be the game's.  Field paths name the
+    case's field (``circle.blinds``): a oneof's name is not a field."""
     game = game_of_request(request.game)
-    case = request.WhichOneof("settings")
+    expected, case = _settings_case(game), request.WhichOneof("settings")
     if case is None:
-        raise invalid("settings are required (circle, holdem_bonus or casino_draw, as the game)", "settings",
-                      "R-CIRC-5")
-    path = f"settings.{case}"
+        raise invalid(f"{game.code} takes its settings as {expected}", expected, "R-CIRC-5")
+    if case != expected:
+        raise invalid(f"{game.code} takes its settings as {expected}, not {case}", case, "R-CIRC-5")
     if case == "circle":
-        if game.family != "circle":
-            raise invalid(f"{game.code} is not a circle game: its settings are another case", path, "R-CIRC-5")
         if not 0 <= request.seat_count <= 10 or request.seat_count == 1:
             raise invalid("a circle table has 2 to 10 seats", "seat_count", "R-CIRC-2")
-        return OpenTable(game, circle_settings(request.circle, game.code, path), request.seat_count or 10)
-    settings_class, convert = _BANKED_SETTINGS[case]
-    if game.settings_class is not settings_class:
-        raise invalid(f"{game.code} takes other settings than {case}", path, "R-CIRC-5")
+        return OpenTable(game, circle_settings(request.circle, game.code, case), request.seat_count or 10)
     try:
-        return OpenTable(game, convert(getattr(request, case), path), 6)
+        return OpenTable(game, _BANKED_SETTINGS[case][1](getattr(request, case), case), 6)
     except RuleError as error:
-        raise invalid(str(error), path, error.rule) from None
+        raise invalid(str(error), case, error.rule) from None
 
 
 @dataclass(frozen=True)

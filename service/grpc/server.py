@@ -24,6 +24,7 @@ stops.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
 import weakref
@@ -62,10 +63,10 @@ class ListenError(OSError):
 
 
 class _Readiness:
-    """A server's health service and the task that makes it SERVING."""
+    """A server's health service, the task that makes it SERVING, and the threads its RPCs' work runs on."""
 
-    def __init__(self, health: health_aio.HealthServicer) -> None:
-        self.health = health
+    def __init__(self, health: health_aio.HealthServicer, executor: ThreadPoolExecutor) -> None:
+        self.health, self.executor = health, executor
         self.task: asyncio.Task[None] | None = None
 
 
@@ -123,7 +124,7 @@ async def create_server(app: PokerTables, stations: Stations, address: str = "12
         raise ListenError(f"cannot listen on {address}{' over TLS' if credentials else ''}: the port is taken, the "
                           "address is not this machine's, or the TLS certificate and key are refused") from error
     await server.start()
-    readiness = _Readiness(health)
+    readiness = _Readiness(health, executor)
     readiness.task = asyncio.create_task(_become_ready(app, readiness, executor, ready_check))
     _READINESS[server] = readiness
     return server, port
@@ -131,13 +132,17 @@ async def create_server(app: PokerTables, stations: Stations, address: str = "12
 
 async def stop(server: grpc.aio.Server, grace: float | None) -> None:
     """Stop a server of :func:`create_server`: health says NOT_SERVING first (to every health watcher), then the
-    calls in flight get ``grace`` seconds."""
+    calls in flight get ``grace`` seconds, then the work they left on worker threads (a Watch stream's scan) ends
+    before this returns, so that the store may be closed safely then."""
     readiness = _READINESS.get(server)
     if readiness is not None:
         if readiness.task is not None:
             readiness.task.cancel()
         await readiness.health.enter_graceful_shutdown()
     await server.stop(grace)
+    if readiness is not None:
+        await asyncio.get_running_loop().run_in_executor(
+            None, functools.partial(readiness.executor.shutdown, wait=True, cancel_futures=True))
 
 
 def _warm_up() -> None:
