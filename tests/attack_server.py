@@ -1,4 +1,5 @@
-"""A real server on a free port on SQLite, as ``pokertable serve`` runs it, for the attack suites of issue 13."""
+"""A real server on a free port on SQLite, as ``pokertable serve`` runs it, for the attack suites of issues 13 and 14
+(pokertable.v1): the server, raw calls that send any bytes, and the error details of a refusal."""
 
 from __future__ import annotations
 
@@ -14,36 +15,35 @@ from google.protobuf.descriptor import MethodDescriptor
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
-from service.api import pokertable_pb2 as pb
-from service.app.application import PokerTables
+from service.api import table_service_pb2 as svc
+from service.bootstrap import open_store
 from service.grpc.hardening import HARDENED, Hardening
-from service.grpc.server import SERVICE_NAME, create_server
-from service.store.persistence import claim_sole_writer, environment
-from tests.test_grpc_service import STATIONS
+from service.grpc.server import create_server
+from tests.grpc_support import STATIONS
 
-SERVICE = pb.DESCRIPTOR.services_by_name["TableService"]
+SERVICE = svc.DESCRIPTOR.services_by_name["TableService"]
+SERVICE_NAME = SERVICE.full_name
 METHODS: list[MethodDescriptor] = list(SERVICE.methods)
 
 
 @contextmanager
 def running_server(directory: Path, hardening: Hardening = HARDENED) -> Iterator[int]:
     """A server on a free port, in its own event loop thread, the sole writer of an SQLite file; its port."""
-    url = f"sqlite:///{directory / 'tables.db'}"
-    claim = claim_sole_writer(url)
-    app = PokerTables(env=environment(url, sole_writer=True))
+    store = open_store(f"sqlite:///{directory / 'tables.db'}", writer=True)
     loop = asyncio.new_event_loop()
     thread = threading.Thread(target=loop.run_forever, daemon=True)
     thread.start()
-    server, port = asyncio.run_coroutine_threadsafe(create_server(app, STATIONS, hardening=hardening),
-                                                    loop).result(timeout=10)
     try:
-        yield port
+        server, port = asyncio.run_coroutine_threadsafe(create_server(store.app, STATIONS, hardening=hardening),
+                                                        loop).result(timeout=30)
+        try:
+            yield port
+        finally:
+            asyncio.run_coroutine_threadsafe(server.stop(0), loop).result(timeout=10)
     finally:
-        asyncio.run_coroutine_threadsafe(server.stop(0), loop).result(timeout=10)
         loop.call_soon_threadsafe(loop.stop)
         thread.join(timeout=5)
-        if claim is not None:
-            claim.release()
+        store.close()
 
 
 def raw_call(channel: grpc.Channel, method: MethodDescriptor, body: bytes,
@@ -74,8 +74,10 @@ def raw_status(channel: grpc.Channel, method: MethodDescriptor, body: bytes,
 def error_reason(error: grpc.RpcError) -> str:
     """The ``reason`` of the ErrorInfo detail of a refused call (the rule id), or ``""`` without one."""
     status = rpc_status.from_call(error)  # type: ignore[arg-type]
-    if status is None or not status.details:
+    if status is None:
         return ""
-    info = error_details_pb2.ErrorInfo()
-    status.details[0].Unpack(info)
-    return str(info.reason)
+    for detail in status.details:
+        info = error_details_pb2.ErrorInfo()
+        if detail.Unpack(info):
+            return str(info.reason)
+    return ""

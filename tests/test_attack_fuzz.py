@@ -1,11 +1,13 @@
-"""Issue 13 — no request may end as UNKNOWN: fuzz every RPC of the service on a real server.
+"""Issue 13 — no request may end as UNKNOWN: fuzz every RPC of the service on a real server (pokertable.v1, issue 14).
 
 Every method of the service descriptor gets random bytes, mangled and truncated messages, and random well-formed
 messages of its type whose fields are right often enough to reach the rules and wrong often enough to hit every check:
-huge and negative numbers, empty and very long texts, look-alike Unicode, NUL and bidi characters, unknown actions,
-tables of the other kind, reused command ids, every station's token and none. The server has a circle hand in
-progress and a banked table of each game, so commands reach the domain. A status of UNKNOWN (an exception nobody
-translated) or INTERNAL fails the test, with the seed that reproduces the run (``POKERTABLE_FUZZ_SEED=…``).
+huge and negative numbers, empty and very long texts, look-alike Unicode, NUL and bidi characters, enum values no
+version of the contract has (negative, past the last, the int32 extremes), timestamps out of any range, every case of
+every oneof (each Command case of Act with hostile values), tables of the other family, reused command ids, every
+station's token and none. The server has a circle hand in progress and a banked table of each game, so commands reach
+the domain. A status of UNKNOWN (an exception nobody translated) or INTERNAL fails the test, with the seed that
+reproduces the run (``POKERTABLE_FUZZ_SEED=…``).
 """
 
 from __future__ import annotations
@@ -19,15 +21,15 @@ from typing import Any
 
 import grpc
 from google.protobuf.descriptor import Descriptor, FieldDescriptor, MethodDescriptor
+from google.protobuf.message_factory import GetMessageClass
 
 from domain.cards.cards import ALL_CARDS
-from domain.circle.variants import VARIANTS
-from domain.games import OUTCOMES
-from service.api import pokertable_pb2 as pb
-from service.app.application import BANKED_TABLE_ACTIONS, CDP_ACTIONS, HAND_ACTIONS, THB_ACTIONS
+from service.api import commands_pb2 as cmd
+from service.api import table_service_pb2 as svc
+from service.api import types_pb2 as pb
 from service.grpc.hardening import Hardening
 from tests.attack_server import METHODS, raw_status, running_server
-from tests.test_grpc_service import TOKENS, Client, open_table
+from tests.grpc_support import TOKENS, Client, act, deal, open_banked, open_circle, seat, start
 
 MESSAGES_PER_METHOD = 120
 BYTES_PER_METHOD = 12
@@ -44,27 +46,27 @@ JUNK_TEXT: list[Callable[[random.Random], str]] = [
     lambda r: "".join(chr(c) for c in (r.randrange(1, 0x2FFFF) for _ in range(r.randrange(1, 40)))
                       if not 0xD800 <= c < 0xE000),  # any code point but surrogates: proto3 texts are UTF-8
     lambda r: r.choice(["-1", "0", "9" * 30, "1e308", "NaN", "null", "{}", "[]", "' OR 1=1 --", "../../etc/passwd"]),
-    lambda r: r.choice(["2026-13-45T25:61:00+00:00", "2026-01-01T00:00:00", "0001-01-01T00:00:00+14:00",
-                        "9999-12-31T23:59:59-14:00", "2026-01-01T00:00:00+99:00"]),
+    lambda r: r.choice(["R-", "R-CIRC-999", "r-circ-14", "R-CIRC-14\x00", "GAME_HOLDEM", "shoe", "??"]),
 ]
 VALID: dict[str, list[str]] = {
     "table": TABLES,
-    "action": sorted({*HAND_ACTIONS, *THB_ACTIONS, *CDP_ACTIONS, *BANKED_TABLE_ACTIONS}),
-    "card": [str(card) for card in ALL_CARDS] + ["10d", "A♠"],
+    "card": [str(card) for card in ALL_CARDS] + ["10d", "A\u2660", "??"],
     "cards": [str(card) for card in ALL_CARDS],
-    "variant": sorted(VARIANTS), "structure": ["fixed-limit", "pot-limit", "no-limit"],
-    "game": ["holdem-bonus", "casino-draw"], "source": ["shoe", "croupier"],
-    "colour": ["red", "blue"], "deck_colour": ["red", "blue"], "deck_label": ["A", "deck 7"],
-    "kind": ["shuffle", "deck-check", "delivery", "fault"], "device": ["Shuffle Master"], "serial": ["SN-1"],
-    "result": ["deck ready", "jam"], "min_raise": ["standard", "any"], "showdown_order": ["last-aggressor", "any"],
-    "ante_pot": ["matched", "main"], "ante_pays_from": ["straight", "flush"], "refused_bonus": ["returned", "aces"],
-    "house_way": ["regulation"], "unqualified_play_bet": ["returned", "paid"], "outcome": list(OUTCOMES),
-    "since": ["2020-01-01T00:00:00+00:00"], "until": ["2099-01-01T00:00:00+01:00"],
+    "device": ["Shuffle Master", "hand shuffle"], "serial": ["SN-1"], "deck_label": ["A", "deck 7"],
+    "result": ["deck ready", "jam", "52 counted, complete"],
     "rule": ["R-CIRC-14", "R-THB-11", "R-AUD-1"], "reason": ["a dispute", "misdeal"], "director": ["dj"],
 }
-SMALL = {"seat", "box", "seat_count", "hand_number", "ante_min"}
+SMALL = {"seat", "seat_count", "hand_number", "ante_min", "ante_max", "deck_size", "sequence", "position",
+         "after_position"}
 INT64 = [0, 1, -1, 2, 5, 10, 20, 100, 10**12, 10**12 + 1, 2**31 - 1, -(2**31), 2**53 + 1, 2**62, 2**63 - 1, -(2**63)]
 INT32 = [0, 1, -1, 2, 3, 7, 10, 11, 52, 53, 28, 2**31 - 1, -(2**31)]
+HOSTILE_ENUMS = [-1, -(2**31), 2**31 - 1, 10, 29, 99, 1_000]
+"""Values past the last of every enum of the contract (ActionKind has 28, Game 9): proto3 enums are open, so a
+client may send any int32 and the server must refuse what it does not know."""
+TIMESTAMPS = [(0, 0), (1_790_000_000, 0), (1_790_000_000, 999_999_999), (-62_135_596_800, 0),
+              (253_402_300_799, 999_999_999), (253_402_300_800, 0), (-62_135_596_801, 0), (2**63 - 1, 0),
+              (-(2**63), 0), (1, -1), (1, 1_000_000_000), (1, 2**31 - 1), (4_000_000_000, -(2**31))]
+"""Timestamps the well-known type allows (0001-01-01 to 9999-12-31, nanos 0 to 999,999,999) and ones it does not."""
 
 
 def _text(field: FieldDescriptor, rng: random.Random, ids: list[str]) -> str:
@@ -86,6 +88,13 @@ def _number(field: FieldDescriptor, rng: random.Random) -> int:
     return rng.choice(INT64 if wide else INT32)
 
 
+def _enum(field: FieldDescriptor, rng: random.Random) -> int:
+    assert field.enum_type is not None
+    if rng.random() < 0.8:
+        return int(rng.choice(field.enum_type.values).number)
+    return rng.choice(HOSTILE_ENUMS)
+
+
 def _value(field: FieldDescriptor, rng: random.Random, ids: list[str], depth: int) -> Any:
     if field.message_type is not None:
         return _message(field.message_type, rng, ids, depth + 1)
@@ -93,17 +102,28 @@ def _value(field: FieldDescriptor, rng: random.Random, ids: list[str], depth: in
         return _text(field, rng, ids)
     if field.type == FieldDescriptor.TYPE_BOOL:
         return rng.random() < 0.5
+    if field.type == FieldDescriptor.TYPE_ENUM:
+        return _enum(field, rng)
     return _number(field, rng)
 
 
 def _message(descriptor: Descriptor, rng: random.Random, ids: list[str], depth: int = 0) -> Any:
-    """A random message of this type: each field set or not, lists of 0 to 12 entries (now and then 2,000)."""
-    message: Any = getattr(pb, descriptor.name)()
+    """A random message of this type: each field set or not, one case of each oneof (now and then none), lists of 0
+    to 12 entries (now and then 2,000); a Timestamp valid or out of range."""
+    message: Any = GetMessageClass(descriptor)()
+    if descriptor.full_name == "google.protobuf.Timestamp":
+        message.seconds, message.nanos = rng.choice(TIMESTAMPS)
+        return message
+    chosen = {oneof.name: rng.choice([*oneof.fields, None] if rng.random() < 0.1 else oneof.fields)
+              for oneof in descriptor.oneofs}
     for field in descriptor.fields:
-        if rng.random() < 0.2 and field.name not in ("table", "action", "command_id"):
+        oneof = field.containing_oneof
+        if oneof is not None and chosen[oneof.name] is not field:
+            continue
+        if oneof is None and rng.random() < 0.2 and field.name not in ("table", "command", "command_id"):
             continue
         if field.is_repeated:
-            count = rng.choice((0, 1, 2, 3, 5, 10, 12, 2_000 if depth == 0 and rng.random() < 0.1 else 4))
+            count = rng.choice((0, 1, 2, 3, 5, 10, 12, 2_000 if depth <= 2 and rng.random() < 0.1 else 4))
             getattr(message, field.name).extend(_value(field, rng, ids, depth) for _ in range(count))
         elif field.type == FieldDescriptor.TYPE_MESSAGE:
             getattr(message, field.name).CopyFrom(_value(field, rng, ids, depth))
@@ -128,17 +148,32 @@ def _bodies(method: MethodDescriptor, rng: random.Random, ids: list[str]) -> lis
 
 
 def _prepare(port: int) -> None:
-    """A circle hand in progress at Mesa 1, Mesa 2 open, a Hold'em Bonus and a Casino Draw Poker table."""
+    """A circle hand in progress at Mesa 1 (dealt, preflop), Mesa 2 a draw table, a Hold'em Bonus table with a hand
+    taking bets and a Casino Draw Poker table with a hand taking bets."""
     pit, dealer = Client(port, TOKENS["pit"]), Client(port, TOKENS["dealer"])
-    open_table(pit, dealer)
-    dealer.StartHand(pb.StartHandRequest(command_id="fuzz-start", table="Mesa 1"))
-    pit.OpenTable(pb.OpenTableRequest(command_id="fuzz-open-2", table="Mesa 2", settings=pb.Settings(
-        variant="draw", structure="fixed-limit", ante=1, small_bet=2, big_bet=4)))
-    pit.OpenBankedTable(pb.OpenBankedTableRequest(command_id="fuzz-thb", table="THB 1", game="holdem-bonus",
-                                                  ante_min=5))
-    pit.OpenBankedTable(pb.OpenBankedTableRequest(command_id="fuzz-cdp", table="CDP 1", game="casino-draw",
-                                                  ante_min=5, ante_max=100))
-    pit.StartBankedHand(pb.StartHandRequest(command_id="fuzz-cdp-1", table="CDP 1"))
+    open_circle(pit, "Mesa 1", no_burns=True)
+    for number in (1, 2, 3):
+        seat(dealer, "Mesa 1", number)
+    start(dealer, "Mesa 1")
+    deal(dealer, "Mesa 1", "As Kd Qh Ac Kc Qs")
+    open_circle(pit, "Mesa 2", pb.GAME_DRAW, structure=pb.BETTING_STRUCTURE_FIXED_LIMIT, ante=1, small_bet=2,
+                big_bet=4)
+    open_banked(pit, "THB 1", pb.GAME_HOLDEM_BONUS)
+    start(pit, "THB 1")
+    act(pit, "THB 1", ante=cmd.Ante(seat=1, amount=10))
+    open_banked(pit, "CDP 1", pb.GAME_CASINO_DRAW)
+    start(pit, "CDP 1")
+
+
+def test_every_command_case_and_every_request_message_is_fuzzed() -> None:
+    """The generator builds each RPC's request and, through Act, every case of Command."""
+    rng, ids = random.Random(1), list[str]()
+    inputs = {method.input_type.full_name for method in METHODS}
+    assert inputs == {svc.DESCRIPTOR.message_types_by_name[name].full_name
+                      for name in svc.DESCRIPTOR.message_types_by_name if name.endswith("Request")}
+    act_request = next(method.input_type for method in METHODS if method.name == "Act")
+    cases = {_message(act_request, rng, ids).command.WhichOneof("command") for _ in range(2_000)}
+    assert cases >= {field.name for field in cmd.Command.DESCRIPTOR.fields}
 
 
 def test_no_request_to_any_rpc_ends_as_unknown(tmp_path: Path) -> None:
@@ -153,6 +188,7 @@ def test_no_request_to_any_rpc_ends_as_unknown(tmp_path: Path) -> None:
         for method in METHODS:
             streaming = method.server_streaming
             count = MESSAGES_PER_METHOD // 3 if streaming else MESSAGES_PER_METHOD
+            count *= 4 if method.name == "Act" else 1  # 28 command cases: about 17 messages each
             requests = [_message(method.input_type, rng, ids).SerializeToString() for _ in range(count)]
             for body in [*requests, *_bodies(method, rng, ids)]:
                 token = rng.choice(tokens)

@@ -1,8 +1,11 @@
-"""Issue 13, the "low" findings — each attack as it was made, through the API of a real server on SQLite.
+"""Issue 13, the "low" findings — each attack as it was made, through the API of a real server on SQLite (pokertable.v1,
+issue 14).
 
-Look-alike cards, positions past any log, table names that hide what they say, settings no table can play, chips
-past the cap, forged card sources, one name for two tables, the status of "no hand in progress", the message of a
-box that acts out of turn. Every refusal changes nothing.
+Look-alike cards, positions past any log, table names that hide what they say, settings no table can play, enum
+values no version of the contract has, chips past the cap, forged card sources, one name for two tables, the status
+of "no hand in progress", the message of a box that acts out of turn. Every malformed request is INVALID_ARGUMENT with
+the rule it breaks (ErrorInfo) and a BadRequest field violation naming the request field path; every refusal changes
+nothing.
 """
 
 from __future__ import annotations
@@ -21,16 +24,20 @@ from domain.cards.decks import BackColour, DeckIdentity
 from domain.circle.settings import BettingStructure, InvalidSettingsError, TableSettings
 from domain.circle.table import Table
 from domain.errors import InvalidCardError, RuleError
-from service.api import pokertable_pb2 as pb
+from service.api import commands_pb2 as cmd
+from service.api import table_service_pb2 as svc
+from service.api import types_pb2 as pb
 from service.app.application import MAX_CHIPS
-from tests.attack_server import error_reason, running_server
-from tests.test_grpc_service import TOKENS, Client, open_table
+from tests.attack_server import running_server
+from tests.grpc_support import TOKENS, Client, act, deal, open_banked, open_circle, rule_of, seat, start, violations
 
-HOLDEM: dict[str, Any] = {"variant": "holdem", "structure": "no-limit"}
-LOOK_ALIKES = ["\u212as", "A\u017f", "\u212a\u017f", "\uff21s", "A\u0455", "\u0410s"]  # Kelvin K, long s, fullwidth A,
-# Cyrillic dze and A: each is "K"/"s"/"A" to a reader (and to Unicode case folding) and no card
+NO_LIMIT = pb.BETTING_STRUCTURE_NO_LIMIT
+LOOK_ALIKES = ["\u212as", "A\u017f", "\u212a\u017f", "\uff21s", "A\u0455", "\u0410s"]  # Kelvin K, long s, fullwidth
+# A, Cyrillic dze and A: each is "K"/"s"/"A" to a reader (and to Unicode case folding) and no card
 NAMES = ["Mesa\x00 1", "Mesa\x07", "Mesa\n1", "Mesa\x7f", "Mesa \u202e1 aseM", "Mesa \u2066x\u2069", "Mesa\u200b1",
          "\ufeffMesa 1", "Mesa 1\u2028", " Mesa 1", "Mesa 1 "]
+HOSTILE_ENUMS = [-1, 99, 2**31 - 1, -(2**31)]
+"""Enum values no version of pokertable.v1 has: proto3 enums are open, so any int32 arrives."""
 
 
 @pytest.fixture
@@ -45,11 +52,37 @@ def _refused(call: Any, request: Any) -> grpc.RpcError:
     return refused.value
 
 
-def _started(port: int) -> tuple[Client, Client]:
+def _invalid(error: grpc.RpcError, rule: str, field: str, what: object = "") -> None:
+    """INVALID_ARGUMENT breaking ``rule``, with a BadRequest field violation naming ``field`` (a list's field may be
+    named with the index of the entry, ``cards[1]``)."""
+    assert error.code() == grpc.StatusCode.INVALID_ARGUMENT, (what, error.code(), error.details())
+    assert rule_of(error) == rule, (what, rule_of(error), error.details())
+    named = violations(error)
+    assert any(path == field or path.startswith(f"{field}[") for path in named), (what, field, named)
+
+
+def _view(client: Client, table: str = "Mesa 1") -> svc.GetTableResponse:
+    view: svc.GetTableResponse = client.GetTable(svc.GetTableRequest(table=table))
+    return view
+
+
+def _opened(port: int) -> tuple[Client, Client]:
+    """Mesa 1 (no-limit Hold'em 1/2, no burns) with seats 1 to 3 at 100 chips; the pit boss's and dealer's clients."""
     pit, dealer = Client(port, TOKENS["pit"]), Client(port, TOKENS["dealer"])
-    open_table(pit, dealer)
-    dealer.StartHand(pb.StartHandRequest(command_id=dealer.next_id(), table="Mesa 1"))
+    open_circle(pit, "Mesa 1", no_burns=True)
+    for number in (1, 2, 3):
+        seat(dealer, "Mesa 1", number)
     return pit, dealer
+
+
+def _started(port: int) -> tuple[Client, Client]:
+    pit, dealer = _opened(port)
+    start(dealer, "Mesa 1")
+    return pit, dealer
+
+
+def _act_request(client: Client, table: str, **case: Any) -> svc.ActRequest:
+    return svc.ActRequest(command_id=client.next_id(), table=table, command=cmd.Command(**case))
 
 
 # -- cards ---------------------------------------------------------------------------------------------------------
@@ -65,20 +98,25 @@ def test_r_card_1_a_look_alike_card_is_no_card(text: str) -> None:
 
 def test_r_card_1_look_alike_cards_through_the_api_are_invalid_argument_not_unknown(port: int) -> None:
     pit, dealer = _started(port)
-    before = pit.GetTable(pb.TableRequest(table="Mesa 1"))
+    deal(dealer, "Mesa 1", "As Kd Qh Ac Kc Qs")
+    open_banked(pit, "THB 1", pb.GAME_HOLDEM_BONUS)
+    start(pit, "THB 1")
+    open_banked(pit, "CDP 1", pb.GAME_CASINO_DRAW)
+    before = [_view(pit, table) for table in ("Mesa 1", "THB 1", "CDP 1")]
     for text in LOOK_ALIKES:
-        for request in (pb.HandCommandRequest(command_id=dealer.next_id(), table="Mesa 1", action="deal", card=text),
-                        pb.HandCommandRequest(command_id=dealer.next_id(), table="Mesa 1", action="discard", seat=1,
-                                              cards=["2c", text])):
-            error = _refused(dealer.HandCommand, request)
-            assert error.code() == grpc.StatusCode.INVALID_ARGUMENT and error_reason(error) == "R-CARD-1", text
-        error = _refused(pit.RecordCutExposure, pb.CutExposureRequest(command_id=pit.next_id(), table="Mesa 1",
-                                                                      card=text, colour="red"))
-        assert error.code() == grpc.StatusCode.INVALID_ARGUMENT, text
-        error = _refused(pit.BankedCommand, pb.BankedCommandRequest(command_id=pit.next_id(), table="THB 1",
-                                                                    action="deal", card=text))
-        assert error.code() == grpc.StatusCode.INVALID_ARGUMENT, text
-    assert pit.GetTable(pb.TableRequest(table="Mesa 1")) == before
+        for table, case, field in (
+            ("Mesa 1", {"deal": cmd.Deal(card=text)}, "command.deal.card"),
+            ("Mesa 1", {"discard": cmd.Discard(seat=1, cards=["2c", text])}, "command.discard.cards"),
+            ("Mesa 1", {"expose_card": cmd.ExposeCard(seat=1, card=text)}, "command.expose_card.card"),
+            ("THB 1", {"deal": cmd.Deal(card=text)}, "command.deal.card"),
+            ("THB 1", {"face_up_card": cmd.FaceUpCard(card=text)}, "command.face_up_card.card"),
+            ("CDP 1", {"exchange": cmd.Exchange(seat=1, cards=[text])}, "command.exchange.cards"),
+        ):
+            _invalid(_refused(pit.Act, _act_request(pit, table, **case)), "R-CARD-1", field, (text, case))
+        error = _refused(pit.RecordCutExposure, svc.RecordCutExposureRequest(
+            command_id=pit.next_id(), table="Mesa 1", card=text, colour=pb.DECK_COLOUR_RED))
+        _invalid(error, "R-CARD-1", "card", text)
+    assert [_view(pit, table) for table in ("Mesa 1", "THB 1", "CDP 1")] == before
 
 
 # -- Watch positions -----------------------------------------------------------------------------------------------
@@ -87,12 +125,10 @@ def test_r_card_1_look_alike_cards_through_the_api_are_invalid_argument_not_unkn
 @pytest.mark.parametrize("position", [2**63 - 1, 2**63 - 2])
 def test_r_aud_1_a_watch_position_past_any_log_is_invalid_argument(port: int, position: int) -> None:
     pit, _ = _started(port)
-    stream = pit.stub.Watch(pb.WatchRequest(table="Mesa 1", after_position=position), metadata=pit.metadata,
-                            timeout=2)
+    stream = pit.Watch(svc.WatchRequest(table="Mesa 1", after_position=position), timeout=2)
     with pytest.raises(grpc.RpcError) as refused:
         next(iter(stream))
-    assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
-    assert error_reason(refused.value) == "R-AUD-1"
+    _invalid(refused.value, "R-AUD-1", "after_position")
 
 
 # -- table names ---------------------------------------------------------------------------------------------------
@@ -110,64 +146,136 @@ def test_r_aud_1_a_table_name_with_control_format_or_bidi_characters_is_refused_
 
 def test_r_aud_1_a_table_name_with_control_format_or_bidi_characters_is_refused_by_the_api(port: int) -> None:
     pit = Client(port, TOKENS["pit"])
+    circle = pb.CircleSettings(structure=NO_LIMIT, blinds=[1, 2])
     for name in NAMES:
-        error = _refused(pit.OpenTable, pb.OpenTableRequest(command_id=pit.next_id(), table=name,
-                                                            settings=pb.Settings(blinds=[1, 2], **HOLDEM)))
-        assert error.code() == grpc.StatusCode.INVALID_ARGUMENT and error_reason(error) == "R-AUD-1", repr(name)
-        error = _refused(pit.OpenBankedTable, pb.OpenBankedTableRequest(command_id=pit.next_id(), table=name,
-                                                                        game="casino-draw", ante_min=5, ante_max=9))
-        assert error.code() == grpc.StatusCode.INVALID_ARGUMENT, repr(name)
-        error = _refused(pit.GetTable, pb.TableRequest(table=name))
-        assert error.code() == grpc.StatusCode.INVALID_ARGUMENT, repr(name)
-    pit.OpenTable(pb.OpenTableRequest(command_id=pit.next_id(), table="Mesa ñ 1 — salón", settings=pb.Settings(
-        blinds=[1, 2], **HOLDEM)))  # letters, accents and punctuation of any script are names
+        for request in (
+            svc.OpenTableRequest(command_id=pit.next_id(), table=name, game=pb.GAME_HOLDEM, circle=circle),
+            svc.OpenTableRequest(command_id=pit.next_id(), table=name, game=pb.GAME_CASINO_DRAW,
+                                 casino_draw=pb.CasinoDrawSettings(ante_min=5, ante_max=9)),
+        ):
+            _invalid(_refused(pit.OpenTable, request), "R-AUD-1", "table", repr(name))
+        _invalid(_refused(pit.GetTable, svc.GetTableRequest(table=name)), "R-AUD-1", "table", repr(name))
+        _invalid(_refused(pit.SeatPlayer, svc.SeatPlayerRequest(command_id=pit.next_id(), table=name, seat=1,
+                                                                chips=100)), "R-AUD-1", "table", repr(name))
+    pit.OpenTable(svc.OpenTableRequest(command_id=pit.next_id(), table="Mesa ñ 1 — salón", game=pb.GAME_HOLDEM,
+                                       circle=circle))  # letters, accents and punctuation of any script are names
 
 
 def test_r_aud_1_one_name_space_for_circle_and_banked_tables(port: int) -> None:
     pit = Client(port, TOKENS["pit"])
-    pit.OpenTable(pb.OpenTableRequest(command_id=pit.next_id(), table="Mesa 1",
-                                      settings=pb.Settings(blinds=[1, 2], **HOLDEM)))
-    error = _refused(pit.OpenBankedTable, pb.OpenBankedTableRequest(command_id=pit.next_id(), table="Mesa 1",
-                                                                    game="casino-draw", ante_min=5, ante_max=100))
-    assert "already" in (error.details() or "") and error_reason(error) == "R-AUD-1"
-    pit.OpenBankedTable(pb.OpenBankedTableRequest(command_id=pit.next_id(), table="THB 1", game="holdem-bonus",
-                                                  ante_min=5))
-    error = _refused(pit.OpenTable, pb.OpenTableRequest(command_id=pit.next_id(), table="THB 1",
-                                                        settings=pb.Settings(blinds=[1, 2], **HOLDEM)))
-    assert "already" in (error.details() or "") and error_reason(error) == "R-AUD-1"
-    assert error.code() == grpc.StatusCode.INVALID_ARGUMENT  # as for a circle table opened twice
-    with pytest.raises(grpc.RpcError) as missing:
-        pit.GetTable(pb.TableRequest(table="THB 1"))
-    assert missing.value.code() == grpc.StatusCode.NOT_FOUND
+    open_circle(pit, "Mesa 1")
+    error = _refused(pit.OpenTable, svc.OpenTableRequest(
+        command_id=pit.next_id(), table="Mesa 1", game=pb.GAME_CASINO_DRAW,
+        casino_draw=pb.CasinoDrawSettings(ante_min=5, ante_max=100)))
+    assert "already" in (error.details() or "")
+    _invalid(error, "R-AUD-1", "table")
+    open_banked(pit, "THB 1", pb.GAME_HOLDEM_BONUS)
+    error = _refused(pit.OpenTable, svc.OpenTableRequest(
+        command_id=pit.next_id(), table="THB 1", game=pb.GAME_HOLDEM,
+        circle=pb.CircleSettings(structure=NO_LIMIT, blinds=[1, 2])))
+    assert "already" in (error.details() or "")
+    _invalid(error, "R-AUD-1", "table")  # as for a circle table opened twice
+    assert _view(pit, "THB 1").view.family == pb.GAME_FAMILY_BANKED, "still the Hold'em Bonus table"
+    assert _view(pit, "Mesa 1").view.game == pb.GAME_HOLDEM
 
 
 # -- settings ------------------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("settings", "rule"), [
-    ({"blinds": [1, 2], "deck_size": 53}, "R-CARD-2"),
-    ({"blinds": [1, 2], "deck_size": -1}, "R-CARD-2"),
-    ({"blinds": [1, 2], "deck_size": 51}, "R-CARD-2"),
-    ({"blinds": [10, 5]}, "R-CIRC-5"),
-    ({"blinds": [1, 2, 1]}, "R-CIRC-5"),
-    ({"blinds": [1] * 11}, "R-CIRC-5"),
-    ({"blinds": [1] * 60_000}, "R-CIRC-5"),  # ≈ 60 KB: every later command of the table paid for 60,000 blinds
-    ({"blinds": [1, MAX_CHIPS + 1]}, "R-CIRC-5"),
-    ({"blinds": [1, 2], "ante": -1}, "R-CIRC-5"),
+@pytest.mark.parametrize(("settings", "rule", "field"), [
+    ({"blinds": [1, 2], "deck_size": 53}, "R-CARD-2", "deck_size"),
+    ({"blinds": [1, 2], "deck_size": -1}, "R-CARD-2", "deck_size"),
+    ({"blinds": [1, 2], "deck_size": 51}, "R-CARD-2", "deck_size"),
+    ({"blinds": [10, 5]}, "R-CIRC-5", "blinds"),
+    ({"blinds": [1, 2, 1]}, "R-CIRC-5", "blinds"),
+    ({"blinds": [1] * 11}, "R-CIRC-5", "blinds"),
+    ({"blinds": [1] * 60_000}, "R-CIRC-5", "blinds"),  # ≈ 60 KB: every later command of the table paid for them
+    ({"blinds": [1, MAX_CHIPS + 1]}, "R-CIRC-5", "blinds"),
+    ({"blinds": [1, 2], "ante": -1}, "R-CIRC-5", "ante"),
+    ({"blinds": [1, 2], "min_bet": -5}, "R-CIRC-5", "min_bet"),
+    ({"blinds": [1, 2], "structure": 99}, "R-CIRC-5", "structure"),
+    ({"blinds": [1, 2], "structure": pb.BETTING_STRUCTURE_UNSPECIFIED}, "R-CIRC-5", "structure"),
+    ({"blinds": [1, 2], "min_raise": -1}, "R-CIRC-3b", "min_raise"),
+    ({"blinds": [1, 2], "showdown_order": 2**31 - 1}, "R-CIRC-13", "showdown_order"),
 ])
 def test_r_circ_5_settings_no_table_can_play_are_refused_when_opened_and_configured(
-    port: int, settings: dict[str, Any], rule: str,
+    port: int, settings: dict[str, Any], rule: str, field: str,
 ) -> None:
     pit, dealer = Client(port, TOKENS["pit"]), Client(port, TOKENS["dealer"])
-    error = _refused(pit.OpenTable, pb.OpenTableRequest(command_id=pit.next_id(), table="Mesa 9",
-                                                        settings=pb.Settings(**HOLDEM, **settings)))
-    assert error.code() == grpc.StatusCode.INVALID_ARGUMENT and error_reason(error) == rule, error.details()
-    open_table(pit, dealer)
-    before = pit.GetTable(pb.TableRequest(table="Mesa 1"))
-    error = _refused(pit.ConfigureTable, pb.ConfigureTableRequest(command_id=pit.next_id(), table="Mesa 1",
-                                                                  settings=pb.Settings(**HOLDEM, **settings)))
-    assert error.code() == grpc.StatusCode.INVALID_ARGUMENT and error_reason(error) == rule
-    assert pit.GetTable(pb.TableRequest(table="Mesa 1")) == before
+    circle = pb.CircleSettings(**{"structure": NO_LIMIT, **settings})
+    error = _refused(pit.OpenTable, svc.OpenTableRequest(command_id=pit.next_id(), table="Mesa 9",
+                                                         game=pb.GAME_HOLDEM, circle=circle))
+    _invalid(error, rule, f"circle.{field}")
+    open_circle(pit, "Mesa 1", no_burns=True)
+    seat(dealer, "Mesa 1", 1)
+    before = _view(pit)
+    error = _refused(pit.ConfigureTable, svc.ConfigureTableRequest(command_id=pit.next_id(), table="Mesa 1",
+                                                                   settings=circle))
+    _invalid(error, rule, f"settings.{field}")
+    assert _view(pit) == before
+    with pytest.raises(grpc.RpcError) as missing:
+        _view(pit, "Mesa 9")
+    assert missing.value.code() == grpc.StatusCode.NOT_FOUND
+
+
+@pytest.mark.parametrize("value", HOSTILE_ENUMS)
+def test_r_circ_5_an_unknown_game_or_settings_of_the_other_family_are_invalid_argument(port: int, value: Any) -> None:
+    pit = Client(port, TOKENS["pit"])
+    circle = pb.CircleSettings(structure=NO_LIMIT, blinds=[1, 2])
+    error = _refused(pit.OpenTable, svc.OpenTableRequest(command_id=pit.next_id(), table="Mesa 9", game=value,
+                                                         circle=circle))
+    _invalid(error, "R-CIRC-5", "game", value)
+    error = _refused(pit.OpenTable, svc.OpenTableRequest(command_id=pit.next_id(), table="Mesa 9",
+                                                         game=pb.GAME_HOLDEM_BONUS, circle=circle))
+    _invalid(error, "R-CIRC-5", "circle")
+    error = _refused(pit.OpenTable, svc.OpenTableRequest(command_id=pit.next_id(), table="Mesa 9",
+                                                         game=pb.GAME_OMAHA, casino_draw=pb.CasinoDrawSettings(
+                                                             ante_min=5, ante_max=100)))
+    _invalid(error, "R-CIRC-5", "casino_draw")
+    error = _refused(pit.OpenTable, svc.OpenTableRequest(
+        command_id=pit.next_id(), table="THB 9", game=pb.GAME_HOLDEM_BONUS,
+        holdem_bonus=pb.HoldemBonusSettings(ante_min=5, ante_pays_from=value)))
+    _invalid(error, "R-THB-8", "holdem_bonus.ante_pays_from", value)
+    error = _refused(pit.OpenTable, svc.OpenTableRequest(
+        command_id=pit.next_id(), table="THB 9", game=pb.GAME_HOLDEM_BONUS,
+        holdem_bonus=pb.HoldemBonusSettings(ante_min=7)))
+    _invalid(error, "R-THB-2", "holdem_bonus.ante_min")
+    for table in ("Mesa 9", "THB 9"):
+        with pytest.raises(grpc.RpcError) as missing:
+            _view(pit, table)
+        assert missing.value.code() == grpc.StatusCode.NOT_FOUND
+
+
+@pytest.mark.parametrize("value", HOSTILE_ENUMS)
+def test_r_deck_2_an_unknown_deck_colour_or_report_kind_is_invalid_argument(port: int, value: Any) -> None:
+    pit, dealer = _opened(port)
+    before = _view(pit)
+    _invalid(_refused(dealer.StartHand, svc.StartHandRequest(command_id=dealer.next_id(), table="Mesa 1",
+                                                             deck_colour=value)), "R-DECK-2", "deck_colour", value)
+    _invalid(_refused(dealer.RecordCutExposure, svc.RecordCutExposureRequest(
+        command_id=dealer.next_id(), table="Mesa 1", card="Qh", colour=value)), "R-DECK-2", "colour", value)
+    report: dict[str, Any] = {"command_id": "", "table": "Mesa 1", "device": "Shuffler", "serial": "S-1",
+              "kind": pb.DEVICE_REPORT_KIND_SHUFFLE, "colour": pb.DECK_COLOUR_RED, "result": "deck ready"}
+    for field, rule in (("kind", "R-DECK-3"), ("colour", "R-DECK-2")):
+        request = svc.RecordDeviceReportRequest(**{**report, "command_id": dealer.next_id(), field: value})
+        _invalid(_refused(dealer.RecordDeviceReport, request), rule, field, value)
+    assert _view(pit) == before
+
+
+def test_r_aud_1_an_act_without_a_command_is_invalid_argument(port: int) -> None:
+    pit, dealer = _started(port)
+    before = _view(pit)
+    error = _refused(dealer.Act, svc.ActRequest(command_id=dealer.next_id(), table="Mesa 1"))
+    assert error.code() == grpc.StatusCode.INVALID_ARGUMENT and "command" in violations(error), violations(error)
+    _invalid(_refused(dealer.Act, _act_request(dealer, "Mesa 1", bet=cmd.Bet(seat=1, amount=-10))), "R-CIRC-6",
+             "command.bet.amount")
+    _invalid(_refused(dealer.Act, _act_request(dealer, "Mesa 1", bet=cmd.Bet(seat=1, amount=MAX_CHIPS + 1))),
+             "R-CIRC-6", "command.bet.amount")
+    _invalid(_refused(pit.Act, _act_request(pit, "Mesa 1", void=cmd.Void(rule="R-CIRC-14", reason="a\u202eb"))),
+             "R-AUD-1", "command.void.reason")
+    _invalid(_refused(pit.Act, _act_request(pit, "Mesa 1", void=cmd.Void(rule="R-CIRC-14\u202e", reason="bidi"))),
+             "R-AUD-1", "command.void.rule")
+    assert _view(pit) == before
 
 
 def test_r_circ_5_the_domain_refuses_decreasing_or_too_many_blinds_and_decks_r_card_2_does_not_have() -> None:
@@ -189,41 +297,41 @@ def test_r_circ_5_the_domain_refuses_decreasing_or_too_many_blinds_and_decks_r_c
 
 
 def test_r_circ_6_add_chips_may_not_take_a_stack_past_the_chip_cap(port: int) -> None:
-    pit, dealer = Client(port, TOKENS["pit"]), Client(port, TOKENS["dealer"])
-    open_table(pit, dealer)
-    dealer.AddChips(pb.SeatPlayerRequest(command_id=dealer.next_id(), table="Mesa 1", seat=1, chips=MAX_CHIPS - 100))
+    pit, dealer = _opened(port)
+    dealer.AddChips(svc.AddChipsRequest(command_id=dealer.next_id(), table="Mesa 1", seat=1, chips=MAX_CHIPS - 100))
     for _ in range(2):
-        error = _refused(dealer.AddChips, pb.SeatPlayerRequest(command_id=dealer.next_id(), table="Mesa 1", seat=1,
-                                                               chips=MAX_CHIPS))
-        assert error.code() == grpc.StatusCode.FAILED_PRECONDITION and error_reason(error) == "R-CIRC-6"
-    error = _refused(dealer.AddChips, pb.SeatPlayerRequest(command_id=dealer.next_id(), table="Mesa 1", seat=1,
-                                                           chips=1))
+        error = _refused(dealer.AddChips, svc.AddChipsRequest(command_id=dealer.next_id(), table="Mesa 1", seat=1,
+                                                              chips=MAX_CHIPS))
+        assert error.code() == grpc.StatusCode.FAILED_PRECONDITION and rule_of(error) == "R-CIRC-6"
+    error = _refused(dealer.AddChips, svc.AddChipsRequest(command_id=dealer.next_id(), table="Mesa 1", seat=1,
+                                                          chips=1))
     assert error.code() == grpc.StatusCode.FAILED_PRECONDITION
-    assert pit.GetTable(pb.TableRequest(table="Mesa 1")).stacks[1] == MAX_CHIPS
+    assert _view(pit).view.circle.stacks[1] == MAX_CHIPS
     assert "cap" in (error.details() or "")
+    for chips in (0, -1, MAX_CHIPS + 1, -(2**63)):
+        error = _refused(dealer.AddChips, svc.AddChipsRequest(command_id=dealer.next_id(), table="Mesa 1", seat=2,
+                                                              chips=chips))
+        _invalid(error, "R-CIRC-6", "chips", chips)
+    assert _view(pit).view.circle.stacks[2] == 100
 
 
 # -- card sources --------------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("source", ["forged", "replay", "test", "SHOE", "shoe\x00"])
-def test_r_aud_1_a_deal_names_a_source_a_station_deals_from(port: int, source: str) -> None:
+@pytest.mark.parametrize("source", [3, 99, -1, 2**31 - 1])
+def test_r_aud_1_a_deal_names_a_source_a_station_deals_from(port: int, source: Any) -> None:
+    """CardSource is an open enum: a value past CARD_SOURCE_SHOE (the domain's own "replay" and "test", a forged
+    one) is no source a station deals from."""
     pit, dealer = _started(port)
-    pit.OpenBankedTable(pb.OpenBankedTableRequest(command_id=pit.next_id(), table="CDP 1", game="casino-draw",
-                                                  ante_min=5, ante_max=100))
-    pit.StartBankedHand(pb.StartHandRequest(command_id=pit.next_id(), table="CDP 1"))
-    for action, box in (("ante", 1), ("close-bets", None)):
-        pit.BankedCommand(pb.BankedCommandRequest(command_id=pit.next_id(), table="CDP 1", action=action, box=box,
-                                                  amount=10 if box else None))
-    banked_before = pit.GetBankedTable(pb.TableRequest(table="CDP 1"))
-    error = _refused(pit.BankedCommand, pb.BankedCommandRequest(command_id=pit.next_id(), table="CDP 1",
-                                                                action="deal", card="As", source=source,
-                                                                sequence=7))
-    assert error.code() == grpc.StatusCode.INVALID_ARGUMENT and error_reason(error) == "R-AUD-1"
-    error = _refused(dealer.HandCommand, pb.HandCommandRequest(command_id=dealer.next_id(), table="Mesa 1",
-                                                               action="deal", card="As", source=source, sequence=7))
-    assert error.code() == grpc.StatusCode.INVALID_ARGUMENT and error_reason(error) == "R-AUD-1"
-    assert pit.GetBankedTable(pb.TableRequest(table="CDP 1")) == banked_before
+    open_banked(pit, "CDP 1", pb.GAME_CASINO_DRAW)
+    start(pit, "CDP 1")
+    act(pit, "CDP 1", ante=cmd.Ante(seat=1, amount=10))
+    act(pit, "CDP 1", close_bets=cmd.CloseBets())
+    banked_before, circle_before = _view(pit, "CDP 1"), _view(pit)
+    forged = cmd.Deal(card="As", source=source, sequence=7)
+    _invalid(_refused(pit.Act, _act_request(pit, "CDP 1", deal=forged)), "R-AUD-1", "command.deal.source")
+    _invalid(_refused(dealer.Act, _act_request(dealer, "Mesa 1", deal=forged)), "R-AUD-1", "command.deal.source")
+    assert (_view(pit, "CDP 1"), _view(pit)) == (banked_before, circle_before)
 
 
 def test_r_aud_1_the_banked_domain_refuses_an_unknown_card_source() -> None:
@@ -239,15 +347,11 @@ def test_r_aud_1_the_banked_domain_refuses_an_unknown_card_source() -> None:
 
 
 def test_r_circ_2_a_hand_command_with_no_hand_in_progress_is_failed_precondition(port: int) -> None:
-    pit, dealer = Client(port, TOKENS["pit"]), Client(port, TOKENS["dealer"])
-    open_table(pit, dealer)
-    error = _refused(dealer.HandCommand, pb.HandCommandRequest(command_id=dealer.next_id(), table="Mesa 1",
-                                                               action="fold", seat=1))
-    assert error.code() == grpc.StatusCode.FAILED_PRECONDITION and error_reason(error) == "R-CIRC-2"
-    pit.OpenBankedTable(pb.OpenBankedTableRequest(command_id=pit.next_id(), table="CDP 1", game="casino-draw",
-                                                  ante_min=5, ante_max=100))
-    error = _refused(pit.BankedCommand, pb.BankedCommandRequest(command_id=pit.next_id(), table="CDP 1",
-                                                                action="fold", box=1))
+    pit, dealer = _opened(port)
+    error = _refused(dealer.Act, _act_request(dealer, "Mesa 1", fold=cmd.Fold(seat=1)))
+    assert error.code() == grpc.StatusCode.FAILED_PRECONDITION and rule_of(error) == "R-CIRC-2"
+    open_banked(pit, "CDP 1", pb.GAME_CASINO_DRAW)
+    error = _refused(pit.Act, _act_request(pit, "CDP 1", fold=cmd.Fold(seat=1)))
     assert error.code() == grpc.StatusCode.FAILED_PRECONDITION and "no hand" in (error.details() or "")
 
 

@@ -23,8 +23,9 @@ from pathlib import Path
 import grpc
 import pytest
 
-from service.api import pokertable_pb2 as pb
-from service.api import pokertable_pb2_grpc as pb_grpc
+from service.api import table_service_pb2 as svc
+from service.api import table_service_pb2_grpc as svc_grpc
+from service.api import types_pb2 as pb
 from tests.test_application import POSTGRES_URL, postgres_store
 from tests.test_crash_safety import SCRIPT, STATIONS
 
@@ -62,7 +63,7 @@ class Load:
 
     def __init__(self, port: int) -> None:
         self.channel = grpc.insecure_channel(f"127.0.0.1:{port}")
-        self.stub = pb_grpc.TableServiceStub(self.channel)  # type: ignore[no-untyped-call]
+        self.stub = svc_grpc.TableServiceStub(self.channel)  # type: ignore[no-untyped-call]
         self.sent: dict[str, tuple[str, int]] = {}
         self.acked: set[str] = set()
         self.stop = threading.Event()
@@ -72,22 +73,23 @@ class Load:
             command_id = f"chip-{uuid.uuid4().hex}"
             self.sent[command_id] = (table, seat)
             try:
-                self.stub.AddChips(pb.SeatPlayerRequest(command_id=command_id, table=table, seat=seat, chips=1),
+                self.stub.AddChips(svc.AddChipsRequest(command_id=command_id, table=table, seat=seat, chips=1),
                                    metadata=PIT, timeout=5)
             except grpc.RpcError:
                 return  # the server is gone: the command is in flight, its fate unknown
             self.acked.add(command_id)
 
 
-def _stacks(stub: pb_grpc.TableServiceStub, table: str) -> dict[int, int]:
-    return dict(stub.GetTable(pb.TableRequest(table=table), metadata=PIT, timeout=10).stacks)
+def _stacks(stub: svc_grpc.TableServiceStub, table: str) -> dict[int, int]:
+    return dict(stub.GetTable(svc.GetTableRequest(table=table), metadata=PIT, timeout=10).view.circle.stacks)
 
 
-def _add(stub: pb_grpc.TableServiceStub, command_id: str, table: str, seat: int) -> pb.CommandReply:
+def _add(stub: svc_grpc.TableServiceStub, command_id: str, table: str, seat: int) -> svc.AddChipsResponse:
     for _ in range(50):
         try:
-            reply: pb.CommandReply = stub.AddChips(pb.SeatPlayerRequest(command_id=command_id, table=table,
-                                                                        seat=seat, chips=1), metadata=PIT, timeout=10)
+            reply: svc.AddChipsResponse = stub.AddChips(svc.AddChipsRequest(command_id=command_id, table=table,
+                                                                            seat=seat, chips=1), metadata=PIT,
+                                                        timeout=10)
             return reply
         except grpc.RpcError as error:
             if error.code() not in (grpc.StatusCode.ABORTED, grpc.StatusCode.UNAVAILABLE):
@@ -123,13 +125,14 @@ def test_kill_9_under_load_loses_no_acknowledged_command_and_applies_none_twice(
     config.write_text(STATIONS, encoding="utf-8")
     process, port = _serve(database, config)
     channel = grpc.insecure_channel(f"127.0.0.1:{port}")
-    stub = pb_grpc.TableServiceStub(channel)  # type: ignore[no-untyped-call]
-    settings = pb.Settings(variant="holdem", structure="no-limit", blinds=[1, 2])
+    stub = svc_grpc.TableServiceStub(channel)  # type: ignore[no-untyped-call]
+    settings = pb.CircleSettings(structure=pb.BETTING_STRUCTURE_NO_LIMIT, blinds=[1, 2])
     for table in TABLES:
-        stub.OpenTable(pb.OpenTableRequest(command_id=f"open-{table}", table=table, settings=settings), metadata=PIT)
+        stub.OpenTable(svc.OpenTableRequest(command_id=f"open-{table}", table=table, game=pb.GAME_HOLDEM,
+                                            circle=settings), metadata=PIT)
         for seat in SEATS:
-            stub.SeatPlayer(pb.SeatPlayerRequest(command_id=f"sit-{table}-{seat}", table=table, seat=seat,
-                                                 chips=START), metadata=PIT)
+            stub.SeatPlayer(svc.SeatPlayerRequest(command_id=f"sit-{table}-{seat}", table=table, seat=seat,
+                                                  chips=START), metadata=PIT)
     channel.close()
     sent: dict[str, tuple[str, int]] = {}
     acked: set[str] = set()
@@ -137,7 +140,7 @@ def test_kill_9_under_load_loses_no_acknowledged_command_and_applies_none_twice(
         process, port = _load_and_kill(database, config, port, process, sent=sent, acked=acked)
         assert len(acked) > 50, "the load must have been real"
         channel = grpc.insecure_channel(f"127.0.0.1:{port}")
-        stub = pb_grpc.TableServiceStub(channel)  # type: ignore[no-untyped-call]
+        stub = svc_grpc.TableServiceStub(channel)  # type: ignore[no-untyped-call]
         before = {table: _stacks(stub, table) for table in TABLES}
         for table in TABLES:  # every acknowledged command survived the kills
             for seat in SEATS:

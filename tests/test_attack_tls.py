@@ -15,7 +15,7 @@ from cryptography.x509.oid import NameOID
 
 from service.cli import serve as serve_command
 from service.cli.main import main
-from tests.test_grpc_service import TOKENS
+from tests.grpc_support import TOKENS
 
 
 def _key_pem(key: ec.EllipticCurvePrivateKey) -> bytes:

@@ -1,4 +1,5 @@
-"""Issue 13, item 7 — attack the server as a client without a token, with huge and malformed requests.
+"""Issue 13, item 7 — attack the server as a client without a token, with huge and malformed requests (pokertable.v1,
+issue 14).
 
 Calls without ``authorization: Bearer TOKEN`` of a known station are refused before their bodies are parsed
 (``UNAUTHENTICATED``, reason R-AUD-1), requests larger than any legal command are refused unread
@@ -19,12 +20,14 @@ import grpc
 import pytest
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
+from google.protobuf.message_factory import GetMessageClass
 
-from service.api import pokertable_pb2 as pb
+from service.api import table_service_pb2 as svc
+from service.api import types_pb2 as pb
 from service.grpc.hardening import MAX_REQUEST_BYTES, REFUSAL_DELAY_S, Hardening
-from service.grpc.server import MAX_TEXT
-from tests.attack_server import METHODS, error_reason, raw_call, running_server
-from tests.test_grpc_service import TOKENS, Client, open_table
+from service.grpc.requests import MAX_TEXT
+from tests.attack_server import METHODS, SERVICE_NAME, error_reason, raw_call, running_server
+from tests.grpc_support import TOKENS, Client, open_circle, seat
 
 NOT_PROTOBUF = b"\xff" * 60_000  # field 536870911 of wire type 7, which does not exist: no message parses from it
 
@@ -45,7 +48,7 @@ def test_a_call_without_a_token_is_refused_before_its_body_is_parsed(port: int) 
     assert all(code == grpc.StatusCode.UNAUTHENTICATED for _, code in ended), ended
     anonymous = Client(port, None)
     with pytest.raises(grpc.RpcError) as refused:
-        anonymous.GetTable(pb.TableRequest(table="Mesa 1"))
+        anonymous.GetTable(svc.GetTableRequest(table="Mesa 1"))
     assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED and error_reason(refused.value) == "R-AUD-1"
 
 
@@ -55,10 +58,10 @@ def test_refusals_wait_out_a_delay_and_hold_no_station_back(port: int) -> None:
     pit = Client(port, TOKENS["pit"])
     started = time.monotonic()
     with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
-        get_table: Any = channel.unary_unary("/pokertable.v1.TableService/GetTable")
+        get_table: Any = channel.unary_unary(f"/{SERVICE_NAME}/GetTable")
         pending = [get_table.future(NOT_PROTOBUF, timeout=30) for _ in range(200)]
         with pytest.raises(grpc.RpcError) as missing:  # served while the 200 refusals wait
-            pit.GetTable(pb.TableRequest(table="Mesa 1"))
+            pit.GetTable(svc.GetTableRequest(table="Mesa 1"))
         assert missing.value.code() == grpc.StatusCode.NOT_FOUND
         codes = {call.exception().code() for call in pending}
     assert codes == {grpc.StatusCode.UNAUTHENTICATED}
@@ -71,8 +74,9 @@ def test_a_token_without_the_bearer_scheme_is_refused(port: int, header: str) ->
     pit = Client(port, None)
     pit.metadata = [("authorization", header)]
     with pytest.raises(grpc.RpcError) as refused:
-        pit.OpenTable(pb.OpenTableRequest(command_id="open", table="Mesa 1", settings=pb.Settings(
-            variant="holdem", structure="no-limit", blinds=[1, 2])))
+        pit.OpenTable(svc.OpenTableRequest(command_id="open", table="Mesa 1", game=pb.GAME_HOLDEM,
+                                           circle=pb.CircleSettings(structure=pb.BETTING_STRUCTURE_NO_LIMIT,
+                                                                    blinds=[1, 2])))
     assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
     assert error_reason(refused.value) == "R-AUD-1"
 
@@ -81,11 +85,11 @@ def test_the_bearer_scheme_is_case_insensitive_and_one_header_is_required(port: 
     pit = Client(port, None)
     pit.metadata = [("authorization", f"bearer {TOKENS['pit']}")]
     with pytest.raises(grpc.RpcError) as missing:
-        pit.GetTable(pb.TableRequest(table="Mesa 1"))
+        pit.GetTable(svc.GetTableRequest(table="Mesa 1"))
     assert missing.value.code() == grpc.StatusCode.NOT_FOUND, "authenticated: the table does not exist"
     pit.metadata = [("authorization", f"Bearer {TOKENS['pit']}"), ("authorization", f"Bearer {TOKENS['tv']}")]
     with pytest.raises(grpc.RpcError) as ambiguous:
-        pit.GetTable(pb.TableRequest(table="Mesa 1"))
+        pit.GetTable(svc.GetTableRequest(table="Mesa 1"))
     assert ambiguous.value.code() == grpc.StatusCode.UNAUTHENTICATED
 
 
@@ -93,44 +97,62 @@ def test_a_request_larger_than_any_legal_command_is_refused_unread(port: int) ->
     """A pit boss's OpenTable with 100,000 blinds (≈ 100 KB): refused by gRPC before it is read into Python; the old
     server parsed it, built settings of 100,000 blinds and opened the table, every later command paying for them."""
     pit = Client(port, TOKENS["pit"])
-    request = pb.OpenTableRequest(command_id="huge", table="Mesa 1",
-                                  settings=pb.Settings(variant="holdem", structure="no-limit", blinds=[1] * 100_000))
+    request = svc.OpenTableRequest(command_id="huge", table="Mesa 1", game=pb.GAME_HOLDEM, circle=pb.CircleSettings(
+        structure=pb.BETTING_STRUCTURE_NO_LIMIT, blinds=[1] * 100_000))
     assert request.ByteSize() > MAX_REQUEST_BYTES
     with pytest.raises(grpc.RpcError) as refused:
         pit.OpenTable(request)
     assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
     with pytest.raises(grpc.RpcError) as missing:
-        pit.GetTable(pb.TableRequest(table="Mesa 1"))
+        pit.GetTable(svc.GetTableRequest(table="Mesa 1"))
     assert missing.value.code() == grpc.StatusCode.NOT_FOUND
 
 
 def _largest(descriptor: Descriptor) -> Message:
     """The largest request of a type that can be legal: every text at its 256-character limit in 4-byte UTF-8,
-    every number at 10 bytes (negative), ten entries in every list (a table has at most ten seats, and no command
-    carries more than ten cards), every nested message filled alike."""
-    message: Any = getattr(pb, descriptor.name)()
+    every number and enum at 10 bytes (negative), ten entries in every list (a table has at most ten seats, and no
+    command carries more than ten cards), every nested message filled alike, and of each oneof the largest case."""
+    message: Any = GetMessageClass(descriptor)()
     for field in descriptor.fields:
-        if field.message_type is not None:
-            nested = _largest(field.message_type)
-            if field.is_repeated:
-                getattr(message, field.name).extend([nested] * 10)
-            else:
-                getattr(message, field.name).CopyFrom(nested)
-            continue
-        value: object = {FieldDescriptor.TYPE_STRING: "\U0010ffff" * MAX_TEXT, FieldDescriptor.TYPE_BOOL: True,
-                         FieldDescriptor.TYPE_BYTES: b"\xff" * MAX_TEXT}.get(field.type, -1)
-        if field.is_repeated:
-            getattr(message, field.name).extend([value] * 10)
-        else:
-            setattr(message, field.name, value)
+        if field.containing_oneof is not None and not field.containing_oneof.name.startswith("_"):
+            continue  # a real oneof: its largest case, below
+        _fill(message, field)
+    for oneof in descriptor.oneofs:
+        if oneof.name.startswith("_"):
+            continue  # proto3 `optional`: the field, filled above
+        sizes = {}
+        for field in oneof.fields:
+            _fill(message, field)
+            sizes[field.name] = message.ByteSize()
+        largest = max(sizes, key=lambda name: sizes[name])
+        _fill(message, next(field for field in oneof.fields if field.name == largest))
     return message  # type: ignore[no-any-return]
+
+
+def _fill(message: Any, field: FieldDescriptor) -> None:
+    if field.message_type is not None:
+        nested = _largest(field.message_type)
+        if field.is_repeated:
+            getattr(message, field.name).extend([nested] * 10)
+        else:
+            getattr(message, field.name).CopyFrom(nested)
+        return
+    value: object = {FieldDescriptor.TYPE_STRING: "\U0010ffff" * MAX_TEXT, FieldDescriptor.TYPE_BOOL: True,
+                     FieldDescriptor.TYPE_BYTES: b"\xff" * MAX_TEXT}.get(field.type, -1)
+    if field.is_repeated:
+        getattr(message, field.name).extend([value] * 10)
+    else:
+        setattr(message, field.name, value)
 
 
 def test_the_request_limit_leaves_three_times_the_largest_legal_command() -> None:
     sizes = {method.name: _largest(method.input_type).ByteSize() for method in METHODS}
     largest = max(sizes.values())
-    assert 8_000 < largest < 20_000, sizes  # BankedCommandRequest: eight texts and ten cards
+    assert sizes["Act"] == largest, sizes  # ActRequest: two texts and a discard (or exchange) of ten cards
+    assert 8_000 < largest < 20_000, sizes
     assert 3 * largest <= MAX_REQUEST_BYTES
+    act: Any = _largest(next(method.input_type for method in METHODS if method.name == "Act"))
+    assert act.command.WhichOneof("command") in ("discard", "exchange")
 
 
 def test_a_station_request_that_does_not_parse_is_invalid_argument(port: int) -> None:
@@ -151,24 +173,26 @@ def test_a_watch_stream_outlives_its_connection_s_age_and_idle_limits(tmp_path: 
     quick = Hardening(max_connection_age_ms=500, max_connection_idle_ms=500)
     with running_server(tmp_path, quick) as port:
         pit, dealer, tv = Client(port, TOKENS["pit"]), Client(port, TOKENS["dealer"]), Client(port, TOKENS["tv"])
-        open_table(pit, dealer)
-        stream = tv.stub.Watch(pb.WatchRequest(table="Mesa 1"), metadata=tv.metadata, timeout=30)
+        open_circle(pit, "Mesa 1", no_burns=True)
+        for number in (1, 2, 3):
+            seat(dealer, "Mesa 1", number)
+        stream = tv.Watch(svc.WatchRequest(table="Mesa 1"), timeout=30)
         seen: list[str] = []
         done = threading.Event()
 
         def read() -> None:
             for change in stream:
-                seen.append(change.event)
-                if change.event.endswith("Closed"):
+                seen.append(str(change.event.WhichOneof("event")))
+                if seen[-1] == "table_closed":
                     break
             done.set()
 
         reader = threading.Thread(target=read, daemon=True)
         reader.start()
         time.sleep(2.0)  # four connection ages, four idle limits
-        dealer.SeatPlayer(pb.SeatPlayerRequest(command_id=dealer.next_id(), table="Mesa 1", seat=4, chips=100))
+        seat(dealer, "Mesa 1", 4)
         time.sleep(1.0)
-        pit.CloseTable(pb.CloseTableRequest(command_id=pit.next_id(), table="Mesa 1"))
+        pit.CloseTable(svc.CloseTableRequest(command_id=pit.next_id(), table="Mesa 1"))
         assert done.wait(10), f"the stream stopped delivering: {seen}"
-        assert seen.count("Table.PlayerSeated") == 4 and seen[-1].endswith("Closed"), seen
+        assert seen.count("table_player_seated") == 4 and seen[-1] == "table_closed", seen
         stream.cancel()

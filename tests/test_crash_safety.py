@@ -13,8 +13,10 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from service.api import pokertable_pb2 as pb
-from service.api import pokertable_pb2_grpc as pb_grpc
+from service.api import commands_pb2 as cmd
+from service.api import table_service_pb2 as svc
+from service.api import table_service_pb2_grpc as svc_grpc
+from service.api import types_pb2 as pb
 
 SCRIPT = shutil.which("pokertable", path=str(Path(sys.executable).parent)) or "pokertable"
 STATIONS = """
@@ -44,38 +46,38 @@ def test_a_server_killed_mid_hand_continues_exactly_where_it_was(tmp_path: Path)
     process, port = start(db, config)
     ids = iter(range(1000))
 
-    def stub(port: int) -> tuple[pb_grpc.TableServiceStub, list[tuple[str, str]], list[tuple[str, str]]]:
+    def stub(port: int) -> tuple[svc_grpc.TableServiceStub, list[tuple[str, str]], list[tuple[str, str]]]:
         channel = grpc.insecure_channel(f"127.0.0.1:{port}")
-        return (pb_grpc.TableServiceStub(channel),  # type: ignore[no-untyped-call]
+        return (svc_grpc.TableServiceStub(channel),  # type: ignore[no-untyped-call]
                 [("authorization", "Bearer pit-boss-token-0123456789")],
                 [("authorization", "Bearer dealer-token-0123456789")])
 
     table, pit, dealer = stub(port)
-    settings = pb.Settings(variant="holdem", structure="no-limit", blinds=[1, 2], no_burns=True)
-    table.OpenTable(pb.OpenTableRequest(command_id="open", table="Mesa 1", settings=settings), metadata=pit,
-                    timeout=10)
+    settings = pb.CircleSettings(structure=pb.BETTING_STRUCTURE_NO_LIMIT, blinds=[1, 2], no_burns=True)
+    table.OpenTable(svc.OpenTableRequest(command_id="open", table="Mesa 1", game=pb.GAME_HOLDEM, circle=settings),
+                    metadata=pit, timeout=10)
     for seat in (1, 2, 3):
-        table.SeatPlayer(pb.SeatPlayerRequest(command_id=f"sit-{seat}", table="Mesa 1", seat=seat, chips=100),
+        table.SeatPlayer(svc.SeatPlayerRequest(command_id=f"sit-{seat}", table="Mesa 1", seat=seat, chips=100),
                          metadata=dealer, timeout=10)
-    table.StartHand(pb.StartHandRequest(command_id="hand-1", table="Mesa 1"), metadata=dealer, timeout=10)
+    table.StartHand(svc.StartHandRequest(command_id="hand-1", table="Mesa 1"), metadata=dealer, timeout=10)
     for card in ["As", "Kd", "Qh", "Ac", "Kc", "Qs"]:
-        table.HandCommand(pb.HandCommandRequest(command_id=f"c{next(ids)}", table="Mesa 1", action="deal", card=card),
-                          metadata=dealer, timeout=10)
-    table.HandCommand(pb.HandCommandRequest(command_id="bet", table="Mesa 1", action="bet", seat=1, amount=10),
-                      metadata=dealer, timeout=10)  # acknowledged
+        table.Act(svc.ActRequest(command_id=f"c{next(ids)}", table="Mesa 1", command=cmd.Command(
+            deal=cmd.Deal(card=card))), metadata=dealer, timeout=10)
+    table.Act(svc.ActRequest(command_id="bet", table="Mesa 1", command=cmd.Command(bet=cmd.Bet(seat=1, amount=10))),
+              metadata=dealer, timeout=10)  # acknowledged
     os.kill(process.pid, signal.SIGKILL)
     process.wait(timeout=10)
 
     process, port = start(db, config)
     try:
         table, pit, dealer = stub(port)
-        legal = table.GetLegalActions(pb.TableRequest(table="Mesa 1"), metadata=dealer, timeout=10)
+        legal = table.GetLegalActions(svc.GetLegalActionsRequest(table="Mesa 1"), metadata=dealer, timeout=10)
         assert legal.seat == 2 and legal.call == 9  # the bet survived: the small blind owes 9 more
         for seat in (2, 3):
-            table.HandCommand(pb.HandCommandRequest(command_id=f"fold-{seat}", table="Mesa 1", action="fold",
-                                                    seat=seat), metadata=dealer, timeout=10)
-        view = table.GetTable(pb.TableRequest(table="Mesa 1"), metadata=dealer, timeout=10)
-        assert dict(view.stacks) == {1: 103, 2: 99, 3: 98}
+            table.Act(svc.ActRequest(command_id=f"fold-{seat}", table="Mesa 1", command=cmd.Command(
+                fold=cmd.Fold(seat=seat))), metadata=dealer, timeout=10)
+        view = table.GetTable(svc.GetTableRequest(table="Mesa 1"), metadata=dealer, timeout=10).view
+        assert dict(view.circle.stacks) == {1: 103, 2: 99, 3: 98}
     finally:
         process.terminate()
         process.wait(timeout=10)
@@ -91,13 +93,13 @@ def test_the_service_serves_over_tls_when_given_a_certificate(tmp_path: Path) ->
     metadata = [("authorization", "Bearer pit-boss-token-0123456789")]
     try:
         credentials = grpc.ssl_channel_credentials(root_certificates=cert.read_bytes())
-        secure = pb_grpc.TableServiceStub(grpc.secure_channel(f"127.0.0.1:{port}", credentials))  # type: ignore[no-untyped-call]
+        secure = svc_grpc.TableServiceStub(grpc.secure_channel(f"127.0.0.1:{port}", credentials))  # type: ignore[no-untyped-call]
         with pytest.raises(grpc.RpcError) as answered:
-            secure.ListHands(pb.TableRequest(table="none"), timeout=10, metadata=metadata)
+            secure.ListHands(svc.ListHandsRequest(table="none"), timeout=10, metadata=metadata)
         assert answered.value.code() == grpc.StatusCode.NOT_FOUND  # the service answered, over TLS
-        plain = pb_grpc.TableServiceStub(grpc.insecure_channel(f"127.0.0.1:{port}"))  # type: ignore[no-untyped-call]
+        plain = svc_grpc.TableServiceStub(grpc.insecure_channel(f"127.0.0.1:{port}"))  # type: ignore[no-untyped-call]
         with pytest.raises(grpc.RpcError) as refused:
-            plain.ListHands(pb.TableRequest(table="none"), timeout=5, metadata=metadata)
+            plain.ListHands(svc.ListHandsRequest(table="none"), timeout=5, metadata=metadata)
         assert refused.value.code() == grpc.StatusCode.UNAVAILABLE  # no plaintext on a TLS port
     finally:
         process.terminate()

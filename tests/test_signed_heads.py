@@ -22,8 +22,9 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from eventsourcing.persistence import StoredEvent
 
-from service.api import pokertable_pb2 as pb
-from service.api import pokertable_pb2_grpc as pb_grpc
+from service.api import table_service_pb2 as svc
+from service.api import table_service_pb2_grpc as svc_grpc
+from service.api import types_pb2 as pb
 from service.app.application import PokerTables
 from service.cli.main import main
 from service.grpc.server import Stations, create_server
@@ -217,14 +218,14 @@ def test_r_aud_1_the_service_signs_at_its_stop_with_a_key_it_made_on_first_start
         assert process.stdout is not None
         line = process.stdout.readline()
         assert "serving on" in line, process.stderr.read() if process.stderr else line
-        stub: Any = pb_grpc.TableServiceStub(  # type: ignore[no-untyped-call]
+        stub: Any = svc_grpc.TableServiceStub(  # type: ignore[no-untyped-call]
             grpc.insecure_channel(f"127.0.0.1:{line.split(':')[1].split()[0]}"))
         pit = [("authorization", "Bearer pit-boss-token-0123456789")]
-        settings = pb.Settings(variant="holdem", structure="no-limit", blinds=[1, 2], no_burns=True)
-        stub.OpenTable(pb.OpenTableRequest(command_id="open", table="Mesa 1", settings=settings), metadata=pit,
-                       timeout=10)
+        settings = pb.CircleSettings(structure=pb.BETTING_STRUCTURE_NO_LIMIT, blinds=[1, 2], no_burns=True)
+        stub.OpenTable(svc.OpenTableRequest(command_id="open", table="Mesa 1", game=pb.GAME_HOLDEM, circle=settings),
+                       metadata=pit, timeout=10)
         for seat in (1, 2, 3, 4):
-            stub.SeatPlayer(pb.SeatPlayerRequest(command_id=f"sit-{seat}", table="Mesa 1", seat=seat, chips=100),
+            stub.SeatPlayer(svc.SeatPlayerRequest(command_id=f"sit-{seat}", table="Mesa 1", seat=seat, chips=100),
                             metadata=pit, timeout=10)
     finally:
         process.send_signal(signal.SIGTERM)
@@ -256,10 +257,11 @@ def test_r_aud_1_a_table_with_a_forged_event_answers_data_loss_over_grpc(tmp_pat
     stations = Stations.from_mapping({"pit": {"token": "pit-boss-token-0123456789", "role": "pit-boss"}})
     server, port = asyncio.run_coroutine_threadsafe(create_server(app, stations), loop).result(timeout=10)
     try:
-        stub: Any = pb_grpc.TableServiceStub(grpc.insecure_channel(f"127.0.0.1:{port}"))  # type: ignore[no-untyped-call]
+        stub: Any = svc_grpc.TableServiceStub(grpc.insecure_channel(f"127.0.0.1:{port}"))  # type: ignore[no-untyped-call]
         with pytest.raises(grpc.RpcError) as error:
-            stub.GetTable(pb.TableRequest(table="Mesa A"), metadata=[("authorization",
-                                                                      "Bearer pit-boss-token-0123456789")], timeout=10)
+            stub.GetTable(svc.GetTableRequest(table="Mesa A"), metadata=[("authorization",
+                                                                          "Bearer pit-boss-token-0123456789")],
+                          timeout=10)
         assert error.value.code() is grpc.StatusCode.DATA_LOSS
         assert "at position 0: below position 1" in (error.value.details() or "")
     finally:

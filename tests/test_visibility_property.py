@@ -2,9 +2,9 @@
 
 Random hands of all nine games (the seven circle games, Pineapple included, with exposures, absences, voids, draws,
 discards and reshuffled discards; Texas Hold'em Bonus with its irregularities; Casino Draw Poker) are played; after
-every event the test takes what such a station is given — the ``Watch`` payload the server sends, the table view, a
-non-pit reconstruction step and a public JSON export (``pokertable export --public``) — and checks that every card
-named there is public at that moment (on the board, dealt or turned face up, shown, or a
+every event the test takes what such a station is given — the ``TableEvent`` the server sends on its ``Watch``
+stream, the table view, a non-pit reconstruction step and a public JSON export (``pokertable export --public``) — and
+checks that every card named there is public at that moment (on the board, dealt or turned face up, shown, or a
 house's cards once settled).  A control run with the pit's eyes proves the check would see a leak.
 """
 
@@ -15,6 +15,7 @@ import random
 import re
 from typing import Any
 
+from google.protobuf.json_format import MessageToDict
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -22,7 +23,8 @@ from domain.export import hand_document
 from domain.reconstruction import Step, reconstruct, render
 from service.app.visibility import banked_hand_state, circle_snapshot, reconstruction_step
 from service.cli.export import public_event
-from service.grpc.server import _payload
+from service.grpc.event_messages import to_message
+from service.grpc.replies import _payload
 from tests.banked_support import cdp_hand, play_cdp_randomly, play_thb_randomly, thb_hand
 from tests.test_chip_conservation import Session, _setup
 
@@ -67,11 +69,12 @@ def hands_of(game: str, rng: random.Random) -> list[list[Any]]:
 
 
 def seen_by(step: Step, event: Any, *, sees_down_cards: bool) -> dict[str, set[str]]:
-    """What a station is given after this event: its Watch payload, its table view, a reconstruction step."""
+    """What a station is given after this event: its Watch message, its table view, a reconstruction step."""
     view = (banked_hand_state(step.state, sees_down_cards=sees_down_cards) if "stage" in step.state
             else circle_snapshot(step.state, sees_down_cards=sees_down_cards))
     shown = reconstruction_step(step, sees_down_cards=sees_down_cards)
-    return {"watch": cards_in(_payload(event, sees_down_cards)), "view": cards_in(view),
+    sent = MessageToDict(to_message(type(event), _payload(event, sees_down_cards)))  # the Watch stream's TableEvent
+    return {"watch": cards_in(sent), "view": cards_in(view),
             "reconstruction": cards_in([shown.data, shown.state]) | set(CARD.findall(render(shown)))}
 
 
