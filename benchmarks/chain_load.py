@@ -29,7 +29,7 @@ from eventsourcing.postgres import PostgresApplicationRecorder
 from eventsourcing.sqlite import SQLiteApplicationRecorder
 
 from benchmarks.replay import fill
-from benchmarks.service import postgres_url
+from benchmarks.service_load import postgres_url
 from service.app.application import PokerTables
 from service.store.persistence import environment, notifications
 

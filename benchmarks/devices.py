@@ -8,7 +8,6 @@ Run with ``.venv/bin/python -m benchmarks.devices``.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import random
 import statistics
@@ -27,7 +26,8 @@ from devices.framing import Frame, FrameParser, encode
 from devices.protocol import CardDrawn, Colour
 from devices.protocol import encode as encode_message
 from devices.simulators import ShoeSimulator
-from service.api import pokertable_pb2 as pb
+from service.api import table_service_pb2 as svc
+from service.api import types_pb2 as pb
 from service.bootstrap import open_store
 from service.grpc.server import Stations, create_server
 from service.station.hardware import HardwareStation
@@ -65,25 +65,25 @@ def measure(address: str, baudrate: int, cards: int) -> list[float]:
     """Latencies of ``cards`` shoe reads, from the frame write to the event on the watch stream."""
     pit, dealer = Station(address, PIT), Station(address, DEALERS[baudrate])
     table = f"Bench {baudrate}"
-    pit.call("OpenTable", pb.OpenTableRequest(command_id=pit.command_id(), table=table,
-                                              settings=pb.Settings(variant="holdem", structure="no-limit",
-                                                                   blinds=[1, 2], no_burns=True)))
+    pit.call("OpenTable", svc.OpenTableRequest(command_id=pit.command_id(), table=table, game=pb.GAME_HOLDEM,
+                                               circle=pb.CircleSettings(structure=pb.BETTING_STRUCTURE_NO_LIMIT,
+                                                                        blinds=[1, 2], no_burns=True)))
     for seat in range(1, 11):
-        dealer.call("SeatPlayer", pb.SeatPlayerRequest(command_id=dealer.command_id(), table=table, seat=seat,
-                                                       chips=10**6))
+        dealer.call("SeatPlayer", svc.SeatPlayerRequest(command_id=dealer.command_id(), table=table, seat=seat,
+                                                        chips=10**6))
     shoe = ShoeSimulator(seed=baudrate, baudrate=baudrate)
     seen: dict[int, float] = {}
     watching = threading.Event()
 
     def watch() -> None:
-        stream = dealer.call("Watch", pb.WatchRequest(table=table))
+        stream = dealer.call("Watch", svc.WatchRequest(table=table))
         watching.set()
         try:
             for change in stream:
-                if change.event == "Hand.CardDealt":
-                    payload = json.loads(change.payload_json)
-                    if payload["source"] == "shoe":
-                        seen[payload["sequence"]] = time.perf_counter()
+                if change.event.WhichOneof("event") == "hand_card_dealt":
+                    dealt = change.event.hand_card_dealt
+                    if dealt.source == "shoe":
+                        seen[dealt.sequence] = time.perf_counter()
         except grpc.RpcError:
             return
 
@@ -108,8 +108,9 @@ def measure(address: str, baudrate: int, cards: int) -> list[float]:
                     raise RuntimeError(f"read {sequence} never reached the watch stream: "
                                        f"{hardware.refused} {hardware.irregularities}")
                 latencies.append(seen[sequence] - started)
-            while (legal := dealer.legal(table)).anyone_to_act:  # everyone folds to the big blind
-                dealer.hand(table, "fold" if legal.fold and legal.call else "check", seat=legal.seat)
+            while (legal := dealer.legal(table)).HasField("seat"):  # everyone folds to the big blind
+                folds = {pb.ACTION_KIND_FOLD, pb.ACTION_KIND_CALL} <= set(legal.allowed)
+                dealer.act(table, "fold" if folds else "check", seat=legal.seat)
     finally:
         hardware.close()
         shoe.close()

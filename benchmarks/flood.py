@@ -35,9 +35,10 @@ if not __package__:  # run as a script: benchmarks/ heads sys.path, where servic
 
 import grpc
 
-from benchmarks.service import CONFIG, Run, TablePlayer
-from service.api import pokertable_pb2 as pb
-from service.api import pokertable_pb2_grpc as pb_grpc
+from benchmarks.service_load import CONFIG, Run, TablePlayer
+from service.api import table_service_pb2 as svc
+from service.api import table_service_pb2_grpc as svc_grpc
+from service.api import types_pb2 as pb
 from service.grpc.hardening import GRPC_DEFAULTS, MAX_REQUEST_BYTES
 
 SERVICE = "/pokertable.v1.TableService/"
@@ -63,8 +64,8 @@ class Phase:
 
 def _huge_open_table(size: int) -> bytes:
     """A well-formed OpenTable request of about ``size`` bytes: its blinds, packed one byte each, fill it."""
-    request = pb.OpenTableRequest(command_id="flood", table="Flood", settings=pb.Settings(
-        variant="holdem", structure="no-limit", blinds=[1] * (size - 64)))
+    request = svc.OpenTableRequest(command_id="flood", table="Flood", game=pb.GAME_HOLDEM, circle=pb.CircleSettings(
+        structure=pb.BETTING_STRUCTURE_NO_LIMIT, blinds=[1] * (size - 64)))
     return request.SerializeToString()
 
 
@@ -78,9 +79,9 @@ async def attack(port: int, seconds: float, calls: int, seed: int) -> Counter[st
     deadline = time.perf_counter() + seconds
     options = [("grpc.max_send_message_length", -1), ("grpc.max_receive_message_length", -1)]
     async with grpc.aio.insecure_channel(f"127.0.0.1:{port}", options=options) as channel:
-        kinds: list[tuple[str, bytes]] = [("OpenTable", huge), ("HandCommand", garbage_big),
+        kinds: list[tuple[str, bytes]] = [("OpenTable", huge), ("Act", garbage_big),
                                           ("OpenTable", garbage_small), ("GetTable", garbage_small),
-                                          ("Watch", pb.WatchRequest(table="Mesa 1").SerializeToString())]
+                                          ("Watch", svc.WatchRequest(table="Mesa 1").SerializeToString())]
 
         async def one() -> None:
             while time.perf_counter() < deadline:
@@ -119,7 +120,7 @@ def _peak_mb(pid: int) -> float:
 async def _dealer(port: int, seconds: float, run: Run) -> None:
     """Hands at one table, command after command, for ``seconds``."""
     async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-        player = TablePlayer(pb_grpc.TableServiceStub(channel), f"d{random.getrandbits(32):08x}", run)  # type: ignore[no-untyped-call]
+        player = TablePlayer(svc_grpc.TableServiceStub(channel), f"d{random.getrandbits(32):08x}", run)  # type: ignore[no-untyped-call]
         await player.open()
         run.latencies.clear()
         deadline = time.perf_counter() + seconds

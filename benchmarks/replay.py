@@ -22,7 +22,7 @@ from typing import Any
 if not __package__:  # run as a script: benchmarks/ heads sys.path, where service.py and devices.py shadow the packages
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.service import postgres_url
+from benchmarks.service_load import postgres_url
 from domain.cards.cards import Rank
 from domain.circle.hand import Hand
 from domain.circle.settings import BettingStructure, TableSettings

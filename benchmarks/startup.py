@@ -25,9 +25,10 @@ if not __package__:  # run as a script: benchmarks/ heads sys.path, where servic
 
 import grpc
 
-from benchmarks.service import postgres_url, start
-from service.api import pokertable_pb2 as pb
-from service.api import pokertable_pb2_grpc as pb_grpc
+from benchmarks.service_load import HOLDEM, deal, postgres_url, start
+from service.api import table_service_pb2 as svc
+from service.api import table_service_pb2_grpc as svc_grpc
+from service.api import types_pb2 as pb
 
 PIT = (("authorization", "Bearer startup-pit-boss-token-0001"),)
 
@@ -45,16 +46,15 @@ def _dealer(n: int) -> tuple[tuple[str, str]]:
 
 def _prepare(port: int, tables: int, prefix: str) -> None:
     """Tables with three players each and a hand in progress."""
-    stub = pb_grpc.TableServiceStub(grpc.insecure_channel(f"127.0.0.1:{port}"))  # type: ignore[no-untyped-call]
-    settings = pb.Settings(variant="holdem", structure="no-limit", blinds=[1, 2], no_burns=True)
+    stub = svc_grpc.TableServiceStub(grpc.insecure_channel(f"127.0.0.1:{port}"))  # type: ignore[no-untyped-call]
     for n in range(tables):
         table = f"{prefix} {n}"
-        stub.OpenTable(pb.OpenTableRequest(command_id=f"{prefix}-open-{n}", table=table, settings=settings),
-                       metadata=PIT)
+        stub.OpenTable(svc.OpenTableRequest(command_id=f"{prefix}-open-{n}", table=table, game=pb.GAME_HOLDEM,
+                                            circle=HOLDEM), metadata=PIT)
         for seat in (1, 2, 3):
-            stub.SeatPlayer(pb.SeatPlayerRequest(command_id=f"{prefix}-sit-{n}-{seat}", table=table, seat=seat,
-                                                 chips=100), metadata=_dealer(n))
-        stub.StartHand(pb.StartHandRequest(command_id=f"{prefix}-start-{n}", table=table), metadata=_dealer(n))
+            stub.SeatPlayer(svc.SeatPlayerRequest(command_id=f"{prefix}-sit-{n}-{seat}", table=table, seat=seat,
+                                                  chips=100), metadata=_dealer(n))
+        stub.StartHand(svc.StartHandRequest(command_id=f"{prefix}-start-{n}", table=table), metadata=_dealer(n))
 
 
 def _restart(command: list[str], tables: int, prefix: str, round_: int) -> tuple[float, float, float]:
@@ -66,10 +66,9 @@ def _restart(command: list[str], tables: int, prefix: str, round_: int) -> tuple
     lock = threading.Lock()
 
     def dealer(n: int) -> None:
-        stub = pb_grpc.TableServiceStub(grpc.insecure_channel(f"127.0.0.1:{port}"))  # type: ignore[no-untyped-call]
-        stub.HandCommand(pb.HandCommandRequest(command_id=f"{prefix}-r{round_}-deal-{n}", table=f"{prefix} {n}",
-                                               action="deal", card=f"{'23456789TJQKA'[round_ % 13]}{'cdhs'[n % 4]}"),
-                         metadata=_dealer(n), timeout=60)
+        stub = svc_grpc.TableServiceStub(grpc.insecure_channel(f"127.0.0.1:{port}"))  # type: ignore[no-untyped-call]
+        card = f"{'23456789TJQKA'[round_ % 13]}{'cdhs'[n % 4]}"
+        stub.Act(deal(f"{prefix}-r{round_}-deal-{n}", f"{prefix} {n}", card), metadata=_dealer(n), timeout=60)
         with lock:
             acks.append(time.perf_counter() - started)
 

@@ -17,9 +17,11 @@ from devices.simulators import ShoeSimulator, ShufflerSimulator
 from domain.banked.thb import ThbHand
 from domain.cards.cards import Card
 from domain.circle.hand import Hand
-from service.api import pokertable_pb2 as pb
+from service.api import table_service_pb2 as svc
+from service.api import types_pb2 as pb
 from service.app.application import PokerTables
 from service.grpc.server import Stations, create_server
+from service.station.client import card_due
 from service.station.hardware import HardwareStation
 from service.station.reference import Station, execute
 from service.store.persistence import environment
@@ -44,6 +46,24 @@ def service(tmp_path: Path) -> Iterator[tuple[PokerTables, str]]:
     loop.call_soon_threadsafe(loop.stop)
 
 
+def open_holdem(pit: Station, dealer: Station, command: str, chips: int, seats: tuple[int, ...] = (1, 2, 3), *,
+                burns: bool = True) -> None:
+    """Mesa HW: no-limit Hold'em 1/2 (without burns unless ``burns``), players seated with ``chips``."""
+    settings = pb.CircleSettings(structure=pb.BETTING_STRUCTURE_NO_LIMIT, blinds=[1, 2], no_burns=not burns)
+    pit.call("OpenTable", svc.OpenTableRequest(command_id=command, table="Mesa HW", game=pb.GAME_HOLDEM,
+                                               circle=settings))
+    for seat in seats:
+        dealer.call("SeatPlayer", svc.SeatPlayerRequest(command_id=f"{command}-sit-{seat}", table="Mesa HW",
+                                                        seat=seat, chips=chips))
+
+
+def passive(dealer: Station, table: str, legal: svc.GetLegalActionsResponse) -> None:
+    """The seat to act checks, or calls, or (at the showdown) shows."""
+    allowed = set(legal.allowed)
+    verb = "check" if pb.ACTION_KIND_CHECK in allowed else "call" if pb.ACTION_KIND_CALL in allowed else "show"
+    dealer.act(table, verb, seat=legal.seat)
+
+
 def draw_and_wait(shoe: ShoeSimulator, station: HardwareStation) -> None:
     """The croupier draws the next card; the station forwards it."""
     before = len(station.dealt) + len(station.refused) + len(station.irregularities)
@@ -54,11 +74,7 @@ def draw_and_wait(shoe: ShoeSimulator, station: HardwareStation) -> None:
 def test_holdem_hands_with_every_card_from_the_shoe_and_alternating_decks(service: tuple[PokerTables, str]) -> None:
     app, address = service
     pit, dealer = Station(address, "hw-pit-boss-token-0000001"), Station(address, "hw-dealer-token-000000003")
-    settings = pb.Settings(variant="holdem", structure="no-limit", blinds=[1, 2])
-    pit.call("OpenTable", pb.OpenTableRequest(command_id="open-hw", table="Mesa HW", settings=settings))
-    for seat in (1, 2, 3):
-        dealer.call("SeatPlayer", pb.SeatPlayerRequest(command_id=f"sit-{seat}", table="Mesa HW", seat=seat,
-                                                       chips=500))
+    open_holdem(pit, dealer, "open-hw", 500)
     shoe, shuffler = ShoeSimulator(seed=11), ShufflerSimulator(seed=12)
     hardware = HardwareStation(dealer, "Mesa HW", shoe.url, shuffler.url, show=lambda message: None)
     try:
@@ -68,13 +84,13 @@ def test_holdem_hands_with_every_card_from_the_shoe_and_alternating_decks(servic
             colour = hardware.start_hand()
             shoe.load(colour)
             while (view := dealer.table("Mesa HW")).hand_in_progress:
-                if view.next_card:
+                if card_due(view):
                     draw_and_wait(shoe, hardware)
-                elif (legal := dealer.legal("Mesa HW")).anyone_to_act:
-                    dealer.hand("Mesa HW", "check" if legal.check else "call", seat=legal.seat)
+                elif (legal := dealer.legal("Mesa HW")).HasField("seat"):
+                    passive(dealer, "Mesa HW", legal)
                 else:
-                    seat = next(p.seat for p in view.players if not p.folded and not all(p.face_up))
-                    dealer.hand("Mesa HW", "show", seat=seat)
+                    seat = next(p.seat for p in view.circle.players if not p.folded and not all(p.face_up))
+                    dealer.act("Mesa HW", "show", seat=seat)
         assert hardware.refused == [] and hardware.irregularities == []
         record = app.table("Mesa HW")
         colours, sequences = [], []
@@ -99,8 +115,8 @@ def test_texas_holdem_bonus_hands_with_every_card_from_the_shoe(service: tuple[P
     app, address = service
     pit, dealer = Station(address, "hw-pit-boss-token-0000001"), Station(address, "hw-dealer-token-000000004")
     director = Station(address, "hw-director-token-0000002")
-    pit.call("OpenBankedTable", pb.OpenBankedTableRequest(command_id="open-thb-hw", table="THB HW",
-                                                          game="holdem-bonus", ante_min=5))
+    pit.call("OpenTable", svc.OpenTableRequest(command_id="open-thb-hw", table="THB HW", game=pb.GAME_HOLDEM_BONUS,
+                                               holdem_bonus=pb.HoldemBonusSettings(ante_min=5)))
     shoe = ShoeSimulator(seed=21)
     hardware = HardwareStation(dealer, "THB HW", shoe.url, banked=True, show=lambda message: None)
     try:
@@ -108,19 +124,19 @@ def test_texas_holdem_bonus_hands_with_every_card_from_the_shoe(service: tuple[P
         for _ in range(3):
             colour = hardware.start_hand()
             shoe.load(colour)
-            dealer.banked("THB HW", "ante", box=1, amount=10)
-            dealer.banked("THB HW", "ante", box=3, amount=10)
-            dealer.banked("THB HW", "bonus", box=3, amount=5)
-            dealer.banked("THB HW", "close-bets")
-            while (view := dealer.call("GetBankedTable", pb.TableRequest(table="THB HW"))).hand_in_progress:
-                if view.next_card:
+            dealer.act("THB HW", "ante", seat=1, amount=10)
+            dealer.act("THB HW", "ante", seat=3, amount=10)
+            dealer.act("THB HW", "bonus", seat=3, amount=5)
+            dealer.act("THB HW", "close-bets")
+            while (view := dealer.table("THB HW")).hand_in_progress:
+                if card_due(view):
                     draw_and_wait(shoe, hardware)
-                elif view.stage == "approval":
-                    director.banked("THB HW", "approve", box=3)
-                elif view.stage == "preflop":
-                    dealer.banked("THB HW", "flop-bet", box=view.to_decide, amount=20)
+                elif view.banked.stage == pb.BANKED_STAGE_APPROVAL:
+                    director.act("THB HW", "approve-bonus", seat=3)
+                elif view.banked.stage == pb.BANKED_STAGE_PREFLOP:
+                    dealer.act("THB HW", "flop-bet", seat=view.banked.to_decide, amount=20)
                 else:
-                    dealer.banked("THB HW", "check", box=view.to_decide)
+                    dealer.act("THB HW", "check", seat=view.banked.to_decide)
         assert hardware.refused == [] and hardware.irregularities == []
         table = app.banked_table("THB HW")
         hands = [table.hand_id(n) for n in range(1, 4)]
@@ -137,11 +153,7 @@ def test_texas_holdem_bonus_hands_with_every_card_from_the_shoe(service: tuple[P
 def test_the_service_refuses_a_read_while_no_card_is_due(service: tuple[PokerTables, str]) -> None:
     _, address = service
     pit, dealer = Station(address, "hw-pit-boss-token-0000001"), Station(address, "hw-dealer-token-000000003")
-    settings = pb.Settings(variant="holdem", structure="no-limit", blinds=[1, 2], no_burns=True)
-    pit.call("OpenTable", pb.OpenTableRequest(command_id="open-hw2", table="Mesa HW", settings=settings))
-    for seat in (1, 2):
-        dealer.call("SeatPlayer", pb.SeatPlayerRequest(command_id=f"sit2-{seat}", table="Mesa HW", seat=seat,
-                                                       chips=100))
+    open_holdem(pit, dealer, "open-hw2", 100, (1, 2), burns=False)
     shoe = ShoeSimulator(seed=5)
     hardware = HardwareStation(dealer, "Mesa HW", shoe.url, show=lambda message: None)
     try:
@@ -159,11 +171,7 @@ def test_the_service_refuses_a_read_while_no_card_is_due(service: tuple[PokerTab
 
 def _open_holdem(address: str, command: str) -> Station:
     pit, dealer = Station(address, "hw-pit-boss-token-0000001"), Station(address, "hw-dealer-token-000000003")
-    settings = pb.Settings(variant="holdem", structure="no-limit", blinds=[1, 2], no_burns=True)
-    pit.call("OpenTable", pb.OpenTableRequest(command_id=command, table="Mesa HW", settings=settings))
-    for seat in (1, 2, 3):
-        dealer.call("SeatPlayer", pb.SeatPlayerRequest(command_id=f"{command}-sit-{seat}", table="Mesa HW",
-                                                       seat=seat, chips=100))
+    open_holdem(pit, dealer, command, 100, burns=False)
     return dealer
 
 
@@ -271,8 +279,8 @@ def test_shuffler_jam_miscount_and_corrupt_shoe_frames_are_shown_and_recorded(
         assert _shoe_deals(app) == [(str(card), 1)]
         for _ in range(5):
             draw_and_wait(shoe, hardware)
-        while (legal := dealer.legal("Mesa HW")).anyone_to_act:
-            dealer.hand("Mesa HW", "fold" if legal.call else "check", seat=legal.seat)
+        while (legal := dealer.legal("Mesa HW")).HasField("seat"):
+            dealer.act("Mesa HW", "fold" if pb.ACTION_KIND_CALL in legal.allowed else "check", seat=legal.seat)
         shuffler.miscount_next = [51]
         hardware.start_hand()  # the red deck comes back from the shuffler a card short
         reports = [vars(e) for e in app.events.get(app.table("Mesa HW").id) if type(e).__name__ == "DeviceReported"]

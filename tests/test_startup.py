@@ -14,8 +14,9 @@ import grpc
 
 from domain.cards.decks import BackColour, DeckIdentity
 from domain.circle.settings import BettingStructure, TableSettings
-from service.api import pokertable_pb2 as pb
-from service.api import pokertable_pb2_grpc as pb_grpc
+from service.api import commands_pb2 as cmd
+from service.api import table_service_pb2 as svc
+from service.api import table_service_pb2_grpc as svc_grpc
 from service.app.application import PokerTables
 from service.store.persistence import environment
 
@@ -78,9 +79,10 @@ def test_a_restarted_server_says_it_is_serving_only_when_it_can_answer_at_once(t
         answered: list[float] = []
 
         def dealer(n: int) -> None:
-            stub = pb_grpc.TableServiceStub(grpc.insecure_channel(f"127.0.0.1:{port}"))  # type: ignore[no-untyped-call]
-            stub.HandCommand(pb.HandCommandRequest(command_id=f"deal-{n}", table=f"T{n}", action="deal", card="As"),
-                             metadata=(("authorization", f"Bearer startup-dealer-token-{n:06d}"),), timeout=30)
+            stub = svc_grpc.TableServiceStub(grpc.insecure_channel(f"127.0.0.1:{port}"))  # type: ignore[no-untyped-call]
+            deal = cmd.Command(deal=cmd.Deal(card="As"))
+            stub.Act(svc.ActRequest(command_id=f"deal-{n}", table=f"T{n}", command=deal),
+                     metadata=(("authorization", f"Bearer startup-dealer-token-{n:06d}"),), timeout=30)
             answered.append(time.perf_counter() - serving)
 
         threads = [threading.Thread(target=dealer, args=(n,)) for n in range(4)]

@@ -30,7 +30,8 @@ from devices.protocol import Colour
 from devices.simulators import ShoeSimulator, ShufflerSimulator
 from domain.cards.cards import parse_cards
 from domain.circle.hand import Hand
-from service.api import pokertable_pb2 as pb
+from service.api import table_service_pb2 as svc
+from service.api import types_pb2 as pb
 from service.app.application import PokerTables
 from service.grpc.server import Stations, create_server
 from service.station.hardware import HardwareStation
@@ -119,11 +120,12 @@ def service_on_disk(disk: Disk) -> Iterator[tuple[PokerTables, str]]:
 
 def _open(address: str, command: str) -> Station:
     pit, dealer = Station(address, "trust-pit-boss-token-00001"), Station(address, "trust-dealer-token-0000002")
-    settings = pb.Settings(variant="holdem", structure="no-limit", blinds=[1, 2], no_burns=True)
-    pit.call("OpenTable", pb.OpenTableRequest(command_id=f"{command}-open", table="Mesa T", settings=settings))
+    settings = pb.CircleSettings(structure=pb.BETTING_STRUCTURE_NO_LIMIT, blinds=[1, 2], no_burns=True)
+    pit.call("OpenTable", svc.OpenTableRequest(command_id=f"{command}-open", table="Mesa T", game=pb.GAME_HOLDEM,
+                                               circle=settings))
     for seat in (1, 2, 3):
-        dealer.call("SeatPlayer", pb.SeatPlayerRequest(command_id=f"{command}-sit-{seat}", table="Mesa T", seat=seat,
-                                                       chips=100))
+        dealer.call("SeatPlayer", svc.SeatPlayerRequest(command_id=f"{command}-sit-{seat}", table="Mesa T",
+                                                        seat=seat, chips=100))
     return dealer
 
 
@@ -198,14 +200,14 @@ def test_r_aud_1_a_store_failure_reaches_the_client_as_unavailable_and_its_retry
     disk.fill()
     try:
         with pytest.raises(grpc.RpcError) as refused:
-            dealer.call("SeatPlayer", pb.SeatPlayerRequest(command_id="full", table="Mesa T", seat=4, chips=100))
+            dealer.call("SeatPlayer", svc.SeatPlayerRequest(command_id="full", table="Mesa T", seat=4, chips=100))
     finally:
         disk.free()
     details = refused.value.details() or ""
     assert refused.value.code() is grpc.StatusCode.UNAVAILABLE
     assert "the event store failed" in details and disk.message in details
     assert "retry it with the same command id" in details
-    dealer.call("SeatPlayer", pb.SeatPlayerRequest(command_id="full", table="Mesa T", seat=4, chips=100))
+    dealer.call("SeatPlayer", svc.SeatPlayerRequest(command_id="full", table="Mesa T", seat=4, chips=100))
     assert app.table("Mesa T").stacks[4] == 100
 
 
@@ -367,7 +369,7 @@ def test_r_deck_2_a_shuffler_delivering_the_wrong_deck_is_refused_by_the_table_a
         shuffler.hello()
         assert hardware.wait(lambda: hardware.shoe.identity is not None)
         assert hardware.start_hand() is Colour.RED
-        pit.hand("Mesa T", "void", rule="R-CIRC-14", reason="two cards exposed in the deal")
+        pit.act("Mesa T", "void", rule="R-CIRC-14", reason="two cards exposed in the deal")
         shuffler.wrong_colour_next = True  # asked for the blue deck, it delivers the red one again and says so
         with pytest.raises(grpc.RpcError) as refused:
             hardware.start_hand()
@@ -401,7 +403,7 @@ def test_r_deck_2_a_station_started_mid_session_learns_from_the_table_which_deck
     try:
         first = HardwareStation(dealer, "Mesa T", shoe.url, shuffler.url, show=lambda message: None)
         assert first.start_hand() is Colour.RED
-        pit.hand("Mesa T", "void", rule="R-CIRC-14", reason="a card exposed in the deal")
+        pit.act("Mesa T", "void", rule="R-CIRC-14", reason="a card exposed in the deal")
         first.close()
         shown: list[str] = []
         second = HardwareStation(dealer, "Mesa T", shoe.url, shuffler.url, show=shown.append)

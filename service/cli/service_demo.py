@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from devices.simulators import ShoeSimulator, ShufflerSimulator
 from domain.banked.cdp import CdpHand
@@ -18,20 +18,27 @@ from domain.banked.thb import ThbHand
 from domain.cards.cards import Card
 from domain.cards.decks import composition
 from domain.games import GAMES
-from service.api import pokertable_pb2 as pb
+from service.api import table_service_pb2 as svc
+from service.api import types_pb2 as pb
+from service.station.client import card_due, value, word
 from service.station.hardware import HardwareStation
 from service.station.reference import Station, render
 
 PIT, DIRECTOR = "demo-pit-boss-token-000001", "demo-director-token-000002"
 
-CIRCLE_TABLES: tuple[tuple[str, pb.Settings, int], ...] = (
-    ("Hold'em", pb.Settings(variant="holdem", structure="no-limit", blinds=[5, 10]), 2),
-    ("Omaha", pb.Settings(variant="omaha", structure="pot-limit", blinds=[5, 10]), 1),
-    ("Seven-card stud", pb.Settings(variant="stud7", structure="fixed-limit", ante=1, bring_in=2, small_bet=5,
-                                    big_bet=10), 1),
-    ("Five-card draw", pb.Settings(variant="draw", structure="fixed-limit", ante=2, small_bet=5, big_bet=10), 3),
-    ("Five-card stud", pb.Settings(variant="stud5", structure="fixed-limit", ante=2, small_bet=5, big_bet=10), 1),
-    ("Sintético", pb.Settings(variant="sintetico", structure="pot-limit", ante=2, min_bet=5), 1),
+CIRCLE_TABLES: tuple[tuple[str, pb.Game, pb.CircleSettings, int], ...] = (
+    ("Hold'em", pb.GAME_HOLDEM, pb.CircleSettings(structure=pb.BETTING_STRUCTURE_NO_LIMIT, blinds=[5, 10]), 2),
+    ("Omaha", pb.GAME_OMAHA, pb.CircleSettings(structure=pb.BETTING_STRUCTURE_POT_LIMIT, blinds=[5, 10]), 1),
+    ("Seven-card stud", pb.GAME_STUD7, pb.CircleSettings(structure=pb.BETTING_STRUCTURE_FIXED_LIMIT, ante=1,
+                                                         bring_in=2, small_bet=5, big_bet=10), 1),
+    ("Five-card draw", pb.GAME_DRAW, pb.CircleSettings(structure=pb.BETTING_STRUCTURE_FIXED_LIMIT, ante=2,
+                                                       small_bet=5, big_bet=10), 3),
+    ("Five-card stud", pb.GAME_STUD5, pb.CircleSettings(structure=pb.BETTING_STRUCTURE_FIXED_LIMIT, ante=2,
+                                                        small_bet=5, big_bet=10), 1),
+    ("Sintético", pb.GAME_SINTETICO, pb.CircleSettings(structure=pb.BETTING_STRUCTURE_POT_LIMIT, ante=2, min_bet=5),
+     1),
+    ("Crazy Pineapple", pb.GAME_PINEAPPLE, pb.CircleSettings(structure=pb.BETTING_STRUCTURE_NO_LIMIT, blinds=[5, 10]),
+     1),
 )
 BANKED_TABLES = ("Texas Hold'em Bonus", "Casino Draw Poker")
 BANKED_GAMES = tuple(code for code, game in GAMES.items() if game.family == "banked")
@@ -53,7 +60,7 @@ def stations_file(directory: Path) -> Path:
     """The demo's stations: a pit boss, a games director, and one dealer station per table."""
     lines = ["[stations.pit]", f'token = "{PIT}"', 'role = "pit-boss"', "",
              "[stations.director]", f'token = "{DIRECTOR}"', 'role = "games-director"', ""]
-    for i, table in enumerate([t for t, _, _ in CIRCLE_TABLES] + list(BANKED_TABLES)):
+    for i, table in enumerate([t for t, _, _, _ in CIRCLE_TABLES] + list(BANKED_TABLES)):
         lines += [f"[stations.dealer-{i}]", f'token = "{dealer_token(i)}"', 'role = "dealer"', f'table = "{table}"', ""]
     path = directory / "stations.toml"
     path.write_text("\n".join(lines), encoding="utf-8")
@@ -114,101 +121,119 @@ def play_circle_hand(station: Station, table: str, rng: random.Random, colour: s
     if devices is not None:
         devices.start_hand()
     else:
-        station.call("StartHand", pb.StartHandRequest(command_id=station.command_id(), table=table,
-                                                      deck_colour=colour))
+        station.start(table, colour)
     view = station.table(table)
-    size = DECKS.get(view.variant, 52)
-    if view.variant == "draw":
-        size = {5: 36, 6: 40, 7: 44, 8: 48}.get(len(view.players), 32 if len(view.players) <= 4 else 52)
+    game = word(pb.Game, view.game)
+    size = DECKS.get(game, 52)
+    if game == "draw":
+        players = len(view.circle.players)
+        size = {5: 36, 6: 40, 7: 44, 8: 48}.get(players, 32 if players <= 4 else 52)
     shoe = Shoe(rng, size)
     last_street, final = "", view
     while view.hand_in_progress:
-        if view.street != last_street and not view.next_card:
+        circle = view.circle
+        if circle.street != last_street and not card_due(view):
             print(render(view), flush=True)
-            last_street = view.street
+            last_street = circle.street
         final = view
-        if view.next_card and devices is not None:
+        if card_due(view) and devices is not None:
             devices.draw()
-        elif view.next_card:
+        elif card_due(view):
             card, sequence = shoe.draw()
-            station.hand(table, "deal", card=card, source="shoe", sequence=sequence)
-        elif view.drawer_seat:
+            station.act(table, "deal", card=card, source=pb.CARD_SOURCE_SHOE, sequence=sequence)
+        elif circle.HasField("drawer_seat"):
             _draw(station, table, view)
-        elif (legal := station.legal(table)).anyone_to_act:
+        elif (legal := station.legal(table)).HasField("seat") and legal.allowed:
             _act(station, table, legal, rng)
         else:
-            seat = view.next_to_show_seat or next(p.seat for p in view.players if not p.folded and not all(p.face_up))
-            station.hand(table, "show", seat=seat)  # at the showdown in the order of R-CIRC-13
+            seat = circle.next_to_show_seat if circle.HasField("next_to_show_seat") else next(
+                p.seat for p in circle.players if not p.folded and not all(p.face_up))
+            station.act(table, "show", seat=seat)  # at the showdown in the order of R-CIRC-13
         view = station.table(table)
     return final
 
 
-def _act(station: Station, table: str, legal: pb.LegalActions, rng: random.Random) -> None:
-    roll = rng.random()
-    if legal.HasField("bring_in"):
-        station.hand(table, "bring-in", seat=legal.seat)
-    elif legal.HasField("raise_min") and roll < 0.25:
-        station.hand(table, "bet", seat=legal.seat, amount=legal.raise_min)
-    elif legal.HasField("call") and legal.fold and roll < 0.35:
-        station.hand(table, "fold", seat=legal.seat)
-    elif legal.check:
-        station.hand(table, "check", seat=legal.seat)
+def _act(station: Station, table: str, legal: svc.GetLegalActionsResponse, rng: random.Random) -> None:
+    roll, allowed, seat = rng.random(), set(legal.allowed), legal.seat
+    if pb.ACTION_KIND_BRING_IN in allowed:
+        station.act(table, "bring-in", seat=seat)
+    elif pb.ACTION_KIND_BET in allowed and legal.HasField("raise_min") and roll < 0.25:
+        station.act(table, "bet", seat=seat, amount=legal.raise_min)
+    elif {pb.ACTION_KIND_CALL, pb.ACTION_KIND_FOLD} <= allowed and roll < 0.35:
+        station.act(table, "fold", seat=seat)
+    elif pb.ACTION_KIND_CHECK in allowed:
+        station.act(table, "check", seat=seat)
+    elif pb.ACTION_KIND_CALL in allowed:
+        station.act(table, "call", seat=seat)
     else:
-        station.hand(table, "call", seat=legal.seat)
+        station.act(table, "show", seat=seat)  # the showdown, in the order of R-CIRC-13
 
 
 def _draw(station: Station, table: str, view: pb.TableView) -> None:
-    """Keep pairs and better; change up to three of the lowest unpaired cards."""
-    player = next(p for p in view.players if p.seat == view.drawer_seat)
+    """Five-card draw: keep pairs and better, change up to three of the lowest unpaired cards.  Pineapple: throw
+    the lowest card (exactly one, R-PINE-1)."""
+    circle = view.circle
+    player = next(p for p in circle.players if p.seat == circle.drawer_seat)
     cards = [Card.parse(c) for c in player.cards]
+    if view.game == pb.GAME_PINEAPPLE:
+        station.act(table, "discard", seat=player.seat, cards=[str(min(cards, key=lambda c: c.rank))])
+        return
     ranks = [c.rank for c in cards]
     singles = sorted((c for c in cards if ranks.count(c.rank) == 1), key=lambda c: c.rank)
-    station.hand(table, "discard", seat=player.seat, cards=[str(c) for c in singles[:3]])
+    station.act(table, "discard", seat=player.seat, cards=[str(c) for c in singles[:3]])
 
 
 def play_banked_hand(station: Station, director: Station, table: str, game: str,
-                     rng: random.Random, *, devices: Devices | None = None) -> pb.BankedTableView:
+                     rng: random.Random, *, devices: Devices | None = None) -> pb.TableView:
     """One banked hand: Texas Hold'em Bonus with three boxes, or Casino Draw Poker with two."""
     if devices is not None:
         devices.start_hand()
     else:
-        station.call("StartBankedHand", pb.StartHandRequest(command_id=station.command_id(), table=table))
+        station.start(table)
     antes, bonuses = DEMO_BETS[GAMES[game].hand_class]
     for box, ante in antes:
-        station.banked(table, "ante", box=box, amount=ante)
+        station.act(table, "ante", seat=box, amount=ante)
     for box, bonus in bonuses:
-        station.banked(table, "bonus", box=box, amount=bonus)
-    station.banked(table, "close-bets")
+        station.act(table, "bonus", seat=box, amount=bonus)
+    station.act(table, "close-bets")
     shoe = Shoe(rng, 52)
-    view: pb.BankedTableView = station.call("GetBankedTable", pb.TableRequest(table=table))
+    view = station.table(table)
     while view.hand_in_progress:
-        if view.next_card and devices is not None:
+        if card_due(view) and devices is not None:
             devices.draw()
-        elif view.next_card:
-            station.banked(table, "deal", card=shoe.draw()[0])
-        elif view.stage == "approval":  # R-THB-10: the games director approves the 1000:1
-            director.banked(table, "approve", box=next(b.box for b in view.boxes if b.result.get("bonus", 0) > 0))
+        elif card_due(view):
+            station.act(table, "deal", card=shoe.draw()[0])
+        elif view.banked.stage == pb.BANKED_STAGE_APPROVAL:  # R-THB-10: the games director approves the 1000:1
+            director.act(table, "approve-bonus", seat=_awaiting_approval(director.legal(table), view.banked))
         else:
-            _decide(station, table, view, rng)
-        view = station.call("GetBankedTable", pb.TableRequest(table=table))
+            _decide(station, table, view.banked, rng)
+        view = station.table(table)
     return view
 
 
-def _decide(station: Station, table: str, view: pb.BankedTableView, rng: random.Random) -> None:
-    box = next(b for b in view.boxes if b.box == view.to_decide)
-    ante = box.bets["ante"]
-    if view.stage == "preflop":
-        station.banked(table, "flop-bet", box=box.box, amount=2 * ante)
-    elif view.stage in ("turn", "river"):
+def _awaiting_approval(legal: svc.GetLegalActionsResponse, banked: pb.BankedTableView) -> int:
+    """The box whose 1000:1 bonus waits for the games director (R-THB-10)."""
+    if legal.HasField("seat"):
+        return legal.seat
+    won = [b.seat for b in banked.boxes if b.result.HasField("bonus") and b.result.bonus > 0]
+    return (won or [b.seat for b in banked.boxes if b.bets.HasField("bonus")])[0]
+
+
+def _decide(station: Station, table: str, banked: pb.BankedTableView, rng: random.Random) -> None:
+    box = next(b for b in banked.boxes if b.seat == banked.to_decide)
+    ante = box.bets.ante
+    if banked.stage == pb.BANKED_STAGE_PREFLOP:
+        station.act(table, "flop-bet", seat=box.seat, amount=2 * ante)
+    elif banked.stage in (pb.BANKED_STAGE_TURN, pb.BANKED_STAGE_RIVER):
         if rng.random() < 0.5:
-            station.banked(table, "bet", box=box.box, amount=ante)
+            station.act(table, "bet", seat=box.seat, amount=ante)
         else:
-            station.banked(table, "check", box=box.box)
-    elif view.stage == "exchange":
+            station.act(table, "check", seat=box.seat)
+    elif banked.stage == pb.BANKED_STAGE_EXCHANGE:
         lowest = sorted((Card.parse(c) for c in box.cards), key=lambda c: c.rank)[:2]
-        station.banked(table, "exchange", box=box.box, cards=[str(c) for c in lowest])
+        station.act(table, "exchange", seat=box.seat, cards=[str(c) for c in lowest])
     else:
-        station.banked(table, "play", box=box.box, amount=2 * ante)
+        station.act(table, "play", seat=box.seat, amount=2 * ante)
 
 
 def run_service_demo(rng: random.Random, directory: Path, db: str) -> None:
@@ -257,12 +282,13 @@ def run_service_demo(rng: random.Random, directory: Path, db: str) -> None:
 def _play_circle_tables(address: str, pit: Station, rng: random.Random, summary: list[str]) -> None:
     """Open every circle table, seat players and play its hands; the first table deals from the simulated shoe."""
     colours = ("red", "blue")
-    for index, (table, settings, hands) in enumerate(CIRCLE_TABLES):
-        pit.call("OpenTable", pb.OpenTableRequest(command_id=pit.command_id(), table=table, settings=settings))
+    for index, (table, game, settings, hands) in enumerate(CIRCLE_TABLES):
+        pit.call("OpenTable", svc.OpenTableRequest(command_id=pit.command_id(), table=table, game=game,
+                                                   circle=settings))
         dealer = Station(address, dealer_token(index))
-        for seat in (1, 2, 3, 4) if settings.variant == "sintetico" else (1, 2, 3):
-            dealer.call("SeatPlayer", pb.SeatPlayerRequest(command_id=dealer.command_id(), table=table, seat=seat,
-                                                           chips=500))
+        for seat in (1, 2, 3, 4) if game == pb.GAME_SINTETICO else (1, 2, 3):
+            dealer.call("SeatPlayer", svc.SeatPlayerRequest(command_id=dealer.command_id(), table=table, seat=seat,
+                                                            chips=500))
         print(f"== {table}: {hands} hand{'s' if hands > 1 else ''}")
         devices = Devices.attach(dealer, table, banked=False, seed=rng.randrange(10**6)) if index == 0 else None
         try:
@@ -274,7 +300,7 @@ def _play_circle_tables(address: str, pit: Station, rng: random.Random, summary:
         view = dealer.table(table)
         print(render(view) + "\n", flush=True)
         summary.append(f"  {table:<22} {view.hands_started} hands   stacks "
-                       + "  ".join(f"{s}: {c}" for s, c in sorted(view.stacks.items())))
+                       + "  ".join(f"{s}: {c}" for s, c in sorted(view.circle.stacks.items())))
         dealer.close()
 
 
@@ -282,17 +308,22 @@ def _play_banked_tables(address: str, pit: Station, director: Station, rng: rand
                         summary: list[str]) -> None:
     """Open the banked tables and play a hand at each; Texas Hold'em Bonus deals from the simulated shoe."""
     for offset, (table, game) in enumerate(zip(BANKED_TABLES, BANKED_GAMES, strict=True)):
-        request = pb.OpenBankedTableRequest(command_id=pit.command_id(), table=table, game=game, ante_min=5,
-                                            ante_max=100)
-        pit.call("OpenBankedTable", request)
+        request = svc.OpenTableRequest(command_id=pit.command_id(), table=table,
+                                       game=cast("pb.Game", value(pb.Game, game)))
+        if request.game == pb.GAME_HOLDEM_BONUS:
+            request.holdem_bonus.ante_min = 5
+        else:
+            request.casino_draw.CopyFrom(pb.CasinoDrawSettings(ante_min=5, ante_max=100))
+        pit.call("OpenTable", request)
         dealer = Station(address, dealer_token(len(CIRCLE_TABLES) + offset))
         print(f"== {table}", flush=True)
         devices = Devices.attach(dealer, table, banked=True, seed=rng.randrange(10**6)) if offset == 0 else None
         try:
-            banked = play_banked_hand(dealer, director, table, game, rng, devices=devices)
+            view = play_banked_hand(dealer, director, table, game, rng, devices=devices)
         finally:
             if devices is not None:
                 devices.close()
-        print(f"   one hand; the house's result {banked.bank_result:+d} chips\n", flush=True)
-        summary.append(f"  {table:<22} {banked.hands_started} hand    house result {banked.bank_result:+d}")
+        result = view.banked.bank_result
+        print(f"   one hand; the house's result {result:+d} chips\n", flush=True)
+        summary.append(f"  {table:<22} {view.hands_started} hand    house result {result:+d}")
         dealer.close()

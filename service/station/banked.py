@@ -1,4 +1,5 @@
-"""The dealer station at a banked table (``pokertable station --banked``): Texas Hold'em Bonus and Casino Draw Poker.
+"""The dealer station at a banked table: Texas Hold'em Bonus and Casino Draw Poker, through the same RPCs as every
+other game (``StartHand``, ``Act``, ``GetTable``, ``GetLegalActions``); a box is addressed as a seat.
 
 One command a line, the box first where there is one::
 
@@ -20,88 +21,62 @@ import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from service.api import pokertable_pb2 as pb
+from service.api import types_pb2 as pb
+from service.station.client import target, word
 
 if TYPE_CHECKING:
     from service.station.client import Station
-    from service.station.hardware import HardwareStation
 
-BOX_ACTIONS = ("fold", "check")
-STAKE_ACTIONS = ("ante", "bonus", "flop-bet", "bet", "play")
-
-
-def _box_action(verb: str, station: Station, table: str, args: list[str]) -> object:
-    return station.banked(table, verb, box=int(args[0]))
+STAKE_ACTIONS = ("ante", "bonus", "flop-bet", "play")
+BOX_SPOTS = ("ante", "bonus", "flop", "turn", "river", "play")
+"""The spots of a box's bets, in the order of ``BoxBets``."""
 
 
 def _stake_action(verb: str, station: Station, table: str, args: list[str]) -> object:
-    return station.banked(table, verb, box=int(args[0]), amount=int(args[1]))
-
-
-def _deal(station: Station, table: str, args: list[str]) -> object:
-    if len(args) > 1:
-        return station.banked(table, "deal", card=args[0], source="shoe", sequence=int(args[1]))
-    return station.banked(table, "deal", card=args[0])
+    return station.act(table, verb, seat=int(args[0]), amount=int(args[1]))
 
 
 def _wrong_count(station: Station, table: str, args: list[str]) -> object:
     fields: dict[str, Any] = {"correctable": "correctable" in args[1:]}
     if args[0] != "dealer":
-        fields["box"] = int(args[0])
-    return station.banked(table, "wrong-count", **fields)
-
-
-def _start(station: Station, table: str, args: list[str]) -> object:
-    return station.call("StartBankedHand", pb.StartHandRequest(command_id=station.command_id(), table=table,
-                                                               deck_colour=args[0] if args else "red"))
+        fields["seat"] = int(args[0])
+    return station.act(table, "wrong-count", **fields)
 
 
 BANKED_COMMANDS: dict[str, Callable[[Station, str, list[str]], object]] = {
-    "start": _start,
-    "close-bets": lambda st, t, a: st.banked(t, "close-bets"),
-    "deal": _deal,
-    "exchange": lambda st, t, a: st.banked(t, "exchange", box=int(a[0]), cards=a[1:]),
-    "dealer-card-shown": lambda st, t, a: st.banked(t, "dealer-card-shown"),
-    "face-up-card": lambda st, t, a: st.banked(t, "face-up-card", card=a[0]),
+    "close-bets": lambda st, t, a: st.act(t, "close-bets"),
+    "exchange": lambda st, t, a: st.act(t, "exchange", seat=int(a[0]), cards=a[1:]),
+    "dealer-card-shown": lambda st, t, a: st.act(t, "dealer-card-shown"),
+    "face-up-card": lambda st, t, a: st.act(t, "face-up-card", card=a[0]),
     "wrong-count": _wrong_count,
-    "void": lambda st, t, a: st.banked(t, "void", rule=a[0], reason=" ".join(a[1:])),
-    "reshuffle": lambda st, t, a: st.banked(t, "reshuffle"),
-    "approve": lambda st, t, a: st.banked(t, "approve", box=int(a[0])),
-    "refuse": lambda st, t, a: st.banked(t, "refuse", box=int(a[0]), reason=" ".join(a[1:])),
-    **{verb: functools.partial(_box_action, verb) for verb in BOX_ACTIONS},
+    "reshuffle": lambda st, t, a: st.act(t, "reshuffle"),
+    "approve": lambda st, t, a: st.act(t, "approve-bonus", seat=int(a[0])),
+    "refuse": lambda st, t, a: st.act(t, "refuse-bonus", seat=int(a[0]), reason=" ".join(a[1:])),
     **{verb: functools.partial(_stake_action, verb) for verb in STAKE_ACTIONS},
 }
-"""Banked-table station commands by their first word."""
+"""The station commands only a banked table has, by their first word (``start``, ``deal``, ``fold``, ``check``,
+``bet`` and ``void`` are every game's: service/station/reference.py)."""
 
 
-def render_banked(view: pb.BankedTableView) -> str:
+def spots(bets: pb.BoxBets) -> list[tuple[str, int]]:
+    """A box's spots with a bet (or a result), in order."""
+    return [(spot, getattr(bets, spot)) for spot in BOX_SPOTS if bets.HasField(spot)]
+
+
+def render_banked(view: pb.TableView) -> str:
     """The banked table as the croupier's screen shows it (the croupier's own cards hidden until turned)."""
-    lines = [f"{view.table} · {view.game} · hands {view.hands_started} · house {view.bank_result:+}"]
-    if view.reshuffle_required:
-        lines.append(f"  RESHUFFLE the {view.reshuffle_required} deck fully before the next hand (R-THB-11)")
+    banked = view.banked
+    lines = [f"{view.table} · {word(pb.Game, view.game)} · hands {view.hands_started} · house {banked.bank_result:+}"]
+    if banked.HasField("reshuffle_required"):
+        lines.append(f"  RESHUFFLE the {word(pb.DeckColour, banked.reshuffle_required)} deck fully before the next "
+                     "hand (R-THB-11)")
     if not view.hand_in_progress:
         return "\n".join([*lines, "  between hands"])
-    lines.append(f"  {view.stage}  house {' '.join(view.dealer) or '—'}  board {' '.join(view.board) or '—'}"
-                 f"  next card: {view.next_card or '—'}")
-    for box in view.boxes:
-        marker = "→" if box.box == view.to_decide else " "
-        bets = ", ".join(f"{spot} {amount}" for spot, amount in sorted(box.bets.items()))
-        result = ", ".join(f"{spot} {net:+}" for spot, net in sorted(box.result.items()))
-        lines.append(f"  {marker} box {box.box}  {bets:<36} {' '.join(box.cards) or '—':<16} {result}".rstrip())
+    lines.append(f"  {word(pb.BankedStage, banked.stage)}  house {' '.join(banked.dealer_cards) or '—'}"
+                 f"  board {' '.join(banked.board) or '—'}  next card: {target(view) or '—'}")
+    for box in banked.boxes:
+        marker = "→" if banked.HasField("to_decide") and box.seat == banked.to_decide else " "
+        bets = ", ".join(f"{spot} {amount}" for spot, amount in spots(box.bets))
+        result = ", ".join(f"{spot} {net:+}" for spot, net in spots(box.result)) if box.settled else ""
+        lines.append(f"  {marker} box {box.seat}  {bets:<36} {' '.join(box.cards) or '—':<16} {result}".rstrip())
     return "\n".join(lines)
-
-
-def execute_banked(station: Station, table: str, verb: str, args: list[str],
-                   hardware: HardwareStation | None = None) -> str:
-    """Run one banked command (``verb`` and its arguments); returns the table as it is after it.  With a shoe
-    attached, ``start`` takes the deck in the shoe and ``reshuffle`` goes through the shuffler when there is one."""
-    if verb == "start" and hardware is not None:
-        hardware.start_hand()
-    elif verb == "reshuffle" and hardware is not None:
-        hardware.reshuffle()
-    elif verb != "table":
-        command = BANKED_COMMANDS.get(verb)
-        if command is None:
-            return f"unknown command {verb!r} at a banked table (see: pokertable station --help)"
-        command(station, table, args)
-    return render_banked(station.call("GetBankedTable", pb.TableRequest(table=table)))

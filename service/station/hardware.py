@@ -22,6 +22,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import cast
 
 import grpc
 from google.rpc import error_details_pb2
@@ -37,23 +38,30 @@ from devices.adapters import (
     ShufflerError,
 )
 from devices.protocol import Colour, Hello
-from service.api import pokertable_pb2 as pb
-from service.station.client import Station
+from service.api import table_service_pb2 as svc
+from service.api import types_pb2 as pb
+from service.station.client import Station, colour, command, value
 
 RULE_REFUSALS = (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.INVALID_ARGUMENT)
 
 
 def refusing_rule(error: grpc.RpcError) -> str:
-    """The rule a refusal names (``R-…``), or ``""`` when the service did not refuse by a rule: then the command may
-    not have been applied for any reason (unreachable, store failure, …) and is held and retried, never dropped."""
+    """The rule a refusal names (``R-…``, the reason of its google.rpc.ErrorInfo), or ``""`` when the service did not
+    refuse by a rule: then the command may not have been applied for any reason (unreachable, store failure, …) and is
+    held and retried, never dropped."""
     if not isinstance(error, grpc.Call) or error.code() not in RULE_REFUSALS:
         return ""
     status = rpc_status.from_call(error)
     for detail in status.details if status is not None else ():
         info = error_details_pb2.ErrorInfo()
-        if detail.Unpack(info) and info.metadata.get("rule", "").startswith("R-"):
-            return info.metadata["rule"]
+        if detail.Unpack(info) and info.reason.startswith("R-"):
+            return str(info.reason)
     return ""
+
+
+def _deck(deck: Colour) -> pb.DeckColour:
+    """The API's colour of a device's deck."""
+    return colour(deck.name.lower())
 
 
 @dataclass
@@ -70,7 +78,7 @@ class HardwareStation:
     refused: list[str] = field(default_factory=list)
     irregularities: list[Irregularity] = field(default_factory=list)
     held: list[tuple[str, int]] = field(default_factory=list)
-    unreported: list[pb.DeviceReportRequest] = field(default_factory=list)
+    unreported: list[svc.RecordDeviceReportRequest] = field(default_factory=list)
     retry_seconds: float = 0.5
     silence_seconds: float | None = 3.0
 
@@ -110,10 +118,10 @@ class HardwareStation:
                 self.show(f"shuffler: {error}; put the {colour.name.lower()} deck in the shoe by hand")
                 self._report("fault", colour, f"{error}; the deck was not delivered")
         self.shoe.expect_colour(colour)
-        request = pb.StartHandRequest(command_id=self.station.command_id(), table=self.table,
-                                      deck_colour=colour.name.lower())
+        request = svc.StartHandRequest(command_id=self.station.command_id(), table=self.table,
+                                       deck_colour=_deck(colour))
         try:
-            self.station.call("StartBankedHand" if self.banked else "StartHand", request)
+            self.station.call("StartHand", request)
         except grpc.RpcError as error:  # refused (a reshuffle still required, R-THB-11; the wrong deck, R-DECK-2)
             self.shoe.expect_colour(previous)
             self.show(f"hand not started: {error.code().name}: {error.details()}")
@@ -130,7 +138,7 @@ class HardwareStation:
         the shuffler (its shuffle report, recorded at the table, clears the requirement), or, without one, the
         croupier's reshuffle by hand, recorded."""
         if self.shuffler is None:
-            self.station.banked(self.table, "reshuffle")
+            self.station.act(self.table, "reshuffle")
             return
         self._prepare_other_deck(self.shuffler, self.colour_of_hand(self.hands))
 
@@ -195,7 +203,7 @@ class HardwareStation:
         identity = self.shuffler.identity if self.shuffler else None
         self._send_report(self._device_report(identity, "shuffler", kind, colour, result))
 
-    def _send_report(self, request: pb.DeviceReportRequest) -> None:
+    def _send_report(self, request: svc.RecordDeviceReportRequest) -> None:
         """Record a device report; one the service does not acknowledge waits (in order) and is sent again."""
         with self._sending:
             if self.unreported or not self._deliver_report(request):
@@ -203,7 +211,7 @@ class HardwareStation:
                     self.unreported.append(request)
                 self._start_retrier()
 
-    def _deliver_report(self, request: pb.DeviceReportRequest) -> bool:
+    def _deliver_report(self, request: svc.RecordDeviceReportRequest) -> bool:
         """One report: True once the service recorded it or refused it by a rule (then shown: nothing to retry)."""
         try:
             self.station.call("RecordDeviceReport", request)
@@ -216,12 +224,13 @@ class HardwareStation:
         return True
 
     def _device_report(self, identity: Hello | None, device: str, kind: str, colour: Colour,
-                       result: str) -> pb.DeviceReportRequest:
+                       result: str) -> svc.RecordDeviceReportRequest:
         """A device report with the device's identity (from its HELLO; its kind while it has not said)."""
-        return pb.DeviceReportRequest(command_id=self.station.command_id(), table=self.table,
-                                      device=identity.model if identity else device,
-                                      serial=identity.serial if identity else "unknown", kind=kind,
-                                      colour=colour.name.lower(), result=result)
+        return svc.RecordDeviceReportRequest(command_id=self.station.command_id(), table=self.table,
+                                             device=identity.model if identity else device,
+                                             serial=identity.serial if identity else "unknown",
+                                             kind=cast("pb.DeviceReportKind", value(pb.DeviceReportKind, kind)),
+                                             colour=_deck(colour), result=result)
 
     def _on_shoe(self, event: ShoeEvent) -> None:
         match event:
@@ -231,7 +240,7 @@ class HardwareStation:
                 self.show(f"shoe: {event.message} ({event.rule})")
                 self._record_fault(event)
                 if event.rule == "R-THB-11" and self.banked and event.card is not None:
-                    self._call(lambda: self.station.banked(self.table, "face-up-card", card=str(event.card)))
+                    self._call(lambda: self.station.act(self.table, "face-up-card", card=str(event.card)))
                 self.irregularities.append(event)  # last: a waiter sees it once everything above is done
             case DeviceStatus(message, fault):
                 self.shoe_news = message
@@ -264,12 +273,10 @@ class HardwareStation:
         read is shown and recorded at the table as a device fault (R-DECK-4)."""
         identity = self.shoe.identity
         command_id = f"{identity.serial if identity else 'shoe'}-{self.station.prefix}-h{self.hands}-r{read_seq}"
-        method, request_type = ("BankedCommand", pb.BankedCommandRequest) if self.banked else \
-            ("HandCommand", pb.HandCommandRequest)
-        request = request_type(command_id=command_id, table=self.table, action="deal", card=card, source="shoe",
-                               sequence=read_seq)
+        request = svc.ActRequest(command_id=command_id, table=self.table, command=command(
+            "deal", card=card, source=pb.CARD_SOURCE_SHOE, sequence=read_seq))
         try:
-            self.station.call(method, request)
+            self.station.call("Act", request)
         except grpc.RpcError as error:
             if not refusing_rule(error):  # not acknowledged, for whatever reason: held, never dropped
                 self.held.insert(0, (card, read_seq))  # first in line: it is the oldest read not yet stored

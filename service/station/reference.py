@@ -1,9 +1,10 @@
-"""The reference dealer station: a gRPC client of the table service, scriptable or interactive.
+"""The reference dealer station: a gRPC client of the table service, scriptable or interactive, for every game.
 
 ``pokertable station --server HOST:PORT --table T --token TOKEN`` reads one command a line (from ``--script FILE``,
 standard input, or the croupier at a prompt) and prints the table after each::
 
     open holdem no-limit 1/2        open a table (pit boss)     sit SEAT CHIPS        seat a player
+    open holdem-bonus [ANTE_MIN] | open casino-draw ANTE_MIN ANTE_MAX                  open a banked table
     start [red|blue]                start a hand                deal CARD [SEQUENCE]  the next card (from the shoe)
     fold|check|call|all-in|bring-in|show|muck SEAT            bet SEAT TOTAL        bet or raise to TOTAL
     discard SEAT [CARDS…]           draw (five-card draw)       table | legal         show the table / the legal actions
@@ -12,7 +13,8 @@ standard input, or the croupier at a prompt) and prints the table after each::
     cut-exposed CARD red|blue       a card seen at the cut (R-CIRC-2)           shuffled red|blue  shuffled by hand
     quit
 
-With ``--banked`` the table is a Texas Hold'em Bonus or Casino Draw Poker table (service/station/banked.py):
+At a Texas Hold'em Bonus or Casino Draw Poker table the same RPCs carry the banked commands too
+(service/station/banked.py); a box is addressed as a seat:
     ante|bonus BOX AMOUNT  close-bets  deal CARD [SEQ]  fold|check BOX  flop-bet|bet|play BOX AMOUNT
     exchange BOX [CARDS…]  dealer-card-shown  face-up-card CARD  wrong-count BOX|dealer [correctable]
     void RULE REASON… (pit boss)  reshuffle  approve BOX | refuse BOX REASON… (games director)
@@ -24,13 +26,15 @@ import argparse
 import functools
 import sys
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, TextIO, cast
 
 import grpc
 
-from service.api import pokertable_pb2 as pb
-from service.station.banked import execute_banked
+from service.api import table_service_pb2 as svc
+from service.api import types_pb2 as pb
+from service.station.banked import BANKED_COMMANDS, render_banked
 from service.station.client import Station as Station  # noqa: PLC0414  (its old home: re-exported)
+from service.station.client import colour, target, value, word
 
 if TYPE_CHECKING:
     from service.station.hardware import HardwareStation
@@ -39,109 +43,125 @@ SEAT_ACTIONS = ("fold", "check", "call", "all-in", "bring-in", "show", "muck", "
 
 
 def render(view: pb.TableView) -> str:
-    """The table as the croupier's screen shows it: ``[As]`` a face-down card, ``As`` a face-up one, ``??`` hidden."""
-    lines = [f"{view.table} · {view.variant} · hands {view.hands_started}"]
+    """The table as the croupier's screen shows it: ``[As]`` a face-down card, ``As`` a face-up one, ``??`` hidden.
+    A banked table is drawn by :func:`service.station.banked.render_banked`."""
+    if view.WhichOneof("detail") == "banked":
+        return render_banked(view)
+    circle = view.circle
+    lines = [f"{view.table} · {word(pb.Game, view.game)} · hands {view.hands_started}"]
     if not view.hand_in_progress:
-        stacks = "  ".join(f"seat {seat}: {stack}" for seat, stack in sorted(view.stacks.items()))
+        stacks = "  ".join(f"seat {seat}: {stack}" for seat, stack in sorted(circle.stacks.items()))
         lines.append(f"  between hands — {stacks}")
-        if view.reshuffle_required:
-            lines.append(f"  the {view.reshuffle_required} deck must be shuffled again before the deal (R-CIRC-2)")
+        if circle.HasField("reshuffle_required"):
+            lines.append(f"  the {word(pb.DeckColour, circle.reshuffle_required)} deck must be shuffled again before "
+                         "the deal (R-CIRC-2)")
         return "\n".join(lines)
-    lines.append(f"  {view.street} ({view.phase})  pot {view.pot}  board {' '.join(view.board) or '—'}"
-                 f"  next card: {view.next_card or '—'}")
-    for player in view.players:
-        marker = "→" if player.seat == view.actor_seat else " "
+    lines.append(f"  {circle.street} ({word(pb.HandPhase, circle.phase)})  pot {circle.pot}"
+                 f"  board {' '.join(circle.board) or '—'}  next card: {target(view) or '—'}")
+    for player in circle.players:
+        marker = "→" if circle.HasField("actor_seat") and player.seat == circle.actor_seat else " "
         cards = " ".join(c if up or c == "??" else f"[{c}]" for c, up in zip(player.cards, player.face_up,
                                                                                strict=True))
         state = "folded" if player.folded else f"bet {player.bet}"
         lines.append(f"  {marker} seat {player.seat:<2} stack {player.stack:<7} {state:<10} {cards}")
-    if view.next_to_show_seat:
-        lines.append(f"  seat {view.next_to_show_seat} shows (or mucks) next (R-CIRC-13)")
+    if circle.HasField("next_to_show_seat"):
+        lines.append(f"  seat {circle.next_to_show_seat} shows (or mucks) next (R-CIRC-13)")
     return "\n".join(lines)
 
 
-def render_legal(legal: pb.LegalActions) -> str:
+def render_legal(legal: svc.GetLegalActionsResponse) -> str:
     """The buttons a dealer screen enables."""
-    if not legal.anyone_to_act:
+    if not legal.HasField("seat"):
         return "  nobody to act"
-    options = [name for name, ok in (("fold", legal.fold), ("check", legal.check)) if ok]
-    if legal.HasField("call"):
-        options.append(f"call {legal.call}")
-    if legal.HasField("bring_in"):
-        options.append(f"bring-in {legal.bring_in}")
-    if legal.HasField("raise_min"):
-        options.append(f"bet {legal.raise_min}–{legal.raise_max}")
+    options = []
+    for kind in legal.allowed:
+        name = word(pb.ActionKind, kind)
+        if kind == pb.ACTION_KIND_CALL and legal.HasField("call"):
+            name += f" {legal.call}"
+        elif kind == pb.ACTION_KIND_BRING_IN and legal.HasField("bring_in"):
+            name += f" {legal.bring_in}"
+        elif kind == pb.ACTION_KIND_BET and legal.HasField("raise_min"):
+            name += f" {legal.raise_min}–{legal.raise_max}"
+        elif legal.HasField("bet") and kind in (pb.ACTION_KIND_BET, pb.ACTION_KIND_FLOP_BET, pb.ACTION_KIND_PLAY):
+            name += f" {legal.bet}"
+        options.append(name)
     return f"  seat {legal.seat}: " + " · ".join(options)
 
 
 def _open(station: Station, table: str, args: list[str]) -> None:
-    variant, structure, stakes = [*args, "", "", ""][:3]
-    blinds = [int(x) for x in stakes.split("/")] if "/" in stakes else []
-    settings = pb.Settings(variant=variant, structure=structure, blinds=blinds,
-                           ante=0 if blinds or not stakes else int(stakes))
-    station.call("OpenTable", pb.OpenTableRequest(command_id=station.command_id(), table=table, settings=settings))
+    game = cast("pb.Game", value(pb.Game, args[0]) if args else pb.GAME_UNSPECIFIED)
+    request = svc.OpenTableRequest(command_id=station.command_id(), table=table, game=game)
+    if game == pb.GAME_HOLDEM_BONUS:
+        request.holdem_bonus.ante_min = int(args[1]) if len(args) > 1 else 5
+    elif game == pb.GAME_CASINO_DRAW:
+        request.casino_draw.ante_min, request.casino_draw.ante_max = int(args[1]), int(args[2])
+    else:
+        structure, stakes = [*args[1:], "", ""][:2]
+        blinds = [int(x) for x in stakes.split("/")] if "/" in stakes else []
+        request.circle.CopyFrom(pb.CircleSettings(
+            structure=cast("pb.BettingStructure", value(pb.BettingStructure, structure) if structure else 0),
+            blinds=blinds, ante=0 if blinds or not stakes else int(stakes)))
+    station.call("OpenTable", request)
 
 
 def _sit(station: Station, table: str, args: list[str]) -> None:
-    station.call("SeatPlayer", pb.SeatPlayerRequest(command_id=station.command_id(), table=table, seat=int(args[0]),
-                                                    chips=int(args[1])))
-
-
-def _start(station: Station, table: str, args: list[str]) -> None:
-    station.call("StartHand", pb.StartHandRequest(command_id=station.command_id(), table=table,
-                                                  deck_colour=args[0] if args else "red"))
+    station.call("SeatPlayer", svc.SeatPlayerRequest(command_id=station.command_id(), table=table, seat=int(args[0]),
+                                                     chips=int(args[1])))
 
 
 def _deal(station: Station, table: str, args: list[str]) -> None:
     if len(args) > 1:
-        station.hand(table, "deal", card=args[0], source="shoe", sequence=int(args[1]))
+        station.act(table, "deal", card=args[0], source=pb.CARD_SOURCE_SHOE, sequence=int(args[1]))
     else:
-        station.hand(table, "deal", card=args[0])
+        station.act(table, "deal", card=args[0], source=pb.CARD_SOURCE_CROUPIER)
 
 
 def _seat_action(verb: str, station: Station, table: str, args: list[str]) -> object:
-    return station.hand(table, verb, seat=int(args[0]))
+    return station.act(table, verb, seat=int(args[0]))
 
 
 COMMANDS: dict[str, Callable[[Station, str, list[str]], object]] = {
     "open": _open,
     "sit": _sit,
-    "start": _start,
+    "start": lambda st, t, a: st.start(t, a[0] if a else "red"),
     "deal": _deal,
-    "bet": lambda st, t, a: st.hand(t, "bet", seat=int(a[0]), amount=int(a[1])),
-    "discard": lambda st, t, a: st.hand(t, "discard", seat=int(a[0]), cards=a[1:]),
-    "void": lambda st, t, a: st.hand(t, "void", rule=a[0], reason=" ".join(a[1:])),
-    "expose": lambda st, t, a: st.hand(t, "expose-card", seat=int(a[0]), card=a[1]),
-    "cut-exposed": lambda st, t, a: st.call("RecordCutExposure", pb.CutExposureRequest(
-        command_id=st.command_id(), table=t, card=a[0], colour=a[1])),
-    "shuffled": lambda st, t, a: st.call("RecordDeviceReport", pb.DeviceReportRequest(
-        command_id=st.command_id(), table=t, device="hand shuffle", serial=st.prefix, kind="shuffle", colour=a[0],
-        result="shuffled by the croupier")),
+    "bet": lambda st, t, a: st.act(t, "bet", seat=int(a[0]), amount=int(a[1])),
+    "discard": lambda st, t, a: st.act(t, "discard", seat=int(a[0]), cards=a[1:]),
+    "void": lambda st, t, a: st.act(t, "void", rule=a[0], reason=" ".join(a[1:])),
+    "expose": lambda st, t, a: st.act(t, "expose-card", seat=int(a[0]), card=a[1]),
+    "cut-exposed": lambda st, t, a: st.call("RecordCutExposure", svc.RecordCutExposureRequest(
+        command_id=st.command_id(), table=t, card=a[0], colour=colour(a[1]))),
+    "shuffled": lambda st, t, a: st.call("RecordDeviceReport", svc.RecordDeviceReportRequest(
+        command_id=st.command_id(), table=t, device="hand shuffle", serial=st.prefix,
+        kind=pb.DEVICE_REPORT_KIND_SHUFFLE, colour=colour(a[0]), result="shuffled by the croupier")),
     **{verb: functools.partial(_seat_action, verb) for verb in SEAT_ACTIONS},
+    **BANKED_COMMANDS,
 }
-"""Station commands that change the table, by their first word."""
+"""Station commands that change the table, by their first word: every game's, then the banked tables' own."""
 
 
 def execute(station: Station, table: str, line: str, hardware: HardwareStation | None = None, *,
             banked: bool = False) -> str | None:
     """Run one command line; returns what to print, or ``None`` to quit.  With a shoe attached, ``start`` takes
-    the deck in the shoe (red and blue alternate) and the shoe deals; ``deal`` keys a card in by hand."""
+    the deck in the shoe (red and blue alternate) and the shoe deals, ``reshuffle`` goes through the shuffler when
+    there is one; ``deal`` keys a card in by hand.  ``banked`` is kept for callers of the old station: every game
+    goes through the same commands now, and the table's own view says which family it is."""
+    del banked
     words = line.split("#", 1)[0].split()
     if not words:
         return ""
     verb, args = words[0], words[1:]
     if verb in ("quit", "exit"):
         return None
-    if banked and verb != "devices":
-        return execute_banked(station, table, verb, args, hardware)
     if verb == "legal":
         return render_legal(station.legal(table))
     if verb == "devices":
         return hardware.panel() if hardware is not None else "no devices attached (pokertable station --shoe URL)"
     if verb == "start" and hardware is not None:
         hardware.start_hand()
-        return render(station.table(table))
-    if verb != "table":
+    elif verb == "reshuffle" and hardware is not None:
+        hardware.reshuffle()
+    elif verb != "table":
         command = COMMANDS.get(verb)
         if command is None:
             return f"unknown command {verb!r} (see: pokertable station --help)"
@@ -169,7 +189,7 @@ def run_lines(station: Station, table: str, lines: Iterable[str], out: TextIO, *
         if result:
             out.write(result + "\n")
         if prompt:
-            out.write(("" if banked else render_legal(station.legal(table)) + "\n") + "> ")
+            out.write(render_legal(station.legal(table)) + "\n> ")
             out.flush()
     return status
 
@@ -186,7 +206,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--shoe", help="port URL of the card-reading shoe: its reads are dealt as they come")
     parser.add_argument("--shuffler", help="port URL of the automatic shuffler (prepares the other deck)")
     parser.add_argument("--banked", action="store_true",
-                        help="the table is a banked table (Texas Hold'em Bonus, Casino Draw Poker)")
+                        help="the table is a banked table (Texas Hold'em Bonus, Casino Draw Poker): a card the shoe "
+                             "finds face up is reported to it (R-THB-11); the commands are every game's")
     parser.set_defaults(run=run)
 
 
