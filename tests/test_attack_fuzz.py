@@ -218,12 +218,14 @@ def test_every_command_case_with_hostile_values_reaches_the_rules_and_never_ends
     with running_server(tmp_path, Hardening(refusal_delay_s=0)) as port, \
             grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
         _prepare(port)
-        for case in cmd.Command.DESCRIPTOR.fields:
+        command = act_method.input_type.fields_by_name["command"].message_type
+        assert command is not None
+        for case in command.fields:
             statuses = reached.setdefault(case.name, Counter())
             assert case.message_type is not None
             for _ in range(200):
-                request = svc.ActRequest(command_id=_text(svc.ActRequest.DESCRIPTOR.fields_by_name["command_id"],
-                                                          rng, ids), table=rng.choice(TABLES))
+                request = svc.ActRequest(command_id=_text(act_method.input_type.fields_by_name["command_id"], rng,
+                                                          ids), table=rng.choice(TABLES))
                 getattr(request.command, case.name).CopyFrom(_message(case.message_type, rng, ids, depth=2))
                 code, details = raw_status(channel, act_method, request.SerializeToString(), metadata)
                 statuses[code.name] += 1
