@@ -2,11 +2,12 @@
 on the watch stream, p50 and p99, at 9600 and 115200 baud (the pseudo-terminal paced like a real line); and the frame
 parser's throughput.  Target (issue 7): p99 card-read-to-event under 20 ms at 115200 baud.
 
-Run with ``.venv/bin/python -m benchmarks.devices``.
+Run with ``.venv/bin/python -m benchmarks.devices [--cards 200]``.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import os
 import random
@@ -118,6 +119,9 @@ def measure(address: str, baudrate: int, cards: int) -> list[float]:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--cards", type=int, default=200, help="reads measured at each baud rate after a warm-up hand")
+    args = parser.parse_args()
     directory = Path(tempfile.mkdtemp(prefix="pokertable-devbench-"))
     url = f"sqlite:///{directory / 'bench.db'}"
     store = open_store(url, writer=True)  # as `pokertable serve` runs on SQLite: the file's sole writer
@@ -134,7 +138,7 @@ def main() -> None:
     try:
         results = {}
         for baudrate in (9600, 115200):
-            measured = measure(f"127.0.0.1:{port}", baudrate, 200)
+            measured = measure(f"127.0.0.1:{port}", baudrate, args.cards)
             first, latencies = measured[0], sorted(measured[WARM_UP:])
             p50, p99 = statistics.median(latencies) * 1000, latencies[int(len(latencies) * 0.99) - 1] * 1000
             results[baudrate] = p99
