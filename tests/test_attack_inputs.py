@@ -16,6 +16,7 @@ from typing import Any
 
 import grpc
 import pytest
+from google.protobuf.timestamp_pb2 import Timestamp
 
 from domain.banked.cdp import CdpHand, CdpRuleError, CdpSettings
 from domain.banked.table import BankedTable
@@ -129,6 +130,21 @@ def test_r_aud_1_a_watch_position_past_any_log_is_invalid_argument(port: int, po
     with pytest.raises(grpc.RpcError) as refused:
         next(iter(stream))
     _invalid(refused.value, "R-AUD-1", "after_position")
+
+
+@pytest.mark.parametrize(("seconds", "nanos"), [(253_402_300_800, 0), (-62_135_596_801, 0), (2**63 - 1, 0),
+                                                (-(2**63), 0), (1_790_000_000, -1), (1_790_000_000, 10**9)])
+def test_r_aud_1_a_time_outside_what_a_timestamp_holds_is_invalid_argument(port: int, seconds: int,
+                                                                           nanos: int) -> None:
+    """google.protobuf.Timestamp holds 0001-01-01 to 9999-12-31 and 0 to 999,999,999 nanoseconds; anything else
+    (a client's own encoding puts any int64 there) is refused, naming the field, for history and search."""
+    pit, _ = _started(port)
+    stamp = Timestamp(seconds=seconds, nanos=nanos)
+    _invalid(_refused(pit.GetTable, svc.GetTableRequest(table="Mesa 1", at=stamp)), "R-AUD-1", "at")
+    for field in ("since", "until"):
+        request = svc.SearchHandsRequest(table="Mesa 1")
+        getattr(request, field).CopyFrom(stamp)
+        _invalid(_refused(pit.SearchHands, request), "R-AUD-1", field)
 
 
 # -- table names ---------------------------------------------------------------------------------------------------
