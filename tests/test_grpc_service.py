@@ -119,9 +119,8 @@ def test_hands_are_searched_through_the_api(port: int) -> None:
     with pytest.raises(grpc.RpcError) as refused:
         pit.SearchHands(svc.SearchHandsRequest(table="Mesa 1", since=Timestamp(seconds=10**12)))
     assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT and violations(refused.value) == ["since"]
-    with pytest.raises(grpc.RpcError) as denied:
-        Client(port, TOKENS["other"]).SearchHands(svc.SearchHandsRequest(table="Mesa 1"))
-    assert denied.value.code() == grpc.StatusCode.PERMISSION_DENIED
+    other = Client(port, TOKENS["other"]).SearchHands(svc.SearchHandsRequest(table="Mesa 1")).hands
+    assert other == found  # every station reads every table's hands (docs/service.md): a summary shows no card
 
 
 def command(case: str, **fields: Any) -> cmd.Command:
@@ -300,9 +299,8 @@ def test_the_table_as_it_stood_at_a_past_position_or_time(port: int) -> None:
     assert not before.hand_in_progress and dict(before.circle.stacks) == {1: 100, 2: 100, 3: 100}
     now = get_table(pit)
     assert not now.hand_in_progress and dict(now.circle.stacks) == {1: 100, 2: 99, 3: 101}
-    with pytest.raises(grpc.RpcError) as denied:
-        get_table(Client(port, TOKENS["other"]), position=fifth_card.position)
-    assert denied.value.code() == grpc.StatusCode.PERMISSION_DENIED
+    other_table = get_table(Client(port, TOKENS["other"]), position=fifth_card.position)
+    assert {c for p in other_table.circle.players for c in p.cards} == {"??"}  # another table's croupier: no card
 
 
 def test_a_hand_is_exported_as_json_and_phh_as_the_caller_may_see_it(port: int) -> None:
@@ -525,7 +523,11 @@ def test_the_pit_configures_corrects_and_closes_a_table_between_hands(port: int)
     open_banked(pit, "THB 1", pb.GAME_HOLDEM_BONUS)
     with pytest.raises(grpc.RpcError) as error:  # R-CIRC-5: a table's game and its kind of settings never change
         pit.ConfigureTable(svc.ConfigureTableRequest(command_id=pit.next_id(), table="THB 1", settings=bigger))
-    assert error.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert error.value.code() == grpc.StatusCode.FAILED_PRECONDITION and rule_of(error.value) == "R-CIRC-5"
+    fixed = pb.CircleSettings(structure=pb.BETTING_STRUCTURE_FIXED_LIMIT, blinds=[5, 10])
+    with pytest.raises(grpc.RpcError) as error:  # the table's game stays; its settings must suit it
+        pit.ConfigureTable(svc.ConfigureTableRequest(command_id=pit.next_id(), table="Mesa 1", settings=fixed))
+    assert error.value.code() == grpc.StatusCode.INVALID_ARGUMENT and violations(error.value) == ["settings.small_bet"]
     pit.ConfigureTable(svc.ConfigureTableRequest(command_id=pit.next_id(), table="Mesa 1", settings=bigger))
     pit.CorrectStack(svc.CorrectStackRequest(command_id=pit.next_id(), table="Mesa 1", seat=2, chips=150,
                                              reason="chips miscounted at the buy-in"))

@@ -23,6 +23,7 @@ from service.app.application import (
     HAND_ACTIONS,
     MAX_CHIPS,
     PokerTables,
+    ServiceError,
     Viewer,
 )
 from service.grpc.act import Parsed, parse_command
@@ -83,20 +84,26 @@ class TableServicer(QueryRpcs, StreamRpcs, ServicerBase, svc_grpc.TableServiceSe
 
         def work(viewer: Viewer) -> svc.OpenTableResponse:
             self.app.authorize(viewer, table, "open-table")
-            if opened.game.family == "circle":
-                result = self.app.open_table(command_id, table, opened.settings, opened.seat_count)
-            else:
-                result = self.app.open_banked_table(command_id, table, opened.game.code, opened.settings)
+            try:
+                if opened.game.family == "circle":
+                    result = self.app.open_table(command_id, table, opened.settings, opened.seat_count)
+                else:
+                    result = self.app.open_banked_table(command_id, table, opened.game.code, opened.settings)
+            except ServiceError as error:
+                if type(error) is not ServiceError:  # not found, denied, a conflict: mapped as they are
+                    raise
+                raise invalid(str(error), "table", error.rule) from None  # the name is taken (R-AUD-1)
             return svc.OpenTableResponse(result=command_result(result))
 
         return await self._run(context, work)
 
-    def _circle_table(self, table: str) -> Game:
-        """The table's game, which must be a circle game (seats, stacks, settings): FAILED_PRECONDITION otherwise."""
+    def _circle_table(self, table: str, rule: str = "R-CIRC-2") -> Game:
+        """The table's game, which must be a circle game (seats, stacks, settings): FAILED_PRECONDITION otherwise,
+        naming ``rule``."""
         game = self._game(table)
         if game.family != "circle":
-            raise _refused(f"{table!r} deals {game.code}: its boxes take bets hand by hand, no seats or stacks",
-                           "R-CIRC-2")
+            raise _refused(f"{table!r} deals {game.code}: its boxes take bets hand by hand, no seats, stacks or "
+                           "circle settings", rule)
         return game
 
     @_guarded
@@ -136,7 +143,7 @@ class TableServicer(QueryRpcs, StreamRpcs, ServicerBase, svc_grpc.TableServiceSe
 
         def work(viewer: Viewer) -> svc.ConfigureTableResponse:
             self.app.authorize(viewer, table, "configure")
-            settings = circle_settings(request.settings, self._circle_table(table).code, "settings")
+            settings = circle_settings(request.settings, self._circle_table(table, "R-CIRC-5").code, "settings")
             return svc.ConfigureTableResponse(result=command_result(self.app.configure_table(
                 command_id, table, settings, viewer)))
 
