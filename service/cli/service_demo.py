@@ -37,8 +37,6 @@ CIRCLE_TABLES: tuple[tuple[str, pb.Game, pb.CircleSettings, int], ...] = (
                                                         small_bet=5, big_bet=10), 1),
     ("Sintético", pb.GAME_SINTETICO, pb.CircleSettings(structure=pb.BETTING_STRUCTURE_POT_LIMIT, ante=2, min_bet=5),
      1),
-    ("Crazy Pineapple", pb.GAME_PINEAPPLE, pb.CircleSettings(structure=pb.BETTING_STRUCTURE_NO_LIMIT, blinds=[5, 10]),
-     1),
 )
 BANKED_TABLES = ("Texas Hold'em Bonus", "Casino Draw Poker")
 BANKED_GAMES = tuple(code for code, game in GAMES.items() if game.family == "banked")
@@ -170,14 +168,10 @@ def _act(station: Station, table: str, legal: svc.GetLegalActionsResponse, rng: 
 
 
 def _draw(station: Station, table: str, view: pb.TableView) -> None:
-    """Five-card draw: keep pairs and better, change up to three of the lowest unpaired cards.  Pineapple: throw
-    the lowest card (exactly one, R-PINE-1)."""
+    """Keep pairs and better; change up to three of the lowest unpaired cards."""
     circle = view.circle
     player = next(p for p in circle.players if p.seat == circle.drawer_seat)
     cards = [Card.parse(c) for c in player.cards]
-    if view.game == pb.GAME_PINEAPPLE:
-        station.act(table, "discard", seat=player.seat, cards=[str(min(cards, key=lambda c: c.rank))])
-        return
     ranks = [c.rank for c in cards]
     singles = sorted((c for c in cards if ranks.count(c.rank) == 1), key=lambda c: c.rank)
     station.act(table, "discard", seat=player.seat, cards=[str(c) for c in singles[:3]])
