@@ -38,6 +38,7 @@ import {
 } from "./gen/pokertable/v1/types_pb.js";
 
 type Service = Client<typeof TableService>;
+type EventCase = NonNullable<TableEvent["event"]["case"]>;
 type OneCommand = MessageInitShape<typeof CommandSchema>["command"];
 
 const MAX_STEPS = 200; // a hand of either game takes far fewer; more means the client is looping
@@ -171,10 +172,10 @@ class Watcher {
     })();
   }
 
-  /** Wait until the stream has reached a log position (the table's after the hand), then stop it. */
-  async stopAt(position: bigint, timeoutMs = 10_000): Promise<void> {
+  /** Wait until an event of this kind has arrived (the table's "hand finished"), then stop the stream. */
+  async stopAfter(kind: EventCase, timeoutMs = 10_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
-    while (!this.reached(position) && this.failure === null && Date.now() < deadline) {
+    while (this.count(kind) === 0 && this.failure === null && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     this.abort.abort();
@@ -182,14 +183,9 @@ class Watcher {
     if (this.failure !== null) {
       throw this.failure;
     }
-    if (!this.reached(position)) {
-      throw new Error(`the Watch stream did not reach position ${position} in ${timeoutMs} ms`);
+    if (this.count(kind) === 0) {
+      throw new Error(`no ${kind} event on the Watch stream in ${timeoutMs} ms (${this.events.length} changes)`);
     }
-  }
-
-  private reached(position: bigint): boolean {
-    const last = this.events.at(-1);
-    return last !== undefined && last.position >= position;
   }
 
   cases(): string[] {
@@ -207,7 +203,7 @@ class Watcher {
     return out;
   }
 
-  count(kind: NonNullable<TableEvent["event"]["case"]>): number {
+  count(kind: EventCase): number {
     return this.events.filter((change) => change.event?.event.case === kind).length;
   }
 }
@@ -274,12 +270,12 @@ async function holdem(options: Options, pit: Station, dealer: Station, observer:
   const hand = required(started.result, "StartHandResponse.result");
 
   // Hole cards, then burn + flop, burn + turn, burn + river: the table's next_card says where each goes.
-  const deck = new Deck("As Kd 7c Ah Ks 2d 3c Qh Jh 4s 5d 9c 6h 8d Td Tc");
+  const deck = new Deck("As Kd 7c Ah Ks 2d 3c Qh Jh 4s 5d 9c 6h 8d");
   let raised = false;
   const steps: Step[] = [];
   let result: CommandResult | undefined;
   for (let i = 0; i < MAX_STEPS && !(result?.handComplete ?? false); i += 1) {
-    [steps[steps.length], result] = await advance(dealer, table, deck, (legal) => {
+    const [step, answer] = await advance(dealer, table, deck, (legal) => {
       const seat = required(legal.seat, "GetLegalActionsResponse.seat");
       const may = (kind: ActionKind): boolean => legal.allowed.includes(kind);
       if (!raised && may(ActionKind.BET) && legal.raiseMin !== undefined) {
@@ -297,6 +293,8 @@ async function holdem(options: Options, pit: Station, dealer: Station, observer:
       }
       return undefined;
     });
+    steps.push(step);
+    result = answer;
   }
   if (!(result?.handComplete ?? false)) {
     throw new Error(`the Hold'em hand was not complete after ${MAX_STEPS} steps`);
@@ -305,7 +303,7 @@ async function holdem(options: Options, pit: Station, dealer: Station, observer:
   if (view.detail.case !== "circle") {
     throw new Error(`a Hold'em table answered with a ${view.detail.case} view`);
   }
-  await watcher.stopAt(view.position);
+  await watcher.stopAfter("tableHandFinished"); // the hand's last change of the table
   const dealt = watcher.cardsDealt();
   if (dealt.length === 0) {
     throw new Error("no HandCardDealt event arrived on the Watch stream");
@@ -357,11 +355,13 @@ async function holdemBonus(options: Options, pit: Station, dealer: Station): Pro
   const steps: Step[] = [];
   let result: CommandResult | undefined;
   for (let i = 0; i < MAX_STEPS && !(result?.handComplete ?? false); i += 1) {
-    [steps[steps.length], result] = await advance(dealer, table, deck, (legal) => {
+    const [step, answer] = await advance(dealer, table, deck, (legal) => {
       const seat = required(legal.seat, "GetLegalActionsResponse.seat");
       const may = (kind: ActionKind): boolean => legal.allowed.includes(kind);
       if (may(ActionKind.FLOP_BET)) {
-        return dealer.act(table, { case: "flopBet", value: { seat } }).then((r) => [{ seat, action: "FLOP_BET" }, r]);
+        const amount = required(legal.bet, "GetLegalActionsResponse.bet"); // twice the ante (R-THB-5)
+        return dealer.act(table, { case: "flopBet", value: { seat, amount } })
+          .then((r) => [{ seat, action: "FLOP_BET", amount: Number(amount) }, r]);
       }
       if (seat === 1 && may(ActionKind.BET) && legal.bet !== undefined) {
         const amount = legal.bet; // box 1 bets the turn and the river (the ante, R-THB-6); the others check
@@ -373,6 +373,8 @@ async function holdemBonus(options: Options, pit: Station, dealer: Station): Pro
       }
       return undefined;
     });
+    steps.push(step);
+    result = answer;
   }
   if (!(result?.handComplete ?? false)) {
     throw new Error(`the Texas Hold'em Bonus hand was not settled after ${MAX_STEPS} steps`);
@@ -419,7 +421,8 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   if (error instanceof ConnectError) {
-    process.stderr.write(`refused: ${Code[error.code]} ${error.rawMessage}\n`);
+    const code = Code[error.code].replace(/([a-z])([A-Z])/g, "$1_$2").toUpperCase(); // as gRPC names it
+    process.stderr.write(`refused: ${code} ${error.rawMessage}\n`);
   } else {
     process.stderr.write(`failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
   }
