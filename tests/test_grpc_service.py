@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import grpc
+import pokerkit
 import pytest
 from google.protobuf.timestamp_pb2 import Timestamp
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -318,9 +319,13 @@ def test_a_hand_is_exported_as_json_and_phh_as_the_caller_may_see_it(port: int) 
     history = tomllib.loads(phh.content)
     assert phh.media_type == "application/toml" and history["variant"] == "NT" and history["hand"] == 1
     assert "d dh p1 AsAc" in history["actions"] and history["table"] == "Mesa 1"
-    public_phh = tomllib.loads(Client(port, TOKENS["tv"]).ExportHand(
-        svc.ExportHandRequest(table="Mesa 1", hand_number=1, format=pb.EXPORT_FORMAT_PHH)).content)
+    public_text = Client(port, TOKENS["tv"]).ExportHand(
+        svc.ExportHandRequest(table="Mesa 1", hand_number=1, format=pb.EXPORT_FORMAT_PHH)).content
+    public_phh = tomllib.loads(public_text)
     assert "d dh p1 ????" in public_phh["actions"] and not any("As" in a for a in public_phh["actions"])
+    for text in (phh.content, public_text):  # both read by pokerkit, to the same finishing stacks
+        states = list(pokerkit.HandHistory.loads(text))
+        assert list(states[-1].stacks) == history["finishing_stacks"]
     with pytest.raises(grpc.RpcError) as missing:
         pit.ExportHand(svc.ExportHandRequest(table="Mesa 1", hand_number=2))
     assert missing.value.code() == grpc.StatusCode.NOT_FOUND
