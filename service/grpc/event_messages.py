@@ -49,6 +49,11 @@ from service.grpc.event_records import (
     Field,
 )
 
+__all__ = [  # the shapes live in service.grpc.event_records; named here as before the split
+    "EVENTS", "EVENTS_PROTO", "RECORDS", "STRUCT", "EventSpec", "Field", "aggregates", "event_classes", "event_specs",
+    "main", "render", "spec_of", "timestamp", "to_message",
+]
+
 if TYPE_CHECKING:
     from service.api.events_pb2 import TableEvent
 
