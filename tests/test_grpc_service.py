@@ -487,6 +487,8 @@ def test_a_texas_holdem_bonus_hand_over_the_api_with_the_directors_approval(port
     act(dealer, "THB 1", check=cmd.Check(seat=1))
     reply = deal(dealer, "THB 1", "6d Jc")
     assert reply is not None and not reply.result.hand_complete  # the 1000:1 waits for the games director (R-THB-10)
+    legal = director.GetLegalActions(svc.GetLegalActionsRequest(table="THB 1"))
+    assert legal.seat == 1 and list(legal.allowed) == [pb.ACTION_KIND_APPROVE_BONUS, pb.ACTION_KIND_REFUSE_BONUS]
     with pytest.raises(grpc.RpcError) as error:
         act(dealer, "THB 1", approve_bonus=cmd.ApproveBonus(seat=1))
     assert error.value.code() == grpc.StatusCode.PERMISSION_DENIED and rule_of(error.value) == "R-THB-10"

@@ -25,6 +25,8 @@ DETAILS: Mapping[str, Detail] = {"circle": circle_detail, "banked": banked_detai
 HISTORY_VISIBILITY: Mapping[str, Callable[..., dict[str, Any]]] = {"circle": circle_snapshot,
                                                                      "banked": banked_hand_state}
 """A past hand's state (the pit's copy) as a station may see it, by family (the one visibility policy)."""
+APPROVAL = "approval"
+"""The stage of a banked hand whose 1000:1 bonus waits for the games director (R-THB-10)."""
 DECISIONS: Mapping[str, tuple[tuple[pb.ActionKind, ...], int]] = {
     "preflop": ((pb.ACTION_KIND_FOLD, pb.ACTION_KIND_FLOP_BET), 2),
     "turn": ((pb.ACTION_KIND_CHECK, pb.ACTION_KIND_BET), 1),
@@ -123,6 +125,13 @@ class QueryRpcs(ServicerBase):
 
     def _banked_legal(self, table: str, viewer: Viewer) -> svc.GetLegalActionsResponse:
         hand = self.app.banked_view(table, viewer)["hand"]
+        if hand is not None and hand["stage"] == APPROVAL:  # R-THB-10: the games director decides, box by box
+            record = self.app.banked_table(table)
+            pending = sorted(getattr(self.app.banked_hand(record.hand_in_progress), "pending_approval", ())) \
+                if record.hand_in_progress is not None else []
+            if pending:
+                return svc.GetLegalActionsResponse(seat=pending[0], allowed=[pb.ACTION_KIND_APPROVE_BONUS,
+                                                                             pb.ACTION_KIND_REFUSE_BONUS])
         if hand is None or not hand["to_decide"] or hand["stage"] not in DECISIONS:
             return svc.GetLegalActionsResponse()
         box = hand["to_decide"]
