@@ -18,7 +18,6 @@ import grpc
 from domain.cards.cards import Card
 from domain.device_reports import DeviceReport
 from domain.games import game_of
-from domain.reconstruction import describe, render
 from service.api import pokertable_pb2 as pb
 from service.api import pokertable_pb2_grpc as pb_grpc
 from service.app.application import (
@@ -32,6 +31,7 @@ from service.app.application import (
     PokerTables,
     Viewer,
 )
+from service.formats.render import describe, render
 from service.grpc.errors import UNAUTHENTICATED_MESSAGE, _guarded, _status, _StatusError, _translate
 from service.grpc.hardening import bearer_token
 from service.grpc.replies import _banked_view, _payload, _reply, _table_view
