@@ -22,7 +22,6 @@ from domain.banked.thb import ThbHand, ThbSettings
 from domain.circle.hand import Hand
 from domain.circle.table import Table
 from domain.circle.variants import VARIANTS
-from domain.reconstruction import banked_state
 
 Family = Literal["circle", "banked"]
 
@@ -112,9 +111,9 @@ def _circle(code: str) -> Game:
 GAMES: Mapping[str, Game] = {
     **{code: _circle(code) for code in VARIANTS},
     "holdem-bonus": Game("holdem-bonus", "banked", BankedTable, ThbHand, ThbHand.hand_id, banked_summary,
-                         banked_state, _banked_table, ThbSettings),
+                         ThbHand.snapshot, _banked_table, ThbSettings),
     "casino-draw": Game("casino-draw", "banked", BankedTable, CdpHand, CdpHand.hand_id, banked_summary,
-                        banked_state, _banked_table, CdpSettings),
+                        CdpHand.snapshot, _banked_table, CdpSettings),
 }
 """Every game by its code: the circle variants (:data:`domain.circle.variants.VARIANTS`) and the banked games."""
 

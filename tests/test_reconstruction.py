@@ -22,7 +22,7 @@ from domain.cards.cards import Card
 from domain.cards.decks import BackColour, DeckIdentity
 from domain.circle.settings import BettingStructure, TableSettings
 from domain.export import ExportError, hand_document, hand_phh
-from domain.reconstruction import banked_state, describe, reconstruct, render
+from domain.reconstruction import reconstruct
 from service.app.application import (
     AccessDeniedError,
     BankedCommand,
@@ -35,6 +35,7 @@ from service.app.application import (
 )
 from service.cli.main import main
 from service.formats.phh import ReplayFailure, replay
+from service.formats.render import describe, render
 from service.store.persistence import environment
 from tests.banked_support import cdp_hand, play_cdp_randomly, play_thb_randomly, thb_hand
 from tests.circle_support import play_randomly, shuffled
@@ -305,12 +306,12 @@ def test_the_hands_command_lists_what_it_finds(tmp_path: Path, capsys: pytest.Ca
 def test_every_step_of_a_banked_reconstruction_is_the_live_state(game: str, antes: dict[int, int],
                                                                   rng: random.Random) -> None:
     hand: ThbHand | CdpHand = thb_hand(antes) if game == "holdem-bonus" else cdp_hand(antes)
-    live: dict[int, dict[str, Any]] = {hand.version: banked_state(hand)}
+    live: dict[int, dict[str, Any]] = {hand.version: hand.snapshot()}
     trigger = hand.trigger_event
 
     def recording(*args: Any, **kwargs: Any) -> None:
         trigger(*args, **kwargs)
-        live[hand.version] = banked_state(hand)
+        live[hand.version] = hand.snapshot()
 
     hand.trigger_event = recording  # type: ignore[method-assign]
     if isinstance(hand, ThbHand):
@@ -321,7 +322,7 @@ def test_every_step_of_a_banked_reconstruction_is_the_live_state(game: str, ante
     steps = reconstruct(hand.collect_events())
     for step in steps[min(live) - 1:]:
         assert step.state == live[step.version], step.event
-    assert steps[-1].state == banked_state(hand) and steps[-1].state["results"]
+    assert steps[-1].state == hand.snapshot() and steps[-1].state["results"]
     assert "box" in render(steps[-1])
 
 
@@ -347,7 +348,7 @@ def test_the_pit_boss_reconstructs_a_texas_holdem_bonus_hand(tmp_path: Path) -> 
         app.reconstruct_hand("b-r0", "THB R", 1, dealer, "curious")
     steps = app.reconstruct_hand("b-r1", "THB R", 1, pit, "box 1 disputes the payment")
     hand = app.banked_hand(app.banked_table("THB R").hand_id(1))
-    assert steps[-1].state == banked_state(hand) and steps[-1].state["results"][1]
+    assert steps[-1].state == hand.snapshot() and steps[-1].state["results"][1]
     assert any(s.event == "ThbHand.CardDealt" and describe(s).startswith("As to box 1") for s in steps)
     requests = [vars(e) for e in app.events.get(app.banked_table("THB R").id)
                 if type(e).__name__ == "ReconstructionRequested"]

@@ -20,9 +20,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domain.export import hand_document
-from domain.reconstruction import Step, reconstruct, render
+from domain.reconstruction import Step, reconstruct
 from service.app.visibility import banked_hand_state, circle_snapshot, reconstruction_step
 from service.cli.export import public_event
+from service.formats.render import render
 from service.grpc.event_messages import to_message
 from service.grpc.replies import _payload
 from tests.banked_support import cdp_hand, play_cdp_randomly, play_thb_randomly, thb_hand

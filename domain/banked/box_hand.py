@@ -22,6 +22,8 @@ class BankedHand(Aggregate):
     """A full reshuffle of this hand's deck is required before the next hand (R-THB-11 b, d)."""
     RULE: ClassVar[str] = "R-AUD-1"
     """The rule that names the game's deck and table (e.g. R-THB-1)."""
+    GAME: ClassVar[str] = ""
+    """The game's code (``domain.games``)."""
 
     class Started(Aggregate.Created):
         """A new hand: the table's settings and the deck in play."""
@@ -47,6 +49,26 @@ class BankedHand(Aggregate):
     @property
     def is_complete(self) -> bool:
         """Settled, or void."""
+        raise NotImplementedError
+
+    def snapshot(self) -> dict[str, Any]:
+        """Everything about the hand as plain data (views, history, reconstruction): boxes, bets, cards, the
+        house's cards, results; the game's own parts from :meth:`_house_snapshot`."""
+        hand: Any = self  # the attributes below are each game's (domain.banked.thb, domain.banked.cdp)
+        return {
+            "game": self.GAME,
+            "number": hand.number,
+            "stage": hand.stage.value,
+            "bets": {box: dict(spots) for box, spots in sorted(hand.bets.items())},
+            "cards": {box: [str(c) for c in cards] for box, cards in sorted(hand.cards.items())},
+            "folded": sorted(hand.folded),
+            "to_decide": hand.to_decide,
+            "results": {box: dict(result) for box, result in sorted(hand.results.items())},
+            **self._house_snapshot(),
+        }
+
+    def _house_snapshot(self) -> dict[str, Any]:
+        """The game's own part of :meth:`snapshot` (the croupier's or the bank's cards, the board, discards)."""
         raise NotImplementedError
 
     def verify_void(self, rule: str, reason: str) -> None:

@@ -41,6 +41,10 @@ class CdpHand(BankedHand):
     ID_PREFIX = "cdp-hand"
     ERROR = CdpRuleError
     RULE = "R-CDP-1"
+    GAME = "casino-draw"
+
+    def _house_snapshot(self) -> dict[str, Any]:
+        return {"bank": [str(c) for c in self.bank], "discards": [str(c) for c in self.discards]}
 
     def __init__(self, table_id: UUID, number: int, settings: dict[str, Any], deck: dict[str, Any]) -> None:
         self.table_id, self.number, self.deck = table_id, number, dict(deck)

@@ -49,6 +49,11 @@ class ThbHand(ThbPlay, ThbIrregularities, BankedHand):
     ID_PREFIX = "thb-hand"
     ERROR = ThbRuleError
     RULE = "R-THB-1"
+    GAME = "holdem-bonus"
+
+    def _house_snapshot(self) -> dict[str, Any]:
+        return {"dealer": [str(c) for c in self.dealer], "board": [str(c) for c in self.board],
+                "burned": [str(c) for c in self.burned], "discarded": [str(c) for c in self.discarded]}
 
     def __init__(self, table_id: UUID, number: int, settings: dict[str, Any], deck: dict[str, Any]) -> None:
         self.table_id, self.number, self.deck = table_id, number, dict(deck)

@@ -88,7 +88,7 @@ def banked_cards(cards: Mapping[int, list[str]], *, sees_down_cards: bool) -> di
 
 
 def banked_hand_state(state: dict[str, Any], *, sees_down_cards: bool) -> dict[str, Any]:
-    """A banked hand's state (:func:`domain.reconstruction.banked_state`) as a station may see it."""
+    """A banked hand's state (:meth:`domain.banked.box_hand.BankedHand.snapshot`) as a station may see it."""
     if sees_down_cards:
         return state
     shown = dict(state)

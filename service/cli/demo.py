@@ -34,8 +34,8 @@ DEMO_TABLES: tuple[tuple[str, str, int, int, int, int], ...] = (
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``demo`` on the CLI."""
-    parser = commands.add_parser("demo", help="deal and evaluate a hand of every circle game, then play every regulation game "
-                                              "against the table service over gRPC")
+    parser = commands.add_parser("demo", help="deal and evaluate a hand of every circle game, then play every "
+                                              "regulation game against the table service over gRPC")
     parser.add_argument("--seed", type=int, default=None, help="seed of the demo's shuffles (default: random)")
     parser.add_argument("--lang", choices=("en", "es"), default="en")
     parser.add_argument("--db", help="where the demo service stores its events (default: a temporary SQLite file)")

@@ -11,8 +11,8 @@ import argparse
 import uuid
 from typing import TYPE_CHECKING, Any
 
-from domain.reconstruction import describe, render
 from service.bootstrap import open_store
+from service.formats.render import describe, render
 from service.store.persistence import DEFAULT_DB, PersistenceUrlError, StoreInUseError
 
 if TYPE_CHECKING:

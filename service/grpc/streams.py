@@ -16,9 +16,9 @@ from uuid import UUID
 from google.protobuf.struct_pb2 import Struct
 
 from domain.games import game_of
-from domain.reconstruction import describe, render
 from service.api import table_service_pb2 as svc
 from service.app.application import Viewer
+from service.formats.render import describe, render
 from service.grpc.base import ServicerBase
 from service.grpc.errors import _guarded_stream, invalid
 from service.grpc.event_messages import timestamp, to_message
