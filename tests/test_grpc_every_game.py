@@ -406,20 +406,28 @@ BANKED_CODES = sorted(code for code, game in GAMES.items() if game.family == "ba
 
 
 def _argparse_lines(path: Path) -> set[int]:
-    """The lines of a module's argparse argument ``choices=`` and ``help=`` values."""
+    """The lines of a module's argparse texts: an argument's ``choices=`` and ``help=``, a command's ``help=`` and
+    ``description=`` (the module's docstring when it is the command's ``description=__doc__``)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstring = tree.body[0] if tree.body and isinstance(tree.body[0], ast.Expr) else None
     lines: set[int] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument":
-            for keyword in node.keywords:
-                if keyword.arg in ("choices", "help"):
-                    end = keyword.value.end_lineno or keyword.value.lineno
-                    lines.update(range(keyword.value.lineno, end + 1))
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("add_argument", "add_parser")):
+            continue
+        for keyword in node.keywords:
+            if keyword.arg not in ("choices", "help", "description"):
+                continue
+            value: ast.expr | ast.stmt = keyword.value
+            if isinstance(value, ast.Name) and value.id == "__doc__" and docstring is not None:
+                value = docstring
+            lines.update(range(value.lineno, (value.end_lineno or value.lineno) + 1))
     return lines
 
 
 def test_issue_14_the_service_names_a_banked_game_only_in_the_clis_argument_choices() -> None:
-    """``git grep -n "holdem-bonus\\|casino-draw" service/`` finds only argparse choices (and their help) of the
-    command line (service/cli/) or the stations (service/station/): the service tells games apart through
+    """``git grep -n "holdem-bonus\\|casino-draw" service/`` finds only argparse choices (and their help texts) of
+    the command line (service/cli/) or the stations (service/station/): the service tells games apart through
     ``domain.games``, never by name."""
     git = shutil.which("git")
     if git is None or not (ROOT / ".git").exists():

@@ -247,13 +247,17 @@ HAND_CLASS_NAMES = {"Hand", "ThbHand", "CdpHand", "BankedHand"}
 BANKED_CODES = {code for code, game in GAMES.items() if game.family == "banked"}
 
 
-def _literals_outside_choices(tree: ast.AST) -> list[int]:
+def _literals_outside_choices(tree: ast.Module) -> list[int]:
     """Lines with a banked game's code as a string, except in an argparse ``choices=`` (the CLI's argument
-    choices) or a ``help=`` text."""
+    choices) or a ``help=`` or ``description=`` text (the module's docstring when it is ``description=__doc__``)."""
     allowed: set[int] = set()
+    docstring = tree.body[0] if tree.body and isinstance(tree.body[0], ast.Expr) else None
     for node in ast.walk(tree):
-        if isinstance(node, ast.keyword) and node.arg in ("choices", "help"):
-            allowed.update(id(sub) for sub in ast.walk(node.value))
+        if isinstance(node, ast.keyword) and node.arg in ("choices", "help", "description"):
+            value: ast.AST = node.value
+            if isinstance(value, ast.Name) and value.id == "__doc__" and docstring is not None:
+                value = docstring
+            allowed.update(id(sub) for sub in ast.walk(value))
     return [node.lineno for node in ast.walk(tree)
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in allowed
             and any(code in node.value for code in BANKED_CODES)]
