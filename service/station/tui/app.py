@@ -1,0 +1,348 @@
+"""The full-screen dealer station (issue 15): one table, live from the Watch stream, one key per action.
+
+The view is the truth, the stream the wake-up: every event on the table's ``Watch`` stream (whoever caused it: this
+station, another, the pit, a shoe) wakes the station, which reads ``GetTable`` and ``GetLegalActions`` again and
+redraws; a burst of events is one read.  Only the actions the service allows now are offered
+(``GetLegalActionsResponse.allowed``), the seat is the one whose turn it is, an amount is bounded by the legal range
+and a typed card is checked as a card code before it is sent.  The croupier's screen never shows a face-down card
+(:mod:`service.station.tui.render`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import time
+from collections.abc import Iterable
+from typing import Any, ClassVar
+
+import grpc
+from rich.console import Console
+from textual.app import App, ComposeResult, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import Footer, Input, Static
+
+from service.api import commands_pb2 as cmd
+from service.api import table_service_pb2 as svc
+from service.api import types_pb2 as pb
+from service.station.tui import render
+from service.station.tui.hand_log import HandLog
+from service.station.tui.i18n import Labels
+from service.station.tui.link import Link, refusal
+from service.station.tui.prompts import AmountPrompt, BoxAmountPrompt, CardsPrompt, HelpScreen, card_code
+
+KEYS: tuple[tuple[str, str, str], ...] = (
+    # key, action, label key
+    ("f", "fold", "fold"), ("c", "check_call", "key_check_call"), ("b", "bet", "key_bet"),
+    ("a", "all_in", "all_in_key"),
+    ("i", "bring_in", "bring_in"), ("s", "show", "show"), ("m", "muck", "muck"), ("p", "play", "key_play"),
+    ("x", "exchange", "exchange"), ("e", "ante", "ante"), ("o", "bonus", "bonus"), ("v", "close_bets", "close_bets"),
+    ("d", "deal", "deal"), ("n", "new_hand", "new_hand"), ("question_mark", "help", "help"), ("q", "quit", "quit"),
+)
+"""Every key of the station, its action and the label the footer and the palette show."""
+ALLOWS: dict[str, tuple[int, ...]] = {
+    "fold": (pb.ACTION_KIND_FOLD,), "check_call": (pb.ACTION_KIND_CHECK, pb.ACTION_KIND_CALL),
+    "bet": (pb.ACTION_KIND_BET,), "all_in": (pb.ACTION_KIND_ALL_IN,), "bring_in": (pb.ACTION_KIND_BRING_IN,),
+    "show": (pb.ACTION_KIND_SHOW,), "muck": (pb.ACTION_KIND_MUCK,),
+    "play": (pb.ACTION_KIND_FLOP_BET, pb.ACTION_KIND_PLAY), "exchange": (pb.ACTION_KIND_EXCHANGE,),
+}
+"""A seat's action key and the legal actions that enable it."""
+
+
+class StationApp(App[None]):
+    """The dealer station of one table."""
+
+    CSS = """
+    #header { height: 1; padding: 0 1; }
+    #table { height: auto; border: round $primary; padding: 0 1; }
+    #due { height: auto; padding: 0 1; }
+    #card { width: 44; margin: 0 1; }
+    #result { height: auto; padding: 0 1; color: $success; }
+    #message { height: auto; padding: 0 1; color: $warning; }
+    """
+    BINDINGS: ClassVar[list[Binding | tuple[str, str] | tuple[str, str, str]]] = []
+
+    def __init__(self, address: str, token: str, table: str, *, lang: str = "es", sees_down_cards: bool = False,
+                 credentials: grpc.ChannelCredentials | None = None) -> None:
+        super().__init__()
+        self.address, self.token, self.table_name, self.credentials = address, token, table, credentials
+        self.labels = Labels(lang)
+        self.sees_down_cards = sees_down_cards
+        self.view = pb.TableView()
+        self.legal = svc.GetLegalActionsResponse()
+        self.hand = HandLog()
+        self.position = 0
+        """The last log position of the table the station has read (view or stream)."""
+        self.shown_position = 0
+        """The last position drawn on the screen (after the repaint)."""
+        self.shown_at = 0.0
+        self.message = ""
+        self._wake = asyncio.Event()
+        self._link: Link | None = None
+        self.title = f"{self.labels('title')} · {table}"
+        for key, action, label in KEYS:
+            self.bind(key, action, description=self.labels(label), show=key != "question_mark")
+
+    # -- the screen ------------------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="header")
+        yield Static(id="table")
+        yield Static(id="due")
+        yield Input(placeholder=self.labels("card_prompt"), id="card")
+        yield Static(id="result")
+        yield Static(id="message")
+        yield Footer()
+
+    @property
+    def link(self) -> Link:
+        assert self._link is not None, "the station is not connected yet"
+        return self._link
+
+    async def on_mount(self) -> None:
+        self._link = Link(self.address, self.token, self.credentials)
+        await self.refresh_view()
+        self.run_worker(self._follow(), name="watch", exclusive=False)
+        self.run_worker(self._redraw_on_wake(), name="redraw", exclusive=False)
+
+    async def on_unmount(self) -> None:
+        if self._link is not None:
+            await self._link.close()
+
+    def card_due(self) -> bool:
+        """A card is due at the table."""
+        detail = self.view.circle if self.view.WhichOneof("detail") == "circle" else self.view.banked
+        return detail.HasField("next_card") and detail.next_card.target != pb.CARD_TARGET_UNSPECIFIED
+
+    @property
+    def banked(self) -> bool:
+        return bool(self.view.WhichOneof("detail") == "banked")
+
+    def draw(self) -> None:
+        """Every panel from the view, the legal actions and the hand's log."""
+        labels, sees = self.labels, self.sees_down_cards
+        self.query_one("#header", Static).update(render.header(self.view, self.hand, labels))
+        panel = (render.banked_panel(self.view, labels, sees_down_cards=sees) if self.banked
+                 else render.circle_panel(self.view, labels, sees_down_cards=sees))
+        self.query_one("#table", Static).update(panel)
+        self.query_one("#due", Static).update(render.due_text(self.view, self.legal, self.hand, labels))
+        self.query_one("#result", Static).update(render.result_text(self.hand, labels, banked=self.banked))
+        self.query_one("#message", Static).update(self.message)
+        card = self.query_one("#card", Input)
+        due = self.card_due()
+        card.display = due
+        if due and self.screen is self.screen_stack[0]:
+            card.focus()
+        elif not due and card.has_focus:
+            self.set_focus(None)
+        self.refresh_bindings()
+
+    async def refresh_view(self) -> None:
+        """Read the table and its legal actions again and redraw (an older answer than the one shown is dropped)."""
+        try:
+            view, legal = await asyncio.gather(self.link.table(self.table_name), self.link.legal(self.table_name))
+        except grpc.aio.AioRpcError as error:
+            self.message = self.labels("unavailable", message=refusal(error)[1])
+            self.query_one("#message", Static).update(self.message)
+            return
+        if view.position < self.view.position:
+            return
+        self.view, self.legal = view, legal
+        self.position = max(self.position, view.position)
+        self.draw()
+        shown = self.position
+        self.call_after_refresh(self._shown, shown)
+
+    def screen_text(self) -> str:
+        """The screen as plain text, as the croupier sees it (snapshots; the SVG is ``export_screenshot``)."""
+        width, height = self.size
+        console = Console(width=width, height=height, file=io.StringIO(), force_terminal=True, color_system=None,
+                          record=True, legacy_windows=False, safe_box=False)
+        console.print(self.screen._compositor.render_update(full=True, screen_stack=self._background_screens))
+        return "\n".join(line.rstrip() for line in console.export_text().splitlines())
+
+    def _shown(self, position: int) -> None:
+        if position > self.shown_position:
+            self.shown_position, self.shown_at = position, time.perf_counter()
+
+    async def _follow(self) -> None:
+        """Follow the table's Watch stream from its start (the log of the current hand is rebuilt), waking the
+        redraw on each new event; a broken stream is resumed after the last position seen."""
+        seen = 0
+        caught_up = self.view.position
+        while True:
+            try:
+                async for response in self.link.watch(self.table_name, seen):
+                    seen = response.position
+                    self.hand.apply(response.event)
+                    if seen >= caught_up:  # the history before the first view only rebuilds the hand's log
+                        self._wake.set()
+            except grpc.aio.AioRpcError as error:
+                if error.code() == grpc.StatusCode.CANCELLED:
+                    return
+                self.message = self.labels("unavailable", message=refusal(error)[1])
+                self.query_one("#message", Static).update(self.message)
+                await asyncio.sleep(1.0)
+
+    async def _redraw_on_wake(self) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            await self.refresh_view()
+
+    # -- commands ----------------------------------------------------------------------------------------
+
+    async def send(self, command: cmd.Command) -> bool:
+        """Send one command; a refusal is shown with its rule; the screen is redrawn from the service."""
+        try:
+            await self.link.act(self.table_name, command)
+        except grpc.aio.AioRpcError as error:
+            rule, message = refusal(error)
+            self.message = self.labels("refused", rule=rule, message=message)
+            await self.refresh_view()
+            return False
+        self.message = ""
+        await self.refresh_view()
+        return True
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Only what the service allows now is offered (and bound)."""
+        if action in ALLOWS:
+            if not self.legal.HasField("seat") or self.card_due():
+                return False
+            allowed = set(self.legal.allowed)
+            return any(kind in allowed for kind in ALLOWS[action])
+        stage = self.view.banked.stage if self.banked else None
+        betting = self.view.hand_in_progress and stage == pb.BANKED_STAGE_BETTING
+        checks = {"deal": self.view.hand_in_progress and self.card_due(),
+                  "new_hand": bool(self.view.table) and not self.view.hand_in_progress,
+                  "ante": betting, "close_bets": betting,
+                  "bonus": betting and self.view.game == pb.GAME_HOLDEM_BONUS}
+        return checks.get(action, True)
+
+    def _seat(self) -> int:
+        return self.legal.seat
+
+    async def action_fold(self) -> None:
+        await self.send(cmd.Command(fold=cmd.Fold(seat=self._seat())))
+
+    async def action_check_call(self) -> None:
+        if pb.ACTION_KIND_CHECK in self.legal.allowed:
+            await self.send(cmd.Command(check=cmd.Check(seat=self._seat())))
+        else:
+            await self.send(cmd.Command(call=cmd.Call(seat=self._seat())))
+
+    async def action_bet(self) -> None:
+        seat = self._seat()
+        if self.banked:
+            await self.send(cmd.Command(bet=cmd.Bet(seat=seat, amount=self.legal.bet)))
+            return
+        low, high = self.legal.raise_min, self.legal.raise_max
+        verb = "bet" if pb.ACTION_KIND_CHECK in self.legal.allowed else "raise"
+        title = self.labels("amount_title", what=f"{self.labels('seat', seat=seat)} · "
+                            f"{self.labels(verb, low=low, high=high)}", low=low, high=high)
+
+        async def chosen(amount: object) -> None:
+            if isinstance(amount, int):
+                await self.send(cmd.Command(bet=cmd.Bet(seat=seat, amount=amount)))
+
+        self.push_screen(AmountPrompt(title, low, high, self.labels("bad_amount", low=low, high=high)), chosen)
+
+    async def action_all_in(self) -> None:
+        await self.send(cmd.Command(all_in=cmd.AllIn(seat=self._seat())))
+
+    async def action_bring_in(self) -> None:
+        await self.send(cmd.Command(bring_in=cmd.BringIn(seat=self._seat())))
+
+    async def action_show(self) -> None:
+        await self.send(cmd.Command(show=cmd.Show(seat=self._seat())))
+
+    async def action_muck(self) -> None:
+        await self.send(cmd.Command(muck=cmd.Muck(seat=self._seat())))
+
+    async def action_play(self) -> None:
+        seat, amount = self._seat(), self.legal.bet
+        if pb.ACTION_KIND_FLOP_BET in self.legal.allowed:
+            await self.send(cmd.Command(flop_bet=cmd.FlopBet(seat=seat, amount=amount)))
+        else:
+            await self.send(cmd.Command(play=cmd.Play(seat=seat, amount=amount)))
+
+    async def action_exchange(self) -> None:
+        seat = self._seat()
+        title = self.labels("cards_title", what=self.labels("exchange"), who=self.labels("box", seat=seat))
+
+        async def chosen(cards: object) -> None:
+            if isinstance(cards, list):
+                await self.send(cmd.Command(exchange=cmd.Exchange(seat=seat, cards=cards)))
+
+        self.push_screen(CardsPrompt(title, 2, self.labels("bad_card", text="{text}")), chosen)
+
+    def _box_bet(self, spot: str) -> None:
+        low, high = self.hand.limits.get(spot, (1, 1_000_000))
+        boxes = {box.seat for box in self.view.banked.boxes if spot == "ante" or box.bets.HasField("ante")}
+        free = [b for b in range(1, 7) if (b not in boxes) == (spot == "ante")]
+        if spot == "bonus":
+            free = [box.seat for box in self.view.banked.boxes if not box.bets.HasField("bonus")] or [1]
+        title = self.labels("box_amount_title", what=self.labels(spot), low=low, high=high)
+
+        async def chosen(entry: object) -> None:
+            if isinstance(entry, tuple):
+                box, amount = entry
+                await self.send(cmd.Command(ante=cmd.Ante(seat=box, amount=amount)) if spot == "ante"
+                                else cmd.Command(bonus=cmd.Bonus(seat=box, amount=amount)))
+
+        reasons = (self.labels("bad_box_amount"), self.labels("bad_amount", low=low, high=high))
+        self.push_screen(BoxAmountPrompt(title, free[0] if free else 1, low, high, reasons), chosen)
+
+    def action_ante(self) -> None:
+        self._box_bet("ante")
+
+    def action_bonus(self) -> None:
+        self._box_bet("bonus")
+
+    async def action_close_bets(self) -> None:
+        await self.send(cmd.Command(close_bets=cmd.CloseBets()))
+
+    async def action_deal(self) -> None:
+        await self.deal(self.query_one("#card", Input).value)
+
+    async def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id == "card":
+            event.stop()
+            await self.deal(event.value)
+
+    async def deal(self, typed: str) -> None:
+        """Deal the typed card where it is due, once it is a card code (the field is cleared either way, so a
+        face-down card never stays on the screen)."""
+        self.query_one("#card", Input).value = ""
+        code = card_code(typed)
+        if code is None:
+            self.message = self.labels("bad_card", text=typed.strip())
+            self.query_one("#message", Static).update(self.message)
+            return
+        await self.send(cmd.Command(deal=cmd.Deal(card=code, source=pb.CARD_SOURCE_CROUPIER)))
+
+    async def action_new_hand(self) -> None:
+        """Start the next hand from the deck not in play in the last one (red first: R-DECK-2)."""
+        colour = pb.DECK_COLOUR_BLUE if self.hand.deck_colour == "red" else pb.DECK_COLOUR_RED
+        try:
+            await self.link.start(self.table_name, colour)
+        except grpc.aio.AioRpcError as error:
+            rule, message = refusal(error)
+            self.message = self.labels("refused", rule=rule, message=message)
+        else:
+            self.message = ""
+        await self.refresh_view()
+
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen(self.labels("help_title"), self.labels("help_body")))
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """The command palette: the station's actions allowed now (translated), then Textual's own."""
+        for _, action, label in KEYS:
+            if action not in ("help", "quit") and self.check_action(action, ()):
+                yield SystemCommand(self.labels(label), action, getattr(self, f"action_{action}"))
+        yield SystemCommand(self.labels("help"), "?", self.action_help)
+        yield from super().get_system_commands(screen)
+

@@ -1,0 +1,147 @@
+"""What the Watch stream told the station about the hand in progress (or the last one): the deck in play, the
+table's limits, and at the end the pots and their winners, the cards shown and each box's settlement.
+
+The table view (``GetTable``) is the truth of the table's state; this log keeps only what the view does not carry:
+the deck's colour, the bet limits of a banked hand, and the results of a hand once it is over.
+
+>>> from service.api import events_pb2 as ev
+>>> log = HandLog()
+>>> log.apply(ev.TableEvent(table_hand_started=ev.TableHandStarted(number=4, deck_colour="blue")))
+>>> log.apply(ev.TableEvent(hand_pot_awarded=ev.HandPotAwarded(index=0, amount=30, shares=[
+...     ev.PotShareRecord(seat=2, amount=15), ev.PotShareRecord(seat=5, amount=15)])))
+>>> log.number, log.deck_colour, [(p.index, p.amount, p.shares) for p in log.pots]
+(4, 'blue', [(0, 30, [(2, 15), (5, 15)])])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from service.api import events_pb2 as ev
+
+
+@dataclass(frozen=True)
+class PotResult:
+    """One pot paid: 0 is the main pot; each winner's (seat, chips)."""
+
+    index: int
+    amount: int
+    rake: int
+    shares: list[tuple[int, int]]
+
+
+@dataclass(frozen=True)
+class BoxResult:
+    """A box settled against the house: the net chips of each spot, and its bonus outcome."""
+
+    box: int
+    spots: dict[str, int]
+    bonus_class: str | None
+
+
+@dataclass
+class HandLog:
+    """The current (or last) hand as the Watch stream told it."""
+
+    number: int = 0
+    deck_colour: str = ""
+    limits: dict[str, tuple[int, int]] = field(default_factory=dict)
+    """A banked hand's bet limits by spot (``ante``, ``bonus``): (lowest, highest)."""
+    pots: list[PotResult] = field(default_factory=list)
+    shown: dict[int, list[str]] = field(default_factory=dict)
+    boxes: dict[int, BoxResult] = field(default_factory=dict)
+    bank_result: int | None = None
+    voided: str = ""
+    passed: int | None = None
+    finished: bool = False
+    events: int = 0
+
+    def apply(self, event: ev.TableEvent) -> None:
+        """Take one event of the table's stream."""
+        self.events += 1
+        case = event.WhichOneof("event")
+        if case is None:
+            return
+        handler = _HANDLERS.get(case)
+        if handler is not None:
+            handler(self, getattr(event, case))
+
+    def _started(self, number: int, colour: str) -> None:
+        """A new hand: the last one's results go; the limits stay until the hand's own arrive."""
+        fresh = HandLog(number=number, deck_colour=colour, limits=self.limits, events=self.events)
+        self.__dict__.update(fresh.__dict__)
+
+
+def _table_started(log: HandLog, event: ev.TableHandStarted | ev.BankedTableHandStarted) -> None:
+    log._started(event.number, event.deck_colour if event.HasField("deck_colour") else "")
+
+
+def _circle_started(log: HandLog, event: ev.HandStarted) -> None:
+    log.deck_colour = event.deck.colour or log.deck_colour
+
+
+def _thb_started(log: HandLog, event: ev.ThbHandStarted) -> None:
+    log.deck_colour = event.deck.colour or log.deck_colour
+    limits = list(event.settings.limits)
+    if len(limits) >= 6:
+        log.limits = {"ante": (limits[0], limits[1]), "bonus": (limits[4], limits[5])}
+
+
+def _cdp_started(log: HandLog, event: ev.CdpHandStarted) -> None:
+    log.deck_colour = event.deck.colour or log.deck_colour
+    log.limits = {"ante": (event.settings.ante_min, event.settings.ante_max)}
+
+
+def _pot(log: HandLog, event: ev.HandPotAwarded) -> None:
+    log.pots.append(PotResult(event.index, event.amount, event.rake, [(s.seat, s.amount) for s in event.shares]))
+
+
+def _shown(log: HandLog, event: ev.HandShown) -> None:
+    log.shown[event.seat] = list(event.cards)
+
+
+def _settled(log: HandLog, event: ev.ThbHandBoxSettled | ev.CdpHandBoxSettled) -> None:
+    bonus = event.bonus_class if isinstance(event, ev.ThbHandBoxSettled) and event.HasField("bonus_class") else None
+    log.boxes[event.box] = BoxResult(event.box, dict(event.result), bonus)
+
+
+def _banked_completed(log: HandLog, event: ev.ThbHandCompleted | ev.CdpHandCompleted) -> None:
+    log.bank_result = event.bank_result
+    log.finished = True
+
+
+def _voided(log: HandLog, event: ev.HandVoided | ev.ThbHandVoided | ev.CdpHandVoided) -> None:
+    log.voided = event.rule
+    log.finished = True
+
+
+def _passed(log: HandLog, event: ev.HandPassedOut) -> None:
+    log.passed = event.amount
+
+
+def _finished(log: HandLog, event: object) -> None:
+    log.finished = True
+
+
+_HANDLERS: Mapping[str, Callable[[HandLog, Any], None]] = {
+    "table_hand_started": _table_started,
+    "banked_table_hand_started": _table_started,
+    "hand_started": _circle_started,
+    "thb_hand_started": _thb_started,
+    "cdp_hand_started": _cdp_started,
+    "hand_pot_awarded": _pot,
+    "hand_shown": _shown,
+    "thb_hand_box_settled": _settled,
+    "cdp_hand_box_settled": _settled,
+    "thb_hand_completed": _banked_completed,
+    "cdp_hand_completed": _banked_completed,
+    "hand_voided": _voided,
+    "thb_hand_voided": _voided,
+    "cdp_hand_voided": _voided,
+    "hand_passed_out": _passed,
+    "hand_completed": _finished,
+    "table_hand_finished": _finished,
+}
+"""The events the log keeps something of, by their case of ``TableEvent``."""

@@ -1,0 +1,190 @@
+"""Every label of the full-screen station, in Spanish (the default, for a Spanish casino) and English: one table.
+
+>>> Labels("en")("seat", seat=3)
+'seat 3'
+>>> Labels("es")("seat", seat=3)
+'asiento 3'
+>>> Labels("fr")
+Traceback (most recent call last):
+...
+ValueError: no language 'fr' (es, en)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+LANGUAGES = ("es", "en")
+"""The station's languages; the first is the default."""
+
+TEXTS: Mapping[str, tuple[str, str]] = {
+    # the table
+    "title": ("Puesto de croupier", "Dealer station"),
+    "hand": ("mano {number}", "hand {number}"),
+    "no_hand": ("entre manos", "between hands"),
+    "deck": ("baraja {colour}", "{colour} deck"),
+    "red": ("roja", "red"),
+    "blue": ("azul", "blue"),
+    "reshuffle": ("BARAJAR de nuevo la baraja {colour} antes de la próxima mano ({rule})",
+                  "RESHUFFLE the {colour} deck before the next hand ({rule})"),
+    "closed": ("mesa cerrada", "table closed"),
+    "seat": ("asiento {seat}", "seat {seat}"),
+    "box": ("caja {seat}", "box {seat}"),
+    "col_seat": ("Asiento", "Seat"),
+    "col_box": ("Caja", "Box"),
+    "col_stack": ("Fichas", "Stack"),
+    "col_bet": ("Apuesta", "Bet"),
+    "col_in": ("En bote", "In pot"),
+    "col_cards": ("Cartas", "Cards"),
+    "col_state": ("Estado", "State"),
+    "col_bets": ("Apuestas", "Bets"),
+    "col_result": ("Resultado", "Result"),
+    "button": ("botón", "button"),
+    "folded": ("retirado", "folded"),
+    "all_in": ("all-in", "all-in"),
+    "board": ("Mesa", "Board"),
+    "pot": ("Bote", "Pot"),
+    "main_pot": ("bote principal {amount}", "main pot {amount}"),
+    "side_pot": ("bote lateral {index}: {amount}", "side pot {index}: {amount}"),
+    "house": ("Croupier", "Dealer"),
+    "bank": ("Banca", "Bank"),
+    "bank_result": ("resultado de la casa {amount:+}", "house result {amount:+}"),
+    # what is due
+    "next_card": ("Siguiente carta: {where}", "Next card: {where}"),
+    "no_card": ("ninguna carta pendiente", "no card due"),
+    "target_burn": ("quemar", "burn"),
+    "target_hole": ("asiento {seat}", "seat {seat}"),
+    "target_board": ("mesa (comunitaria)", "board (community)"),
+    "target_box": ("caja {seat}", "box {seat}"),
+    "target_dealer_left": ("croupier, izquierda", "dealer, left"),
+    "target_dealer_right": ("croupier, derecha", "dealer, right"),
+    "target_bank": ("banca", "bank"),
+    "to_act": ("Habla {who}:", "{who} to act:"),
+    "nobody": ("Nadie habla", "Nobody to act"),
+    "card_prompt": ("carta (p. ej. As) + Intro", "card (e.g. As) + Enter"),
+    # actions (the keys)
+    "fold": ("no ir", "fold"),
+    "check": ("pasar", "check"),
+    "call": ("igualar {amount}", "call {amount}"),
+    "bet": ("apostar {low}–{high}", "bet {low}–{high}"),
+    "raise": ("subir {low}–{high}", "raise {low}–{high}"),
+    "all_in_key": ("all-in", "all-in"),
+    "bring_in": ("apuesta obligada", "bring-in"),
+    "show": ("enseñar", "show"),
+    "muck": ("tirar", "muck"),
+    "deal": ("dar carta", "deal"),
+    "key_check_call": ("pasar/igualar", "check/call"),
+    "key_bet": ("apostar/subir", "bet/raise"),
+    "key_play": ("jugar", "play"),
+    "new_hand": ("nueva mano", "new hand"),
+    "help": ("ayuda", "help"),
+    "quit": ("salir", "quit"),
+    "ante": ("ante", "ante"),
+    "bonus": ("bonus", "bonus"),
+    "close_bets": ("no va más", "no more bets"),
+    "flop_bet": ("jugar (flop {amount})", "play (flop {amount})"),
+    "banked_bet": ("apostar {amount}", "bet {amount}"),
+    "exchange": ("cambiar cartas", "exchange cards"),
+    "play": ("jugar {amount}", "play {amount}"),
+    "bets_open": ("Apuestas abiertas: [e] ante, [o] bonus, [v] no va más",
+                  "Bets open: [e] ante, [o] bonus, [v] no more bets"),
+    "approval": ("PENDIENTE: el director de juego aprueba el pago 1000:1 ({boxes})",
+                 "PENDING: the games director approves the 1000:1 payment ({boxes})"),
+    # stages and phases
+    "phase_dealing": ("reparto", "dealing"),
+    "phase_betting": ("apuestas", "betting"),
+    "phase_drawing": ("descarte", "drawing"),
+    "phase_showdown": ("enseñar", "showdown"),
+    "phase_passed": ("mano en blanco", "blank hand"),
+    "phase_complete": ("terminada", "complete"),
+    "phase_void": ("anulada", "void"),
+    "stage_betting": ("apuestas", "betting"),
+    "stage_dealing": ("reparto", "dealing"),
+    "stage_preflop": ("decisión antes del flop", "preflop decision"),
+    "stage_turn": ("decisión del turn", "turn decision"),
+    "stage_river": ("decisión del river", "river decision"),
+    "stage_approval": ("aprobación pendiente", "approval pending"),
+    "stage_exchange": ("cambio de cartas", "exchange"),
+    "stage_decision": ("jugar o no ir", "play or fold"),
+    "stage_bank": ("cartas de la banca", "bank's cards"),
+    "stage_complete": ("liquidada", "settled"),
+    "stage_void": ("anulada", "void"),
+    # results
+    "result": ("Resultado de la mano {number}", "Result of hand {number}"),
+    "pot_won": ("{pot}: {winners}", "{pot}: {winners}"),
+    "pays": ("pagar {amount} a {who}", "pay {amount} to {who}"),
+    "rake": ("comisión {amount}", "rake {amount}"),
+    "shown": ("{who} enseña {cards}", "{who} shows {cards}"),
+    "voided": ("mano anulada ({rule})", "hand void ({rule})"),
+    "passed": ("nadie abre: {amount} pasan a la próxima mano", "nobody opened: {amount} carry to the next hand"),
+    "box_result": ("{who}: {spots} → total {total:+}", "{who}: {spots} → total {total:+}"),
+    "bonus_class": ("bonus {name}", "bonus {name}"),
+    # prompts and messages
+    "amount_title": ("{what} — importe ({low} a {high})", "{what} — amount ({low} to {high})"),
+    "box_amount_title": ("{what} — caja e importe ({low} a {high}), p. ej. «1 {low}»",
+                         "{what} — box and amount ({low} to {high}), e.g. \"1 {low}\""),
+    "cards_title": ("{what} — cartas que devuelve {who} (0 a 2), Intro",
+                    "{what} — cards {who} gives back (0 to 2), Enter"),
+    "bad_card": ("«{text}» no es una carta (rango 2-9 T J Q K A y palo c d h s)",
+                 "\"{text}\" is not a card (rank 2-9 T J Q K A and suit c d h s)"),
+    "bad_amount": ("el importe va de {low} a {high}", "the amount is {low} to {high}"),
+    "bad_box_amount": ("escriba la caja y el importe: «1 10»", "type the box and the amount: \"1 10\""),
+    "refused": ("RECHAZADO ({rule}): {message}", "REFUSED ({rule}): {message}"),
+    "unavailable": ("sin conexión con el servicio: {message}", "no connection to the service: {message}"),
+    "connected": ("conectado a {address}", "connected to {address}"),
+    "dealt": ("carta dada: {where}", "card dealt: {where}"),
+    "help_title": ("Ayuda del puesto de croupier", "Dealer station help"),
+    "help_body": (
+        "Una tecla por acción; el asiento lo da el turno.\n"
+        "  f  no ir          c  pasar / igualar    b  apostar / subir (importe)   a  all-in\n"
+        "  i  apuesta obligada (stud)              s  enseñar    m  tirar\n"
+        "  Intro / d  dar la carta escrita (sin zapato)        n  nueva mano\n"
+        "Mesas de banca (Hold'em Bonus, Póquer de Casino):\n"
+        "  e  ante de una caja    o  bonus    v  no va más\n"
+        "  f  no ir    p  jugar (flop o jugada)    c  pasar    b  apostar    x  cambiar cartas\n"
+        "  ?  esta ayuda    ctrl+p  paleta de órdenes    q  salir\n"
+        "Sólo se ofrecen las acciones que el servicio permite ahora.",
+        "One key per action; the seat is the one whose turn it is.\n"
+        "  f  fold          c  check / call        b  bet / raise (amount)        a  all-in\n"
+        "  i  bring-in (stud)                      s  show       m  muck\n"
+        "  Enter / d  deal the typed card (no shoe)            n  new hand\n"
+        "Banked tables (Hold'em Bonus, Casino Draw Poker):\n"
+        "  e  a box's ante        o  bonus    v  no more bets\n"
+        "  f  fold     p  play (flop or play bet)    c  check    b  bet    x  exchange cards\n"
+        "  ?  this help     ctrl+p  command palette      q  quit\n"
+        "Only the actions the service allows now are offered.",
+    ),
+    "close": ("cerrar", "close"),
+}
+"""Each label's Spanish and English text, in the order of :data:`LANGUAGES`; ``{name}`` fields are filled in."""
+
+GAMES: Mapping[str, tuple[str, str]] = {
+    "holdem": ("Texas Hold'em", "Texas Hold'em"),
+    "omaha": ("Omaha", "Omaha"),
+    "stud7": ("Stud de siete cartas", "Seven-card stud"),
+    "draw": ("Póquer cubierto", "Five-card draw"),
+    "stud5": ("Stud de cinco cartas", "Five-card stud"),
+    "sintetico": ("Póquer sintético", "Póquer sintético"),
+    "pineapple": ("Crazy Pineapple", "Crazy Pineapple"),
+    "holdem-bonus": ("Texas Hold'em Bonus", "Texas Hold'em Bonus"),
+    "casino-draw": ("Póquer de Casino", "Casino Draw Poker"),
+}
+"""The games' names as the croupier calls them."""
+
+
+class Labels:
+    """The labels of one language: ``labels("call", amount=2)``."""
+
+    def __init__(self, lang: str = LANGUAGES[0]) -> None:
+        if lang not in LANGUAGES:
+            raise ValueError(f"no language {lang!r} ({', '.join(LANGUAGES)})")
+        self.lang = lang
+        self.index = LANGUAGES.index(lang)
+
+    def __call__(self, key: str, **fields: object) -> str:
+        return TEXTS[key][self.index].format(**fields)
+
+    def game(self, code: str) -> str:
+        """A game's name from its code (``holdem-bonus``)."""
+        names = GAMES.get(code)
+        return names[self.index] if names else code

@@ -1,0 +1,91 @@
+"""The full-screen station's connection to the table service: asynchronous gRPC (``grpc.aio``) on the application's
+own event loop, one token, fresh command ids, and the refusing rule read from the error's ``ErrorInfo``."""
+
+from __future__ import annotations
+
+import itertools
+import uuid
+from collections.abc import AsyncIterator
+
+import grpc
+from google.rpc import error_details_pb2, status_pb2
+
+from service.api import commands_pb2 as cmd
+from service.api import table_service_pb2 as svc
+from service.api import table_service_pb2_grpc as svc_grpc
+from service.api import types_pb2 as pb
+
+DEADLINE = 10.0
+"""Seconds a unary call may take."""
+
+
+def refusal(error: grpc.RpcError) -> tuple[str, str]:
+    """The rule id (``ErrorInfo.reason``, or the status code's name) and the message of a refused call."""
+    code = error.code() if isinstance(error, grpc.aio.AioRpcError | grpc.Call) else None
+    message = error.details() if isinstance(error, grpc.aio.AioRpcError | grpc.Call) else str(error)
+    trailers = error.trailing_metadata() if isinstance(error, grpc.aio.AioRpcError | grpc.Call) else None
+    for key, value in trailers or ():
+        if key == "grpc-status-details-bin" and isinstance(value, bytes):
+            status = status_pb2.Status.FromString(value)
+            for detail in status.details:
+                info = error_details_pb2.ErrorInfo()
+                if detail.Unpack(info):
+                    return str(info.reason), str(message or "")
+    return (code.name if code is not None else "ERROR"), str(message or "")
+
+
+class Link:
+    """One station's channel to the service (create it inside the running event loop)."""
+
+    def __init__(self, address: str, token: str, credentials: grpc.ChannelCredentials | None = None) -> None:
+        self.address = address
+        self.channel = (grpc.aio.secure_channel(address, credentials) if credentials
+                        else grpc.aio.insecure_channel(address))
+        self.stub = svc_grpc.TableServiceStub(self.channel)  # type: ignore[no-untyped-call]
+        self.metadata = (("authorization", f"Bearer {token}"),)
+        self.prefix = uuid.uuid4().hex[:12]
+        self.counter = itertools.count(1)
+
+    def command_id(self) -> str:
+        """A new command id."""
+        return f"{self.prefix}-{next(self.counter)}"
+
+    async def table(self, table: str) -> pb.TableView:
+        """The table as this station may see it now."""
+        reply: svc.GetTableResponse = await self.stub.GetTable(
+            svc.GetTableRequest(table=table), metadata=self.metadata, timeout=DEADLINE)
+        return reply.view
+
+    async def legal(self, table: str) -> svc.GetLegalActionsResponse:
+        """What may be done now."""
+        reply: svc.GetLegalActionsResponse = await self.stub.GetLegalActions(
+            svc.GetLegalActionsRequest(table=table), metadata=self.metadata, timeout=DEADLINE)
+        return reply
+
+    async def act(self, table: str, command: cmd.Command) -> svc.ActResponse:
+        """One command of the table's hand; a lost answer (UNAVAILABLE) is retried once with the same command id,
+        which the service applies at most once."""
+        request = svc.ActRequest(command_id=self.command_id(), table=table, command=command)
+        try:
+            reply: svc.ActResponse = await self.stub.Act(request, metadata=self.metadata, timeout=DEADLINE)
+        except grpc.aio.AioRpcError as error:
+            if error.code() != grpc.StatusCode.UNAVAILABLE:
+                raise
+            reply = await self.stub.Act(request, metadata=self.metadata, timeout=DEADLINE)
+        return reply
+
+    async def start(self, table: str, colour: pb.DeckColour) -> svc.StartHandResponse:
+        """Start the next hand from a deck of this colour."""
+        reply: svc.StartHandResponse = await self.stub.StartHand(svc.StartHandRequest(
+            command_id=self.command_id(), table=table, deck_colour=colour), metadata=self.metadata, timeout=DEADLINE)
+        return reply
+
+    async def watch(self, table: str, after: int) -> AsyncIterator[svc.WatchResponse]:
+        """Every change of the table after a log position, then new ones as they happen."""
+        call = self.stub.Watch(svc.WatchRequest(table=table, after_position=after), metadata=self.metadata)
+        async for response in call:
+            yield response
+
+    async def close(self) -> None:
+        """Close the channel."""
+        await self.channel.close()
