@@ -7,6 +7,8 @@ English and Spanish (tests/snapshots/station_tui/: regenerate with UPDATE_SNAPSH
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 import re
 import time
 from collections.abc import Awaitable, Callable
@@ -15,11 +17,12 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 
+from service.api import commands_pb2 as cmd
 from service.api import types_pb2 as pb
 from service.station.tui import StationApp
 from service.station.tui.render import FACE_DOWN
 from tests import grpc_support
-from tests.grpc_support import TOKENS, Client, open_circle, seat
+from tests.grpc_support import TOKENS, Client, open_banked, open_circle, seat
 
 port = grpc_support.port
 """The server fixture of the gRPC suite (SQLite only here: the station is a client; the store is not its concern)."""
@@ -43,10 +46,6 @@ async def until(pilot: Pilot[None], ready: Callable[[], bool], what: str, timeou
         await pilot.pause(0.01)
 
 
-async def press_card(pilot: Pilot[None], card: str) -> None:
-    """Type a card code in lower case (the station reads "as" as As) and Enter."""
-    await pilot.press(*card.lower(), "enter")
-
 
 def station(port: int, token: str, table: str, lang: str = "en") -> StationApp:
     return StationApp(f"127.0.0.1:{port}", token, table, lang=lang)
@@ -68,13 +67,15 @@ def hidden_codes(text: str, cards: str) -> list[str]:
     return [card for card in cards.split() if re.search(rf"\b{card}\b", text)]
 
 
-def open_holdem(port: int) -> Client:
+def open_holdem(port: int) -> tuple[Client, Client]:
+    """Mesa 1, no-limit Hold'em 1/2, four players with 100 each: the pit's and the croupier's clients (kept alive
+    together: a client's command ids are made from its ``id``)."""
     pit = Client(port, TOKENS["pit"])
     open_circle(pit, "Mesa 1", pb.GAME_HOLDEM, blinds=[1, 2])
     dealer = Client(port, TOKENS["dealer"])
     for number in (1, 2, 3, 4):
         seat(dealer, "Mesa 1", number, 100)
-    return dealer
+    return pit, dealer
 
 
 def phase(app: StationApp) -> int:
@@ -92,9 +93,9 @@ def test_holdem_hand_through_the_keys_croupier_never_sees_down_cards(port: int) 
     async def body(pilot: Pilot[None], app: StationApp) -> None:
         screens: list[str] = []
 
-        async def step(keys: Callable[[], Awaitable[None]], what: str) -> None:
+        async def step(*keys: str, what: str) -> None:
             before = app.shown_position
-            await keys()
+            await pilot.press(*keys)
             await until(pilot, lambda: app.shown_position > before, what)
             text = app.screen_text()
             screens.append(text)
@@ -102,32 +103,32 @@ def test_holdem_hand_through_the_keys_croupier_never_sees_down_cards(port: int) 
             still_down = " ".join(card for card in HOLDEM.split() if card not in shown.split())
             assert not hidden_codes(text, still_down), text  # issue 15 item 5
 
-        await step(lambda: pilot.press("n"), "the hand started")
+        await step("n", what="the hand started")
         assert app.view.hand_in_progress and app.card_due()
         for card in HOLDEM.split():
-            await step(lambda card=card: press_card(pilot, card), f"{card} dealt")
+            await step(*card.lower(), "enter", what=f"{card} dealt")
         assert app.legal.seat == 4 and pb.ACTION_KIND_CALL in app.legal.allowed  # button 1, blinds 2 and 3
         assert "seat 4 to act:" in app.screen_text() and "[c] call 2" in app.screen_text()
-        await step(lambda: pilot.press("c"), "seat 4 calls")
-        await step(lambda: pilot.press("b", "enter"), "seat 1 raises the minimum")  # to 4
-        await step(lambda: pilot.press("f"), "seat 2 folds")
-        await step(lambda: pilot.press("c"), "seat 3 calls")
-        await step(lambda: pilot.press("c"), "seat 4 calls")
+        await step("c", what="seat 4 calls")
+        await step("b", "enter", what="seat 1 raises the minimum")  # to 4
+        await step("f", what="seat 2 folds")
+        await step("c", what="seat 3 calls")
+        await step("c", what="seat 4 calls")
         for card in BOARD.split()[:4]:
-            await step(lambda card=card: press_card(pilot, card), f"{card} dealt")
+            await step(*card.lower(), "enter", what=f"{card} dealt")
         for _ in range(3):
-            await step(lambda: pilot.press("c"), "a check on the flop")
+            await step("c", what="a check on the flop")
         for card in BOARD.split()[4:6]:
-            await step(lambda card=card: press_card(pilot, card), f"{card} dealt")
+            await step(*card.lower(), "enter", what=f"{card} dealt")
         for _ in range(3):
-            await step(lambda: pilot.press("c"), "a check on the turn")
+            await step("c", what="a check on the turn")
         for card in BOARD.split()[6:]:
-            await step(lambda card=card: press_card(pilot, card), f"{card} dealt")
+            await step(*card.lower(), "enter", what=f"{card} dealt")
         for _ in range(3):
-            await step(lambda: pilot.press("c"), "a check on the river")
+            await step("c", what="a check on the river")
         assert "seat 3 to act:  [s] show   [m] muck" in screens[-1]  # R-CIRC-13: nobody bet the river
         for _ in range(3):
-            await step(lambda: pilot.press("s"), "a hand shown")
+            await step("s", what="a hand shown")
         await until(pilot, lambda: not app.view.hand_in_progress and app.hand.finished and bool(app.hand.pots),
                     "the pots paid")
         final = app.screen_text()
@@ -136,3 +137,122 @@ def test_holdem_hand_through_the_keys_croupier_never_sees_down_cards(port: int) 
         assert FACE_DOWN in screens[10]
 
     run(app, body)
+
+
+THB_CARDS = "Qs 7c 9h Qh 2d 4c 3s Qd 8c 2s 5h Jc 6d Th"
+"""Texas Hold'em Bonus (R-THB-4): box 1, box 2, the dealer's left spot, box 1, box 2, the dealer's right spot; then
+burn, flop, burn, turn, burn, river."""
+THB_DOWN = "Qs 7c 9h Qh 2d 4c"
+
+
+@SQLITE
+def test_thb_hand_through_the_keys(port: int) -> None:
+    """Texas Hold'em Bonus through the keys: e + Enter an ante per box (prefilled with the next free box and the
+    smallest ante), o + Enter box 1's bonus, v no va más, the cards typed, p the flop bet of box 1 and f the fold of
+    box 2 in order, c and b the turn and river decisions; the boxes are settled and the croupier never saw a box's
+    or the house's card face down."""
+    open_banked(Client(port, TOKENS["pit"]), "THB 1", pb.GAME_HOLDEM_BONUS, ante_min=5)
+    app = station(port, TOKENS["thb"], "THB 1")
+
+    async def body(pilot: Pilot[None], app: StationApp) -> None:
+        async def step(*keys: str, what: str) -> None:
+            before = app.shown_position
+            await pilot.press(*keys)
+            await until(pilot, lambda: app.shown_position > before, what)
+            if app.view.banked.stage != pb.BANKED_STAGE_COMPLETE:
+                assert not hidden_codes(app.screen_text(), THB_DOWN), app.screen_text()
+
+        await step("n", what="the hand started")
+        assert "Bets open" in app.screen_text()
+        await step("e", "enter", what="box 1's ante")
+        await step("e", "enter", what="box 2's ante")
+        await step("o", "enter", what="box 1's bonus")
+        boxes = {box.seat: (box.bets.ante, box.bets.bonus) for box in app.view.banked.boxes}
+        assert boxes == {1: (5, 1), 2: (5, 0)}, boxes  # the smallest ante and bonus (R-THB-2)
+        await step("v", what="no more bets")
+        cards = THB_CARDS.split()
+        for card in cards[:6]:
+            await step(*card.lower(), "enter", what=f"{card} dealt")
+        assert app.view.banked.to_decide == 1 and "box 1 to act:  [f] fold   [p] play (flop 10)" in app.screen_text()
+        await step("p", what="box 1 plays")
+        await step("f", what="box 2 folds")
+        for card in cards[6:10]:
+            await step(*card.lower(), "enter", what=f"{card} dealt")
+        assert "box 1 to act:  [c] check   [b] bet 5" in app.screen_text(), app.screen_text()
+        await step("c", what="box 1 checks the turn")
+        for card in cards[10:12]:
+            await step(*card.lower(), "enter", what=f"{card} dealt")
+        await step("b", what="box 1 bets the river")
+        for card in cards[12:]:
+            await step(*card.lower(), "enter", what=f"{card} dealt")
+        await until(pilot, lambda: app.hand.bank_result is not None, "the boxes settled")
+        final = app.screen_text()
+        assert app.view.banked.stage == pb.BANKED_STAGE_COMPLETE or not app.view.hand_in_progress
+        assert "Result of hand 1" in final and "box 1:" in final and "box 2:" in final, final
+        assert 1 in app.hand.boxes and app.hand.boxes[1].bonus_class, app.hand.boxes
+
+    run(app, body)
+
+
+def deal_to_flop(port: int, pit: Client) -> None:
+    """The pit's client (another station) starts a hand at Mesa 1 and deals the hole cards and the flop; seat 4
+    calls, seat 1 calls, seat 2 calls and seat 3 checks: seat 2 acts first on the flop."""
+    grpc_support.start(pit, "Mesa 1", pb.DECK_COLOUR_RED)
+    grpc_support.deal(pit, "Mesa 1", HOLDEM)
+    for number in (4, 1, 2):
+        grpc_support.act(pit, "Mesa 1", call=cmd.Call(seat=number))
+    grpc_support.act(pit, "Mesa 1", check=cmd.Check(seat=3))
+    grpc_support.deal(pit, "Mesa 1", " ".join(BOARD.split()[:4]))
+
+
+@SQLITE
+def test_croupier_screen_follows_others_and_never_shows_down_cards(port: int) -> None:
+    """Issue 15 item 5: the hole cards dealt by another station (the pit's, as a shoe would) reach the croupier's
+    screen live from the Watch stream, face down (▒▒), never as card codes, although the service lets the table's
+    own croupier read them; the pit's station (``sees_down_cards``) shows them."""
+    pit, _ = open_holdem(port)
+
+    async def croupier(pilot: Pilot[None], app: StationApp) -> None:
+        await asyncio.get_running_loop().run_in_executor(None, deal_to_flop, port, pit)
+        await until(pilot, lambda: list(app.view.circle.board) == BOARD.split()[1:4] and app.legal.seat == 2,
+                    "the flop on the screen")
+        text = app.screen_text()
+        assert not hidden_codes(text, HOLDEM), text
+        assert text.count(FACE_DOWN) == 8 and "7h 8s Td" in text and "seat 2 to act:" in text, text
+        assert "red deck" in text, text
+
+    run(station(port, TOKENS["dealer"], "Mesa 1"), croupier)
+
+    async def pit_boss(pilot: Pilot[None], app: StationApp) -> None:
+        text = app.screen_text()
+        assert set(hidden_codes(text, HOLDEM)) == set(HOLDEM.split()), text
+
+    run(StationApp(f"127.0.0.1:{port}", TOKENS["pit"], "Mesa 1", lang="en", sees_down_cards=True), pit_boss)
+
+
+@SQLITE
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_table_screen_snapshot(port: int, lang: str) -> None:
+    """The table screen on the flop, in English and in Spanish, as the croupier sees it (the text of the screen,
+    compared with tests/snapshots/station_tui/table_<lang>.txt; the SVG the app exports is written beside it)."""
+    pit, _ = open_holdem(port)
+    deal_to_flop(port, pit)
+
+    async def body(pilot: Pilot[None], app: StationApp) -> None:
+        await until(pilot, lambda: app.legal.seat == 2 and bool(app.hand.deck_colour) and app.settled,
+                    "the flop on the screen")
+        golden = SNAPSHOTS / f"table_{lang}.txt"
+        if os.environ.get("UPDATE_SNAPSHOTS") or not golden.exists():
+            await pilot.pause(0.5)  # the footer's keys are drawn after the bindings change
+            text = app.screen_text()
+            SNAPSHOTS.mkdir(parents=True, exist_ok=True)
+            golden.write_text(text + "\n", encoding="utf-8")
+            (SNAPSHOTS / f"table_{lang}.svg").write_text(app.export_screenshot(title=f"Mesa 1 ({lang})"),
+                                                         encoding="utf-8")
+        expected = golden.read_text(encoding="utf-8")
+        with contextlib.suppress(AssertionError):  # the footer's keys are drawn after the bindings change
+            await until(pilot, lambda: app.screen_text() + "\n" == expected, "the snapshot", timeout=3)
+        text = app.screen_text()
+        assert text + "\n" == expected, text
+
+    run(station(port, TOKENS["dealer"], "Mesa 1", lang=lang), body)

@@ -79,6 +79,7 @@ class StationApp(App[None]):
         self.shown_at = 0.0
         self.message = ""
         self._wake = asyncio.Event()
+        self._redrawing = False
         self._link: Link | None = None
         self.title = f"{self.labels('title')} · {table}"
         for key, action, label in KEYS:
@@ -170,14 +171,12 @@ class StationApp(App[None]):
         """Follow the table's Watch stream from its start (the log of the current hand is rebuilt), waking the
         redraw on each new event; a broken stream is resumed after the last position seen."""
         seen = 0
-        caught_up = self.view.position
         while True:
             try:
                 async for response in self.link.watch(self.table_name, seen):
                     seen = response.position
                     self.hand.apply(response.event)
-                    if seen >= caught_up:  # the history before the first view only rebuilds the hand's log
-                        self._wake.set()
+                    self._wake.set()  # a burst (the history at the start) is one read: the redraw coalesces
             except grpc.aio.AioRpcError as error:
                 if error.code() == grpc.StatusCode.CANCELLED:
                     return
@@ -189,7 +188,16 @@ class StationApp(App[None]):
         while True:
             await self._wake.wait()
             self._wake.clear()
-            await self.refresh_view()
+            self._redrawing = True
+            try:
+                await self.refresh_view()
+            finally:
+                self._redrawing = False
+
+    @property
+    def settled(self) -> bool:
+        """Every event received is on the screen: no read pending, none under way, the last one drawn."""
+        return not self._wake.is_set() and not self._redrawing and self.shown_position >= self.position
 
     # -- commands ----------------------------------------------------------------------------------------
 

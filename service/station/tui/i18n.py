@@ -42,7 +42,7 @@ TEXTS: Mapping[str, tuple[str, str]] = {
     "button": ("botón", "button"),
     "folded": ("retirado", "folded"),
     "all_in": ("all-in", "all-in"),
-    "board": ("Mesa", "Board"),
+    "board": ("Comunes", "Board"),
     "pot": ("Bote", "Pot"),
     "main_pot": ("bote principal {amount}", "main pot {amount}"),
     "side_pot": ("bote lateral {index}: {amount}", "side pot {index}: {amount}"),

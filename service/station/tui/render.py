@@ -228,7 +228,7 @@ def result_text(log: HandLog, labels: Labels, *, banked: bool) -> Text:
     if log.passed is not None:
         lines.append(labels("passed", amount=log.passed))
     for box in sorted(log.boxes.values(), key=lambda b: b.box):
-        spots = ", ".join(f"{spot} {net:+}" for spot, net in box.spots.items())
+        spots = ", ".join(f"{spot} {box.spots[spot]:+}" for spot in BOX_SPOTS if spot in box.spots)
         bonus = f" · {labels('bonus_class', name=box.bonus_class)}" if box.bonus_class else ""
         lines.append(labels("box_result", who=labels("box", seat=box.box), spots=spots,
                             total=sum(box.spots.values())) + bonus)
