@@ -63,7 +63,7 @@ def enum_prefix(enum_name: str) -> str:
 
 def word(enum: Any, value: int) -> str:
     """An enum value as the croupier reads it: ``word(pb.DeckColour, pb.DECK_COLOUR_RED)`` is ``"red"``,
-    ``word(pb.Game, pb.GAME_HOLDEM_BONUS)`` is ``"holdem-bonus"``; ``""`` for the unspecified value."""
+    ``word(pb.Game, pb.GAME_STUD7)`` is ``"stud7"``; ``""`` for the unspecified value."""
     name: str = enum.Name(value)
     short = name.removeprefix(enum_prefix(enum.DESCRIPTOR.name))
     return "" if short == "UNSPECIFIED" else short.lower().replace("_", "-")
