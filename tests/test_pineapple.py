@@ -19,6 +19,7 @@ from domain.circle.hand import Hand
 from domain.circle.settings import BettingStructure, TableSettings
 from domain.circle.state import HandRuleError, Phase, SlotKind
 from domain.circle.variants import DRAW, PINEAPPLE, VARIANTS
+from service.api import types_pb2 as pb
 from service.app.visibility import HIDDEN, event_payload
 from service.cli.service_demo import CIRCLE_TABLES
 from tests.circle_support import Hands, Stock, _random_action, deal, shuffled, start
@@ -172,7 +173,8 @@ def test_r_pine_1_discards_are_face_down_for_a_station_that_may_not_see_them() -
 
 def test_r_pine_1_the_demo_does_not_deal_pineapple() -> None:
     """A casino's own choice, not in the regulation: the demo deals only the regulation's games."""
-    assert "pineapple" not in {settings_.variant for _, settings_, _ in CIRCLE_TABLES}
+    assert pb.GAME_PINEAPPLE not in {game for _, game, _, _ in CIRCLE_TABLES}
+    assert len(CIRCLE_TABLES) == 6  # the six circle games of the regulation
 
 
 def _play(hand: Hand, rng: random.Random, stock: Stock) -> None:
