@@ -13,11 +13,11 @@ from __future__ import annotations
 import asyncio
 import io
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
 
 import grpc
-from rich.console import Console
+from rich.console import Console, RenderableType
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
@@ -45,7 +45,8 @@ ALLOWS: dict[str, tuple[int, ...]] = {
     "fold": (pb.ACTION_KIND_FOLD,), "check_call": (pb.ACTION_KIND_CHECK, pb.ACTION_KIND_CALL),
     "bet": (pb.ACTION_KIND_BET,), "all_in": (pb.ACTION_KIND_ALL_IN,), "bring_in": (pb.ACTION_KIND_BRING_IN,),
     "show": (pb.ACTION_KIND_SHOW,), "muck": (pb.ACTION_KIND_MUCK,),
-    "play": (pb.ACTION_KIND_FLOP_BET, pb.ACTION_KIND_PLAY), "exchange": (pb.ACTION_KIND_EXCHANGE,),
+    "play": (pb.ACTION_KIND_FLOP_BET, pb.ACTION_KIND_PLAY),
+    "exchange": (pb.ACTION_KIND_EXCHANGE, pb.ACTION_KIND_DISCARD),
 }
 """A seat's action key and the legal actions that enable it."""
 
@@ -77,8 +78,12 @@ class StationApp(App[None]):
         self.shown_position = 0
         """The last position drawn on the screen (after the repaint)."""
         self.shown_at = 0.0
+        self.received_at = 0.0
+        """When the last event of the Watch stream arrived (``time.perf_counter``)."""
         self.message = ""
         self._wake = asyncio.Event()
+        self._drawn: dict[str, object] = {}
+        self._enabled: tuple[bool, ...] = ()
         self._redrawing = False
         self._link: Link | None = None
         self.title = f"{self.labels('title')} · {table}"
@@ -120,24 +125,37 @@ class StationApp(App[None]):
     def banked(self) -> bool:
         return bool(self.view.WhichOneof("detail") == "banked")
 
+    def _update(self, widget: str, key: object, content: Callable[[], RenderableType]) -> None:
+        """Redraw a panel only when what it shows changed (a repaint and a layout cost frames)."""
+        if self._drawn.get(widget) != key:
+            self._drawn[widget] = key
+            self.query_one(f"#{widget}", Static).update(content())
+
     def draw(self) -> None:
         """Every panel from the view, the legal actions and the hand's log."""
-        labels, sees = self.labels, self.sees_down_cards
-        self.query_one("#header", Static).update(render.header(self.view, self.hand, labels))
-        panel = (render.banked_panel(self.view, labels, sees_down_cards=sees) if self.banked
-                 else render.circle_panel(self.view, labels, sees_down_cards=sees))
-        self.query_one("#table", Static).update(panel)
-        self.query_one("#due", Static).update(render.due_text(self.view, self.legal, self.hand, labels))
-        self.query_one("#result", Static).update(render.result_text(self.hand, labels, banked=self.banked))
-        self.query_one("#message", Static).update(self.message)
+        labels, sees, view, legal, hand = self.labels, self.sees_down_cards, self.view, self.legal, self.hand
+        detail = view.SerializeToString(deterministic=True)
+        self._update("header", (view.table, view.hand_in_progress, view.hand_number, hand.deck_colour),
+                     lambda: render.header(view, hand, labels))
+        self._update("table", detail, lambda: render.banked_panel(view, labels, sees_down_cards=sees) if self.banked
+                     else render.circle_panel(view, labels, sees_down_cards=sees))
+        due = render.due_text(view, legal, hand, labels)
+        self._update("due", due.plain, lambda: due)
+        result = render.result_text(hand, labels, banked=self.banked)
+        self._update("result", result.plain, lambda: result)
+        self._update("message", self.message, lambda: self.message)
         card = self.query_one("#card", Input)
-        due = self.card_due()
-        card.display = due
-        if due and self.screen is self.screen_stack[0]:
+        card_due = self.card_due()
+        if card.display != card_due:
+            card.display = card_due
+        if card_due and self.screen is self.screen_stack[0] and not card.has_focus:
             card.focus()
-        elif not due and card.has_focus:
+        elif not card_due and card.has_focus:
             self.set_focus(None)
-        self.refresh_bindings()
+        enabled = tuple(bool(self.check_action(action, ())) for _, action, _ in KEYS)
+        if enabled != self._enabled:
+            self._enabled = enabled
+            self.refresh_bindings()
 
     async def refresh_view(self) -> None:
         """Read the table and its legal actions again and redraw (an older answer than the one shown is dropped)."""
@@ -175,6 +193,7 @@ class StationApp(App[None]):
             try:
                 async for response in self.link.watch(self.table_name, seen):
                     seen = response.position
+                    self.received_at = time.perf_counter()
                     self.hand.apply(response.event)
                     self._wake.set()  # a burst (the history at the start) is one read: the redraw coalesces
             except grpc.aio.AioRpcError as error:
@@ -277,14 +296,17 @@ class StationApp(App[None]):
             await self.send(cmd.Command(play=cmd.Play(seat=seat, amount=amount)))
 
     async def action_exchange(self) -> None:
-        seat = self._seat()
-        title = self.labels("cards_title", what=self.labels("exchange"), who=self.labels("box", seat=seat))
+        """The cards a box exchanges (CDP, 0 to 2) or a seat discards (five-card draw 0 to 4, Pineapple 1)."""
+        seat, banked = self._seat(), self.banked
+        who = self.labels("box" if banked else "seat", seat=seat)
+        title = self.labels("cards_title", what=self.labels("exchange"), who=who, most=2 if banked else 4)
 
         async def chosen(cards: object) -> None:
             if isinstance(cards, list):
-                await self.send(cmd.Command(exchange=cmd.Exchange(seat=seat, cards=cards)))
+                await self.send(cmd.Command(exchange=cmd.Exchange(seat=seat, cards=cards)) if banked
+                                else cmd.Command(discard=cmd.Discard(seat=seat, cards=cards)))
 
-        self.push_screen(CardsPrompt(title, 2, self.labels("bad_card", text="{text}")), chosen)
+        self.push_screen(CardsPrompt(title, 2 if banked else 4, self.labels("bad_card", text="{text}")), chosen)
 
     def _box_bet(self, spot: str) -> None:
         low, high = self.hand.limits.get(spot, (1, 1_000_000))

@@ -85,6 +85,7 @@ TEXTS: Mapping[str, tuple[str, str]] = {
     "flop_bet": ("jugar (flop {amount})", "play (flop {amount})"),
     "banked_bet": ("apostar {amount}", "bet {amount}"),
     "exchange": ("cambiar cartas", "exchange cards"),
+    "discard": ("descartar", "discard"),
     "play": ("jugar {amount}", "play {amount}"),
     "bets_open": ("Apuestas abiertas: [e] ante, [o] bonus, [v] no va más",
                   "Bets open: [e] ante, [o] bonus, [v] no more bets"),
@@ -123,8 +124,8 @@ TEXTS: Mapping[str, tuple[str, str]] = {
     "amount_title": ("{what} — importe ({low} a {high})", "{what} — amount ({low} to {high})"),
     "box_amount_title": ("{what} — caja e importe ({low} a {high}), p. ej. «1 {low}»",
                          "{what} — box and amount ({low} to {high}), e.g. \"1 {low}\""),
-    "cards_title": ("{what} — cartas que devuelve {who} (0 a 2), Intro",
-                    "{what} — cards {who} gives back (0 to 2), Enter"),
+    "cards_title": ("{what} — cartas que devuelve {who} (0 a {most}), Intro",
+                    "{what} — cards {who} gives back (0 to {most}), Enter"),
     "bad_card": ("«{text}» no es una carta (rango 2-9 T J Q K A y palo c d h s)",
                  "\"{text}\" is not a card (rank 2-9 T J Q K A and suit c d h s)"),
     "bad_amount": ("el importe va de {low} a {high}", "the amount is {low} to {high}"),
@@ -137,7 +138,7 @@ TEXTS: Mapping[str, tuple[str, str]] = {
     "help_body": (
         "Una tecla por acción; el asiento lo da el turno.\n"
         "  f  no ir          c  pasar / igualar    b  apostar / subir (importe)   a  all-in\n"
-        "  i  apuesta obligada (stud)              s  enseñar    m  tirar\n"
+        "  i  apuesta obligada (stud)    x  descarte (póquer cubierto)    s  enseñar    m  tirar\n"
         "  Intro / d  dar la carta escrita (sin zapato)        n  nueva mano\n"
         "Mesas de banca (Hold'em Bonus, Póquer de Casino):\n"
         "  e  ante de una caja    o  bonus    v  no va más\n"
@@ -146,7 +147,7 @@ TEXTS: Mapping[str, tuple[str, str]] = {
         "Sólo se ofrecen las acciones que el servicio permite ahora.",
         "One key per action; the seat is the one whose turn it is.\n"
         "  f  fold          c  check / call        b  bet / raise (amount)        a  all-in\n"
-        "  i  bring-in (stud)                      s  show       m  muck\n"
+        "  i  bring-in (stud)    x  discard (five-card draw)    s  show       m  muck\n"
         "  Enter / d  deal the typed card (no shoe)            n  new hand\n"
         "Banked tables (Hold'em Bonus, Casino Draw Poker):\n"
         "  e  a box's ante        o  bonus    v  no more bets\n"

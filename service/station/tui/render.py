@@ -31,6 +31,7 @@ BOX_SPOTS = ("ante", "bonus", "flop", "turn", "river", "play")
 CIRCLE_KEYS: Mapping[int, str] = {
     pb.ACTION_KIND_FOLD: "f", pb.ACTION_KIND_CHECK: "c", pb.ACTION_KIND_CALL: "c", pb.ACTION_KIND_BET: "b",
     pb.ACTION_KIND_ALL_IN: "a", pb.ACTION_KIND_BRING_IN: "i", pb.ACTION_KIND_SHOW: "s", pb.ACTION_KIND_MUCK: "m",
+    pb.ACTION_KIND_DISCARD: "x",
 }
 """The key of each circle action (check and call share ``c``: only one of them is ever allowed)."""
 BANKED_KEYS: Mapping[int, str] = {
@@ -208,7 +209,8 @@ def action_label(kind: int, legal: svc.GetLegalActionsResponse, labels: Labels, 
         return labels(verb, low=legal.raise_min, high=legal.raise_max)
     names: dict[int, str] = {pb.ACTION_KIND_FOLD: "fold", pb.ACTION_KIND_CHECK: "check",
                              pb.ACTION_KIND_ALL_IN: "all_in_key", pb.ACTION_KIND_BRING_IN: "bring_in",
-                             pb.ACTION_KIND_SHOW: "show", pb.ACTION_KIND_MUCK: "muck"}
+                             pb.ACTION_KIND_SHOW: "show", pb.ACTION_KIND_MUCK: "muck",
+                             pb.ACTION_KIND_DISCARD: "discard"}
     return labels(names[kind])
 
 

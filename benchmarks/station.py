@@ -1,0 +1,271 @@
+"""The full-screen dealer station (issue 15) driven headless: keys per hand for each game it deals, and the time from
+a command another client makes to the croupier's screen showing it.
+
+A real server runs in its own process (``pokertable serve`` on a temporary SQLite file); the station
+(``service.station.tui.StationApp``) runs under Textual's pilot, and a policy presses the keys a croupier would: ``n``
+a new hand, ``c`` for every check or call (nobody raises), ``s`` at the showdown; at a banked table ``e`` Enter an
+ante per box, ``v`` no va más, ``p`` to play (THB flop bet, CDP play bet), ``c`` to check the turn and river,
+``x`` Enter to stand pat at a CDP exchange. Cards come two ways:
+
+- **typed**: the croupier types each card and Enter (three keys a card), in the order the station says;
+- **shoe**: another client (the table's device station, as the shoe does) deals each card with its read's sequence
+  number; the station shows it live from its Watch stream and takes no key for it.
+
+Latency: each card the "shoe" deals is a command accepted by the server and made by another client; it is measured
+from the moment the shoe sends it (an upper bound on the moment the server accepts it) to the moment the station's
+screen has been repainted with it (Textual's after-refresh callback). The issue's target: p99 under 50 ms.
+
+Run with ``.venv/bin/python -m benchmarks.station [--hands N]`` (or as a script, ``benchmarks/station.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+if not __package__:  # run as a script: benchmarks/ heads sys.path, where service.py and devices.py shadow the packages
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import grpc
+from textual.pilot import Pilot
+
+from benchmarks.service_load import serve
+from service.api import commands_pb2 as cmd
+from service.api import table_service_pb2 as svc
+from service.api import table_service_pb2_grpc as svc_grpc
+from service.api import types_pb2 as pb
+from service.station.tui import StationApp
+
+RANKS, SUITS = "23456789TJQKA", "cdhs"
+PIT = "bench-pit-token-0123456789"
+
+
+@dataclass(frozen=True)
+class Game:
+    """A game the benchmark deals: its table, how it is opened and who sits."""
+
+    code: str
+    table: str
+    request: svc.OpenTableRequest
+    seats: int = 0  # circle: players seated (banked: boxes with an ante)
+    boxes: int = 0
+
+    def tokens(self) -> tuple[str, str]:
+        """The croupier's and the shoe's tokens of this table."""
+        return f"{self.code}-croupier-token-0123456789", f"{self.code}-shoe-token-0123456789"
+
+
+def _circle(code: str, game: pb.Game, **settings: Any) -> Game:
+    settings.setdefault("structure", pb.BETTING_STRUCTURE_NO_LIMIT)
+    return Game(code, f"Mesa {code}", svc.OpenTableRequest(
+        command_id=f"open-{code}", table=f"Mesa {code}", game=game, circle=pb.CircleSettings(**settings)), seats=4)
+
+
+GAMES = (
+    _circle("holdem", pb.GAME_HOLDEM, blinds=[1, 2]),
+    _circle("omaha", pb.GAME_OMAHA, blinds=[1, 2], structure=pb.BETTING_STRUCTURE_POT_LIMIT),
+    _circle("stud7", pb.GAME_STUD7, ante=1, bring_in=1, structure=pb.BETTING_STRUCTURE_FIXED_LIMIT, small_bet=2,
+            big_bet=4),
+    Game("holdem-bonus", "THB 1", svc.OpenTableRequest(command_id="open-thb", table="THB 1",
+                                                       game=pb.GAME_HOLDEM_BONUS,
+                                                       holdem_bonus=pb.HoldemBonusSettings(ante_min=5)), boxes=3),
+    Game("casino-draw", "CDP 1", svc.OpenTableRequest(command_id="open-cdp", table="CDP 1", game=pb.GAME_CASINO_DRAW,
+                                                      casino_draw=pb.CasinoDrawSettings(ante_min=5, ante_max=100)),
+         boxes=3),
+)
+
+
+def config() -> str:
+    """The stations file: the pit, and a croupier and a shoe for each table."""
+    lines = [f'[stations.pit]\ntoken = "{PIT}"\nrole = "pit-boss"\n']
+    for game in GAMES:
+        croupier, shoe = game.tokens()
+        lines.append(f'[stations.{game.code}]\ntoken = "{croupier}"\nrole = "dealer"\ntable = "{game.table}"\n')
+        lines.append(f'[stations.{game.code}-shoe]\ntoken = "{shoe}"\nrole = "device"\ntable = "{game.table}"\n')
+    return "\n".join(lines)
+
+
+@dataclass
+class Count:
+    """Keys pressed over the hands of one game and one way of dealing."""
+
+    hands: int = 0
+    action_keys: int = 0
+    card_keys: int = 0
+    actions: int = 0  # the player's (box's) decisions taken
+    latencies: list[float] = field(default_factory=list)
+    """From the shoe's command sent to the screen repainted with it."""
+    stream: list[float] = field(default_factory=list)
+    """From the shoe's command sent to its event on the station's Watch stream (the rest: the re-read and repaint)."""
+
+    def line(self, name: str) -> str:
+        keys = self.action_keys + self.card_keys
+        per_action = self.action_keys / self.actions if self.actions else 0.0
+        return (f"  {name:<28} {keys / self.hands:6.1f} keys/hand  ({self.action_keys / self.hands:5.1f} for actions,"
+                f" {self.card_keys / self.hands:5.1f} for cards; {per_action:4.2f} keys per player action)")
+
+
+class Shoe:
+    """The table's device station dealing cards (another client than the croupier's station)."""
+
+    def __init__(self, port: int, token: str, table: str) -> None:
+        self.channel = grpc.insecure_channel(f"127.0.0.1:{port}")
+        self.stub = svc_grpc.TableServiceStub(self.channel)  # type: ignore[no-untyped-call]
+        self.metadata = (("authorization", f"Bearer {token}"),)
+        self.table, self.sequence = table, 0
+
+    def deal(self, card: str) -> float:
+        """Deal one card; the moment it was sent."""
+        self.sequence += 1
+        sent = time.perf_counter()
+        self.stub.Act(svc.ActRequest(command_id=f"shoe-{self.table}-{self.sequence}", table=self.table,
+                                     command=cmd.Command(deal=cmd.Deal(card=card, source=pb.CARD_SOURCE_SHOE,
+                                                                       sequence=self.sequence))),
+                      metadata=self.metadata, timeout=10)
+        return sent
+
+
+def decision(app: StationApp) -> tuple[str, ...]:
+    """The keys of the decision due now, as the benchmark's croupier takes it (nobody raises)."""
+    allowed = set(app.legal.allowed)
+    if app.banked:
+        stage = app.view.banked.stage
+        if stage == pb.BANKED_STAGE_EXCHANGE:
+            return ("x", "enter")
+        return ("c",) if stage in (pb.BANKED_STAGE_TURN, pb.BANKED_STAGE_RIVER) else ("p",)
+    if pb.ACTION_KIND_SHOW in allowed:
+        return ("s",)
+    if pb.ACTION_KIND_BRING_IN in allowed and pb.ACTION_KIND_CALL not in allowed:
+        return ("i",)
+    if pb.ACTION_KIND_DISCARD in allowed:
+        return ("x", "enter")
+    return ("c",)
+
+
+async def until(pilot: Pilot[None], ready: Callable[[], bool], timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not ready():
+        if time.monotonic() > deadline:
+            raise RuntimeError("the station did not show the change in time")
+        await asyncio.sleep(0.001)
+
+
+async def press(pilot: Pilot[None], app: StationApp, keys: tuple[str, ...]) -> None:
+    """Press keys and wait until the screen shows what they did."""
+    before = app.shown_position
+    await pilot.press(*keys)
+    await until(pilot, lambda: app.shown_position > before and app.settled)
+
+
+async def play_hand(pilot: Pilot[None], app: StationApp, game: Game, shoe: Shoe | None, *, count: Count,
+                    stock: list[str]) -> None:
+    """One hand from ``n`` to the last payment."""
+    await press(pilot, app, ("n",))
+    count.action_keys += 1
+    while app.view.hand_in_progress:
+        if app.card_due():
+            card = stock.pop()
+            if shoe is None:
+                await press(pilot, app, (*card.lower(), "enter"))
+                count.card_keys += 3
+            else:
+                before = app.shown_position
+                sent = await asyncio.get_running_loop().run_in_executor(None, shoe.deal, card)
+                await until(pilot, lambda before=before: app.shown_position > before)  # type: ignore[misc]
+                count.latencies.append(app.shown_at - sent)
+                count.stream.append(app.received_at - sent)
+                await until(pilot, lambda: app.settled)
+        elif app.banked and app.view.banked.stage == pb.BANKED_STAGE_BETTING:
+            for _ in range(game.boxes):
+                await press(pilot, app, ("e", "enter"))
+            await press(pilot, app, ("v",))
+            count.action_keys += 2 * game.boxes + 1
+        elif app.legal.HasField("seat"):
+            keys = decision(app)
+            await press(pilot, app, keys)
+            count.action_keys += len(keys)
+            count.actions += 1
+        else:
+            raise RuntimeError(f"nothing to do at {app.view}")
+    count.hands += 1
+
+
+async def run_game(port: int, game: Game, hands: int, *, with_shoe: bool, seed: int) -> Count:
+    croupier, shoe_token = game.tokens()
+    app = StationApp(f"127.0.0.1:{port}", croupier, game.table, lang="en")
+    shoe = Shoe(port, shoe_token, game.table) if with_shoe else None
+    count = Count()
+    rng = random.Random(seed)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: bool(app.view.table) and app.settled)
+        for _ in range(hands):
+            stock = [rank + suit for rank in RANKS for suit in SUITS]
+            rng.shuffle(stock)
+            await play_hand(pilot, app, game, shoe, count=count, stock=stock)
+    return count
+
+
+def open_tables(port: int) -> None:
+    channel = grpc.insecure_channel(f"127.0.0.1:{port}")
+    stub = svc_grpc.TableServiceStub(channel)  # type: ignore[no-untyped-call]
+    metadata = (("authorization", f"Bearer {PIT}"),)
+    for game in GAMES:
+        stub.OpenTable(game.request, metadata=metadata, timeout=10)
+        for number in range(1, game.seats + 1):
+            stub.SeatPlayer(svc.SeatPlayerRequest(command_id=f"seat-{game.code}-{number}", table=game.table,
+                                                  seat=number, chips=10_000), metadata=metadata, timeout=10)
+    channel.close()
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * fraction))] * 1000
+
+
+async def measure(port: int, hands: int, games: list[Game]) -> None:
+    """Every game, typed and from the shoe, in one event loop (the station's channels live on it)."""
+    latencies: list[float] = []
+    stream: list[float] = []
+    print(f"keys per hand, {hands} hands of each game (four players, nobody raises; banked: three boxes)")
+    for game in games:
+        for with_shoe in (False, True):
+            count = await run_game(port, game, hands, with_shoe=with_shoe, seed=len(latencies))
+            print(count.line(f"{game.code} ({'shoe' if with_shoe else 'typed cards'})"), flush=True)
+            latencies.extend(count.latencies)
+            stream.extend(count.stream)
+    print(f"event-to-screen latency, {len(latencies)} cards dealt by the shoe's client (sent -> repainted): "
+          f"p50 {percentile(latencies, 0.5):.1f} ms  p99 {percentile(latencies, 0.99):.1f} ms  "
+          f"max {max(latencies) * 1000:.1f} ms  (target: p99 < 50 ms)")
+    print(f"  of which sent -> on the station's Watch stream: p50 {percentile(stream, 0.5):.1f} ms  "
+          f"p99 {percentile(stream, 0.99):.1f} ms")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--hands", type=int, default=5, help="hands of each game, each way of dealing")
+    parser.add_argument("--game", action="append", choices=[game.code for game in GAMES],
+                        help="only these games (default: all)")
+    args = parser.parse_args()
+    games = [game for game in GAMES if not args.game or game.code in args.game]
+    with tempfile.TemporaryDirectory() as tmp:
+        stations = Path(tmp) / "stations.toml"
+        stations.write_text(config(), encoding="utf-8")
+        process, port = serve(f"sqlite:///{Path(tmp) / 'tables.db'}", stations)
+        try:
+            open_tables(port)
+            asyncio.run(measure(port, args.hands, games))
+        finally:
+            process.terminate()
+            process.wait(timeout=10)
+
+
+if __name__ == "__main__":
+    main()
