@@ -3,42 +3,31 @@ sole writer) and PostgreSQL underneath."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-import threading
 import tomllib
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import grpc
 import pokerkit
 import pytest
 from google.protobuf.timestamp_pb2 import Timestamp
-from grpc_health.v1 import health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from service.api import commands_pb2 as cmd
 from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
-from service.app.application import PokerTables
-from service.bootstrap import open_store
-from service.grpc.server import WATCH_PAGE, create_server, stop
+from service.grpc.server import WATCH_PAGE
 from tests import grpc_support
 from tests.grpc_support import (
-    STATIONS,
     TOKENS,
     Client,
     act,
     deal,
-    open_banked,
     open_circle,
     rule_of,
     seat,
     start,
     violations,
 )
-from tests.test_application import postgres_store
 
 port = grpc_support.port
 
@@ -339,214 +328,3 @@ def test_a_hand_is_exported_as_json_and_phh_as_the_caller_may_see_it(port: int) 
     with pytest.raises(grpc.RpcError) as refused:
         pit.ExportHand(svc.ExportHandRequest(table="Mesa 2", hand_number=1, format=pb.EXPORT_FORMAT_PHH))
     assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION and "PHH" in (refused.value.details() or "")
-
-
-def reflected_services(channel: grpc.Channel, version: str) -> set[str]:
-    """The services a real reflection client lists, over ``grpc.reflection.<version>`` (the same messages)."""
-    method = channel.stream_stream(f"/grpc.reflection.{version}.ServerReflection/ServerReflectionInfo",
-                                   request_serializer=reflection_pb2.ServerReflectionRequest.SerializeToString,
-                                   response_deserializer=reflection_pb2.ServerReflectionResponse.FromString)
-    responses = method(iter([reflection_pb2.ServerReflectionRequest(list_services="")]), timeout=5)
-    return {s.name for r in responses for s in r.list_services_response.service}
-
-
-def test_reflection_answers_as_v1_and_v1alpha(port: int) -> None:
-    channel = grpc.insecure_channel(f"127.0.0.1:{port}")
-    stub = reflection_pb2_grpc.ServerReflectionStub(channel)
-    requests = iter([reflection_pb2.ServerReflectionRequest(list_services="")])
-    alpha = {s.name for r in stub.ServerReflectionInfo(requests, timeout=5)  # type: ignore[operator]
-             for s in r.list_services_response.service}
-    assert reflected_services(channel, "v1alpha") == alpha
-    v1 = reflected_services(channel, "v1")
-    assert {"pokertable.v1.TableService", "grpc.health.v1.Health", "grpc.reflection.v1.ServerReflection",
-            "grpc.reflection.v1alpha.ServerReflection"} <= v1 == alpha
-    method = channel.stream_stream("/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
-                                   request_serializer=reflection_pb2.ServerReflectionRequest.SerializeToString,
-                                   response_deserializer=reflection_pb2.ServerReflectionResponse.FromString)
-    for symbol in ("pokertable.v1.TableService", "grpc.reflection.v1.ServerReflection"):
-        described = list(method(iter([reflection_pb2.ServerReflectionRequest(file_containing_symbol=symbol)]),
-                                timeout=5))
-        assert described[0].file_descriptor_response.file_descriptor_proto, symbol
-
-
-@pytest.fixture
-def waiting_server(tmp_path: Path) -> Iterator[tuple[int, threading.Event, asyncio.AbstractEventLoop, Any]]:
-    """A server whose readiness waits for a gate the test opens (the store has answered; one more check waits)."""
-    store = open_store(f"sqlite:///{tmp_path / 'tables.db'}", writer=True)
-    gate = threading.Event()
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_forever, daemon=True)
-    thread.start()
-    server, bound = asyncio.run_coroutine_threadsafe(create_server(
-        store.app, STATIONS, ready_check=lambda: gate.wait(10)), loop).result(timeout=30)
-    try:
-        yield bound, gate, loop, server
-    finally:
-        gate.set()
-        asyncio.run_coroutine_threadsafe(stop(server, 0), loop).result(timeout=10)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(timeout=5)
-        store.close()
-
-
-def test_health_says_serving_only_when_ready_and_not_serving_while_stopping(
-        waiting_server: tuple[int, threading.Event, asyncio.AbstractEventLoop, Any]) -> None:
-    bound, gate, loop, server = waiting_server
-    health = health_pb2_grpc.HealthStub(grpc.insecure_channel(f"127.0.0.1:{bound}"))
-    request = health_pb2.HealthCheckRequest(service="pokertable.v1.TableService")
-    assert health.Check(request, timeout=5).status == health_pb2.HealthCheckResponse.NOT_SERVING  # type: ignore[attr-defined]
-    watch = health.Watch(request, timeout=30)  # type: ignore[attr-defined]
-    assert next(watch).status == health_pb2.HealthCheckResponse.NOT_SERVING
-    gate.set()
-    assert next(watch).status == health_pb2.HealthCheckResponse.SERVING
-    everything = health.Check(health_pb2.HealthCheckRequest(service=""), timeout=5)  # type: ignore[attr-defined]
-    assert everything.status == health_pb2.HealthCheckResponse.SERVING
-    stopping = asyncio.run_coroutine_threadsafe(stop(server, 5), loop)
-    assert next(watch).status == health_pb2.HealthCheckResponse.NOT_SERVING
-    watch.cancel()
-    stopping.result(timeout=10)
-
-
-def test_health_checking_answers_serving_on_each_store(port: int) -> None:
-    health = health_pb2_grpc.HealthStub(grpc.insecure_channel(f"127.0.0.1:{port}"))
-    watch = health.Watch(health_pb2.HealthCheckRequest(service="pokertable.v1.TableService"),  # type: ignore[attr-defined]
-                         timeout=60)
-    assert next(s for s in watch if s.status == health_pb2.HealthCheckResponse.SERVING)
-    watch.cancel()
-
-
-def test_two_instances_on_one_postgres_never_both_apply_conflicting_commands() -> None:
-    """Both instances race to seat a player in the same seat, many times: exactly one applies each time; the loser
-    gets ABORTED (retryable) or FAILED_PRECONDITION (it saw the winner's change), and nothing else changes."""
-    env = postgres_store()
-    loops, servers, ports = [], [], []
-    for _ in range(2):
-        loop = asyncio.new_event_loop()
-        threading.Thread(target=loop.run_forever, daemon=True).start()
-        server, bound = asyncio.run_coroutine_threadsafe(create_server(PokerTables(env=env), STATIONS), loop).result()
-        loops.append(loop)
-        servers.append(server)
-        ports.append(bound)
-    try:
-        pit, first, second = Client(ports[0], TOKENS["pit"]), Client(ports[0], TOKENS["dealer"]), \
-            Client(ports[1], TOKENS["dealer"])
-        open_circle(pit, "Mesa 1", blinds=[1, 2])
-        codes: list[grpc.StatusCode] = []
-        for number in range(1, 11):
-            barrier = threading.Barrier(2)
-            outcomes: list[grpc.StatusCode] = []
-
-            def race(client: Client, tag: str, number: int = number, barrier: threading.Barrier = barrier,
-                     outcomes: list[grpc.StatusCode] = outcomes) -> None:
-                barrier.wait()
-                try:
-                    client.SeatPlayer(svc.SeatPlayerRequest(command_id=f"{tag}-{number}", table="Mesa 1", seat=number,
-                                                            chips=100 if tag == "a" else 200))
-                    outcomes.append(grpc.StatusCode.OK)
-                except grpc.RpcError as error:
-                    outcomes.append(error.code())
-
-            threads = [threading.Thread(target=race, args=(c, t)) for c, t in ((first, "a"), (second, "b"))]
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                thread.join()
-            assert outcomes.count(grpc.StatusCode.OK) == 1, outcomes
-            codes.extend(code for code in outcomes if code != grpc.StatusCode.OK)
-        assert set(codes) <= {grpc.StatusCode.ABORTED, grpc.StatusCode.FAILED_PRECONDITION}
-        assert sorted(get_table(first).circle.stacks) == list(range(1, 11))
-    finally:
-        for loop, server in zip(loops, servers, strict=True):
-            asyncio.run_coroutine_threadsafe(stop(server, 0), loop).result()
-            loop.call_soon_threadsafe(loop.stop)
-
-
-def test_a_texas_holdem_bonus_hand_over_the_api_with_the_directors_approval(port: int) -> None:
-    pit, dealer, director = Client(port, TOKENS["pit"]), Client(port, TOKENS["thb"]), Client(port, TOKENS["director"])
-    open_banked(pit, "THB 1", pb.GAME_HOLDEM_BONUS, ante_min=5)
-    started = start(dealer, "THB 1", pb.DECK_COLOUR_RED).result
-    assert started.hand_number == 1
-    act(dealer, "THB 1", ante=cmd.Ante(seat=1, amount=10))
-    act(dealer, "THB 1", bonus=cmd.Bonus(seat=1, amount=2))
-    act(dealer, "THB 1", ante=cmd.Ante(seat=3, amount=20))
-    act(dealer, "THB 1", close_bets=cmd.CloseBets())
-    deal(dealer, "THB 1", "As 9c Ac Ad 2d Ah")  # boxes 1 and 3, dealer left, boxes 1 and 3, dealer right
-    view = get_table(dealer, "THB 1")
-    assert view.family == pb.GAME_FAMILY_BANKED and view.game == pb.GAME_HOLDEM_BONUS
-    assert list(view.banked.dealer_cards) == ["??", "??"]  # the dealer's cards stay hidden from the croupier's screen
-    assert [(b.seat, list(b.cards)) for b in view.banked.boxes] == [(1, ["As", "Ad"]), (3, ["9c", "2d"])]
-    assert view.banked.stage == pb.BANKED_STAGE_PREFLOP and view.banked.to_decide == 1
-    legal = dealer.GetLegalActions(svc.GetLegalActionsRequest(table="THB 1"))
-    assert legal.seat == 1 and list(legal.allowed) == [pb.ACTION_KIND_FOLD, pb.ACTION_KIND_FLOP_BET]
-    assert legal.bet == 20
-    act(dealer, "THB 1", flop_bet=cmd.FlopBet(seat=1, amount=20))
-    act(dealer, "THB 1", fold=cmd.Fold(seat=3))
-    deal(dealer, "THB 1", "3s Kh 7h 8s")
-    act(dealer, "THB 1", check=cmd.Check(seat=1))
-    deal(dealer, "THB 1", "4s 5c")
-    act(dealer, "THB 1", check=cmd.Check(seat=1))
-    reply = deal(dealer, "THB 1", "6d Jc")
-    assert reply is not None and not reply.result.hand_complete  # the 1000:1 waits for the games director (R-THB-10)
-    legal = director.GetLegalActions(svc.GetLegalActionsRequest(table="THB 1"))
-    assert legal.seat == 1 and list(legal.allowed) == [pb.ACTION_KIND_APPROVE_BONUS, pb.ACTION_KIND_REFUSE_BONUS]
-    with pytest.raises(grpc.RpcError) as error:
-        act(dealer, "THB 1", approve_bonus=cmd.ApproveBonus(seat=1))
-    assert error.value.code() == grpc.StatusCode.PERMISSION_DENIED and rule_of(error.value) == "R-THB-10"
-    reply = act(director, "THB 1", command_id="approve-1", approve_bonus=cmd.ApproveBonus(seat=1))
-    assert reply.result.hand_complete and reply.result.hand_number == 1
-    view = get_table(dealer, "THB 1")
-    assert view.hands_started == 1 and not view.hand_in_progress
-    assert view.banked.bank_result == -(2000 + 0 + 0) + 20  # bonus 1000:1 on 2; box 1 ties the dealer's aces
-    summary = pit.SearchHands(svc.SearchHandsRequest(table="THB 1", outcome=pb.HAND_OUTCOME_SETTLED)).hands
-    assert [(h.number, list(h.seats)) for h in summary] == [(1, [1, 3])]
-
-
-def test_a_casino_draw_hand_over_the_api(port: int) -> None:
-    pit, dealer = Client(port, TOKENS["pit"]), Client(port, TOKENS["thb"])
-    open_banked(pit, "THB 1", pb.GAME_CASINO_DRAW, ante_min=5, ante_max=100)
-    start(dealer, "THB 1")
-    act(dealer, "THB 1", ante=cmd.Ante(seat=2, amount=10))
-    act(dealer, "THB 1", close_bets=cmd.CloseBets())
-    deal(dealer, "THB 1", "Ac Ad As 3s 9c 8c 8d Kh 9s 2s")
-    act(dealer, "THB 1", exchange=cmd.Exchange(seat=2, cards=["3s", "9c"]))
-    deal(dealer, "THB 1", "Ah 2c")
-    legal = dealer.GetLegalActions(svc.GetLegalActionsRequest(table="THB 1"))
-    assert legal.seat == 2 and set(legal.allowed) == {pb.ACTION_KIND_PLAY, pb.ACTION_KIND_FOLD} and legal.bet == 20
-    reply = act(dealer, "THB 1", play=cmd.Play(seat=2, amount=20))
-    assert reply.result.hand_complete
-    assert get_table(dealer, "THB 1").banked.bank_result == -(10 + 20 * 20)  # four aces 20:1
-    with pytest.raises(grpc.RpcError) as refused:
-        act(dealer, "THB 1", bring_in=cmd.BringIn(seat=2))
-    assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
-
-
-def test_the_pit_configures_corrects_and_closes_a_table_between_hands(port: int) -> None:
-    pit, dealer = Client(port, TOKENS["pit"]), Client(port, TOKENS["dealer"])
-    open_table(pit, dealer)
-    bigger = pb.CircleSettings(structure=pb.BETTING_STRUCTURE_NO_LIMIT, blinds=[5, 10], no_burns=True)
-    with pytest.raises(grpc.RpcError) as error:
-        dealer.ConfigureTable(svc.ConfigureTableRequest(command_id=dealer.next_id(), table="Mesa 1", settings=bigger))
-    assert error.value.code() == grpc.StatusCode.PERMISSION_DENIED
-    open_banked(pit, "THB 1", pb.GAME_HOLDEM_BONUS)
-    with pytest.raises(grpc.RpcError) as error:  # R-CIRC-5: a table's game and its kind of settings never change
-        pit.ConfigureTable(svc.ConfigureTableRequest(command_id=pit.next_id(), table="THB 1", settings=bigger))
-    assert error.value.code() == grpc.StatusCode.FAILED_PRECONDITION and rule_of(error.value) == "R-CIRC-5"
-    fixed = pb.CircleSettings(structure=pb.BETTING_STRUCTURE_FIXED_LIMIT, blinds=[5, 10])
-    with pytest.raises(grpc.RpcError) as error:  # the table's game stays; its settings must suit it
-        pit.ConfigureTable(svc.ConfigureTableRequest(command_id=pit.next_id(), table="Mesa 1", settings=fixed))
-    assert error.value.code() == grpc.StatusCode.INVALID_ARGUMENT and violations(error.value) == ["settings.small_bet"]
-    pit.ConfigureTable(svc.ConfigureTableRequest(command_id=pit.next_id(), table="Mesa 1", settings=bigger))
-    pit.CorrectStack(svc.CorrectStackRequest(command_id=pit.next_id(), table="Mesa 1", seat=2, chips=150,
-                                             reason="chips miscounted at the buy-in"))
-    start(dealer, "Mesa 1")
-    view = get_table(dealer)
-    assert view.circle.pot == 15 and {p.seat: p.stack + p.put_in for p in view.circle.players}[2] == 150
-    with pytest.raises(grpc.RpcError) as error:
-        pit.CloseTable(svc.CloseTableRequest(command_id=pit.next_id(), table="Mesa 1"))
-    assert error.value.code() == grpc.StatusCode.FAILED_PRECONDITION  # not during a hand
-    act(pit, "Mesa 1", void=cmd.Void(rule="R-DECK-1", reason="a card missing from the deck"))
-    pit.CloseTable(svc.CloseTableRequest(command_id=pit.next_id(), table="Mesa 1"))
-    assert get_table(dealer).circle.closed
-    with pytest.raises(grpc.RpcError) as error:
-        start(dealer, "Mesa 1")
-    assert error.value.code() == grpc.StatusCode.FAILED_PRECONDITION
