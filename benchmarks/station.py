@@ -98,19 +98,23 @@ class Count:
     """Keys pressed over the hands of one game and one way of dealing."""
 
     hands: int = 0
-    action_keys: int = 0
+    start_keys: int = 0  # n
+    bet_keys: int = 0  # banked: antes and no va más
+    decision_keys: int = 0  # the players' (boxes') decisions
     card_keys: int = 0
-    actions: int = 0  # the player's (box's) decisions taken
+    decisions: int = 0
     latencies: list[float] = field(default_factory=list)
     """From the shoe's command sent to the screen repainted with it."""
     stream: list[float] = field(default_factory=list)
     """From the shoe's command sent to its event on the station's Watch stream (the rest: the re-read and repaint)."""
 
     def line(self, name: str) -> str:
-        keys = self.action_keys + self.card_keys
-        per_action = self.action_keys / self.actions if self.actions else 0.0
-        return (f"  {name:<28} {keys / self.hands:6.1f} keys/hand  ({self.action_keys / self.hands:5.1f} for actions,"
-                f" {self.card_keys / self.hands:5.1f} for cards; {per_action:4.2f} keys per player action)")
+        keys = self.start_keys + self.bet_keys + self.decision_keys + self.card_keys
+        per = self.decision_keys / self.decisions if self.decisions else 0.0
+        hands = self.hands
+        return (f"  {name:<27} {keys / hands:6.1f} keys/hand: start {self.start_keys / hands:.0f}, bets "
+                f"{self.bet_keys / hands:.0f}, decisions {self.decision_keys / hands:4.1f} for "
+                f"{self.decisions / hands:4.1f} ({per:4.2f} a decision), cards {self.card_keys / hands:4.1f}")
 
 
 class Shoe:
@@ -169,7 +173,7 @@ async def play_hand(pilot: Pilot[None], app: StationApp, game: Game, shoe: Shoe 
                     stock: list[str]) -> None:
     """One hand from ``n`` to the last payment."""
     await press(pilot, app, ("n",))
-    count.action_keys += 1
+    count.start_keys += 1
     while app.view.hand_in_progress:
         if app.card_due():
             card = stock.pop()
@@ -187,12 +191,12 @@ async def play_hand(pilot: Pilot[None], app: StationApp, game: Game, shoe: Shoe 
             for _ in range(game.boxes):
                 await press(pilot, app, ("e", "enter"))
             await press(pilot, app, ("v",))
-            count.action_keys += 2 * game.boxes + 1
+            count.bet_keys += 2 * game.boxes + 1
         elif app.legal.HasField("seat"):
             keys = decision(app)
             await press(pilot, app, keys)
-            count.action_keys += len(keys)
-            count.actions += 1
+            count.decision_keys += len(keys)
+            count.decisions += 1
         else:
             raise RuntimeError(f"nothing to do at {app.view}")
     count.hands += 1

@@ -256,3 +256,81 @@ def test_table_screen_snapshot(port: int, lang: str) -> None:
         assert text + "\n" == expected, text
 
     run(station(port, TOKENS["dealer"], "Mesa 1", lang=lang), body)
+
+
+@SQLITE
+def test_pending_bonus_approval_then_the_directors_decision(port: int) -> None:
+    """R-THB-10: box 1's aces against the croupier's aces win the 1000:1 bonus; the croupier's station shows the
+    payment PENDING the games director's approval and, once the director approves it from his own station, the
+    settlement (the station follows every event, whoever caused it)."""
+    pit = Client(port, TOKENS["pit"])  # kept alive beside the director's: a client's command ids come from its id()
+    open_banked(pit, "THB 1", pb.GAME_HOLDEM_BONUS, ante_min=5)
+    director = Client(port, TOKENS["director"])
+    # box 1, dealer left, box 1, dealer right; the board
+    cards = ["As", "Ad", "Ah", "Ac", "2c", "3d", "7h", "9s", "4c", "Jd", "5h", "Kc"]
+
+    async def body(pilot: Pilot[None], app: StationApp) -> None:
+        async def step(*keys: str, what: str) -> None:
+            before = app.shown_position
+            await pilot.press(*keys)
+            await until(pilot, lambda: app.shown_position > before and app.settled, what)
+
+        await step("n", what="the hand started")
+        await step("e", "enter", what="box 1's ante")
+        await step("o", "enter", what="box 1's bonus")
+        await step("v", what="no more bets")
+        while app.view.banked.stage not in (pb.BANKED_STAGE_APPROVAL, pb.BANKED_STAGE_COMPLETE):
+            if app.card_due():
+                card = cards.pop(0)
+                await step(*card.lower(), "enter", what=f"{card} dealt")
+            else:
+                keys = ("p",) if app.view.banked.stage == pb.BANKED_STAGE_PREFLOP else ("c",)
+                await step(*keys, what="box 1 decides")
+        text = app.screen_text()
+        assert app.view.banked.stage == pb.BANKED_STAGE_APPROVAL, text
+        assert "PENDING: the games director approves the 1000:1 payment (box 1)" in text, text
+        assert not any(key in text for key in ("[p]", "[c]", "[f]")), text  # nothing for the croupier to key
+        await asyncio.get_running_loop().run_in_executor(
+            None, lambda: grpc_support.act(director, "THB 1", approve_bonus=cmd.ApproveBonus(seat=1)))
+        await until(pilot, lambda: app.hand.bank_result is not None and app.settled,
+                    "the director's approval on the screen")
+        text = app.screen_text()
+        assert "PENDING" not in text and "bonus +1000" in text and "bonus aces_vs_dealer_aces" in text, text
+
+    run(station(port, TOKENS["thb"], "THB 1"), body)
+
+
+@SQLITE
+def test_help_palette_and_what_is_refused_before_sending(port: int) -> None:
+    """? shows the help (Spanish by default), the command palette offers the actions allowed now; a raise outside
+    the legal range stays in its dialog with the reason, and a typed string that is not a card is never sent."""
+    open_holdem(port)
+
+    async def body(pilot: Pilot[None], app: StationApp) -> None:
+        await pilot.press("question_mark")
+        await until(pilot, lambda: "Ayuda del puesto de croupier" in app.screen_text(), "the help")
+        await pilot.press("escape")
+        await until(pilot, lambda: "Ayuda" not in app.screen_text(), "the help closed")
+        before = app.shown_position
+        await pilot.press("n")
+        await until(pilot, lambda: app.shown_position > before and app.card_due(), "the hand started")
+        position = app.view.position
+        await pilot.press("z", "z", "enter")
+        await until(pilot, lambda: "«zz» no es una carta" in app.screen_text(), "the refused card")
+        assert app.view.position == position and app.card_due()
+        for card in HOLDEM.split():
+            before = app.shown_position
+            await pilot.press(*card.lower(), "enter")
+            await until(pilot, lambda before=before: app.shown_position > before, f"{card} dealt")  # type: ignore[misc]
+        await until(pilot, lambda: app.legal.seat == 4 and app.settled, "seat 4 to act")
+        await pilot.press("ctrl+p")
+        await until(pilot, lambda: "no ir" in app.screen_text() and "pasar/igualar" in app.screen_text(),
+                    "the palette's actions")
+        await pilot.press("escape")
+        await pilot.press("b", "9", "9", "9", "enter")  # prefilled 4: 4999 is more than the stack
+        await until(pilot, lambda: "el importe va de 4 a 100" in app.screen_text(), "the refused amount")
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is app.screen_stack[0], "the dialog closed")
+        assert app.legal.seat == 4 and app.view.position >= position
+
+    run(station(port, TOKENS["dealer"], "Mesa 1", lang="es"), body)

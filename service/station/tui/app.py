@@ -11,6 +11,7 @@ and a typed card is checked as a card code before it is sent.  The croupier's sc
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import time
 from collections.abc import Callable, Iterable
@@ -20,6 +21,7 @@ import grpc
 from rich.console import Console, RenderableType
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 
@@ -96,7 +98,9 @@ class StationApp(App[None]):
         yield Static(id="header")
         yield Static(id="table")
         yield Static(id="due")
-        yield Input(placeholder=self.labels("card_prompt"), id="card")
+        card = Input(placeholder=self.labels("card_prompt"), id="card")
+        card.display = card.can_focus = False
+        yield card
         yield Static(id="result")
         yield Static(id="message")
         yield Footer()
@@ -109,6 +113,7 @@ class StationApp(App[None]):
     async def on_mount(self) -> None:
         self._link = Link(self.address, self.token, self.credentials)
         await self.refresh_view()
+        self.call_after_refresh(self.refresh_bindings)  # the footer, mounted meanwhile, shows the allowed keys
         self.run_worker(self._follow(), name="watch", exclusive=False)
         self.run_worker(self._redraw_on_wake(), name="redraw", exclusive=False)
 
@@ -148,6 +153,7 @@ class StationApp(App[None]):
         card_due = self.card_due()
         if card.display != card_due:
             card.display = card_due
+            card.can_focus = card_due  # a hidden field never gets the focus back (after a dialog) to eat the keys
         if card_due and self.screen is self.screen_stack[0] and not card.has_focus:
             card.focus()
         elif not card_due and card.has_focus:
@@ -162,16 +168,24 @@ class StationApp(App[None]):
         try:
             view, legal = await asyncio.gather(self.link.table(self.table_name), self.link.legal(self.table_name))
         except grpc.aio.AioRpcError as error:
-            self.message = self.labels("unavailable", message=refusal(error)[1])
-            self.query_one("#message", Static).update(self.message)
+            self._say(self.labels("unavailable", message=refusal(error)[1]))
             return
         if view.position < self.view.position:
             return
         self.view, self.legal = view, legal
         self.position = max(self.position, view.position)
-        self.draw()
+        try:
+            self.draw()
+        except NoMatches:  # the station is closing: its panels are gone
+            return
         shown = self.position
         self.call_after_refresh(self._shown, shown)
+
+    def _say(self, message: str) -> None:
+        """A line for the croupier (a refusal, a lost connection) until the next command succeeds."""
+        self.message = message
+        with contextlib.suppress(NoMatches):
+            self._update("message", message, lambda: message)
 
     def screen_text(self) -> str:
         """The screen as plain text, as the croupier sees it (snapshots; the SVG is ``export_screenshot``)."""
@@ -199,8 +213,7 @@ class StationApp(App[None]):
             except grpc.aio.AioRpcError as error:
                 if error.code() == grpc.StatusCode.CANCELLED:
                     return
-                self.message = self.labels("unavailable", message=refusal(error)[1])
-                self.query_one("#message", Static).update(self.message)
+                self._say(self.labels("unavailable", message=refusal(error)[1]))
                 await asyncio.sleep(1.0)
 
     async def _redraw_on_wake(self) -> None:
@@ -348,8 +361,7 @@ class StationApp(App[None]):
         self.query_one("#card", Input).value = ""
         code = card_code(typed)
         if code is None:
-            self.message = self.labels("bad_card", text=typed.strip())
-            self.query_one("#message", Static).update(self.message)
+            self._say(self.labels("bad_card", text=typed.strip()))
             return
         await self.send(cmd.Command(deal=cmd.Deal(card=code, source=pb.CARD_SOURCE_CROUPIER)))
 
