@@ -251,6 +251,21 @@ _PHH_ACTIONS = {"Folded": "f", "Checked": "cc", "Called": "cc", "BringInPosted":
 _STREET_ENDS = (3, 4, 5)  # the flop, the turn and the river: one "d db" each
 
 
+_BETTING_EVENTS = ("Folded", "Checked", "Called", "BetOrRaised", "BringInPosted")
+
+
+def _as_played(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A hand's events without the betting actions a correction replaced (R-AUD-1): each approved correction
+    drops the betting event before it (the hand's last action when it was asked); its replacement follows it."""
+    played: list[dict[str, Any]] = []
+    for event in events:
+        if event["event"].rsplit(".", 1)[-1] == "CorrectionApproved":
+            wrong = max(i for i, e in enumerate(played) if e["event"].rsplit(".", 1)[-1] in _BETTING_EVENTS)
+            del played[wrong]
+        played.append(event)
+    return played
+
+
 def _phh_actions(events: list[dict[str, Any]], seats: list[int], stud: bool) -> list[str]:
     """PHH actions of a hand.  In stud, players all in may show before their last cards: PHH (and pokerkit) shows
     at the end, every card of the hand, so the shows are moved after the last deal with all the player's cards."""
@@ -266,7 +281,7 @@ def _phh_actions(events: list[dict[str, Any]], seats: list[int], stud: bool) -> 
         actions.extend(f"d dh {player[seat]} {''.join(hole[seat])}" for seat in seats if hole.get(seat))
         hole.clear()
 
-    for event in events:
+    for event in _as_played(events):
         name, data = event["event"].rsplit(".", 1)[-1], event["data"]
         if name == "CardDealt" and data["kind"] == "hole":
             if stud and hole.get(data["seat"]) and len(every.get(data["seat"], [])) >= 3:

@@ -1,7 +1,7 @@
 """The table record both families share (issue 14): what every table of the house keeps and checks, whatever it
 deals — its hands' numbers and the hand in progress, the deck of each hand (R-DECK-2: the red and blue decks
-alternate once an automatic shuffler reported; R-CARD-2: the deck's size), its devices' reports (R-DECK-3) and the
-reconstructions asked of its hands (R-THB-13, R-AUD-1).
+alternate once an automatic shuffler reported; R-CARD-2: the deck's size), its devices' reports (R-DECK-3), the
+reconstructions asked of its hands (R-THB-13, R-AUD-1) and the dealer signed in (R-AUD-1).
 
 :class:`TableRecord` is mixed into both table aggregates, :class:`domain.circle.table.Table` (seats, stacks, button)
 and :class:`domain.banked.table.BankedTable` (boxes against the house). Each aggregate keeps its own event classes, so
@@ -36,6 +36,9 @@ from domain.device_reports import DeckAlternationError, DeviceReport, alternatio
 from domain.errors import RuleError
 from domain.reconstruction_requests import request_problem
 
+MAX_DEALER_ID = 64
+"""The longest dealer's id a sign-in records (a badge or employee number)."""
+
 
 class TableRecord:
     """What both kinds of table record (mixed into each table aggregate, before ``Aggregate``)."""
@@ -49,6 +52,7 @@ class TableRecord:
     reconstructions: int
     last_deck_colour: str | None
     shuffler: dict[str, str] | None
+    dealer: dict[str, str] | None
 
     def reset_record(self) -> None:
         """The record of a table just opened (called by the aggregate's ``Opened`` event)."""
@@ -59,6 +63,8 @@ class TableRecord:
         self.last_deck_colour = None  # the deck of the last hand started (R-DECK-2)
         self.shuffler = None
         """R-DECK-2: the automatic shuffler that reported here (device, serial); the decks alternate from then on."""
+        self.dealer = None
+        """R-AUD-1: the dealer signed in here (id, station), recorded with every command of the table's stations."""
 
     def hand_id(self, number: int) -> UUID:
         """The id of hand ``number`` of this table (each family's hands have their own)."""
@@ -105,6 +111,35 @@ class TableRecord:
         shuffler = self.shuffler or {"device": "shuffler", "serial": "unknown"}
         self.record_device_report(DeviceReport(shuffler["device"], shuffler["serial"], "fault", colour,
                                                f"deck refused: {reason}"[:200]))
+
+    # -- the dealer (R-AUD-1) --------------------------------------------------------------------------
+
+    @property
+    def dealer_id(self) -> str:
+        """The id of the dealer signed in here, or ``""`` (tables opened before sign-in have none)."""
+        signed_in = getattr(self, "dealer", None)
+        return signed_in["dealer_id"] if signed_in else ""
+
+    def verify_sign_in(self, dealer_id: str, station: str) -> None:
+        """A dealer's id (1–64 printable characters, no surrounding spaces) and the station signing him in."""
+        if (not isinstance(dealer_id, str) or not dealer_id.strip() or dealer_id != dealer_id.strip()
+                or len(dealer_id) > MAX_DEALER_ID or not dealer_id.isprintable()):
+            raise self.ERROR(f"a dealer's id has 1 to {MAX_DEALER_ID} printable characters", rule="R-AUD-1")
+        if not station.strip():
+            raise self.ERROR("a sign-in names the station it was made at", rule="R-AUD-1")
+
+    def sign_in(self, dealer_id: str, station: str) -> None:
+        """R-AUD-1: ``dealer_id`` deals at this table from now on (replacing whoever was signed in), signed in at
+        ``station``; the service records his id with every command the table's stations send."""
+        self.verify_sign_in(dealer_id, station)
+        self._dealer_signed_in(dealer_id=dealer_id, station=station, previous=self.dealer_id)
+
+    def _dealer_signed_in(self, *, dealer_id: str, station: str, previous: str) -> None:
+        raise NotImplementedError  # the aggregate's own ``DealerSignedIn`` event
+
+    def note_dealer_signed_in(self, dealer_id: str, station: str) -> None:
+        """Bookkeeping of a sign-in (from the aggregate's ``DealerSignedIn`` event)."""
+        self.dealer = {"dealer_id": dealer_id, "station": station}
 
     # -- disputes (R-THB-13, R-AUD-1) ---------------------------------------------------------------
 

@@ -53,6 +53,9 @@ MATRIX: dict[str, frozenset[str]] = {
     "void": frozenset({"pit-boss"}),
     "approve": frozenset({"games-director"}),
     "reconstruct": frozenset({"pit-boss", "games-director"}),
+    "sign-in": frozenset({"pit-boss", "dealer"}),  # a croupier's station signs its dealer in at its own table
+    "request-correction": frozenset({"pit-boss", "dealer"}),  # R-AUD-1: the croupier asks
+    "decide-correction": frozenset({"pit-boss", "games-director"}),  # R-AUD-1: the pit decides
 }
 """The role matrix of docs/service.md, written out here as the test's own statement of it."""
 HOLE = "As Kd Qh Ac Kc Qs"
@@ -161,8 +164,16 @@ CALLS: list[Call] = [
     _act("reconstruction", "THB 1", "reconstruct", reconstruction=cmd.Reconstruction(reason="a dispute",
                                                                                        director="dj")),
     _act("reshuffle", "THB 1", "play", reshuffle=cmd.Reshuffle()),
+    _act("request_correction", "Mesa 1", "request-correction", request_correction=cmd.RequestCorrection(
+        replacement=cmd.Command(fold=cmd.Fold(seat=1)), reason="keyed wrong")),
+    _act("decide_correction", "Mesa 1", "decide-correction", decide_correction=cmd.DecideCorrection(
+        approve=True, reason="seen on camera")),
     _act("exchange", "CDP 1", "play", exchange=cmd.Exchange(seat=1, cards=["2c"])),
     _act("play", "CDP 1", "play", play=cmd.Play(seat=1, amount=20)),
+    Call("SignIn.circle", "SignIn", "Mesa 1", "sign-in", lambda c: svc.SignInRequest(
+        command_id=c.next_id(), table="Mesa 1", dealer_id="D-1001")),
+    Call("SignIn.banked", "SignIn", "THB 1", "sign-in", lambda c: svc.SignInRequest(
+        command_id=c.next_id(), table="THB 1", dealer_id="D-2002")),
     Call("ReconstructHand", "ReconstructHand", "Mesa 1", "reconstruct", lambda c: svc.ReconstructHandRequest(
         command_id=c.next_id(), table="Mesa 1", hand_number=1, reason="seat 3 disputes")),
     Call("CloseTable", "CloseTable", "Mesa 1", "close", lambda c: svc.CloseTableRequest(
@@ -240,8 +251,9 @@ def test_every_role_is_refused_every_call_the_matrix_does_not_give_it_and_nothin
         except grpc.RpcError as denied:
             if denied.code() != grpc.StatusCode.PERMISSION_DENIED:
                 wrong.append((call.name, denied.code().name, denied.details() or ""))
-            elif call.action in ("approve", "reconstruct"):
-                assert rule_of(denied) == {"approve": "R-THB-10", "reconstruct": "R-THB-13"}[call.action], call.name
+            elif call.action in ("approve", "reconstruct", "sign-in", "request-correction", "decide-correction"):
+                assert rule_of(denied) == {"approve": "R-THB-10", "reconstruct": "R-THB-13"}.get(
+                    call.action, "R-AUD-1"), call.name
             elif call.name == "Act.deal.croupier" and STATIONS[who][0] == "device":
                 assert rule_of(denied) == "R-DECK-4"
         else:

@@ -121,6 +121,12 @@ class BankedTable(TableRecord, Aggregate):
         if kind == "shuffle" and colour == self.reshuffle_pending:  # R-THB-11: the shuffler reshuffled that deck
             self.reshuffle_pending = None
 
+    @event("DealerSignedIn")
+    def _dealer_signed_in(self, *, dealer_id: str, station: str, previous: str) -> None:
+        """R-AUD-1: the dealer dealing here from now on, who signed him in, and whom he replaces ("" for nobody)."""
+        del previous
+        self.note_dealer_signed_in(dealer_id, station)
+
     @event("ReshuffleRequired")
     def _reshuffle_required(self, *, hand_id: UUID, colour: str, rule: str) -> None:
         self.reshuffle_pending = colour

@@ -29,6 +29,7 @@ from eventsourcing.domain import Aggregate, event
 
 from domain.cards.cards import Card, Rank
 from domain.cards.decks import DeckIdentity
+from domain.circle.hand_corrections import HandCorrections, Undo
 from domain.circle.hand_play import SOURCES as SOURCES  # noqa: PLC0414  (its old home: re-exported)
 from domain.circle.hand_play import HandPlay
 from domain.circle.hand_showdown import HandShowdown
@@ -38,7 +39,7 @@ from domain.circle.state import Award, HandRuleError, HandState, LegalActions, P
 from domain.ids import TABLES_NAMESPACE as TABLES_NAMESPACE  # noqa: PLC0414  (its old home: re-exported)
 
 
-class Hand(HandPlay, HandShowdown, Aggregate):
+class Hand(HandPlay, HandShowdown, HandCorrections, Aggregate):
     """One hand of circle poker at a table."""
 
     # -- creation -----------------------------------------------------------------------------------
@@ -71,6 +72,8 @@ class Hand(HandPlay, HandShowdown, Aggregate):
                                openers=Rank(openers), dead_money=carried_pot, seats=list(seats))
         self._position = {seat: i for i, seat in enumerate(self.seats)}
         self.last_shoe_read: int | None = None
+        self.undo: Undo | None = None  # the last betting action, for its correction (domain.circle.hand_corrections)
+        self.pending_correction: dict[str, Any] | None = None
 
     @classmethod
     def start(
@@ -240,6 +243,7 @@ class Hand(HandPlay, HandShowdown, Aggregate):
 
         def apply(self, aggregate: Aggregate) -> None:
             hand = _hand(aggregate)
+            hand.note_betting_action("Folded", self.seat, self.originator_version)
             hand.state.apply_fold(hand.position_of(self.seat))
 
     class Checked(Aggregate.Event):
@@ -249,6 +253,7 @@ class Hand(HandPlay, HandShowdown, Aggregate):
 
         def apply(self, aggregate: Aggregate) -> None:
             hand = _hand(aggregate)
+            hand.note_betting_action("Checked", self.seat, self.originator_version)
             hand.state.apply_check(hand.position_of(self.seat))
 
     class Called(Aggregate.Event):
@@ -259,6 +264,7 @@ class Hand(HandPlay, HandShowdown, Aggregate):
 
         def apply(self, aggregate: Aggregate) -> None:
             hand = _hand(aggregate)
+            hand.note_betting_action("Called", self.seat, self.originator_version)
             hand.state.apply_call(hand.position_of(self.seat), self.amount)
 
     class BetOrRaised(Aggregate.Event):
@@ -270,6 +276,7 @@ class Hand(HandPlay, HandShowdown, Aggregate):
 
         def apply(self, aggregate: Aggregate) -> None:
             hand = _hand(aggregate)
+            hand.note_betting_action("BetOrRaised", self.seat, self.originator_version)
             hand.state.apply_raise_to(hand.position_of(self.seat), self.to)
 
     class BringInPosted(Aggregate.Event):
@@ -280,6 +287,7 @@ class Hand(HandPlay, HandShowdown, Aggregate):
 
         def apply(self, aggregate: Aggregate) -> None:
             hand = _hand(aggregate)
+            hand.note_betting_action("BringInPosted", self.seat, self.originator_version)
             hand.state.apply_bring_in(hand.position_of(self.seat), self.amount)
 
     class Shown(Aggregate.Event):
@@ -374,6 +382,45 @@ class Hand(HandPlay, HandShowdown, Aggregate):
 
         def apply(self, aggregate: Aggregate) -> None:
             _hand(aggregate).state.apply_complete()
+
+    class CorrectionRequested(Aggregate.Event):
+        """R-AUD-1: the croupier asks to replace the hand's last action (``corrects``, the event at
+        ``corrects_version``, of ``seat``) with ``action`` (``amount``: a bet's total) for ``reason``; pending."""
+
+        seat: int
+        corrects: str
+        corrects_version: int
+        action: str
+        amount: int | None
+        reason: str
+        by: str
+
+        def apply(self, aggregate: Aggregate) -> None:
+            request = {"seat": self.seat, "corrects": self.corrects, "corrects_version": self.corrects_version,
+                       "action": self.action, "amount": self.amount, "reason": self.reason, "by": self.by}
+            _hand(aggregate).note_correction_requested(request, self.originator_version)
+
+    class CorrectionApproved(Aggregate.Event):
+        """R-AUD-1: the pit approved the pending correction: the hand is back as it was at ``restored_version``
+        (before the action at ``corrects_version``); the replacement's own event follows."""
+
+        corrects_version: int
+        restored_version: int
+        reason: str
+        by: str
+
+        def apply(self, aggregate: Aggregate) -> None:
+            _hand(aggregate).note_correction_approved()
+
+    class CorrectionRefused(Aggregate.Event):
+        """R-AUD-1: the pit refused the pending correction of the action at ``corrects_version``: nothing changes."""
+
+        corrects_version: int
+        reason: str
+        by: str
+
+        def apply(self, aggregate: Aggregate) -> None:
+            _hand(aggregate).note_correction_refused(self.originator_version)
 
     class Voided(Aggregate.Event):
         """The hand is void under ``rule``; every chip goes back."""

@@ -272,6 +272,12 @@ class Table(TableRecord, Aggregate):
         if kind == "shuffle" and self.reshuffle_required is not None and self.reshuffle_required["colour"] == colour:
             self.reshuffle_required = None
 
+    @event("DealerSignedIn")
+    def _dealer_signed_in(self, *, dealer_id: str, station: str, previous: str) -> None:
+        """R-AUD-1: the dealer dealing here from now on, who signed him in, and whom he replaces ("" for nobody)."""
+        del previous
+        self.note_dealer_signed_in(dealer_id, station)
+
     @event("CutCardExposed")
     def _cut_card_exposed(self, *, card: str, colour: str, by: str) -> None:
         self.reshuffle_required = {"card": card, "colour": colour, "by": by, "rule": "R-CIRC-2"}

@@ -22,7 +22,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 from uuid import NAMESPACE_URL, UUID, uuid5
 
@@ -40,6 +40,7 @@ from domain.circle.table import Table
 from domain.device_reports import DeckAlternationError, DeviceReport
 from domain.games import game_of
 from domain.reconstruction import Step, reconstruct
+from domain.tables import TableRecord
 from service.app.access import (
     AccessDeniedError,
     ConflictError,
@@ -56,6 +57,7 @@ from service.app.commands import (
     BANKED_PERMISSIONS,
     BANKED_TABLE_ACTIONS,
     CDP_ACTIONS,
+    CORRECTION_ACTIONS,
     HAND_ACTIONS,
     HAND_PERMISSIONS,
     MAX_CHIPS,
@@ -69,10 +71,10 @@ from service.store.group_commit import GroupCommit
 from service.store.topics import register_moved_topics
 
 __all__ = [  # what is imported from here, as before the split into access, commands and queries
-    "BANKED_ACTIONS", "BANKED_PERMISSIONS", "BANKED_TABLE_ACTIONS", "CDP_ACTIONS", "HAND_ACTIONS", "HAND_PERMISSIONS",
-    "MAX_CHIPS", "THB_ACTIONS", "AccessDeniedError", "BankedCommand", "ConflictError", "DuplicateCommandError",
-    "HandCommand", "NotFoundError", "PokerTables", "PreconditionError", "ProcessedCommand", "Role", "ServiceError",
-    "Viewer", "authorize", "fingerprint", "parse_moment",
+    "BANKED_ACTIONS", "BANKED_PERMISSIONS", "BANKED_TABLE_ACTIONS", "CDP_ACTIONS", "CORRECTION_ACTIONS",
+    "HAND_ACTIONS", "HAND_PERMISSIONS", "MAX_CHIPS", "THB_ACTIONS", "AccessDeniedError", "BankedCommand",
+    "ConflictError", "DuplicateCommandError", "HandCommand", "NotFoundError", "PokerTables", "PreconditionError",
+    "ProcessedCommand", "Role", "ServiceError", "Viewer", "authorize", "fingerprint", "parse_moment",
 ]
 
 COMMANDS_NAMESPACE = uuid5(NAMESPACE_URL, "https://pokertable.invalid/commands")
@@ -92,18 +94,27 @@ class ProcessedCommand(Aggregate):
         command_id: str
         result: dict[str, Any]
         fingerprint: str
-        class_version = 2
+        dealer: str = ""
+        class_version = 3
 
         @staticmethod
         def upcast_v1_v2(state: dict[str, Any]) -> None:
             """Records stored before fingerprints: any payload retries them (as it did then)."""
             state["fingerprint"] = ""
 
+        @staticmethod
+        def upcast_v2_v3(state: dict[str, Any]) -> None:
+            """Records stored before dealer sign-in (issue 15): no dealer recorded."""
+            state["dealer"] = ""
+
     @event(Processed)
-    def __init__(self, *, command_id: str, result: dict[str, Any], fingerprint: str) -> None:
+    def __init__(self, command_id: str, result: dict[str, Any], fingerprint: str, dealer: str = "") -> None:
         self.command_id = command_id
         self.result = dict(result)
         self.fingerprint = fingerprint
+        self.dealer = dealer
+        """R-AUD-1: the dealer signed in at the table when its station sent this command ("" for none, and for the
+        pit's and the director's commands)."""
 
 
 def fingerprint(table: str, what: tuple[object, ...]) -> str:
@@ -239,9 +250,32 @@ class PokerTables(TableQueries):
         digest = hashlib.sha256(command_id.encode()).hexdigest()[:40]
         self._execute(f"refused-deck-{digest}", table, change, ("refused_deck", command_id, deck))
 
+    def sign_in(self, command_id: str, table: str, dealer_id: str, viewer: Viewer) -> dict[str, Any]:
+        """R-AUD-1: the dealer now dealing at a table (circle or banked), signed in at its croupier's station (or by
+        the pit boss); his id is recorded with every later command of the table's stations, until another signs in."""
+        authorize(viewer, table, "sign-in")
+
+        def change() -> tuple[dict[str, Any], list[Aggregate]]:
+            record = self.any_table(table)
+            record.sign_in(dealer_id, viewer.station)
+            return {"table": table, "version": record.version}, [record]
+
+        return self._execute(command_id, table, change, ("sign_in", dealer_id))
+
+    @contextlib.contextmanager
+    def acting(self, viewer: Viewer) -> Iterator[None]:
+        """The station whose commands run within: each command's record names the table's signed-in dealer when
+        it comes from one of the table's own stations (its croupier's, its devices)."""
+        self._local.viewer = viewer
+        try:
+            yield
+        finally:
+            self._local.viewer = None
+
     def hand_command(self, command_id: str, table: str, command: HandCommand, viewer: Viewer) -> dict[str, Any]:
-        """Apply a command to the hand in progress; when it ends the hand, the table takes the final stacks."""
-        if command.action not in HAND_ACTIONS:
+        """Apply a command to the hand in progress; when it ends the hand, the table takes the final stacks.  While
+        a correction is pending (R-AUD-1) the hand takes only its decision."""
+        if command.action not in HAND_ACTIONS and command.action not in CORRECTION_ACTIONS:
             raise ServiceError(f"unknown hand command {command.action!r}")
         authorize(viewer, table, HAND_PERMISSIONS.get(command.action, "play"))
         if viewer.role is Role.DEVICE and command.source != "shoe":
@@ -250,7 +284,11 @@ class PokerTables(TableQueries):
         def change() -> tuple[dict[str, Any], list[Aggregate]]:
             record = self.table(table)
             hand = self.current_hand(record)
-            HAND_ACTIONS[command.action](hand, command)
+            if command.action in CORRECTION_ACTIONS:
+                CORRECTION_ACTIONS[command.action](hand, command, viewer)
+            else:
+                hand.verify_no_pending_correction()
+                HAND_ACTIONS[command.action](hand, command)
             changed: list[Aggregate] = [hand]
             if hand.is_complete:
                 record.finish_hand(hand)
@@ -335,9 +373,11 @@ class PokerTables(TableQueries):
         digest = fingerprint(table, what)
         with self._locks(table):
             self._local.fetched = []
+            self._local.table_record = None
             try:
                 result, changed = change()  # a RuleError here has recorded nothing
-                self.save(*changed, ProcessedCommand(command_id=command_id, result=result, fingerprint=digest))
+                self.save(*changed, ProcessedCommand(command_id=command_id, result=result, fingerprint=digest,
+                                                     dealer=self._dealer_of(table, changed)))
                 if self.on_stored is not None:
                     self.on_stored(table)
             except IntegrityError:
@@ -357,6 +397,20 @@ class PokerTables(TableQueries):
                 del self._local.fetched
             return result
 
+
+    def _dealer_of(self, table: str, changed: list[Aggregate]) -> str:
+        """R-AUD-1: the dealer signed in at ``table`` (after this command), when the acting station is one of the
+        table's own (its croupier's or a device's); "" otherwise."""
+        viewer: Viewer | None = getattr(self._local, "viewer", None)
+        if viewer is None or viewer.table != table or viewer.role not in (Role.DEALER, Role.DEVICE):
+            return ""
+        record = next((a for a in changed if isinstance(a, TableRecord)), None) or self._local.table_record
+        if record is None:
+            try:
+                record = self.any_table(table)
+            except NotFoundError:
+                return ""
+        return str(record.dealer_id)
 
     def _forget_fetched(self) -> None:
         cache = self.repository.cache

@@ -32,6 +32,10 @@ class HandCommand:
     sequence: int | None = None
     rule: str = ""
     reason: str = ""
+    replacement: HandCommand | None = None
+    """``request-correction``: the betting action that happened (R-AUD-1)."""
+    approve: bool = False
+    """``decide-correction``: approved (else refused)."""
 
 
 HAND_ACTIONS: Mapping[str, Callable[[Hand, HandCommand], None]] = {
@@ -52,6 +56,20 @@ HAND_ACTIONS: Mapping[str, Callable[[Hand, HandCommand], None]] = {
     "void": lambda h, c: h.void(c.rule, c.reason),
 }
 """The circle-poker hand commands by name."""
+
+
+def _request_correction(hand: Hand, command: HandCommand, viewer: Viewer) -> None:
+    replacement = _needs(command.action, command.replacement, "the replacement action")
+    hand.request_correction(replacement.action, _seat(replacement), replacement.amount, reason=command.reason,
+                            by=viewer.station)
+
+
+CORRECTION_ACTIONS: Mapping[str, Callable[[Hand, HandCommand, Viewer], None]] = {
+    "request-correction": _request_correction,
+    "decide-correction": lambda h, c, v: h.decide_correction(c.approve, reason=c.reason, by=v.station),
+}
+"""Corrections of a circle hand's last betting action (R-AUD-1; :mod:`domain.circle.hand_corrections`): the only
+commands that name who gives them, and the only ones a hand takes while a correction is pending (its decision)."""
 
 
 @dataclass(frozen=True)
@@ -128,7 +146,8 @@ BANKED_TABLE_ACTIONS: Mapping[str, Callable[[BankedTable, BankedCommand, Viewer]
 BANKED_PERMISSIONS: Mapping[str, str] = {"approve": "approve", "refuse": "approve", "reconstruction": "reconstruct",
                                          "void": "void", "deal": "deal"}
 """Banked commands that are not plain play, by the :data:`PERMISSIONS` they need (R-THB-10, R-THB-13)."""
-HAND_PERMISSIONS: Mapping[str, str] = {"void": "void", "deal": "deal"}
+HAND_PERMISSIONS: Mapping[str, str] = {"void": "void", "deal": "deal", "request-correction": "request-correction",
+                                       "decide-correction": "decide-correction"}
 """Circle hand commands that are not plain play, by the :data:`PERMISSIONS` they need."""
 
 

@@ -22,6 +22,7 @@ from domain.circle.hand import Hand
 from domain.circle.state import LegalActions
 from domain.circle.table import Table
 from domain.games import HAND_CLASSES, OUTCOMES, game_of
+from domain.tables import TableRecord
 from service.app.access import NotFoundError, PreconditionError, Role, ServiceError, Viewer, authorize
 from service.app.visibility import banked_cards, circle_snapshot, house_cards
 from service.store.group_commit import GroupCommit
@@ -224,6 +225,18 @@ class TableQueries(Application[UUID]):
             return None
         return self.current_hand(record).legal_actions()
 
+    def correction(self, table: str) -> str:
+        """A circle table's hand and its corrections (R-AUD-1): ``"pending"`` while one waits for the pit,
+        ``"possible"`` while its last action is a betting action that may be corrected, else ``""``."""
+        with self._locks(table):
+            record = self.table(table)
+            if record.hand_in_progress is None:
+                return ""
+            hand = self.current_hand(record)
+            if hand.pending_correction is not None:
+                return "pending"
+            return "possible" if hand.correctable() is not None else ""
+
     def view(self, table: str, viewer: Viewer) -> dict[str, Any]:
         """The table as a station may see it: face-down cards hidden unless the viewer may see them."""
         with self._locks(table):
@@ -284,7 +297,10 @@ class TableQueries(Application[UUID]):
         if version is not None or not hasattr(self._local, "fetched"):
             return self.repository.get(aggregate_id, version=version)
         self._local.fetched.append(aggregate_id)
-        return self.repository.get(aggregate_id, deepcopy_from_cache=False)
+        aggregate: object = self.repository.get(aggregate_id, deepcopy_from_cache=False)
+        if isinstance(aggregate, TableRecord):
+            self._local.table_record = aggregate  # the command's table: its signed-in dealer is recorded with it
+        return aggregate
 
     def _verify_name_free(self, name: str) -> None:
         """One name space for circle and banked tables: a name is taken by a table of either kind (R-AUD-1)."""

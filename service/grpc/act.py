@@ -55,6 +55,8 @@ class Parsed:
     def banked(self) -> BankedCommand:
         """As a banked table's command (a seat is the box)."""
         fields = dict(self.fields)
+        fields.pop("replacement", None)  # corrections are circle commands (refused at a banked table before this)
+        fields.pop("approve", None)
         fields["box"] = fields.pop("seat", None)
         return BankedCommand(action=self.action, **fields)
 
@@ -73,23 +75,52 @@ def parse_command(command: cmd.Command, path: str = "command") -> Parsed:
         optional = descriptor.has_presence
         if optional and not message.HasField(name):
             continue
-        value = getattr(message, name)
-        if name == "seat":
-            fields["seat"] = _seat(value, at)
-        elif name == "amount":
-            fields["amount"] = _chips(value, at)
-        elif name == "card":
-            fields["card"] = _parsed_card(_text(value, at), at)
-        elif name == "cards":
-            fields["cards"] = _cards(value, at)
-        elif name == "source":
-            fields["source"] = _source(value, at)
-        elif name == "sequence":
-            fields["sequence"] = value
-        elif name in ("rule", "reason", "director"):
-            fields[name] = _text(value, at, required=False)
-        elif name == "correctable":
-            fields["correctable"] = bool(value)
-        else:  # a field this server does not know yet: refused rather than dropped
-            raise invalid(f"{at} is not understood by this server", at)
+        fields[name] = _field(name, getattr(message, name), at)
+    if case in CORRECTIONS:
+        _verify_correction(case, fields, where)
     return Parsed(case, fields)
+
+
+def _field(name: str, value: Any, at: str) -> Any:  # noqa: PLR0911  (one case a field)
+    """One field of a command case, checked (``at``: its path)."""
+    if name == "seat":
+        return _seat(value, at)
+    if name == "amount":
+        return _chips(value, at)
+    if name == "card":
+        return _parsed_card(_text(value, at), at)
+    if name == "cards":
+        return _cards(value, at)
+    if name == "source":
+        return _source(value, at)
+    if name == "sequence":
+        return value
+    if name in ("rule", "reason", "director"):
+        return _text(value, at, required=False)
+    if name in ("correctable", "approve"):
+        return bool(value)
+    if name == "replacement":
+        return _replacement(value, at)
+    raise invalid(f"{at} is not understood by this server", at)  # a field this server does not know yet: refused
+
+
+def _verify_correction(case: str, fields: dict[str, Any], where: str) -> None:
+    """A correction names its replacement (a request) and its reason (R-AUD-1)."""
+    if case == "request_correction" and "replacement" not in fields:
+        raise invalid("a correction names the betting action that happened", f"{where}.replacement", "R-AUD-1")
+    if not fields.get("reason"):
+        raise invalid("a correction states its reason (1 to 200 characters)", f"{where}.reason", "R-AUD-1")
+
+
+CORRECTIONS = ("request_correction", "decide_correction")
+"""The Command cases of a correction (R-AUD-1, docs/station.md)."""
+BETTING_CASES = ("fold", "check", "call", "bet", "all_in", "bring_in")
+"""The cases a correction's replacement may be (R-AUD-1)."""
+
+
+def _replacement(command: cmd.Command, at: str) -> HandCommand:
+    """A correction's replacement: a betting case of Command, checked like any (``...replacement.bet.amount``)."""
+    case = command.WhichOneof("command")
+    if case not in BETTING_CASES:
+        raise invalid(f"a correction's replacement is a betting action ({', '.join(BETTING_CASES)})", at, "R-AUD-1")
+    return parse_command(command, at).circle()

@@ -51,8 +51,14 @@ class ServicerBase:
         """``work`` for the calling station; ``offload``: a long read, always on the thread pool."""
         viewer = self._viewer(context)
         if self.inline and not offload:
+            return self._as(viewer, work)
+        return await asyncio.get_running_loop().run_in_executor(self.executor, self._as, viewer, work)
+
+    def _as(self, viewer: Viewer, work: Callable[[Viewer], T]) -> T:
+        """``work`` as the station (on the thread that runs it): its commands' records name the dealer signed in
+        at its table (R-AUD-1, :meth:`PokerTables.acting`)."""
+        with self.app.acting(viewer):
             return work(viewer)
-        return await asyncio.get_running_loop().run_in_executor(self.executor, work, viewer)
 
     def _game(self, table: str) -> Game:
         """The game a table deals (:class:`NotFoundError` for no such table), remembered after the first read."""

@@ -110,18 +110,27 @@ class QueryRpcs(ServicerBase):
             game = self._game(table)
             if game.family == "banked":
                 return self._banked_legal(table, viewer)
-            legal = self.app.legal_actions(table)
-            if legal is not None:
-                return _betting(legal)
-            hand = self.app.view(table, viewer)["hand"]
-            if hand is not None and hand["drawer"]:
-                return svc.GetLegalActionsResponse(seat=hand["drawer"], allowed=[pb.ACTION_KIND_DISCARD])
-            if hand is not None and hand["next_to_show"]:
-                return svc.GetLegalActionsResponse(seat=hand["next_to_show"],
-                                                   allowed=[pb.ACTION_KIND_SHOW, pb.ACTION_KIND_MUCK])
-            return svc.GetLegalActionsResponse()
+            correction = self.app.correction(table)
+            if correction == "pending":  # R-AUD-1: the hand waits for the pit's decision, and takes nothing else
+                return svc.GetLegalActionsResponse(allowed=[pb.ACTION_KIND_DECIDE_CORRECTION])
+            out = self._circle_legal(table, viewer)
+            if correction == "possible":
+                out.allowed.append(pb.ACTION_KIND_REQUEST_CORRECTION)
+            return out
 
         return await self._run(context, work)
+
+    def _circle_legal(self, table: str, viewer: Viewer) -> svc.GetLegalActionsResponse:
+        legal = self.app.legal_actions(table)
+        if legal is not None:
+            return _betting(legal)
+        hand = self.app.view(table, viewer)["hand"]
+        if hand is not None and hand["drawer"]:
+            return svc.GetLegalActionsResponse(seat=hand["drawer"], allowed=[pb.ACTION_KIND_DISCARD])
+        if hand is not None and hand["next_to_show"]:
+            return svc.GetLegalActionsResponse(seat=hand["next_to_show"],
+                                               allowed=[pb.ACTION_KIND_SHOW, pb.ACTION_KIND_MUCK])
+        return svc.GetLegalActionsResponse()
 
     def _banked_legal(self, table: str, viewer: Viewer) -> svc.GetLegalActionsResponse:
         hand = self.app.banked_view(table, viewer)["hand"]

@@ -14,12 +14,14 @@ import grpc
 
 from domain.device_reports import DeviceReport
 from domain.games import Game
+from domain.tables import MAX_DEALER_ID
 from service.api import table_service_pb2 as svc
 from service.api import table_service_pb2_grpc as svc_grpc
 from service.api import types_pb2 as pb
 from service.app.application import (
     BANKED_ACTIONS,
     BANKED_TABLE_ACTIONS,
+    CORRECTION_ACTIONS,
     HAND_ACTIONS,
     MAX_CHIPS,
     PokerTables,
@@ -55,7 +57,7 @@ def _refused(message: str, rule: str) -> _StatusError:
 
 def _circle_command(app: PokerTables, game: Game, command_id: str, table: str, parsed: Parsed,  # noqa: PLR0917
                     viewer: Viewer) -> dict[str, Any]:
-    if parsed.action not in HAND_ACTIONS:
+    if parsed.action not in HAND_ACTIONS and parsed.action not in CORRECTION_ACTIONS:
         raise _refused(f"{parsed.case} is not a command of {game.code} (a circle game)", "R-CIRC-3")
     return app.hand_command(command_id, table, parsed.circle(), viewer)
 
@@ -213,6 +215,19 @@ class TableServicer(QueryRpcs, StreamRpcs, ServicerBase, svc_grpc.TableServiceSe
         card, deck_colour = _card(request.card, "card"), colour(request.colour, "colour")
         return await self._run(context, lambda v: svc.RecordCutExposureResponse(result=command_result(
             self.app.record_cut_exposure(command_id, table, card, deck_colour, v))))
+
+    @_guarded
+    async def SignIn(self, request: svc.SignInRequest, context: Any) -> svc.SignInResponse:  # noqa: N802
+        command_id, table = _command_id(request.command_id), _table(request.table)
+        dealer_id = _text(request.dealer_id, "dealer_id")
+        if len(dealer_id) > MAX_DEALER_ID:
+            raise invalid(f"a dealer's id has 1 to {MAX_DEALER_ID} characters", "dealer_id", "R-AUD-1")
+
+        def work(viewer: Viewer) -> svc.SignInResponse:
+            self.app.authorize(viewer, table, "sign-in")
+            return svc.SignInResponse(result=command_result(self.app.sign_in(command_id, table, dealer_id, viewer)))
+
+        return await self._run(context, work)
 
     @_guarded
     async def Act(self, request: svc.ActRequest, context: Any) -> svc.ActResponse:  # noqa: N802

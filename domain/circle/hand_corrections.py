@@ -1,0 +1,224 @@
+"""Corrections of a circle hand (issue 15, item 6; R-AUD-1): a betting action keyed other than what happened at the
+table, put right with the pit's approval, the log keeping every step.
+
+The rule (docs/station.md, "Corrections"): only the hand's LAST action may be corrected, only a betting action
+(fold, check, call, bet or raise, all-in, bring-in), and only while nothing came after it (no card, no other
+action, no settlement). The croupier asks (``CorrectionRequested``: the seat, the wrong action's event and version,
+the replacement, the reason, who asked); until the pit boss or games director decides, the hand takes no other
+command. Refused (``CorrectionRefused``): nothing changes. Approved (``CorrectionApproved``): the hand goes back to
+its state before the wrong action and the replacement is applied as the ordinary event of that action.
+
+Replay is deterministic without reading the store: each betting event keeps a copy of the state it found
+(:class:`Undo`, about 14 µs a betting action), and ``CorrectionApproved`` restores that copy; replaying the hand's
+events rebuilds the same hand, and chips are conserved because the restored state is the one before the wrong
+action and the replacement is a legal action from it.
+
+>>> from domain.cards.cards import parse_cards
+>>> from domain.cards.decks import BackColour, DeckIdentity
+>>> from domain.circle.hand import TABLES_NAMESPACE, Hand
+>>> from domain.circle.settings import BettingStructure, TableSettings
+>>> settings = TableSettings.create("holdem", BettingStructure.NO_LIMIT, blinds=(1, 2), burn_cards=False)
+>>> hand = Hand.start(TABLES_NAMESPACE, 1, settings, seats=[1, 2], stacks=[100, 100], button_seat=2,
+...                   deck=DeckIdentity(52, BackColour.RED))
+>>> for card in parse_cards("As Kd Ah Kc"):
+...     hand.deal(card)
+>>> hand.bet_or_raise_to(2, 60)  # the croupier keyed 60; the player raised to 6
+>>> hand.request_correction("bet", 2, 6, reason="keyed 60 for 6", by="mesa-1")
+>>> hand.decide_correction(True, reason="seen on camera", by="pit")
+>>> hand.state.bets, hand.stacks
+([2, 6], [98, 94])
+"""
+
+from __future__ import annotations
+
+import copy
+from collections import deque
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from domain.circle.hand_play import HandCommands
+from domain.circle.state import HandRuleError, Phase
+
+if TYPE_CHECKING:
+    from eventsourcing.domain import Aggregate
+
+    from domain.circle.state import HandState
+
+BETTING_ACTIONS = ("fold", "check", "call", "bet", "all-in", "bring-in")
+"""The actions a correction may replace, and replace with (R-AUD-1)."""
+MAX_REASON = 200
+
+
+@dataclass(frozen=True)
+class Undo:
+    """What a betting event found: its version, its event's name and seat, and a copy of the hand's state before it
+    (and the last shoe read then).  ``valid_at`` is the hand's version up to which it is still the last action (the
+    betting event's own, moved on by a correction request and its refusal, which change nothing)."""
+
+    version: int
+    event: str
+    seat: int
+    state: HandState
+    last_shoe_read: int | None
+    valid_at: int
+
+
+def copy_state(state: HandState) -> HandState:
+    """An independent copy of a hand's state: its containers copied (their items are immutable: cards, slots,
+    awards, numbers; a seat's hole cards are a list of its own), the settings and rules shared (never changed)."""
+    clone = copy.copy(state)
+    for name, value in vars(state).items():
+        if isinstance(value, list):
+            setattr(clone, name, [list(item) if isinstance(item, list) else item for item in value])
+        elif isinstance(value, (set, dict, deque)):
+            setattr(clone, name, type(value)(value))
+    return clone
+
+
+class HandCorrections(HandCommands):
+    """Correction of the last betting action of :class:`domain.circle.hand.Hand` (R-AUD-1)."""
+
+    if TYPE_CHECKING:  # provided by domain.circle.hand.Hand
+        version: int
+        undo: Undo | None
+        pending_correction: dict[str, Any] | None
+        CorrectionRequested: ClassVar[type[Aggregate.Event]]
+        CorrectionApproved: ClassVar[type[Aggregate.Event]]
+        CorrectionRefused: ClassVar[type[Aggregate.Event]]
+
+        def fold(self, seat: int) -> None: ...
+        def check(self, seat: int) -> None: ...
+        def call(self, seat: int) -> None: ...
+        def bet_or_raise_to(self, seat: int, amount: int) -> None: ...
+        def all_in(self, seat: int) -> None: ...
+        def post_bring_in(self, seat: int) -> None: ...
+        def verify_fold(self, seat: int) -> None: ...
+        def verify_check(self, seat: int) -> None: ...
+        def verify_call(self, seat: int) -> int: ...
+        def verify_bet_or_raise_to(self, seat: int, amount: int) -> None: ...
+        def verify_all_in(self, seat: int) -> None: ...
+        def verify_post_bring_in(self, seat: int) -> int: ...
+
+    # -- bookkeeping (from the events' ``apply``) ---------------------------------------------------------
+
+    def note_betting_action(self, event: str, seat: int, version: int) -> None:
+        """A betting event is about to change the state: keep what it found, for a correction of it."""
+        self.undo = Undo(version, event, seat, copy_state(self.state), self.last_shoe_read, version)
+
+    def _still_last(self, version: int) -> None:
+        """A correction's request or refusal (``version``) leaves the corrected action the hand's last."""
+        if self.undo is not None and self.undo.valid_at == version - 1:
+            self.undo = Undo(self.undo.version, self.undo.event, self.undo.seat, self.undo.state,
+                             self.undo.last_shoe_read, version)
+
+    def note_correction_requested(self, request: dict[str, Any], version: int) -> None:
+        """Bookkeeping of ``CorrectionRequested``."""
+        self.pending_correction = dict(request)
+        self._still_last(version)
+
+    def note_correction_refused(self, version: int) -> None:
+        """Bookkeeping of ``CorrectionRefused``: nothing changes but the request is no longer pending."""
+        self.pending_correction = None
+        self._still_last(version)
+
+    def note_correction_approved(self) -> None:
+        """Bookkeeping of ``CorrectionApproved``: the state before the wrong action, restored."""
+        undo = self.undo
+        assert undo is not None  # verified before the event was triggered, and so on replay
+        self.state = copy_state(undo.state)
+        self.last_shoe_read = undo.last_shoe_read
+        self.pending_correction = None
+        self.undo = None
+
+    # -- queries ------------------------------------------------------------------------------------
+
+    def correctable(self) -> Undo | None:
+        """The hand's last action, if it is a betting action that may still be corrected (nothing after it, the
+        hand not finished, no correction pending); else ``None``."""
+        undo = self.undo
+        if undo is None or undo.valid_at != self.version or self.pending_correction is not None:
+            return None
+        if self.state.phase in (Phase.COMPLETE, Phase.VOID, Phase.PASSED):
+            return None
+        return undo
+
+    def verify_no_pending_correction(self) -> None:
+        """R-AUD-1: while a correction waits for the pit, the hand takes no other command."""
+        if self.pending_correction is not None:
+            raise HandRuleError("a correction of the last action waits for the pit boss's decision: the hand takes "
+                                "no other command until then", rule="R-AUD-1")
+
+    # -- commands -----------------------------------------------------------------------------------
+
+    def verify_request_correction(self, action: str, seat: int, amount: int | None, reason: str, by: str) -> Undo:
+        """The last action is a correctable betting action of ``seat``, the replacement a betting action legal for
+        him in the hand as it was before it, a reason and who asks; returns what the correction undoes."""
+        self.verify_no_pending_correction()
+        undo = self.correctable()
+        if undo is None:
+            raise HandRuleError("only the hand's last action may be corrected, only a betting action, and only "
+                                "before any card or other action follows it", rule="R-AUD-1")
+        if action not in BETTING_ACTIONS:
+            raise HandRuleError(f"a correction replaces a betting action with a betting action "
+                                f"({', '.join(BETTING_ACTIONS)}), not {action}", rule="R-AUD-1")
+        if seat != undo.seat:
+            raise HandRuleError(f"the last action was seat {undo.seat}'s: its correction is an action of that seat, "
+                                f"not of seat {seat}", rule="R-AUD-1")
+        _verify_reason(reason, by)
+        if action == "bet" and amount is None:
+            raise HandRuleError("a bet's correction names the amount", rule="R-AUD-1")
+        now = self.state
+        self.state = copy_state(undo.state)  # the replacement is judged in the hand as it was before the wrong action
+        try:
+            self._verify_replacement(action, seat, amount)
+        finally:
+            self.state = now
+        return undo
+
+    def request_correction(self, action: str, seat: int, amount: int | None, *, reason: str, by: str) -> None:
+        """The croupier asks to replace the last action (recorded, pending the pit's decision; R-AUD-1)."""
+        undo = self.verify_request_correction(action, seat, amount, reason, by)
+        self.trigger_event(self.CorrectionRequested, seat=seat, corrects=undo.event, corrects_version=undo.version,
+                           action=action, amount=amount if action == "bet" else None, reason=reason, by=by)
+
+    def verify_decide_correction(self, reason: str, by: str) -> dict[str, Any]:
+        """A correction is pending, with a reason and who decides; returns the request."""
+        if self.pending_correction is None:
+            raise HandRuleError("no correction is waiting for a decision in this hand", rule="R-AUD-1")
+        _verify_reason(reason, by)
+        return self.pending_correction
+
+    def decide_correction(self, approve: bool, *, reason: str, by: str) -> None:
+        """The pit boss (or games director) decides: approved, the hand goes back to its state before the wrong
+        action and the replacement is applied; refused, nothing changes (R-AUD-1)."""
+        request = self.verify_decide_correction(reason, by)
+        if not approve:
+            self.trigger_event(self.CorrectionRefused, corrects_version=request["corrects_version"], reason=reason,
+                               by=by)
+            return
+        self.trigger_event(self.CorrectionApproved, corrects_version=request["corrects_version"],
+                           restored_version=request["corrects_version"] - 1, reason=reason, by=by)
+        self._apply_replacement(request["action"], request["seat"], request["amount"])
+
+    def _verify_replacement(self, action: str, seat: int, amount: int | None) -> None:
+        if action == "bet":
+            assert amount is not None
+            self.verify_bet_or_raise_to(seat, amount)
+            return
+        {"fold": self.verify_fold, "check": self.verify_check, "call": self.verify_call,
+         "all-in": self.verify_all_in, "bring-in": self.verify_post_bring_in}[action](seat)
+
+    def _apply_replacement(self, action: str, seat: int, amount: int | None) -> None:
+        if action == "bet":
+            assert amount is not None
+            self.bet_or_raise_to(seat, amount)
+            return
+        {"fold": self.fold, "check": self.check, "call": self.call, "all-in": self.all_in,
+         "bring-in": self.post_bring_in}[action](seat)
+
+
+def _verify_reason(reason: str, by: str) -> None:
+    if not isinstance(reason, str) or not reason.strip() or len(reason) > MAX_REASON:
+        raise HandRuleError(f"a correction states its reason (1–{MAX_REASON} characters)", rule="R-AUD-1")
+    if not by.strip():
+        raise HandRuleError("a correction names who asks or decides", rule="R-AUD-1")
