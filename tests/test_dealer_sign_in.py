@@ -92,16 +92,22 @@ def test_r_aud_1_the_signed_in_dealer_is_on_every_command_record_of_his_table_an
     act(croupier, "Mesa 1", command_id=later, fold=cmd.Fold(seat=2))
     assert _dealer_of(app, relief) == _dealer_of(app, later) == "D-2002"
     assert _dealer_of(app, ids[-1]) == "D-1001"
+    # the table's view names the dealer dealing now, and its history the one dealing then
+    assert pit.GetTable(svc.GetTableRequest(table="Mesa 1")).view.dealer_id == "D-2002"
     # the sign-ins are events of the table, on its Watch stream: who, where, and whom he replaced
-    changes: list[TableEvent] = []
+    positions: list[svc.WatchResponse] = []
     stream = pit.Watch(svc.WatchRequest(table="Mesa 1"), timeout=2)
     try:
-        changes.extend(change.event for change in stream)
+        positions.extend(stream)
     except grpc.RpcError as error:
         assert error.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+    changes: list[TableEvent] = [change.event for change in positions]
     signed_in = [e.table_dealer_signed_in for e in changes if e.HasField("table_dealer_signed_in")]
     assert [(e.dealer_id, e.station, e.previous) for e in signed_in] == [("D-1001", "mesa-1", ""),
                                                                          ("D-2002", "mesa-1", "D-1001")]
+    first = next(change for change in positions if change.event.HasField("table_dealer_signed_in"))
+    then = pit.GetTable(svc.GetTableRequest(table="Mesa 1", position=first.position)).view
+    assert then.dealer_id == "D-1001"
 
 
 def test_r_aud_1_a_banked_table_records_its_dealer_too(server: tuple[int, PokerTables]) -> None:
@@ -113,6 +119,7 @@ def test_r_aud_1_a_banked_table_records_its_dealer_too(server: tuple[int, PokerT
     ante = croupier.next_id()
     act(croupier, "THB 1", command_id=ante, ante=cmd.Ante(seat=1, amount=10))
     assert _dealer_of(app, ante) == "D-3003"
+    assert pit.GetTable(svc.GetTableRequest(table="THB 1")).view.dealer_id == "D-3003"
 
 
 def test_r_aud_1_a_croupier_signs_in_only_at_his_own_table(port: int) -> None:

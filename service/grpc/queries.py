@@ -69,7 +69,8 @@ class QueryRpcs(ServicerBase):
         number = view["hands_started"] if hand is not None else 0
         hand_id = str(game.hand_id(game.table_class.create_id(table), number)) if number else ""
         return table_view(game, table, hands_started=view["hands_started"], hand_id=hand_id, hand_number=number,
-                          position=position, time=None, detail=DETAILS[game.family](view, hand))
+                          position=position, time=None, detail=DETAILS[game.family](view, hand),
+                          dealer=view.get("dealer", ""))
 
     def _history(self, table: str, game: Game, viewer: Viewer, position: int | None,
                  at: datetime | None) -> pb.TableView:
@@ -81,7 +82,8 @@ class QueryRpcs(ServicerBase):
         hand_id = str(game.hand_id(game.table_class.create_id(table), number)) if number else ""
         time = datetime.fromisoformat(past["time"]) if past["time"] not in ("", "None") else None
         return table_view(game, table, hands_started=past["hands_started"], hand_id=hand_id, hand_number=number,
-                          position=past["position"], time=time, detail=DETAILS[game.family](past, hand))
+                          position=past["position"], time=time, detail=DETAILS[game.family](past, hand),
+                          dealer=past.get("dealer", ""))
 
     @_guarded
     async def GetTable(self, request: svc.GetTableRequest, context: Any) -> svc.GetTableResponse:  # noqa: N802
