@@ -62,6 +62,11 @@ class Undo:
     last_shoe_read: int | None
     valid_at: int
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> Undo:
+        """Shared, not copied, with a copy of its hand (a reader's copy from the cache): nothing changes ``state``;
+        a correction restores a copy of it (:func:`copy_state`)."""
+        return self
+
 
 def copy_state(state: HandState) -> HandState:
     """An independent copy of a hand's state: its containers copied (their items are immutable: cards, slots,
