@@ -74,6 +74,10 @@ GAMES = (
     _circle("omaha", pb.GAME_OMAHA, blinds=[1, 2], structure=pb.BETTING_STRUCTURE_POT_LIMIT),
     _circle("stud7", pb.GAME_STUD7, ante=1, bring_in=1, structure=pb.BETTING_STRUCTURE_FIXED_LIMIT, small_bet=2,
             big_bet=4),
+    _circle("draw", pb.GAME_DRAW, ante=1, structure=pb.BETTING_STRUCTURE_FIXED_LIMIT, small_bet=2, big_bet=4),
+    _circle("stud5", pb.GAME_STUD5, ante=1, structure=pb.BETTING_STRUCTURE_FIXED_LIMIT, small_bet=2, big_bet=4),
+    _circle("sintetico", pb.GAME_SINTETICO, ante=1, min_bet=2, structure=pb.BETTING_STRUCTURE_POT_LIMIT),
+    _circle("pineapple", pb.GAME_PINEAPPLE, blinds=[1, 2]),
     Game("holdem-bonus", "THB 1", svc.OpenTableRequest(command_id="open-thb", table="THB 1",
                                                        game=pb.GAME_HOLDEM_BONUS,
                                                        holdem_bonus=pb.HoldemBonusSettings(ante_min=5)), boxes=3),
@@ -138,7 +142,8 @@ class Shoe:
 
 
 def decision(app: StationApp) -> tuple[str, ...]:
-    """The keys of the decision due now, as the benchmark's croupier takes it (nobody raises)."""
+    """The keys of the decision due now, as the benchmark's croupier takes it (nobody raises; at five-card draw
+    everyone stands pat, at Pineapple each player gives up his first card, which the croupier keys)."""
     allowed = set(app.legal.allowed)
     if app.banked:
         stage = app.view.banked.stage
@@ -150,7 +155,10 @@ def decision(app: StationApp) -> tuple[str, ...]:
     if pb.ACTION_KIND_BRING_IN in allowed and pb.ACTION_KIND_CALL not in allowed:
         return ("i",)
     if pb.ACTION_KIND_DISCARD in allowed:
-        return ("x", "enter")
+        if app.view.game != pb.GAME_PINEAPPLE:
+            return ("x", "enter")
+        player = next(p for p in app.view.circle.players if p.seat == app.legal.seat)
+        return ("x", *player.cards[0].lower(), "enter")
     return ("c",)
 
 
@@ -174,6 +182,9 @@ async def play_hand(pilot: Pilot[None], app: StationApp, game: Game, shoe: Shoe 
     """One hand from ``n`` to the last payment."""
     await press(pilot, app, ("n",))
     count.start_keys += 1
+    await until(pilot, lambda: app.hand.deck_size > 0 and app.settled)
+    ranks = RANKS[len(RANKS) - app.hand.deck_size // len(SUITS):]  # a short deck keeps the high ranks (R-CARD-2)
+    stock = [card for card in stock if card[0] in ranks]
     while app.view.hand_in_progress:
         if app.card_due():
             card = stock.pop()

@@ -18,6 +18,7 @@ import pytest
 from textual.pilot import Pilot
 
 from service.api import commands_pb2 as cmd
+from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
 from service.station.tui import StationApp
 from service.station.tui.render import FACE_DOWN
@@ -230,32 +231,67 @@ def test_croupier_screen_follows_others_and_never_shows_down_cards(port: int) ->
     run(StationApp(f"127.0.0.1:{port}", TOKENS["pit"], "Mesa 1", lang="en", sees_down_cards=True), pit_boss)
 
 
+def play_to_showdown(port: int, pit: Client) -> None:
+    """Mesa 1's hand to its end by the pit's client: to the flop, then everyone checks, and shows at the showdown."""
+    deal_to_flop(port, pit)
+    board = BOARD.split()[4:]
+    while True:
+        legal = pit.GetLegalActions(svc.GetLegalActionsRequest(table="Mesa 1"))
+        if legal.HasField("seat"):
+            show = pb.ACTION_KIND_SHOW in legal.allowed
+            grpc_support.act(pit, "Mesa 1", **({"show": cmd.Show(seat=legal.seat)} if show
+                                               else {"check": cmd.Check(seat=legal.seat)}))
+        elif board:
+            grpc_support.deal(pit, "Mesa 1", board.pop(0))
+        else:
+            return
+
+
+def thb_decision(port: int, pit: Client) -> None:
+    """THB 1: boxes 1 and 2 with antes of 10, box 1 a bonus of 5, the cards dealt: box 1 decides before the flop."""
+    open_banked(pit, "THB 1", pb.GAME_HOLDEM_BONUS, ante_min=5)
+    grpc_support.start(pit, "THB 1", pb.DECK_COLOUR_BLUE)
+    for box in (1, 2):
+        grpc_support.act(pit, "THB 1", ante=cmd.Ante(seat=box, amount=10))
+    grpc_support.act(pit, "THB 1", bonus=cmd.Bonus(seat=1, amount=5))
+    grpc_support.act(pit, "THB 1", close_bets=cmd.CloseBets())
+    grpc_support.deal(pit, "THB 1", " ".join(THB_CARDS.split()[:6]))
+
+
+SCREENS: dict[str, tuple[str, str, Callable[[int, Client], None], Callable[[StationApp], bool]]] = {
+    "table": ("Mesa 1", "dealer", deal_to_flop, lambda app: app.legal.seat == 2 and bool(app.hand.deck_colour)),
+    "showdown": ("Mesa 1", "dealer", play_to_showdown, lambda app: app.hand.finished and not app.view.hand_in_progress),
+    "thb_decision": ("THB 1", "thb", thb_decision, lambda app: app.view.banked.to_decide == 1),
+}
+"""The main screens: the table on the flop, the showdown's result, a Texas Hold'em Bonus box's decision."""
+
+
 @SQLITE
 @pytest.mark.parametrize("lang", ["en", "es"])
-def test_table_screen_snapshot(port: int, lang: str) -> None:
-    """The table screen on the flop, in English and in Spanish, as the croupier sees it (the text of the screen,
-    compared with tests/snapshots/station_tui/table_<lang>.txt; the SVG the app exports is written beside it)."""
+@pytest.mark.parametrize("screen", sorted(SCREENS))
+def test_screen_snapshot(port: int, screen: str, lang: str) -> None:
+    """The main screens in English and in Spanish as the croupier sees them (the screen's text compared with
+    tests/snapshots/station_tui/<screen>_<lang>.txt; the SVG the app exports is written beside it on update)."""
+    table, token, prepare, ready = SCREENS[screen]
     pit, _ = open_holdem(port)
-    deal_to_flop(port, pit)
+    prepare(port, pit)
 
     async def body(pilot: Pilot[None], app: StationApp) -> None:
-        await until(pilot, lambda: app.legal.seat == 2 and bool(app.hand.deck_colour) and app.settled,
-                    "the flop on the screen")
-        golden = SNAPSHOTS / f"table_{lang}.txt"
+        await until(pilot, lambda: ready(app) and app.settled, f"the {screen} screen")
+        golden = SNAPSHOTS / f"{screen}_{lang}.txt"
         if os.environ.get("UPDATE_SNAPSHOTS") or not golden.exists():
             await pilot.pause(0.5)  # the footer's keys are drawn after the bindings change
-            text = app.screen_text()
             SNAPSHOTS.mkdir(parents=True, exist_ok=True)
-            golden.write_text(text + "\n", encoding="utf-8")
-            (SNAPSHOTS / f"table_{lang}.svg").write_text(app.export_screenshot(title=f"Mesa 1 ({lang})"),
-                                                         encoding="utf-8")
+            golden.write_text(app.screen_text() + "\n", encoding="utf-8")
+            (SNAPSHOTS / f"{screen}_{lang}.svg").write_text(app.export_screenshot(title=f"{table} ({lang})"),
+                                                            encoding="utf-8")
         expected = golden.read_text(encoding="utf-8")
         with contextlib.suppress(AssertionError):  # the footer's keys are drawn after the bindings change
             await until(pilot, lambda: app.screen_text() + "\n" == expected, "the snapshot", timeout=3)
         text = app.screen_text()
         assert text + "\n" == expected, text
 
-    run(station(port, TOKENS["dealer"], "Mesa 1", lang=lang), body)
+    run(station(port, TOKENS[token], table, lang=lang), body)
 
 
 @SQLITE

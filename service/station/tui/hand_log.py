@@ -47,6 +47,7 @@ class HandLog:
 
     number: int = 0
     deck_colour: str = ""
+    deck_size: int = 0
     limits: dict[str, tuple[int, int]] = field(default_factory=dict)
     """A banked hand's bet limits by spot (``ante``, ``bonus``): (lowest, highest)."""
     pots: list[PotResult] = field(default_factory=list)
@@ -79,18 +80,18 @@ def _table_started(log: HandLog, event: ev.TableHandStarted | ev.BankedTableHand
 
 
 def _circle_started(log: HandLog, event: ev.HandStarted) -> None:
-    log.deck_colour = event.deck.colour or log.deck_colour
+    log.deck_colour, log.deck_size = event.deck.colour or log.deck_colour, event.deck.size
 
 
 def _thb_started(log: HandLog, event: ev.ThbHandStarted) -> None:
-    log.deck_colour = event.deck.colour or log.deck_colour
+    log.deck_colour, log.deck_size = event.deck.colour or log.deck_colour, event.deck.size
     limits = list(event.settings.limits)
     if len(limits) >= 6:
         log.limits = {"ante": (limits[0], limits[1]), "bonus": (limits[4], limits[5])}
 
 
 def _cdp_started(log: HandLog, event: ev.CdpHandStarted) -> None:
-    log.deck_colour = event.deck.colour or log.deck_colour
+    log.deck_colour, log.deck_size = event.deck.colour or log.deck_colour, event.deck.size
     log.limits = {"ante": (event.settings.ante_min, event.settings.ante_max)}
 
 

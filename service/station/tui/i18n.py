@@ -113,7 +113,7 @@ TEXTS: Mapping[str, tuple[str, str]] = {
     # results
     "result": ("Resultado de la mano {number}", "Result of hand {number}"),
     "pot_won": ("{pot}: {winners}", "{pot}: {winners}"),
-    "pays": ("pagar {amount} a {who}", "pay {amount} to {who}"),
+    "pays": ("pagar {amount} al {who}", "pay {amount} to {who}"),
     "rake": ("comisión {amount}", "rake {amount}"),
     "shown": ("{who} enseña {cards}", "{who} shows {cards}"),
     "voided": ("mano anulada ({rule})", "hand void ({rule})"),
