@@ -280,13 +280,13 @@ def test_screen_snapshot(port: int, screen: str, lang: str) -> None:
         await until(pilot, lambda: ready(app) and app.settled, f"the {screen} screen")
         golden = SNAPSHOTS / f"{screen}_{lang}.txt"
         if os.environ.get("UPDATE_SNAPSHOTS") or not golden.exists():
-            await pilot.pause(0.5)  # the footer's keys are drawn after the bindings change
+            await pilot.pause(0.5)  # the last repaint
             SNAPSHOTS.mkdir(parents=True, exist_ok=True)
             golden.write_text(app.screen_text() + "\n", encoding="utf-8")
             (SNAPSHOTS / f"{screen}_{lang}.svg").write_text(app.export_screenshot(title=f"{table} ({lang})"),
                                                             encoding="utf-8")
         expected = golden.read_text(encoding="utf-8")
-        with contextlib.suppress(AssertionError):  # the footer's keys are drawn after the bindings change
+        with contextlib.suppress(AssertionError):  # until the last repaint (then the assertion shows the screen)
             await until(pilot, lambda: app.screen_text() + "\n" == expected, "the snapshot", timeout=3)
         text = app.screen_text()
         assert text + "\n" == expected, text

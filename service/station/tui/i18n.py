@@ -156,6 +156,8 @@ TEXTS: Mapping[str, tuple[str, str]] = {
         "Only the actions the service allows now are offered.",
     ),
     "close": ("cerrar", "close"),
+    "keys_bar": ("?  ayuda     ctrl+p  paleta de órdenes     q  salir",
+                 "?  help     ctrl+p  command palette     q  quit"),
 }
 """Each label's Spanish and English text, in the order of :data:`LANGUAGES`; ``{name}`` fields are filled in."""
 
