@@ -327,11 +327,15 @@ class StationApp(App[None]):
         self.push_screen(CardsPrompt(title, 2 if banked else 4, self.labels("bad_card", text="{text}")), chosen)
 
     def _box_bet(self, spot: str) -> None:
+        """An ante (or a THB bonus) for a box: the dialog proposes the first box without one (a bonus: with an
+        ante) and the table's smallest bet."""
         low, high = self.hand.limits.get(spot, (1, 1_000_000))
-        boxes = {box.seat for box in self.view.banked.boxes if spot == "ante" or box.bets.HasField("ante")}
-        free = [b for b in range(1, 7) if (b not in boxes) == (spot == "ante")]
-        if spot == "bonus":
-            free = [box.seat for box in self.view.banked.boxes if not box.bets.HasField("bonus")] or [1]
+        boxes = self.view.banked.boxes
+        if spot == "ante":
+            taken = {box.seat for box in boxes}
+            free = [seat for seat in range(1, 7) if seat not in taken]
+        else:
+            free = [box.seat for box in boxes if not box.bets.HasField("bonus")]
         title = self.labels("box_amount_title", what=self.labels(spot), low=low, high=high)
 
         async def chosen(entry: object) -> None:

@@ -19,19 +19,16 @@ DEADLINE = 10.0
 """Seconds a unary call may take."""
 
 
-def refusal(error: grpc.RpcError) -> tuple[str, str]:
-    """The rule id (``ErrorInfo.reason``, or the status code's name) and the message of a refused call."""
-    code = error.code() if isinstance(error, grpc.aio.AioRpcError | grpc.Call) else None
-    message = error.details() if isinstance(error, grpc.aio.AioRpcError | grpc.Call) else str(error)
-    trailers = error.trailing_metadata() if isinstance(error, grpc.aio.AioRpcError | grpc.Call) else None
-    for key, value in trailers or ():
+def refusal(error: grpc.aio.AioRpcError) -> tuple[str, str]:
+    """The rule id of a refused call (its ``ErrorInfo.reason``; without one, the status code's name) and its
+    message."""
+    for key, value in error.trailing_metadata() or ():
         if key == "grpc-status-details-bin" and isinstance(value, bytes):
-            status = status_pb2.Status.FromString(value)
-            for detail in status.details:
+            for detail in status_pb2.Status.FromString(value).details:
                 info = error_details_pb2.ErrorInfo()
                 if detail.Unpack(info):
-                    return str(info.reason), str(message or "")
-    return (code.name if code is not None else "ERROR"), str(message or "")
+                    return str(info.reason), str(error.details() or "")
+    return error.code().name, str(error.details() or "")
 
 
 class Link:
