@@ -108,30 +108,35 @@ def test_a_request_larger_than_any_legal_command_is_refused_unread(port: int) ->
     assert missing.value.code() == grpc.StatusCode.NOT_FOUND
 
 
-def _largest(descriptor: Descriptor) -> Message:
+def _largest(descriptor: Descriptor, within: tuple[str, ...] = ()) -> Message:
     """The largest request of a type that can be legal: every text at its 256-character limit in 4-byte UTF-8,
     every number and enum at 10 bytes (negative), ten entries in every list (a table has at most ten seats, and no
-    command carries more than ten cards), every nested message filled alike, and of each oneof the largest case."""
+    command carries more than ten cards), every nested message filled alike, and of each oneof the largest case.
+    A message nested in itself (a correction's replacement Command) is filled once: a replacement is a betting
+    action, never another correction."""
     message: Any = GetMessageClass(descriptor)()
+    within = (*within, descriptor.full_name)
     for field in descriptor.fields:
         if field.containing_oneof is not None and not field.containing_oneof.name.startswith("_"):
             continue  # a real oneof: its largest case, below
-        _fill(message, field)
+        _fill(message, field, within)
     for oneof in descriptor.oneofs:
         if oneof.name.startswith("_"):
             continue  # proto3 `optional`: the field, filled above
         sizes = {}
         for field in oneof.fields:
-            _fill(message, field)
+            _fill(message, field, within)
             sizes[field.name] = message.ByteSize()
         largest = max(sizes, key=lambda name: sizes[name])
-        _fill(message, next(field for field in oneof.fields if field.name == largest))
+        _fill(message, next(field for field in oneof.fields if field.name == largest), within)
     return message  # type: ignore[no-any-return]
 
 
-def _fill(message: Any, field: FieldDescriptor) -> None:
+def _fill(message: Any, field: FieldDescriptor, within: tuple[str, ...]) -> None:
     if field.message_type is not None:
-        nested = _largest(field.message_type)
+        if field.message_type.full_name in within:
+            return
+        nested = _largest(field.message_type, within)
         if field.is_repeated:
             getattr(message, field.name).extend([nested] * 10)
         else:

@@ -169,8 +169,8 @@ GAMES: Mapping[str, tuple[str, str]] = {
     "stud5": ("Stud de cinco cartas", "Five-card stud"),
     "sintetico": ("Póquer sintético", "Póquer sintético"),
     "pineapple": ("Crazy Pineapple", "Crazy Pineapple"),
-    "holdem-bonus": ("Texas Hold'em Bonus", "Texas Hold'em Bonus"),
-    "casino-draw": ("Póquer de Casino", "Casino Draw Poker"),
+    "holdem_bonus": ("Texas Hold'em Bonus", "Texas Hold'em Bonus"),
+    "casino_draw": ("Póquer de Casino", "Casino Draw Poker"),
 }
 """The games' names as the croupier calls them."""
 
@@ -188,6 +188,6 @@ class Labels:
         return TEXTS[key][self.index].format(**fields)
 
     def game(self, code: str) -> str:
-        """A game's name from its code (``holdem-bonus``)."""
-        names = GAMES.get(code)
+        """A game's name from its code (``stud7``; a hyphen read as an underscore)."""
+        names = GAMES.get(code.replace("-", "_"))
         return names[self.index] if names else code
