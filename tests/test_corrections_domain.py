@@ -149,7 +149,7 @@ def test_corrections_in_random_play_restore_exactly_conserve_chips_and_replay_id
             break
         undo = hand.correctable()
         if undo is not None and rng.random() < 0.4:
-            legal = undo.state.legal_actions(hand.seats)
+            legal = hand.restored(undo.version - 1).state.legal_actions(hand.seats)
             assert legal is not None and legal.seat == undo.seat
             action, amount = _replacement(legal, rng, table.settings.structure is BettingStructure.FIXED_LIMIT)
             hand.request_correction(action, undo.seat, amount, reason="random correction", by="mesa-1")

@@ -29,17 +29,18 @@ from eventsourcing.domain import Aggregate, event
 
 from domain.cards.cards import Card, Rank
 from domain.cards.decks import DeckIdentity
-from domain.circle.hand_corrections import HandCorrections, Undo
+from domain.circle.hand_corrections import HandCorrections, HandHistory, LastAction
 from domain.circle.hand_play import SOURCES as SOURCES  # noqa: PLC0414  (its old home: re-exported)
 from domain.circle.hand_play import HandPlay
+from domain.circle.hand_queries import HandQueries
 from domain.circle.hand_showdown import HandShowdown
 from domain.circle.pots import Pot
 from domain.circle.settings import TableSettings
-from domain.circle.state import Award, HandRuleError, HandState, LegalActions, Phase
+from domain.circle.state import Award, HandRuleError, HandState
 from domain.ids import TABLES_NAMESPACE as TABLES_NAMESPACE  # noqa: PLC0414  (its old home: re-exported)
 
 
-class Hand(HandPlay, HandShowdown, HandCorrections, Aggregate):
+class Hand(HandQueries, HandPlay, HandShowdown, HandCorrections, Aggregate):
     """One hand of circle poker at a table."""
 
     # -- creation -----------------------------------------------------------------------------------
@@ -72,7 +73,8 @@ class Hand(HandPlay, HandShowdown, HandCorrections, Aggregate):
                                openers=Rank(openers), dead_money=carried_pot, seats=list(seats))
         self._position = {seat: i for i, seat in enumerate(self.seats)}
         self.last_shoe_read: int | None = None
-        self.undo: Undo | None = None  # the last betting action, for its correction (domain.circle.hand_corrections)
+        self.history = HandHistory()  # every event applied, for a correction's rebuild (domain.circle.hand_corrections)
+        self.last_action: LastAction | None = None  # the last betting action, while it may be corrected
         self.pending_correction: dict[str, Any] | None = None
 
     @classmethod
@@ -115,94 +117,16 @@ class Hand(HandPlay, HandShowdown, HandCorrections, Aggregate):
         hand.trigger_event(cls.ForcedBetsPosted, antes=antes, blinds=blinds)
         return hand
 
-    # -- queries ------------------------------------------------------------------------------------
-
-    def seat_of(self, position: int) -> int:
-        """The seat number of a position."""
-        return self.seats[position]
-
-    def position_of(self, seat: int) -> int:
-        """The position of a seat in this hand."""
-        if seat not in self._position:
-            raise HandRuleError(f"seat {seat} is not dealt in this hand", rule="R-CIRC-2")
-        return self._position[seat]
-
-    @property
-    def stacks(self) -> list[int]:
-        """Chips behind, by position."""
-        return list(self.state.stacks)
-
-    @property
-    def is_complete(self) -> bool:
-        """Every pot is paid, or the hand is void."""
-        return self.state.phase in (Phase.COMPLETE, Phase.VOID)
-
-    @property
-    def carried_out(self) -> int:
-        """Chips that carry to the next hand: a blank hand's pot (R-DRAW-3) or one nobody could claim (R-DRAW-7)."""
-        return self.state.carried
-
-    @property
-    def opener_seat(self) -> int | None:
-        """The seat that opened (five-card draw)."""
-        opener = self.state.opener
-        return None if opener is None else self.seats[opener]
-
-    @property
-    def drawer_seat(self) -> int | None:
-        """The seat to draw now (R-DRAW-4)."""
-        drawer = self.state.drawer
-        return None if drawer is None else self.seats[drawer]
-
-    @property
-    def next_to_show_seat(self) -> int | None:
-        """The seat to show or muck next at the showdown (R-CIRC-13), if any."""
-        position = self.state.to_show
-        return None if position is None else self.seats[position]
-
-    @property
-    def actor_seat(self) -> int | None:
-        """The seat to act, if any."""
-        actor = self.state.actor
-        return None if actor is None else self.seats[actor]
-
-    def legal_actions(self) -> LegalActions | None:
-        """What the player to act may do now, with amounts; ``None`` when nobody is to act."""
-        return self.state.legal_actions(self.seats)
-
-    def snapshot(self) -> dict[str, Any]:
-        """Everything about the hand as plain data (for comparison, display and reconstruction)."""
-        s = self.state
-        return {
-            "table_id": str(self.table_id),
-            "number": self.number,
-            "seats": list(self.seats),
-            "phase": s.phase.value,
-            "street": s.street.name,
-            "stacks": list(s.stacks),
-            "bets": list(s.bets),
-            "contributed": list(s.contributed),
-            "folded": list(s.folded),
-            "hole": [[(str(c), up) for c, up in cards] for cards in s.hole],
-            "board": [str(c) for c in s.board],
-            "burned": [str(c) for c in s.burned],
-            "actor": self.actor_seat,
-            "next_card": None if s.next_slot is None else (s.next_slot.kind.value, s.next_slot.position),
-            "shown": dict(s.shown),
-            "awards": [(a.pot.amount, a.rake, list(a.shares)) for a in s.awards],
-            "void_rule": s.void_rule,
-            "openers": int(s.openers),
-            "opener": self.opener_seat,
-            "drawer": self.drawer_seat,
-            "next_to_show": self.next_to_show_seat,
-            "discards": [str(c) for c in s.discards],
-            "opener_discards": [str(c) for c in s.opener_discards],
-            "carried_in": s.dead_money,
-            "carried_out": s.carried,
-        }
-
-
     # -- events: past tense, under the aggregate; ``apply`` only mutates ---------------------------------
+
+    class Event(Aggregate.Event):
+        """Every event of the hand: applied, then kept in the hand's history (a reference), from which the state
+        before a wrong action is rebuilt if its correction is asked (R-AUD-1)."""
+
+        def mutate(self, aggregate: Any) -> Any:
+            hand: Hand = super().mutate(aggregate)  # type: ignore[assignment]  # the hand, never None
+            hand.history.events.append(self)
+            return hand
 
     class ForcedBetsPosted(Aggregate.Event):
         """Antes and blinds/straddles by position, posted before the deal (R-CIRC-2, R-FLOP-1)."""
@@ -410,7 +334,7 @@ class Hand(HandPlay, HandShowdown, HandCorrections, Aggregate):
         by: str
 
         def apply(self, aggregate: Aggregate) -> None:
-            _hand(aggregate).note_correction_approved()
+            _hand(aggregate).note_correction_approved(self.restored_version, self.originator_version)
 
     class CorrectionRefused(Aggregate.Event):
         """R-AUD-1: the pit refused the pending correction of the action at ``corrects_version``: nothing changes."""

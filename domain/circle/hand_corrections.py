@@ -8,10 +8,12 @@ the replacement, the reason, who asked); until the pit boss or games director de
 command. Refused (``CorrectionRefused``): nothing changes. Approved (``CorrectionApproved``): the hand goes back to
 its state before the wrong action and the replacement is applied as the ordinary event of that action.
 
-Replay is deterministic without reading the store: each betting event keeps a copy of the state it found
-(:class:`Undo`, about 14 µs a betting action), and ``CorrectionApproved`` restores that copy; replaying the hand's
-events rebuilds the same hand, and chips are conserved because the restored state is the one before the wrong
-action and the replacement is a legal action from it.
+Replay is deterministic without reading the store, and a betting action costs nothing for its possible correction:
+the hand keeps the events it applied (:class:`HandHistory`, a reference each), and the state before the wrong
+action is rebuilt from them only when a correction is asked or approved. Each approval keeps the state it restored
+(a checkpoint), so a later correction's rebuild passes over an earlier approval without rebuilding it again.
+Replaying the hand's events rebuilds the same hand, and chips are conserved because the restored state is the one
+before the wrong action and the replacement is a legal action from it.
 
 >>> from domain.cards.cards import parse_cards
 >>> from domain.cards.decks import BackColour, DeckIdentity
@@ -33,8 +35,8 @@ from __future__ import annotations
 
 import copy
 from collections import deque
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 from domain.circle.hand_play import HandCommands
 from domain.circle.state import HandRuleError, Phase
@@ -49,23 +51,45 @@ BETTING_ACTIONS = ("fold", "check", "call", "bet", "all-in", "bring-in")
 MAX_REASON = 200
 
 
-@dataclass(frozen=True)
-class Undo:
-    """What a betting event found: its version, its event's name and seat, and a copy of the hand's state before it
-    (and the last shoe read then).  ``valid_at`` is the hand's version up to which it is still the last action (the
-    betting event's own, moved on by a correction request and its refusal, which change nothing)."""
+class LastAction(NamedTuple):
+    """The hand's last betting action: its event's version, name and seat; ``valid_at`` is the hand's version up to
+    which it is still the last action (its own, moved on by a correction request and its refusal, which change
+    nothing)."""
 
     version: int
     event: str
     seat: int
-    state: HandState
-    last_shoe_read: int | None
     valid_at: int
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> Undo:
-        """Shared, not copied, with a copy of its hand (a reader's copy from the cache): nothing changes ``state``;
-        a correction restores a copy of it (:func:`copy_state`)."""
-        return self
+
+@dataclass(frozen=True)
+class Restored:
+    """A hand's state after one of its events (and the last shoe read then): never changed once made."""
+
+    state: HandState
+    last_shoe_read: int | None
+
+
+@dataclass
+class HandHistory:
+    """Every event applied to a hand, in order (its ``Started`` first), and the states restored by its approved
+    corrections (``checkpoints``, by version). A reader's copy of the hand shares the events and the checkpoints
+    (never changed once recorded) instead of copying them."""
+
+    events: list[Any] = field(default_factory=list)
+    checkpoints: dict[int, Restored] = field(default_factory=dict)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> HandHistory:
+        return HandHistory(list(self.events), self.checkpoints)
+
+
+@dataclass(frozen=True)
+class Undo:
+    """A correctable last action: its event's version, name and seat."""
+
+    version: int
+    event: str
+    seat: int
 
 
 def copy_state(state: HandState) -> HandState:
@@ -85,7 +109,8 @@ class HandCorrections(HandCommands):
 
     if TYPE_CHECKING:  # provided by domain.circle.hand.Hand
         version: int
-        undo: Undo | None
+        history: HandHistory
+        last_action: LastAction | None
         pending_correction: dict[str, Any] | None
         CorrectionRequested: ClassVar[type[Aggregate.Event]]
         CorrectionApproved: ClassVar[type[Aggregate.Event]]
@@ -107,14 +132,14 @@ class HandCorrections(HandCommands):
     # -- bookkeeping (from the events' ``apply``) ---------------------------------------------------------
 
     def note_betting_action(self, event: str, seat: int, version: int) -> None:
-        """A betting event is about to change the state: keep what it found, for a correction of it."""
-        self.undo = Undo(version, event, seat, copy_state(self.state), self.last_shoe_read, version)
+        """A betting event: the hand's last action now, until another event follows."""
+        self.last_action = LastAction(version, event, seat, version)
 
     def _still_last(self, version: int) -> None:
         """A correction's request or refusal (``version``) leaves the corrected action the hand's last."""
-        if self.undo is not None and self.undo.valid_at == version - 1:
-            self.undo = Undo(self.undo.version, self.undo.event, self.undo.seat, self.undo.state,
-                             self.undo.last_shoe_read, version)
+        last = self.last_action
+        if last is not None and last.valid_at == version - 1:
+            self.last_action = last._replace(valid_at=version)
 
     def note_correction_requested(self, request: dict[str, Any], version: int) -> None:
         """Bookkeeping of ``CorrectionRequested``."""
@@ -126,26 +151,50 @@ class HandCorrections(HandCommands):
         self.pending_correction = None
         self._still_last(version)
 
-    def note_correction_approved(self) -> None:
-        """Bookkeeping of ``CorrectionApproved``: the state before the wrong action, restored."""
-        undo = self.undo
-        assert undo is not None  # verified before the event was triggered, and so on replay
-        self.state = copy_state(undo.state)
-        self.last_shoe_read = undo.last_shoe_read
+    def note_correction_approved(self, restored_version: int, version: int) -> None:
+        """Bookkeeping of ``CorrectionApproved`` (at ``version``): the state after ``restored_version`` (before the
+        wrong action), restored."""
+        restored = self.restored(restored_version)
+        self.history.checkpoints[version] = restored  # the state after this event too
+        self.state = copy_state(restored.state)
+        self.last_shoe_read = restored.last_shoe_read
         self.pending_correction = None
-        self.undo = None
+        self.last_action = None
+
+    def restored(self, version: int) -> Restored:
+        """The hand's state after its event at ``version``, rebuilt from its history (and kept as a checkpoint):
+        from the latest checkpoint at or before ``version`` (an earlier correction), else from the start."""
+        checkpoints = self.history.checkpoints
+        if (kept := checkpoints.get(version)) is not None:
+            return kept
+        started, *events = self.history.events
+        rebuilt = started.mutate(None)
+        rebuilt.history.checkpoints = checkpoints
+        if base := max((at for at in checkpoints if at < version), default=0):
+            rebuilt.state = copy_state(checkpoints[base].state)
+            rebuilt.last_shoe_read = checkpoints[base].last_shoe_read
+            rebuilt.version = base
+        for applied in events:
+            if applied.originator_version > version:
+                break
+            if applied.originator_version > rebuilt.version:
+                applied.mutate(rebuilt)
+        kept = Restored(rebuilt.state, rebuilt.last_shoe_read)
+        checkpoints[version] = kept
+        return kept
 
     # -- queries ------------------------------------------------------------------------------------
 
     def correctable(self) -> Undo | None:
         """The hand's last action, if it is a betting action that may still be corrected (nothing after it, the
-        hand not finished, no correction pending); else ``None``."""
-        undo = self.undo
-        if undo is None or undo.valid_at != self.version or self.pending_correction is not None:
+        hand not finished, no correction pending); else ``None``. The state before it is :meth:`restored` at the
+        version before ``version``."""
+        last = self.last_action
+        if last is None or last.valid_at != self.version or self.pending_correction is not None:
             return None
         if self.state.phase in (Phase.COMPLETE, Phase.VOID, Phase.PASSED):
             return None
-        return undo
+        return Undo(last.version, last.event, last.seat)
 
     def verify_no_pending_correction(self) -> None:
         """R-AUD-1: while a correction waits for the pit, the hand takes no other command."""
@@ -173,7 +222,8 @@ class HandCorrections(HandCommands):
         if action == "bet" and amount is None:
             raise HandRuleError("a bet's correction names the amount", rule="R-AUD-1")
         now = self.state
-        self.state = copy_state(undo.state)  # the replacement is judged in the hand as it was before the wrong action
+        # the replacement is judged in the hand as it was before the wrong action
+        self.state = copy_state(self.restored(undo.version - 1).state)
         try:
             self._verify_replacement(action, seat, amount)
         finally:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 from uuid import NAMESPACE_URL, UUID, uuid5
 
@@ -40,7 +40,6 @@ from domain.circle.table import Table
 from domain.device_reports import DeckAlternationError, DeviceReport
 from domain.games import game_of
 from domain.reconstruction import Step, reconstruct
-from domain.tables import TableRecord
 from service.app.access import (
     AccessDeniedError,
     ConflictError,
@@ -65,6 +64,7 @@ from service.app.commands import (
     BankedCommand,
     HandCommand,
 )
+from service.app.dealers import DealerSignIn
 from service.app.queries import TableQueries, _Locks, parse_moment
 from service.app.visibility import reconstruction_step
 from service.store.group_commit import GroupCommit
@@ -123,7 +123,7 @@ def fingerprint(table: str, what: tuple[object, ...]) -> str:
     return hashlib.sha256(repr((table, what)).encode()).hexdigest()
 
 
-class PokerTables(TableQueries):
+class PokerTables(DealerSignIn, TableQueries):
     """Tables and hands of circle poker."""
 
     name = "pokertable"
@@ -250,28 +250,6 @@ class PokerTables(TableQueries):
         digest = hashlib.sha256(command_id.encode()).hexdigest()[:40]
         self._execute(f"refused-deck-{digest}", table, change, ("refused_deck", command_id, deck))
 
-    def sign_in(self, command_id: str, table: str, dealer_id: str, viewer: Viewer) -> dict[str, Any]:
-        """R-AUD-1: the dealer now dealing at a table (circle or banked), signed in at its croupier's station (or by
-        the pit boss); his id is recorded with every later command of the table's stations, until another signs in."""
-        authorize(viewer, table, "sign-in")
-
-        def change() -> tuple[dict[str, Any], list[Aggregate]]:
-            record = self.any_table(table)
-            record.sign_in(dealer_id, viewer.station)
-            return {"table": table, "version": record.version}, [record]
-
-        return self._execute(command_id, table, change, ("sign_in", dealer_id))
-
-    @contextlib.contextmanager
-    def acting(self, viewer: Viewer) -> Iterator[None]:
-        """The station whose commands run within: each command's record names the table's signed-in dealer when
-        it comes from one of the table's own stations (its croupier's, its devices)."""
-        self._local.viewer = viewer
-        try:
-            yield
-        finally:
-            self._local.viewer = None
-
     def hand_command(self, command_id: str, table: str, command: HandCommand, viewer: Viewer) -> dict[str, Any]:
         """Apply a command to the hand in progress; when it ends the hand, the table takes the final stacks.  While
         a correction is pending (R-AUD-1) the hand takes only its decision."""
@@ -397,20 +375,6 @@ class PokerTables(TableQueries):
                 del self._local.fetched
             return result
 
-
-    def _dealer_of(self, table: str, changed: list[Aggregate]) -> str:
-        """R-AUD-1: the dealer signed in at ``table`` (after this command), when the acting station is one of the
-        table's own (its croupier's or a device's); "" otherwise."""
-        viewer: Viewer | None = getattr(self._local, "viewer", None)
-        if viewer is None or viewer.table != table or viewer.role not in (Role.DEALER, Role.DEVICE):
-            return ""
-        record = next((a for a in changed if isinstance(a, TableRecord)), None) or self._local.table_record
-        if record is None:
-            try:
-                record = self.any_table(table)
-            except NotFoundError:
-                return ""
-        return str(record.dealer_id)
 
     def _forget_fetched(self) -> None:
         cache = self.repository.cache
