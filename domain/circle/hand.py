@@ -29,7 +29,7 @@ from eventsourcing.domain import Aggregate, event
 
 from domain.cards.cards import Card, Rank
 from domain.cards.decks import DeckIdentity
-from domain.circle.hand_corrections import HandCorrections, HandHistory, LastAction
+from domain.circle.hand_corrections import HandCorrections, HandHistory
 from domain.circle.hand_play import SOURCES as SOURCES  # noqa: PLC0414  (its old home: re-exported)
 from domain.circle.hand_play import HandPlay
 from domain.circle.hand_queries import HandQueries
@@ -50,7 +50,26 @@ class Hand(HandQueries, HandPlay, HandShowdown, HandCorrections, Aggregate):
         """Hands have deterministic ids: the table's id and the hand number."""
         return uuid5(table_id, f"hand/{number}")
 
-    @event("Started")
+    class Started(Aggregate.Created):
+        """The hand's table, number, settings, seats in dealing order with their stacks, button, deck, the openers in
+        force and the pot carried in (R-CIRC-2, R-DRAW-3); kept first in the hand's history."""
+
+        table_id: UUID
+        number: int
+        settings: dict[str, Any]
+        seats: list[int]
+        stacks: list[int]
+        button_seat: int
+        deck: dict[str, Any]
+        openers: int
+        carried_pot: int
+
+        def mutate(self, aggregate: Any) -> Any:
+            hand: Hand = super().mutate(aggregate)  # type: ignore[assignment]  # a Created event makes the hand
+            hand.history.events.append(self)
+            return hand
+
+    @event(Started)
     def __init__(
         self,
         *,
@@ -74,7 +93,6 @@ class Hand(HandQueries, HandPlay, HandShowdown, HandCorrections, Aggregate):
         self._position = {seat: i for i, seat in enumerate(self.seats)}
         self.last_shoe_read: int | None = None
         self.history = HandHistory()  # every event applied, for a correction's rebuild (domain.circle.hand_corrections)
-        self.last_action: LastAction | None = None  # the last betting action, while it may be corrected
         self.pending_correction: dict[str, Any] | None = None
 
     @classmethod
@@ -119,15 +137,6 @@ class Hand(HandQueries, HandPlay, HandShowdown, HandCorrections, Aggregate):
 
     # -- events: past tense, under the aggregate; ``apply`` only mutates ---------------------------------
 
-    class Event(Aggregate.Event):
-        """Every event of the hand: applied, then kept in the hand's history (a reference), from which the state
-        before a wrong action is rebuilt if its correction is asked (R-AUD-1)."""
-
-        def mutate(self, aggregate: Any) -> Any:
-            hand: Hand = super().mutate(aggregate)  # type: ignore[assignment]  # the hand, never None
-            hand.history.events.append(self)
-            return hand
-
     class ForcedBetsPosted(Aggregate.Event):
         """Antes and blinds/straddles by position, posted before the deal (R-CIRC-2, R-FLOP-1)."""
 
@@ -135,7 +144,7 @@ class Hand(HandQueries, HandPlay, HandShowdown, HandCorrections, Aggregate):
         blinds: list[int]
 
         def apply(self, aggregate: Aggregate) -> None:
-            state = _hand(aggregate).state
+            state = _hand(aggregate, self).state
             for position, amount in enumerate(self.antes):
                 if amount:
                     state.apply_forced_bet(position, amount, ante=True)
@@ -155,7 +164,7 @@ class Hand(HandQueries, HandPlay, HandShowdown, HandCorrections, Aggregate):
         sequence: int | None
 
         def apply(self, aggregate: Aggregate) -> None:
-            hand = _hand(aggregate)
+            hand = _hand(aggregate, self)
             hand.state.apply_card(Card.parse(self.card), self.face_up)
             if self.source == "shoe":
                 hand.last_shoe_read = self.sequence
@@ -166,8 +175,7 @@ class Hand(HandQueries, HandPlay, HandShowdown, HandCorrections, Aggregate):
         seat: int
 
         def apply(self, aggregate: Aggregate) -> None:
-            hand = _hand(aggregate)
-            hand.note_betting_action("Folded", self.seat, self.originator_version)
+            hand = _hand(aggregate, self)
             hand.state.apply_fold(hand.position_of(self.seat))
 
     class Checked(Aggregate.Event):
@@ -176,8 +184,7 @@ class Hand(HandQueries, HandPlay, HandShowdown, HandCorrections, Aggregate):
         seat: int
 
         def apply(self, aggregate: Aggregate) -> None:
-            hand = _hand(aggregate)
-            hand.note_betting_action("Checked", self.seat, self.originator_version)
+            hand = _hand(aggregate, self)
             hand.state.apply_check(hand.position_of(self.seat))
 
     class Called(Aggregate.Event):
@@ -187,8 +194,7 @@ class Hand(HandQueries, HandPlay, HandShowdown, HandCorrections, Aggregate):
         amount: int
 
         def apply(self, aggregate: Aggregate) -> None:
-            hand = _hand(aggregate)
-            hand.note_betting_action("Called", self.seat, self.originator_version)
+            hand = _hand(aggregate, self)
             hand.state.apply_call(hand.position_of(self.seat), self.amount)
 
     class BetOrRaised(Aggregate.Event):
@@ -199,8 +205,7 @@ class Hand(HandQueries, HandPlay, HandShowdown, HandCorrections, Aggregate):
         added: int
 
         def apply(self, aggregate: Aggregate) -> None:
-            hand = _hand(aggregate)
-            hand.note_betting_action("BetOrRaised", self.seat, self.originator_version)
+            hand = _hand(aggregate, self)
             hand.state.apply_raise_to(hand.position_of(self.seat), self.to)
 
     class BringInPosted(Aggregate.Event):
@@ -210,8 +215,7 @@ class Hand(HandQueries, HandPlay, HandShowdown, HandCorrections, Aggregate):
         amount: int
 
         def apply(self, aggregate: Aggregate) -> None:
-            hand = _hand(aggregate)
-            hand.note_betting_action("BringInPosted", self.seat, self.originator_version)
+            hand = _hand(aggregate, self)
             hand.state.apply_bring_in(hand.position_of(self.seat), self.amount)
 
     class Shown(Aggregate.Event):
@@ -221,7 +225,7 @@ class Hand(HandQueries, HandPlay, HandShowdown, HandCorrections, Aggregate):
         cards: list[str]
 
         def apply(self, aggregate: Aggregate) -> None:
-            hand = _hand(aggregate)
+            hand = _hand(aggregate, self)
             hand.state.apply_show(hand.position_of(self.seat))
 
     class Mucked(Aggregate.Event):
@@ -230,7 +234,7 @@ class Hand(HandQueries, HandPlay, HandShowdown, HandCorrections, Aggregate):
         seat: int
 
         def apply(self, aggregate: Aggregate) -> None:
-            hand = _hand(aggregate)
+            hand = _hand(aggregate, self)
             hand.state.apply_muck(hand.position_of(self.seat))
 
     class CardExposed(Aggregate.Event):
@@ -240,7 +244,7 @@ class Hand(HandQueries, HandPlay, HandShowdown, HandCorrections, Aggregate):
         card: str
 
         def apply(self, aggregate: Aggregate) -> None:
-            hand = _hand(aggregate)
+            hand = _hand(aggregate, self)
             hand.state.apply_exposed_by_mistake(hand.position_of(self.seat))
 
     class Forfeited(Aggregate.Event):
@@ -250,7 +254,7 @@ class Hand(HandQueries, HandPlay, HandShowdown, HandCorrections, Aggregate):
         rule: str
 
         def apply(self, aggregate: Aggregate) -> None:
-            hand = _hand(aggregate)
+            hand = _hand(aggregate, self)
             hand.state.apply_fold(hand.position_of(self.seat))
 
     class Discarded(Aggregate.Event):
@@ -261,7 +265,7 @@ class Hand(HandQueries, HandPlay, HandShowdown, HandCorrections, Aggregate):
         kept_for_openers: bool
 
         def apply(self, aggregate: Aggregate) -> None:
-            hand = _hand(aggregate)
+            hand = _hand(aggregate, self)
             hand.state.apply_discard(hand.position_of(self.seat), [Card.parse(c) for c in self.cards])
 
     class DiscardsReshuffled(Aggregate.Event):
@@ -270,7 +274,7 @@ class Hand(HandQueries, HandPlay, HandShowdown, HandCorrections, Aggregate):
         cards: list[str]
 
         def apply(self, aggregate: Aggregate) -> None:
-            _hand(aggregate).state.apply_reshuffle([Card.parse(c) for c in self.cards])
+            _hand(aggregate, self).state.apply_reshuffle([Card.parse(c) for c in self.cards])
 
     class PassedOut(Aggregate.Event):
         """Nobody wins: ``amount`` chips carry to the next hand (R-DRAW-3 blank hand, R-DRAW-7)."""
@@ -279,7 +283,7 @@ class Hand(HandQueries, HandPlay, HandShowdown, HandCorrections, Aggregate):
         rule: str
 
         def apply(self, aggregate: Aggregate) -> None:
-            _hand(aggregate).state.apply_passed_out(self.amount, self.rule)
+            _hand(aggregate, self).state.apply_passed_out(self.amount, self.rule)
 
     class PotAwarded(Aggregate.Event):
         """Pot ``index`` (0 is the main pot): its chips, the rake, who could win it and each winner's share."""
@@ -293,7 +297,7 @@ class Hand(HandQueries, HandPlay, HandShowdown, HandCorrections, Aggregate):
         carried_in: int
 
         def apply(self, aggregate: Aggregate) -> None:
-            hand = _hand(aggregate)
+            hand = _hand(aggregate, self)
             where = hand.position_of
             pot = Pot(self.amount, tuple(map(where, self.eligible)), tuple(map(where, self.contributors)),
                       self.carried_in)
@@ -305,7 +309,7 @@ class Hand(HandQueries, HandPlay, HandShowdown, HandCorrections, Aggregate):
         stacks: list[int]
 
         def apply(self, aggregate: Aggregate) -> None:
-            _hand(aggregate).state.apply_complete()
+            _hand(aggregate, self).state.apply_complete()
 
     class CorrectionRequested(Aggregate.Event):
         """R-AUD-1: the croupier asks to replace the hand's last action (``corrects``, the event at
@@ -322,7 +326,7 @@ class Hand(HandQueries, HandPlay, HandShowdown, HandCorrections, Aggregate):
         def apply(self, aggregate: Aggregate) -> None:
             request = {"seat": self.seat, "corrects": self.corrects, "corrects_version": self.corrects_version,
                        "action": self.action, "amount": self.amount, "reason": self.reason, "by": self.by}
-            _hand(aggregate).note_correction_requested(request, self.originator_version)
+            _hand(aggregate, self).note_correction_requested(request)
 
     class CorrectionApproved(Aggregate.Event):
         """R-AUD-1: the pit approved the pending correction: the hand is back as it was at ``restored_version``
@@ -334,7 +338,7 @@ class Hand(HandQueries, HandPlay, HandShowdown, HandCorrections, Aggregate):
         by: str
 
         def apply(self, aggregate: Aggregate) -> None:
-            _hand(aggregate).note_correction_approved(self.restored_version, self.originator_version)
+            _hand(aggregate, self).note_correction_approved(self.restored_version, self.originator_version)
 
     class CorrectionRefused(Aggregate.Event):
         """R-AUD-1: the pit refused the pending correction of the action at ``corrects_version``: nothing changes."""
@@ -344,7 +348,7 @@ class Hand(HandQueries, HandPlay, HandShowdown, HandCorrections, Aggregate):
         by: str
 
         def apply(self, aggregate: Aggregate) -> None:
-            _hand(aggregate).note_correction_refused(self.originator_version)
+            _hand(aggregate, self).note_correction_refused()
 
     class Voided(Aggregate.Event):
         """The hand is void under ``rule``; every chip goes back."""
@@ -353,9 +357,11 @@ class Hand(HandQueries, HandPlay, HandShowdown, HandCorrections, Aggregate):
         reason: str
 
         def apply(self, aggregate: Aggregate) -> None:
-            _hand(aggregate).state.apply_void(self.rule)
+            _hand(aggregate, self).state.apply_void(self.rule)
 
 
-def _hand(aggregate: Aggregate) -> Hand:
+def _hand(aggregate: Aggregate, event: Aggregate.Event) -> Hand:
+    """The hand ``event`` applies to, which keeps it in its history (a correction's rebuild replays it)."""
     assert isinstance(aggregate, Hand)
+    aggregate.history.events.append(event)
     return aggregate

@@ -36,7 +36,7 @@ from __future__ import annotations
 import copy
 from collections import deque
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from domain.circle.hand_play import HandCommands
 from domain.circle.state import HandRuleError, Phase
@@ -48,18 +48,11 @@ if TYPE_CHECKING:
 
 BETTING_ACTIONS = ("fold", "check", "call", "bet", "all-in", "bring-in")
 """The actions a correction may replace, and replace with (R-AUD-1)."""
+BETTING_EVENTS = frozenset({"Folded", "Checked", "Called", "BetOrRaised", "BringInPosted"})
+"""The events of those actions."""
+LEAVE_LAST = frozenset({"CorrectionRequested", "CorrectionRefused"})
+"""Events after which the action before them is still the hand's last: a correction's request and its refusal."""
 MAX_REASON = 200
-
-
-class LastAction(NamedTuple):
-    """The hand's last betting action: its event's version, name and seat; ``valid_at`` is the hand's version up to
-    which it is still the last action (its own, moved on by a correction request and its refusal, which change
-    nothing)."""
-
-    version: int
-    event: str
-    seat: int
-    valid_at: int
 
 
 @dataclass(frozen=True)
@@ -110,7 +103,6 @@ class HandCorrections(HandCommands):
     if TYPE_CHECKING:  # provided by domain.circle.hand.Hand
         version: int
         history: HandHistory
-        last_action: LastAction | None
         pending_correction: dict[str, Any] | None
         CorrectionRequested: ClassVar[type[Aggregate.Event]]
         CorrectionApproved: ClassVar[type[Aggregate.Event]]
@@ -131,25 +123,13 @@ class HandCorrections(HandCommands):
 
     # -- bookkeeping (from the events' ``apply``) ---------------------------------------------------------
 
-    def note_betting_action(self, event: str, seat: int, version: int) -> None:
-        """A betting event: the hand's last action now, until another event follows."""
-        self.last_action = LastAction(version, event, seat, version)
-
-    def _still_last(self, version: int) -> None:
-        """A correction's request or refusal (``version``) leaves the corrected action the hand's last."""
-        last = self.last_action
-        if last is not None and last.valid_at == version - 1:
-            self.last_action = last._replace(valid_at=version)
-
-    def note_correction_requested(self, request: dict[str, Any], version: int) -> None:
+    def note_correction_requested(self, request: dict[str, Any]) -> None:
         """Bookkeeping of ``CorrectionRequested``."""
         self.pending_correction = dict(request)
-        self._still_last(version)
 
-    def note_correction_refused(self, version: int) -> None:
+    def note_correction_refused(self) -> None:
         """Bookkeeping of ``CorrectionRefused``: nothing changes but the request is no longer pending."""
         self.pending_correction = None
-        self._still_last(version)
 
     def note_correction_approved(self, restored_version: int, version: int) -> None:
         """Bookkeeping of ``CorrectionApproved`` (at ``version``): the state after ``restored_version`` (before the
@@ -159,7 +139,6 @@ class HandCorrections(HandCommands):
         self.state = copy_state(restored.state)
         self.last_shoe_read = restored.last_shoe_read
         self.pending_correction = None
-        self.last_action = None
 
     def restored(self, version: int) -> Restored:
         """The hand's state after its event at ``version``, rebuilt from its history (and kept as a checkpoint):
@@ -189,12 +168,16 @@ class HandCorrections(HandCommands):
         """The hand's last action, if it is a betting action that may still be corrected (nothing after it, the
         hand not finished, no correction pending); else ``None``. The state before it is :meth:`restored` at the
         version before ``version``."""
-        last = self.last_action
-        if last is None or last.valid_at != self.version or self.pending_correction is not None:
+        if self.pending_correction is not None or self.state.phase in (Phase.COMPLETE, Phase.VOID, Phase.PASSED):
             return None
-        if self.state.phase in (Phase.COMPLETE, Phase.VOID, Phase.PASSED):
+        for applied in reversed(self.history.events):
+            name = type(applied).__name__
+            if name in LEAVE_LAST:
+                continue
+            if name in BETTING_EVENTS:
+                return Undo(applied.originator_version, name, applied.seat)
             return None
-        return Undo(last.version, last.event, last.seat)
+        return None
 
     def verify_no_pending_correction(self) -> None:
         """R-AUD-1: while a correction waits for the pit, the hand takes no other command."""
