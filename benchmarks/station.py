@@ -42,7 +42,8 @@ from service.api import commands_pb2 as cmd
 from service.api import table_service_pb2 as svc
 from service.api import table_service_pb2_grpc as svc_grpc
 from service.api import types_pb2 as pb
-from service.station.tui import StationApp
+from service.station.tui import StationApp, autopilot
+from service.station.tui.autopilot import until
 
 RANKS, SUITS = "23456789TJQKA", "cdhs"
 PIT = "bench-pit-token-0123456789"
@@ -141,75 +142,47 @@ class Shoe:
         return sent
 
 
-def decision(app: StationApp) -> tuple[str, ...]:
-    """The keys of the decision due now, as the benchmark's croupier takes it (nobody raises; at five-card draw
-    everyone stands pat, at Pineapple each player gives up his first card, which the croupier keys)."""
-    allowed = set(app.legal.allowed)
-    if app.banked:
-        stage = app.view.banked.stage
-        if stage == pb.BANKED_STAGE_EXCHANGE:
-            return ("x", "enter")
-        return ("c",) if stage in (pb.BANKED_STAGE_TURN, pb.BANKED_STAGE_RIVER) else ("p",)
-    if pb.ACTION_KIND_SHOW in allowed:
-        return ("s",)
-    if pb.ACTION_KIND_BRING_IN in allowed and pb.ACTION_KIND_CALL not in allowed:
-        return ("i",)
-    if pb.ACTION_KIND_DISCARD in allowed:
-        if app.view.game != pb.GAME_PINEAPPLE:
-            return ("x", "enter")
-        player = next(p for p in app.view.circle.players if p.seat == app.legal.seat)
-        return ("x", *player.cards[0].lower(), "enter")
-    return ("c",)
+def stock_of(app: StationApp, rng: random.Random) -> Callable[[], str]:
+    """The next card of a shuffled deck of the size the hand is dealt from (a short deck keeps the high ranks,
+    R-CARD-2): asked only once the hand has started."""
+    cards: list[str] = []
 
+    def next_card() -> str:
+        if not cards:
+            ranks = RANKS[len(RANKS) - app.hand.deck_size // len(SUITS):]
+            cards.extend(rank + suit for rank in ranks for suit in SUITS)
+            rng.shuffle(cards)
+        return cards.pop()
 
-async def until(pilot: Pilot[None], ready: Callable[[], bool], timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not ready():
-        if time.monotonic() > deadline:
-            raise RuntimeError("the station did not show the change in time")
-        await asyncio.sleep(0.001)
-
-
-async def press(pilot: Pilot[None], app: StationApp, keys: tuple[str, ...]) -> None:
-    """Press keys and wait until the screen shows what they did."""
-    before = app.shown_position
-    await pilot.press(*keys)
-    await until(pilot, lambda: app.shown_position > before and app.settled)
+    return next_card
 
 
 async def play_hand(pilot: Pilot[None], app: StationApp, game: Game, shoe: Shoe | None, *, count: Count,
-                    stock: list[str]) -> None:
-    """One hand from ``n`` to the last payment."""
-    await press(pilot, app, ("n",))
-    count.start_keys += 1
-    await until(pilot, lambda: app.hand.deck_size > 0 and app.settled)
-    ranks = RANKS[len(RANKS) - app.hand.deck_size // len(SUITS):]  # a short deck keeps the high ranks (R-CARD-2)
-    stock = [card for card in stock if card[0] in ranks]
-    while app.view.hand_in_progress:
-        if app.card_due():
-            card = stock.pop()
-            if shoe is None:
-                await press(pilot, app, (*card.lower(), "enter"))
-                count.card_keys += 3
-            else:
-                before = app.shown_position
-                sent = await asyncio.get_running_loop().run_in_executor(None, shoe.deal, card)
-                await until(pilot, lambda before=before: app.shown_position > before)  # type: ignore[misc]
-                count.latencies.append(app.shown_at - sent)
-                count.stream.append(app.received_at - sent)
-                await until(pilot, lambda: app.settled)
-        elif app.banked and app.view.banked.stage == pb.BANKED_STAGE_BETTING:
-            for _ in range(game.boxes):
-                await press(pilot, app, ("e", "enter"))
-            await press(pilot, app, ("v",))
-            count.bet_keys += 2 * game.boxes + 1
-        elif app.legal.HasField("seat"):
-            keys = decision(app)
-            await press(pilot, app, keys)
-            count.decision_keys += len(keys)
-            count.decisions += 1
+                    rng: random.Random) -> None:
+    """One hand from ``n`` to the last payment, its keys counted (``service.station.tui.autopilot``)."""
+
+    def counted(kind: str, keys: int) -> None:
+        if kind == "start":
+            count.start_keys += keys
+        elif kind == "bets":
+            count.bet_keys += keys
+        elif kind == "card":
+            count.card_keys += keys
         else:
-            raise RuntimeError(f"nothing to do at {app.view}")
+            count.decision_keys += keys
+            count.decisions += 1
+
+    async def from_shoe(card: str) -> None:
+        assert shoe is not None
+        before = app.shown_position
+        sent = await asyncio.get_running_loop().run_in_executor(None, shoe.deal, card)
+        await until(lambda: app.shown_position > before)
+        count.latencies.append(app.shown_at - sent)
+        count.stream.append(app.received_at - sent)
+        await until(lambda: app.settled)
+
+    await autopilot.play_hand(pilot, app, stock_of(app, rng), boxes=game.boxes,
+                              shoe=from_shoe if shoe is not None else None, keys_pressed=counted)
     count.hands += 1
 
 
@@ -220,11 +193,9 @@ async def run_game(port: int, game: Game, hands: int, *, with_shoe: bool, seed: 
     count = Count()
     rng = random.Random(seed)
     async with app.run_test(size=(120, 40)) as pilot:
-        await until(pilot, lambda: bool(app.view.table) and app.settled)
+        await until(lambda: bool(app.view.table) and app.settled)
         for _ in range(hands):
-            stock = [rank + suit for rank in RANKS for suit in SUITS]
-            rng.shuffle(stock)
-            await play_hand(pilot, app, game, shoe, count=count, stock=stock)
+            await play_hand(pilot, app, game, shoe, count=count, rng=rng)
     return count
 
 
