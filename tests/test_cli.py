@@ -105,3 +105,15 @@ def test_demo_plays_every_game_through_the_service_and_ends_cleanly() -> None:
                   "Texas Hold'em Bonus", "Casino Draw Poker"):
         assert f"  {table} " in result.stdout.split("== Summary")[1]  # played over gRPC against the service
     assert "the service stopped cleanly" in result.stdout
+
+
+def test_the_station_is_full_screen_and_says_so_without_a_terminal() -> None:
+    """``pokertable station`` is the full-screen station (issue 15): piped, with no terminal to draw on, it names the
+    line-by-line ``--plain`` station instead of failing with a traceback (the plain one runs scripts:
+    tests/test_crash_safety.py)."""
+    done = subprocess.run([SCRIPT, "station", "--server", "127.0.0.1:9", "--table", "Mesa 1", "--token", "t" * 20],
+                          capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60, check=False)
+    assert done.returncode == 2
+    assert "needs a terminal; use --plain" in done.stderr and "Traceback" not in done.stderr
+    usage = subprocess.run([SCRIPT, "station", "--help"], capture_output=True, text=True, timeout=60, check=True)
+    assert "--plain" in usage.stdout and "--lang" in usage.stdout

@@ -406,14 +406,14 @@ BANKED_CODES = sorted(code for code, game in GAMES.items() if game.family == "ba
 
 
 def _argparse_lines(path: Path) -> set[int]:
-    """The lines of a module's argparse texts: an argument's ``choices=`` and ``help=``, a command's ``help=`` and
-    ``description=`` (the module's docstring when it is the command's ``description=__doc__``)."""
+    """The lines of a module's argparse texts: an argument's ``choices=`` and ``help=``, a command's or an argument
+    group's ``help=`` and ``description=`` (the module's docstring when it is their ``description=__doc__``)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     docstring = tree.body[0] if tree.body and isinstance(tree.body[0], ast.Expr) else None
     lines: set[int] = set()
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                and node.func.attr in ("add_argument", "add_parser")):
+                and node.func.attr in ("add_argument", "add_parser", "add_argument_group")):
             continue
         for keyword in node.keywords:
             if keyword.arg not in ("choices", "help", "description"):

@@ -8,13 +8,12 @@ from collections.abc import Sequence
 
 from devices import cli as devices_cli
 from service.cli import audit as audit_command
-from service.cli import demo, odds
+from service.cli import demo, odds, station
 from service.cli import export as export_command
 from service.cli import hand as hand_command
 from service.cli import reconstruct as reconstruct_command
 from service.cli import serve as serve_command
 from service.formats import phh
-from service.station import reference as station
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,6 +1,6 @@
 """The reference dealer station: a gRPC client of the table service, scriptable or interactive, for every game.
 
-``pokertable station --server HOST:PORT --table T --token TOKEN`` reads one command a line (from ``--script FILE``,
+``pokertable station --plain --server HOST:PORT --table T --token TOKEN`` reads one command a line (from ``--script FILE``,
 standard input, or the croupier at a prompt) and prints the table after each::
 
     open holdem no-limit 1/2        open a table (pit boss)     sit SEAT CHIPS        seat a player
@@ -194,34 +194,29 @@ def run_lines(station: Station, table: str, lines: Iterable[str], out: TextIO, *
     return status
 
 
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Register ``station`` on the CLI."""
-    parser = commands.add_parser("station", help="the reference dealer station (scriptable or interactive)",
-                                 description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--server", required=True, help="HOST:PORT of the table service")
-    parser.add_argument("--table", required=True)
-    parser.add_argument("--token", required=True, help="this station's token")
-    parser.add_argument("--script", type=argparse.FileType("r"), help="commands to run (default: standard input)")
-    parser.add_argument("--tls-ca", type=argparse.FileType("rb"), help="PEM CA of a TLS server")
-    parser.add_argument("--shoe", help="port URL of the card-reading shoe: its reads are dealt as they come")
-    parser.add_argument("--shuffler", help="port URL of the automatic shuffler (prepares the other deck)")
-    parser.add_argument("--banked", action="store_true",
-                        help="the table is a banked table (Texas Hold'em Bonus, Casino Draw Poker): a card the shoe "
-                             "finds face up is reported to it (R-THB-11); the commands are every game's")
-    parser.set_defaults(run=run)
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The plain station's own options (``pokertable station --plain``; service.cli.station), its commands described."""
+    plain = parser.add_argument_group("the plain station (--plain)", description=__doc__)
+    plain.add_argument("--plain", action="store_true",
+                       help="the line-by-line station: one command a line, from --script FILE or standard input")
+    plain.add_argument("--script", type=argparse.FileType("r"),
+                       help="commands to run, one a line (implies --plain; default: standard input)")
+    plain.add_argument("--banked", action="store_true",
+                       help="the table is a banked table (Texas Hold'em Bonus, Casino Draw Poker): a card the shoe "
+                            "finds face up is reported to it (R-THB-11); the commands are every game's")
 
 
 def run(args: argparse.Namespace) -> int:
-    """Connect and run the commands."""
-    credentials = grpc.ssl_channel_credentials(root_certificates=args.tls_ca.read()) if args.tls_ca else None
+    """Connect and run the commands (``pokertable station --plain``: service.cli.station)."""
+    credentials = grpc.ssl_channel_credentials(root_certificates=args.tls_ca.read_bytes()) if args.tls_ca else None
     station = Station(args.server, args.token, credentials)
     source = args.script or sys.stdin
     interactive = source.isatty()
     hardware = None
-    if args.shoe:
+    if getattr(args, "shoe", None):
         from service.station.hardware import HardwareStation
 
-        hardware = HardwareStation(station, args.table, args.shoe, args.shuffler, banked=args.banked,
+        hardware = HardwareStation(station, args.table, args.shoe, getattr(args, "shuffler", None), banked=args.banked,
                                    show=lambda message: print(f"[devices] {message}", flush=True))
     try:
         if interactive:
