@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
         _announce(title, deck, hands, board, values, lang=args.lang)
     with tempfile.TemporaryDirectory(prefix="pokertable-demo-") as directory:
         db = args.db or f"sqlite:///{Path(directory) / 'demo.db'}"
-        run_service_demo(rng, Path(directory), db)
+        run_service_demo(rng, Path(directory), db, args.lang)
     _batch_figures(rng)
     return 0
 

@@ -20,11 +20,14 @@ from domain.cards.decks import composition
 from domain.games import GAMES
 from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
+from service.cli import station_demo
 from service.station.client import card_due, value, word
 from service.station.hardware import HardwareStation
 from service.station.reference import Station, render
 
 PIT, DIRECTOR = "demo-pit-boss-token-000001", "demo-director-token-000002"
+STATION_TOKEN = "demo-full-screen-station-token-000003"
+"""The croupier's token of the full-screen station's table (service.cli.station_demo)."""
 
 CIRCLE_TABLES: tuple[tuple[str, pb.Game, pb.CircleSettings, int], ...] = (
     ("Hold'em", pb.GAME_HOLDEM, pb.CircleSettings(structure=pb.BETTING_STRUCTURE_NO_LIMIT, blinds=[5, 10]), 2),
@@ -60,6 +63,8 @@ def stations_file(directory: Path) -> Path:
              "[stations.director]", f'token = "{DIRECTOR}"', 'role = "games-director"', ""]
     for i, table in enumerate([t for t, _, _, _ in CIRCLE_TABLES] + list(BANKED_TABLES)):
         lines += [f"[stations.dealer-{i}]", f'token = "{dealer_token(i)}"', 'role = "dealer"', f'table = "{table}"', ""]
+    lines += ["[stations.full-screen]", f'token = "{STATION_TOKEN}"', 'role = "dealer"',
+              f'table = "{station_demo.TABLE}"']
     path = directory / "stations.toml"
     path.write_text("\n".join(lines), encoding="utf-8")
     return path
@@ -230,7 +235,7 @@ def _decide(station: Station, table: str, banked: pb.BankedTableView, rng: rando
         station.act(table, "play", seat=box.seat, amount=2 * ante)
 
 
-def run_service_demo(rng: random.Random, directory: Path, db: str) -> None:
+def run_service_demo(rng: random.Random, directory: Path, db: str, lang: str = "en") -> None:
     """Start ``pokertable serve`` on ``db``, play every game through a station, print what happened."""
     import re
     import subprocess
@@ -253,6 +258,7 @@ def run_service_demo(rng: random.Random, directory: Path, db: str) -> None:
     try:
         _play_circle_tables(address, pit, rng, summary)
         _play_banked_tables(address, pit, director, rng, summary)
+        summary.append(station_demo.run_station_demo(address, PIT, STATION_TOKEN, rng, lang))
     finally:
         pit.close()
         director.close()

@@ -1,7 +1,7 @@
 """The reference dealer station: a gRPC client of the table service, scriptable or interactive, for every game.
 
-``pokertable station --plain --server HOST:PORT --table T --token TOKEN`` reads one command a line (from ``--script FILE``,
-standard input, or the croupier at a prompt) and prints the table after each::
+``pokertable station --plain --server HOST:PORT --table T --token TOKEN`` reads one command a line (from
+``--script FILE``, standard input, or the croupier at a prompt) and prints the table after each::
 
     open holdem no-limit 1/2        open a table (pit boss)     sit SEAT CHIPS        seat a player
     open holdem-bonus [ANTE_MIN] | open casino-draw ANTE_MIN ANTE_MAX                  open a banked table
