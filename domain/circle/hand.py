@@ -309,7 +309,9 @@ class Hand(HandQueries, HandPlay, HandShowdown, HandCorrections, Aggregate):
         stacks: list[int]
 
         def apply(self, aggregate: Aggregate) -> None:
-            _hand(aggregate, self).state.apply_complete()
+            hand = _hand(aggregate, self)
+            hand.state.apply_complete()
+            hand.note_hand_over()
 
     class CorrectionRequested(Aggregate.Event):
         """R-AUD-1: the croupier asks to replace the hand's last action (``corrects``, the event at
@@ -357,7 +359,9 @@ class Hand(HandQueries, HandPlay, HandShowdown, HandCorrections, Aggregate):
         reason: str
 
         def apply(self, aggregate: Aggregate) -> None:
-            _hand(aggregate, self).state.apply_void(self.rule)
+            hand = _hand(aggregate, self)
+            hand.state.apply_void(self.rule)
+            hand.note_hand_over()
 
 
 def _hand(aggregate: Aggregate, event: Aggregate.Event) -> Hand:

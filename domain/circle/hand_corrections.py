@@ -140,6 +140,11 @@ class HandCorrections(HandCommands):
         self.last_shoe_read = restored.last_shoe_read
         self.pending_correction = None
 
+    def note_hand_over(self) -> None:
+        """The hand is paid or void: nothing in it may be corrected any more, so its events are no longer kept (a
+        finished hand in the cache, or in a replay of the whole log, holds its state only)."""
+        self.history = HandHistory()
+
     def restored(self, version: int) -> Restored:
         """The hand's state after its event at ``version``, rebuilt from its history (and kept as a checkpoint):
         from the latest checkpoint at or before ``version`` (an earlier correction), else from the start."""
