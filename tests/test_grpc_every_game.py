@@ -4,19 +4,15 @@ OpenTable, SeatPlayer (circle), StartHand, Act until the hand is complete (the c
 each card dealt where GetTable's ``next_card`` says, in the order the game deals them), then Watch (the typed
 TableEvent stream from position 0; face-down cards ``??`` for an observer, real for the pit), ListHands,
 SearchHands, GetTable at a past position, ExportHand (JSON, and PHH for the variants PHH has) and ReconstructHand.
-And the service names no banked game outside the CLI's argument choices (``git grep``)."""
+(That the service names no banked game outside the CLI's argument texts: tests/test_game_names.py.)"""
 
 from __future__ import annotations
 
-import ast
 import json
 import random
-import shutil
-import subprocess
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, cast
 
 import grpc
@@ -399,52 +395,3 @@ def export(client: Client, case: Case, form: pb.ExportFormat) -> svc.ExportHandR
     reply: svc.ExportHandResponse = client.ExportHand(svc.ExportHandRequest(table=case.table, hand_number=1,
                                                                             format=form))
     return reply
-
-
-ROOT = Path(__file__).resolve().parent.parent
-BANKED_CODES = sorted(code for code, game in GAMES.items() if game.family == "banked")
-
-
-def _argparse_lines(path: Path) -> set[int]:
-    """The lines of a module's argparse texts: an argument's ``choices=`` and ``help=``, a command's or an argument
-    group's ``help=`` and ``description=`` (the module's docstring when it is their ``description=__doc__``)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    docstring = tree.body[0] if tree.body and isinstance(tree.body[0], ast.Expr) else None
-    lines: set[int] = set()
-    for node in ast.walk(tree):
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                and node.func.attr in ("add_argument", "add_parser", "add_argument_group")):
-            continue
-        for keyword in node.keywords:
-            if keyword.arg not in ("choices", "help", "description"):
-                continue
-            value: ast.expr | ast.stmt = keyword.value
-            if isinstance(value, ast.Name) and value.id == "__doc__" and docstring is not None:
-                value = docstring
-            lines.update(range(value.lineno, (value.end_lineno or value.lineno) + 1))
-    return lines
-
-
-def test_issue_14_the_service_names_a_banked_game_only_in_the_clis_argument_choices() -> None:
-    """``git grep -n "holdem-bonus\\|casino-draw" service/`` finds only argparse choices (and their help texts) of
-    the command line (service/cli/) or the stations (service/station/): the service tells games apart through
-    ``domain.games``, never by name."""
-    git = shutil.which("git")
-    if git is None or not (ROOT / ".git").exists():
-        pytest.skip("not a git checkout")
-    found = subprocess.run([git, "grep", "-n", "\\|".join(BANKED_CODES), "--", "service/"], cwd=ROOT,
-                           capture_output=True, text=True, check=False)
-    assert found.returncode in (0, 1), found.stderr  # 1: nothing found
-    hits = [line.split(":", 2) for line in found.stdout.splitlines()]
-    assert all(len(hit) == 3 for hit in hits), found.stdout
-    offences = []
-    allowed: dict[str, set[int]] = {}
-    for path, number, text in hits:
-        if not path.startswith(("service/cli/", "service/station/")):
-            offences.append(f"{path}:{number}: {text.strip()}")
-            continue
-        if path not in allowed:
-            allowed[path] = _argparse_lines(ROOT / path)
-        if int(number) not in allowed[path]:
-            offences.append(f"{path}:{number}: {text.strip()}")
-    assert offences == []
