@@ -160,8 +160,10 @@ def test_thb_hand_through_the_keys(port: int) -> None:
             before = app.shown_position
             await pilot.press(*keys)
             await until(pilot, lambda: app.shown_position > before, what)
-            if app.view.banked.stage != pb.BANKED_STAGE_COMPLETE:
+            if app.view.banked.stage != pb.BANKED_STAGE_COMPLETE and not app.hand.boxes:
                 assert not hidden_codes(app.screen_text(), THB_DOWN), app.screen_text()
+            assert not hidden_codes(app.screen_text(), "7c 2d"), app.screen_text()  # box 2 folds: never opened
+            # once settled, the boxes still in and the croupier's cards are opened (R-THB-7; the showdown panel)
 
         await step("n", what="the hand started")
         assert "Bets open" in app.screen_text()

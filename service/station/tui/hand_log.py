@@ -2,7 +2,10 @@
 table's limits, and at the end the pots and their winners, the cards shown and each box's settlement.
 
 The table view (``GetTable``) is the truth of the table's state; this log keeps only what the view does not carry:
-the deck's colour, the bet limits of a banked hand, and the results of a hand once it is over.
+the deck's colour, the bet limits of a banked hand, and the results of a hand once it is over: the pots, the cards
+shown and mucked, the board, and the cards of a banked hand's boxes and house as the stream gave them (``??`` where
+this station may not see them), so that the showdown panel can name the hands that were shown
+(:mod:`service.station.tui.showdown`).
 
 >>> from service.api import events_pb2 as ev
 >>> log = HandLog()
@@ -15,7 +18,7 @@ the deck's colour, the bet limits of a banked hand, and the results of a hand on
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,6 +33,18 @@ class PotResult:
     amount: int
     rake: int
     shares: list[tuple[int, int]]
+    eligible: tuple[int, ...] = ()
+    """The seats that could win it."""
+    contributors: tuple[int, ...] = ()
+    """The seats that put chips in it."""
+    carried_in: int = 0
+    """Chips of it carried from blank hands (R-DRAW-3)."""
+
+    @property
+    def uncalled(self) -> bool:
+        """A bet nobody called, coming back to the one who made it (never raked, no winner)."""
+        return (len(self.contributors) == 1 and self.eligible == self.contributors and not self.carried_in
+                and [seat for seat, _ in self.shares] == list(self.contributors))
 
 
 @dataclass(frozen=True)
@@ -46,13 +61,28 @@ class HandLog:
     """The current (or last) hand as the Watch stream told it."""
 
     number: int = 0
+    game: str = ""
+    """The game's code as its hand's first event names it (``holdem``, ``stud7``, ``holdem-bonus``, ...)."""
     deck_colour: str = ""
     deck_size: int = 0
+    flush_beats_full_house: bool | None = None
+    """R-CARD-5 as the circle hand's settings say; ``None``: the deck's default."""
     limits: dict[str, tuple[int, int]] = field(default_factory=dict)
     """A banked hand's bet limits by spot (``ante``, ``bonus``): (lowest, highest)."""
     pots: list[PotResult] = field(default_factory=list)
     shown: dict[int, list[str]] = field(default_factory=dict)
+    mucked: list[int] = field(default_factory=list)
+    board: list[str] = field(default_factory=list)
+    box_cards: dict[int, list[str]] = field(default_factory=dict)
+    """A banked hand's cards by box, exchanged cards taken out (``??`` where this station may not see them)."""
+    house_cards: list[str] = field(default_factory=list)
+    """The croupier's two cards (Texas Hold'em Bonus) or the bank's five (Casino Draw Poker)."""
+    out_boxes: set[int] = field(default_factory=set)
+    """Boxes that folded or whose hand is void: never opened at the showdown."""
+    house_turned: bool = False
+    """R-THB-12: nobody played, and the croupier's cards were turned for an A-A bonus."""
     boxes: dict[int, BoxResult] = field(default_factory=dict)
+    bank_qualified: bool | None = None
     bank_result: int | None = None
     voided: str = ""
     passed: int | None = None
@@ -81,10 +111,14 @@ def _table_started(log: HandLog, event: ev.TableHandStarted | ev.BankedTableHand
 
 def _circle_started(log: HandLog, event: ev.HandStarted) -> None:
     log.deck_colour, log.deck_size = event.deck.colour or log.deck_colour, event.deck.size
+    log.game = event.settings.variant
+    if event.settings.HasField("flush_beats_full_house"):
+        log.flush_beats_full_house = event.settings.flush_beats_full_house
 
 
 def _thb_started(log: HandLog, event: ev.ThbHandStarted) -> None:
     log.deck_colour, log.deck_size = event.deck.colour or log.deck_colour, event.deck.size
+    log.game = "holdem-bonus"
     limits = list(event.settings.limits)
     if len(limits) >= 6:
         log.limits = {"ante": (limits[0], limits[1]), "bonus": (limits[4], limits[5])}
@@ -92,15 +126,62 @@ def _thb_started(log: HandLog, event: ev.ThbHandStarted) -> None:
 
 def _cdp_started(log: HandLog, event: ev.CdpHandStarted) -> None:
     log.deck_colour, log.deck_size = event.deck.colour or log.deck_colour, event.deck.size
+    log.game = "casino-draw"
     log.limits = {"ante": (event.settings.ante_min, event.settings.ante_max)}
 
 
 def _pot(log: HandLog, event: ev.HandPotAwarded) -> None:
-    log.pots.append(PotResult(event.index, event.amount, event.rake, [(s.seat, s.amount) for s in event.shares]))
+    log.pots.append(PotResult(event.index, event.amount, event.rake, [(s.seat, s.amount) for s in event.shares],
+                              tuple(event.eligible), tuple(event.contributors), event.carried_in))
 
 
 def _shown(log: HandLog, event: ev.HandShown) -> None:
     log.shown[event.seat] = list(event.cards)
+
+
+def _mucked(log: HandLog, event: ev.HandMucked) -> None:
+    log.mucked.append(event.seat)
+
+
+def _circle_dealt(log: HandLog, event: ev.HandCardDealt) -> None:
+    if event.kind == "board":
+        log.board.append(event.card)
+
+
+def _thb_dealt(log: HandLog, event: ev.ThbHandCardDealt) -> None:
+    if event.kind == "box":
+        log.box_cards.setdefault(event.box, []).append(event.card)
+    elif event.kind.startswith("dealer"):
+        log.house_cards.append(event.card)
+    elif event.kind == "board":
+        log.board.append(event.card)
+
+
+def _cdp_dealt(log: HandLog, event: ev.CdpHandCardDealt) -> None:
+    (log.box_cards.setdefault(event.box, []) if event.box else log.house_cards).append(event.card)
+
+
+def _given_back(held: list[str], cards: Iterable[str]) -> None:
+    """Take exchanged cards out of a hand (a ``??`` takes out a ``??``)."""
+    for card in cards:
+        if card in held:
+            held.remove(card)
+
+
+def _cdp_exchanged(log: HandLog, event: ev.CdpHandExchanged) -> None:
+    _given_back(log.box_cards.setdefault(event.box, []), event.cards)
+
+
+def _bank_exchanged(log: HandLog, event: ev.CdpHandBankExchanged) -> None:
+    _given_back(log.house_cards, event.cards)
+
+
+def _turned_for_bonus(log: HandLog, event: ev.ThbHandDealerCardsTurnedForBonus) -> None:
+    log.house_turned = True
+
+
+def _box_out(log: HandLog, event: ev.ThbHandFolded | ev.CdpHandFolded | ev.ThbHandBoxVoided) -> None:
+    log.out_boxes.add(event.box)
 
 
 def _settled(log: HandLog, event: ev.ThbHandBoxSettled | ev.CdpHandBoxSettled) -> None:
@@ -110,6 +191,8 @@ def _settled(log: HandLog, event: ev.ThbHandBoxSettled | ev.CdpHandBoxSettled) -
 
 def _banked_completed(log: HandLog, event: ev.ThbHandCompleted | ev.CdpHandCompleted) -> None:
     log.bank_result = event.bank_result
+    if isinstance(event, ev.CdpHandCompleted) and event.HasField("bank_qualified"):
+        log.bank_qualified = event.bank_qualified
     log.finished = True
 
 
@@ -134,6 +217,16 @@ _HANDLERS: Mapping[str, Callable[[HandLog, Any], None]] = {
     "cdp_hand_started": _cdp_started,
     "hand_pot_awarded": _pot,
     "hand_shown": _shown,
+    "hand_mucked": _mucked,
+    "hand_card_dealt": _circle_dealt,
+    "thb_hand_card_dealt": _thb_dealt,
+    "cdp_hand_card_dealt": _cdp_dealt,
+    "cdp_hand_exchanged": _cdp_exchanged,
+    "cdp_hand_bank_exchanged": _bank_exchanged,
+    "thb_hand_folded": _box_out,
+    "cdp_hand_folded": _box_out,
+    "thb_hand_box_voided": _box_out,
+    "thb_hand_dealer_cards_turned_for_bonus": _turned_for_bonus,
     "thb_hand_box_settled": _settled,
     "cdp_hand_box_settled": _settled,
     "thb_hand_completed": _banked_completed,

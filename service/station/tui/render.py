@@ -21,6 +21,7 @@ from rich.text import Text
 from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
 from service.station.client import word
+from service.station.tui import showdown
 from service.station.tui.hand_log import HandLog
 from service.station.tui.i18n import Labels
 
@@ -218,27 +219,5 @@ def action_label(kind: int, legal: svc.GetLegalActionsResponse, labels: Labels, 
 
 
 def result_text(log: HandLog, labels: Labels, *, banked: bool) -> Text:
-    """At the end of a hand (and as it settles): the winners and the payments to make."""
-    lines: list[str] = []
-    if log.voided:
-        lines.append(labels("voided", rule=log.voided))
-    for seat, cards in sorted(log.shown.items()):
-        lines.append(labels("shown", who=labels("seat", seat=seat), cards=" ".join(cards)))
-    for pot in log.pots:
-        name = labels("main_pot", amount=pot.amount) if pot.index == 0 else labels("side_pot", index=pot.index,
-                                                                                     amount=pot.amount)
-        pays = ", ".join(labels("pays", amount=chips, who=labels("seat", seat=seat)) for seat, chips in pot.shares)
-        rake = f" ({labels('rake', amount=pot.rake)})" if pot.rake else ""
-        lines.append(labels("pot_won", pot=name, winners=pays) + rake)
-    if log.passed is not None:
-        lines.append(labels("passed", amount=log.passed))
-    for box in sorted(log.boxes.values(), key=lambda b: b.box):
-        spots = ", ".join(f"{spot} {box.spots[spot]:+}" for spot in BOX_SPOTS if spot in box.spots)
-        bonus = f" · {labels('bonus_class', name=box.bonus_class)}" if box.bonus_class else ""
-        lines.append(labels("box_result", who=labels("box", seat=box.box), spots=spots,
-                            total=sum(box.spots.values())) + bonus)
-    if banked and log.bank_result is not None:
-        lines.append(labels("bank_result", amount=log.bank_result))
-    if not lines:
-        return Text("")
-    return Text("\n".join([labels("result", number=log.number), *(f"  {line}" for line in lines)]))
+    """The result panel: the showdown as the croupier calls it, and the payments (:mod:`.showdown`)."""
+    return showdown.result_text(log, labels, banked=banked)
