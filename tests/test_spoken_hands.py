@@ -8,20 +8,20 @@ import pytest
 
 from domain.cards.cards import format_cards, parse_cards
 from domain.cards.hand_classes import Category
-from domain.cards.spoken import best_hand, spoken, spoken_hand
+from domain.cards.spoken import best_hand, spoken_hand
 from domain.errors import InvalidCardsError
 
 EVERY_CATEGORY = [
     # five cards, Spanish, English
-    ("As Jd 9c 5h 3s", "carta alta, as", "ace high"),
-    ("8s 8d Ac 6h 2s", "pareja de ochos", "a pair of eights"),
-    ("Ks Kd 5c 5h 2s", "dobles parejas de reyes y cincos", "kings and fives"),
-    ("7s 7d 7c Kh 2s", "trío de sietes", "three sevens"),
-    ("Ks Qd Jc Th 9s", "escalera al rey", "king-high straight"),
-    ("Ah Th 7h 6h 2h", "color al as", "ace-high flush"),
-    ("9s 9h 9d Ac Ah", "full de nueves y ases", "nines full of aces"),
-    ("Qs Qh Qd Qc 2h", "póquer de damas", "four queens"),
-    ("Td 9d 8d 7d 6d", "escalera de color al diez", "ten-high straight flush"),
+    ("As Jd 9c 5h 3s", "carta alta, as", "high card, ace"),
+    ("8s 8d Ac 6h 2s", "pareja de ochos", "pair of eights"),
+    ("Ks Kd 5c 5h 2s", "doble pareja de reyes y cincos", "two pair, kings and fives"),
+    ("7s 7d 7c Kh 2s", "trío de sietes", "three of a kind, sevens"),
+    ("Ks Qd Jc Th 9s", "escalera al rey", "straight, king high"),
+    ("Ah Th 7h 6h 2h", "color al as", "flush, ace high"),
+    ("9s 9h 9d Ac Ah", "full de nueves y ases", "full house, nines over aces"),
+    ("Qs Qh Qd Qc 2h", "póker de damas", "four of a kind, queens"),
+    ("Td 9d 8d 7d 6d", "escalera de color al diez", "straight flush, ten high"),
     ("As Ks Qs Js Ts", "escalera real", "royal flush"),
 ]
 
@@ -45,12 +45,12 @@ def test_a_queen_or_a_jack_at_the_top_is_said_with_la_in_spanish() -> None:
 
 
 @pytest.mark.parametrize(("deck", "cards", "spanish", "english"), [
-    (52, "Ah 2c 3d 4s 5h", "escalera al cinco", "five-high straight"),
-    (36, "Ah 6c 7d 8s 9h", "escalera al nueve", "nine-high straight"),
-    (32, "Ah 7c 8d 9s Th", "escalera al diez", "ten-high straight"),
-    (28, "Ah 8c 9d Ts Jh", "escalera a la jota", "jack-high straight"),
-    (32, "As 7s 8s 9s Ts", "escalera de color al diez", "ten-high straight flush"),
-    (28, "Ad 8d 9d Td Jd", "escalera de color a la jota", "jack-high straight flush"),
+    (52, "Ah 2c 3d 4s 5h", "escalera al cinco", "straight, five high"),
+    (36, "Ah 6c 7d 8s 9h", "escalera al nueve", "straight, nine high"),
+    (32, "Ah 7c 8d 9s Th", "escalera al diez", "straight, ten high"),
+    (28, "Ah 8c 9d Ts Jh", "escalera a la jota", "straight, jack high"),
+    (32, "As 7s 8s 9s Ts", "escalera de color al diez", "straight flush, ten high"),
+    (28, "Ad 8d 9d Td Jd", "escalera de color a la jota", "straight flush, jack high"),
 ])
 def test_the_ace_low_straight_of_each_deck_is_called_by_its_top_card(
         deck: int, cards: str, spanish: str, english: str) -> None:
@@ -61,8 +61,8 @@ def test_the_ace_low_straight_of_each_deck_is_called_by_its_top_card(
 
 
 def test_in_a_full_deck_ace_seven_to_ten_is_no_straight() -> None:
-    assert spoken_hand(parse_cards("Ah 7c 8d 9s Th")) == "ace high"
-    assert spoken_hand(parse_cards("Ah 7c 8d 9s Th"), deck_size=32) == "ten-high straight"
+    assert spoken_hand(parse_cards("Ah 7c 8d 9s Th")) == "high card, ace"
+    assert spoken_hand(parse_cards("Ah 7c 8d 9s Th"), deck_size=32) == "straight, ten high"
 
 
 def test_where_a_flush_beats_a_full_house_the_best_five_change_not_the_names() -> None:
@@ -72,24 +72,24 @@ def test_where_a_flush_beats_a_full_house_the_best_five_change_not_the_names() -
     flush = best_hand(own, board, game="omaha", deck_size=32)
     full = best_hand(own, board, game="omaha", deck_size=32, flush_beats_full_house=False)
     assert format_cards(flush.best_five) == "Ah Kh 9h 8h 7h"
-    assert spoken(flush.hand_class, "es") == "color al as" and spoken(flush.hand_class) == "ace-high flush"
-    assert spoken(full.hand_class, "es") == "full de reyes y nueves"
-    assert spoken(full.hand_class) == "kings full of nines"
+    assert flush.hand_class.describe("es") == "color al as" and flush.hand_class.describe() == "flush, ace high"
+    assert full.hand_class.describe("es") == "full de reyes y nueves"
+    assert full.hand_class.describe() == "full house, kings over nines"
 
 
 def test_holdem_names_the_best_five_of_seven() -> None:
     """R-CARD-6: any mix of the two own cards and the five board cards; the board alone may be the hand."""
     board = parse_cards("9c 9d 9h Ac Ad")
     assert spoken_hand(parse_cards("2s 3s"), board, language="es") == "full de nueves y ases"
-    assert spoken_hand(parse_cards("9s 3s"), board, language="es") == "póquer de nueves"
-    assert spoken_hand(parse_cards("As 3s"), board) == "aces full of nines"
+    assert spoken_hand(parse_cards("9s 3s"), board, language="es") == "póker de nueves"
+    assert spoken_hand(parse_cards("As 3s"), board) == "full house, aces over nines"
 
 
 def test_omaha_and_sintetico_use_exactly_two_own_and_three_board_cards() -> None:
     """R-CARD-6, R-SYNTH-1: four board hearts and one in hand make no flush; three aces on the board and a king in
     hand make no full house (the five would hold one own card), only three aces with both own cards."""
-    assert spoken_hand(parse_cards("Ah 2c 3c 4d"), parse_cards("Kh Qh Jh Th 5s"), game="omaha") == "ace high"
-    assert spoken_hand(parse_cards("Ah Kc 3c 4d"), parse_cards("Qh Jh Th 8s 5s"), game="omaha") == "ace-high straight"
+    assert spoken_hand(parse_cards("Ah 2c 3c 4d"), parse_cards("Kh Qh Jh Th 5s"), game="omaha") == "high card, ace"
+    assert spoken_hand(parse_cards("Ah Kc 3c 4d"), parse_cards("Qh Jh Th 8s 5s"), game="omaha") == "straight, ace high"
     assert spoken_hand(parse_cards("Ah Ac"), parse_cards("Ad Ks Kd Jc 9h"), game="sintetico",
                        language="es") == "full de ases y reyes"
     assert spoken_hand(parse_cards("Kh 8c"), parse_cards("Ad As Ac Kd Jc"), game="sintetico",
@@ -100,7 +100,7 @@ def test_omaha_and_sintetico_use_exactly_two_own_and_three_board_cards() -> None
 
 def test_stud_names_the_best_five_of_the_players_cards_and_the_community_card() -> None:
     """R-CARD-6 and R-STUD7-1: seven cards of his own, or six and the community card when the stock ran out."""
-    assert spoken_hand(parse_cards("9c 9d 4s 4h 2c 8s Ks"), game="stud") == "nines and fours"
+    assert spoken_hand(parse_cards("9c 9d 4s 4h 2c 8s Ks"), game="stud") == "two pair, nines and fours"
     assert spoken_hand(parse_cards("9c 9d 4s 4h 2c 8s"), parse_cards("9s"), game="stud",
                        language="es") == "full de nueves y cuatros"
     assert spoken_hand(parse_cards("Ac Kc Qc Jc 7d"), game="stud", deck_size=32, language="es") == "carta alta, as"

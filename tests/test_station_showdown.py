@@ -25,7 +25,7 @@ port = grpc_support.port
 HOLES = "Kh Ac Kd 3c Ad 2c"
 """One at a time from the seat left of the button (1): seat 2 Kh, 3 Ac, 1 Kd, 2 3c, 3 Ad, 1 2c."""
 BOARD = "5c Qs Jh Ts 2d 9d 6h 4c"
-"""Burn, flop Qs Jh Ts, burn, turn 9d, burn, river 4c: seats 1 and 2 each make the king-high straight."""
+"""Burn, flop Qs Jh Ts, burn, turn 9d, burn, river 4c: seats 1 and 2 each make the straight, king high."""
 
 
 def split_with_side_pot(port: int) -> None:
@@ -71,11 +71,11 @@ def test_a_split_pot_with_its_odd_chip_a_side_pot_and_the_hands_as_the_croupier_
     async def english(pilot: Pilot[None], app: StationApp) -> None:
         await until(pilot, lambda: finished(app), "the pots paid")
         text = app.screen_text()
-        assert "seat 1 shows Kd 2c: king-high straight" in text, text
-        assert "seat 2 shows Kh 3c: king-high straight" in text, text
-        assert ("main pot 33 — seats 1 and 2 split it, king-high straight: 16 each\n"
+        assert "seat 1 shows Kd 2c: straight, king high" in text, text
+        assert "seat 2 shows Kh 3c: straight, king high" in text, text
+        assert ("main pot 33 — seats 1 and 2 split it, straight, king high: 16 each\n"
                 "     the odd chip to seat 2 (R-CIRC-11)\n") in text, text
-        assert "side pot 1: 18 — seats 1 and 2 split it, king-high straight: 9 each" in text, text
+        assert "side pot 1: 18 — seats 1 and 2 split it, straight, king high: 9 each" in text, text
         assert "pay 25 to seat 1: 16 from the main pot + 9 from side pot 1" in text, text
         assert "pay 26 to seat 2: 17 from the main pot + 9 from side pot 1" in text, text
         assert "seat 3 mucks" in text and "aces" not in text and "Ac" not in text, text  # a mucked hand: never named
@@ -97,7 +97,8 @@ def test_a_split_pot_with_its_odd_chip_a_side_pot_and_the_hands_as_the_croupier_
 
 def thb_to_settlement(port: int, pit: Client) -> None:
     """THB 1 (tests/test_station_tui.py's deal): box 1 (Qs Qh, a bonus of 5) plays and checks to the end, box 2
-    (7c 2d) folds; the croupier's 9h 4c make the queen-high straight on Qd 8c 2s Jc Th, box 1 three queens."""
+    (7c 2d) folds; the croupier's 9h 4c make the straight, queen high on Qd 8c 2s Jc Th, box 1 three of a kind,
+    queens."""
     thb_decision(port, pit)
     grpc_support.act(pit, "THB 1", flop_bet=cmd.FlopBet(seat=1, amount=20))
     grpc_support.act(pit, "THB 1", fold=cmd.Fold(seat=2))
@@ -124,8 +125,8 @@ def test_thb_settlement_names_the_box_and_the_croupier_and_lists_the_payments(po
     async def pit_boss(pilot: Pilot[None], app: StationApp) -> None:
         await until(pilot, lambda: settled(app), "the boxes settled")
         text = app.screen_text()
-        assert "Dealer shows 9h 4c: queen-high straight" in text, text
-        assert "box 1 shows Qs Qh: three queens" in text, text
+        assert "Dealer shows 9h 4c: straight, queen high" in text, text
+        assert "box 1 shows Qs Qh: three of a kind, queens" in text, text
         assert "pay 50 to box 1 (bonus 50); take 30 from box 1 (ante 10, flop 20)" in text, text
         assert "take 10 from box 2 (ante 10)" in text, text
         assert "box 2 shows" not in text and "7c 2d" not in text, text  # folded: never opened
