@@ -36,6 +36,8 @@ from domain.device_reports import DeckAlternationError, DeviceReport, alternatio
 from domain.errors import RuleError
 from domain.reconstruction_requests import request_problem
 
+LANGUAGES = ("es", "en")
+"""The languages of a table's stations (its croupier's screen): Spanish, the default of a Spanish casino, or English."""
 MAX_DEALER_ID = 64
 """The longest dealer's id a sign-in records (a badge or employee number)."""
 

@@ -106,6 +106,7 @@ def test_r_aud_1_the_database_of_before_the_move_verifies_clean_to_its_safekept_
 def test_every_table_loads_as_the_service_of_before_the_move_left_it(app: PokerTables) -> None:
     for name, recorded in RECORD["tables"].items():
         assert json.loads(json.dumps(table_state(app, name))) == recorded, name
+        assert app.any_table(name).language == "es"  # opened before tables had a language: Spanish (issue 15)
 
 
 def test_r_thb_10_the_stored_1000_to_1_approval_and_refusal_load_with_the_games_directors_name(

@@ -21,7 +21,7 @@ from domain.cards.decks import DeckIdentity
 from domain.errors import RuleError
 from domain.ids import TABLES_NAMESPACE
 from domain.names import verify_name
-from domain.tables import TableRecord
+from domain.tables import LANGUAGES, TableRecord
 
 GAMES: dict[str, tuple[type[ThbHand] | type[CdpHand], type[ThbSettings] | type[CdpSettings]]] = {
     "holdem-bonus": (ThbHand, ThbSettings),
@@ -45,19 +45,22 @@ class BankedTable(TableRecord, Aggregate):
         return uuid5(TABLES_NAMESPACE, f"banked-table/{name}")
 
     @event("Opened")
-    def __init__(self, *, name: str, game: str, settings: dict[str, Any]) -> None:
+    def __init__(self, *, name: str, game: str, settings: dict[str, Any], language: str = LANGUAGES[0]) -> None:
         self.name, self.game, self.settings_data = name, game, dict(settings)
+        self.language = language
+        """The language of the table's stations (domain.tables.LANGUAGES; tables opened before it: Spanish)."""
         self.reset_record()
         self.bank_result = 0
         self.reshuffle_pending: str | None = None  # the deck to reshuffle fully before the next hand (R-THB-11)
 
     @classmethod
-    def open(cls, name: str, game: str, settings: ThbSettings | CdpSettings) -> BankedTable:
-        """Open a table of ``game`` (``holdem-bonus`` or ``casino-draw``)."""
+    def open(cls, name: str, game: str, settings: ThbSettings | CdpSettings,
+             language: str = LANGUAGES[0]) -> BankedTable:
+        """Open a table of ``game`` (``holdem-bonus`` or ``casino-draw``) with its stations' language."""
         if game not in GAMES or not isinstance(settings, GAMES[game][1]):
             raise BankedTableError(f"unknown game {game!r} or settings of another game", rule="R-AUD-1")
         verify_name(name)  # R-AUD-1: no control, format or invisible character (domain.names)
-        return cls(name=name, game=game, settings=settings.to_dict())
+        return cls(name=name, game=game, settings=settings.to_dict(), language=language)
 
     @property
     def settings(self) -> ThbSettings | CdpSettings:

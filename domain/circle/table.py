@@ -23,7 +23,7 @@ from domain.circle.hand import TABLES_NAMESPACE, Hand
 from domain.circle.settings import MAX_SEATS, TableSettings
 from domain.circle.state import HandRuleError
 from domain.names import verify_name
-from domain.tables import TableRecord
+from domain.tables import LANGUAGES, TableRecord
 
 
 class Table(TableRecord, Aggregate):
@@ -38,8 +38,10 @@ class Table(TableRecord, Aggregate):
         return uuid5(TABLES_NAMESPACE, f"table/{name}")
 
     @event("Opened")
-    def __init__(self, *, name: str, settings: dict[str, Any], seat_count: int) -> None:
+    def __init__(self, *, name: str, settings: dict[str, Any], seat_count: int, language: str = LANGUAGES[0]) -> None:
         self.name = name
+        self.language = language
+        """The language of the table's stations (domain.tables.LANGUAGES; tables opened before it: Spanish)."""
         self.settings = TableSettings.from_dict(settings)
         self.seat_count = seat_count
         self.stacks: dict[int, int] = {}
@@ -62,12 +64,13 @@ class Table(TableRecord, Aggregate):
         return self.settings.deck_for(sum(1 for stack in self.stacks.values() if stack > 0))
 
     @classmethod
-    def open(cls, name: str, settings: TableSettings, seat_count: int = MAX_SEATS) -> Table:
-        """Open a table with its settings."""
+    def open(cls, name: str, settings: TableSettings, seat_count: int = MAX_SEATS,
+             language: str = LANGUAGES[0]) -> Table:
+        """Open a table with its settings and its stations' language."""
         verify_name(name)  # R-AUD-1: no control, format or invisible character (domain.names)
         if not 2 <= seat_count <= MAX_SEATS:
             raise HandRuleError(f"a table has 2 to {MAX_SEATS} seats", rule="R-CIRC-2")
-        return cls(name=name, settings=settings.to_dict(), seat_count=seat_count)
+        return cls(name=name, settings=settings.to_dict(), seat_count=seat_count, language=language)
 
     # -- seats --------------------------------------------------------------------------------------
 

@@ -40,6 +40,7 @@ from domain.circle.table import Table
 from domain.device_reports import DeckAlternationError, DeviceReport
 from domain.games import game_of
 from domain.reconstruction import Step, reconstruct
+from domain.tables import LANGUAGES
 from service.app.access import (
     AccessDeniedError,
     ConflictError,
@@ -145,14 +146,15 @@ class PokerTables(DealerSignIn, TableQueries):
 
     # -- commands -----------------------------------------------------------------------------------
 
-    def open_table(self, command_id: str, name: str, settings: TableSettings, seat_count: int = 10) -> dict[str, Any]:
-        """Open a table (its name is its identity)."""
+    def open_table(self, command_id: str, name: str, settings: TableSettings, seat_count: int = 10,
+                   language: str = LANGUAGES[0]) -> dict[str, Any]:
+        """Open a table (its name is its identity) and its stations' language."""
         def change() -> tuple[dict[str, Any], list[Aggregate]]:
             self._verify_name_free(name)
-            table = Table.open(name, settings, seat_count)
+            table = Table.open(name, settings, seat_count, language)
             return {"table": name, "table_id": str(table.id)}, [table]
 
-        return self._execute(command_id, name, change, ("open_table", settings, seat_count))
+        return self._execute(command_id, name, change, ("open_table", settings, seat_count, language))
 
     def sit(self, command_id: str, table: str, seat: int, stack: int) -> dict[str, Any]:
         """Seat a player with his chips."""
@@ -278,15 +280,15 @@ class PokerTables(DealerSignIn, TableQueries):
 
     # -- banked tables ------------------------------------------------------------------------------
 
-    def open_banked_table(self, command_id: str, name: str, game: str,
-                          settings: ThbSettings | CdpSettings) -> dict[str, Any]:
-        """Open a Texas Hold'em Bonus or Casino Draw Poker table."""
+    def open_banked_table(self, command_id: str, name: str, game: str, settings: ThbSettings | CdpSettings,
+                          language: str = LANGUAGES[0]) -> dict[str, Any]:
+        """Open a Texas Hold'em Bonus or Casino Draw Poker table, and its stations' language."""
         def change() -> tuple[dict[str, Any], list[Aggregate]]:
             self._verify_name_free(name)
-            table = BankedTable.open(name, game, settings)
+            table = BankedTable.open(name, game, settings, language)
             return {"table": name, "table_id": str(table.id)}, [table]
 
-        return self._execute(command_id, name, change, ("open_banked_table", game, settings))
+        return self._execute(command_id, name, change, ("open_banked_table", game, settings, language))
 
     def start_banked_hand(self, command_id: str, table: str, deck: DeckIdentity) -> dict[str, Any]:
         """Open the next banked hand for bets."""

@@ -119,7 +119,7 @@ class TableQueries(Application[UUID]):
         hand = rebuilt.get(record.hand_in_progress) if record.hand_in_progress else None
         return {"table": record.name, "position": last_position, "time": str(last_time), **game.table_state(record),
                 "hands_started": record.hands_started, "hand": game.state(hand) if hand is not None else None,
-                "dealer": record.dealer_id}
+                "dealer": record.dealer_id, "language": record.language}
 
     def any_table(self, name: str) -> Table | BankedTable:
         """A circle or a banked table by its name (one name space), or :class:`NotFoundError`."""
@@ -162,7 +162,8 @@ class TableQueries(Application[UUID]):
         record = self.banked_table(table)
         out: dict[str, Any] = {"table": record.name, "game": record.game, "hands_started": record.hands_started,
                                "bank_result": record.bank_result, "hand": None,
-                               "reshuffle_required": record.reshuffle_pending or "", "dealer": record.dealer_id}
+                               "reshuffle_required": record.reshuffle_pending or "", "dealer": record.dealer_id,
+                               "language": record.language}
         if record.hand_in_progress is None:
             return out
         hand = self.banked_hand(record.hand_in_progress)
@@ -248,7 +249,7 @@ class TableQueries(Application[UUID]):
         out: dict[str, Any] = {
             "table": record.name, "variant": record.settings.variant, "stacks": dict(record.stacks),
             "button_seat": record.button_seat, "hands_started": record.hands_started, "hand": None,
-            "closed": record.closed, "dealer": record.dealer_id,
+            "closed": record.closed, "dealer": record.dealer_id, "language": record.language,
             "reshuffle_required": record.reshuffle_required["colour"] if record.reshuffle_required else "",
         }
         if record.hand_in_progress is not None:

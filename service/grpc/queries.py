@@ -70,7 +70,7 @@ class QueryRpcs(ServicerBase):
         hand_id = str(game.hand_id(game.table_class.create_id(table), number)) if number else ""
         return table_view(game, table, hands_started=view["hands_started"], hand_id=hand_id, hand_number=number,
                           position=position, time=None, detail=DETAILS[game.family](view, hand),
-                          dealer=view.get("dealer", ""))
+                          dealer=view.get("dealer", ""), language=view["language"])
 
     def _history(self, table: str, game: Game, viewer: Viewer, position: int | None,
                  at: datetime | None) -> pb.TableView:
@@ -83,7 +83,7 @@ class QueryRpcs(ServicerBase):
         time = datetime.fromisoformat(past["time"]) if past["time"] not in ("", "None") else None
         return table_view(game, table, hands_started=past["hands_started"], hand_id=hand_id, hand_number=number,
                           position=past["position"], time=time, detail=DETAILS[game.family](past, hand),
-                          dealer=past.get("dealer", ""))
+                          dealer=past.get("dealer", ""), language=past["language"])
 
     @_guarded
     async def GetTable(self, request: svc.GetTableRequest, context: Any) -> svc.GetTableResponse:  # noqa: N802

@@ -102,12 +102,12 @@ def banked_detail(table: dict[str, Any], hand: dict[str, Any] | None) -> pb.Bank
 
 def table_view(game: Game, name: str, *, hands_started: int, hand_id: str, hand_number: int, position: int,
                time: datetime | None, detail: pb.CircleTableView | pb.BankedTableView,
-               dealer: str = "") -> pb.TableView:
+               dealer: str = "", language: str = "") -> pb.TableView:
     """The common part of a TableView and its detail by family."""
     view = pb.TableView(table=name, game=value_of(pb.Game, game.code),  # type: ignore[arg-type]
                         family=value_of(pb.GameFamily, game.family),  # type: ignore[arg-type]
                         hands_started=hands_started, hand_in_progress=bool(hand_id), hand_id=hand_id,
-                        hand_number=hand_number, position=position, dealer_id=dealer)
+                        hand_number=hand_number, position=position, dealer_id=dealer, language=language)
     if time is not None:
         view.time.CopyFrom(timestamp(time))
     getattr(view, game.family).CopyFrom(detail)

@@ -20,6 +20,7 @@ from domain.circle.settings import AntePot, BettingStructure, MinRaise, Showdown
 from domain.errors import RuleError
 from domain.games import GAMES, Game
 from domain.names import name_problem
+from domain.tables import LANGUAGES
 from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
 from service.app.application import MAX_CHIPS
@@ -192,6 +193,8 @@ class OpenTable:
     game: Game
     settings: Any
     seat_count: int
+    language: str
+    """The language of the table's stations (``domain.tables.LANGUAGES``; unset: the first, Spanish)."""
 
 
 def _settings_case(game: Game) -> str:
@@ -205,6 +208,9 @@ def open_table(request: svc.OpenTableRequest) -> OpenTable:
     """The game and settings of an OpenTable request: the settings case must be the game's.  Field paths name the
     case's field (``circle.blinds``): a oneof's name is not a field."""
     game = game_of_request(request.game)
+    language = request.language or LANGUAGES[0]
+    if language not in LANGUAGES:
+        raise invalid(f"a table's language is one of {', '.join(LANGUAGES)}, not {language!r}", "language")
     expected, case = _settings_case(game), request.WhichOneof("settings")
     if case is None:
         raise invalid(f"{game.code} takes its settings as {expected}", expected, "R-CIRC-5")
@@ -213,9 +219,9 @@ def open_table(request: svc.OpenTableRequest) -> OpenTable:
     if case == "circle":
         if not 0 <= request.seat_count <= 10 or request.seat_count == 1:
             raise invalid("a circle table has 2 to 10 seats", "seat_count", "R-CIRC-2")
-        return OpenTable(game, circle_settings(request.circle, game.code, case), request.seat_count or 10)
+        return OpenTable(game, circle_settings(request.circle, game.code, case), request.seat_count or 10, language)
     try:
-        return OpenTable(game, _BANKED_SETTINGS[case][1](getattr(request, case), case), 6)
+        return OpenTable(game, _BANKED_SETTINGS[case][1](getattr(request, case), case), 6, language)
     except RuleError as error:
         raise invalid(str(error), case, error.rule) from None
 

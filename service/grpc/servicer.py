@@ -88,9 +88,11 @@ class TableServicer(QueryRpcs, StreamRpcs, ServicerBase, svc_grpc.TableServiceSe
             self.app.authorize(viewer, table, "open-table")
             try:
                 if opened.game.family == "circle":
-                    result = self.app.open_table(command_id, table, opened.settings, opened.seat_count)
+                    result = self.app.open_table(command_id, table, opened.settings, opened.seat_count,
+                                                 opened.language)
                 else:
-                    result = self.app.open_banked_table(command_id, table, opened.game.code, opened.settings)
+                    result = self.app.open_banked_table(command_id, table, opened.game.code, opened.settings,
+                                                        opened.language)
             except ServiceError as error:
                 if type(error) is not ServiceError:  # not found, denied, a conflict: mapped as they are
                     raise

@@ -5,12 +5,14 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 from pathlib import Path
 
 import grpc
 
 from service.station.tui.app import StationApp
 from service.station.tui.i18n import LANGUAGES
+from service.station.tui.link import table_language
 
 __all__ = ["StationApp", "add_arguments", "run"]
 
@@ -20,7 +22,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--server", default="127.0.0.1:50051", help="the table service, HOST:PORT")
     parser.add_argument("--table", required=True, help="the table this station deals")
     parser.add_argument("--token", required=True, help="the station's token (its role and table)")
-    parser.add_argument("--lang", choices=LANGUAGES, default=LANGUAGES[0], help="the screen's language (es: Spanish)")
+    parser.add_argument("--lang", choices=LANGUAGES,
+                        help="the screen's language (es: Spanish); default: the table's, as the pit opened it")
     parser.add_argument("--tls-ca", type=Path, help="the CA certificate of a TLS server (PEM); plain text without")
     parser.add_argument("--pit", action="store_true",
                         help="the pit boss's station: face-down cards are shown (the croupier's never shows them)")
@@ -29,6 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run the station full-screen until the croupier quits."""
     credentials = grpc.ssl_channel_credentials(args.tls_ca.read_bytes()) if args.tls_ca else None
-    StationApp(args.server, args.token, args.table, lang=args.lang, sees_down_cards=args.pit,
+    lang = args.lang or asyncio.run(table_language(args.server, args.token, args.table, credentials))
+    StationApp(args.server, args.token, args.table, lang=lang, sees_down_cards=args.pit,
                credentials=credentials).run()
     return 0

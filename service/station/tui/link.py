@@ -31,6 +31,19 @@ def refusal(error: grpc.aio.AioRpcError) -> tuple[str, str]:
     return error.code().name, str(error.details() or "")
 
 
+async def table_language(address: str, token: str, table: str,
+                         credentials: grpc.ChannelCredentials | None = None) -> str:
+    """The language the table was opened with (``TableView.language``): its stations' default; Spanish when the
+    service cannot be asked now (the station then shows its connection's state itself)."""
+    link = Link(address, token, credentials)
+    try:
+        return (await link.table(table)).language or "es"
+    except grpc.aio.AioRpcError:
+        return "es"
+    finally:
+        await link.close()
+
+
 class Link:
     """One station's channel to the service (create it inside the running event loop)."""
 
