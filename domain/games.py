@@ -52,6 +52,11 @@ class Game:
     """A table → what its history shows besides its hands (stacks and button, or the house's result)."""
     settings_class: type[Any] | None = None
     """A banked game's settings (``None``: circle settings are :class:`domain.circle.settings.TableSettings`)."""
+    hand_rule: str = "holdem"
+    """Which cards make a hand (a key of :data:`domain.cards.hand_rules.HAND_RULES`, R-CARD-6): the best five of all
+    (``holdem``, ``stud``, ``draw``) or exactly two own and three board cards (``omaha``, ``sintetico``)."""
+    bank_qualifies: bool = False
+    """A banked game whose bank must qualify to play (R-CDP-4); the others' house always plays."""
 
     @property
     def outcomes(self) -> tuple[str, ...]:
@@ -105,15 +110,16 @@ def _banked_table(table: BankedTable) -> dict[str, Any]:
 
 
 def _circle(code: str) -> Game:
-    return Game(code, "circle", Table, Hand, Hand.create_id, circle_summary, Hand.snapshot, _circle_table)
+    return Game(code, "circle", Table, Hand, Hand.create_id, circle_summary, Hand.snapshot, _circle_table,
+                hand_rule=VARIANTS[code].hand_rule)
 
 
 GAMES: Mapping[str, Game] = {
     **{code: _circle(code) for code in VARIANTS},
     "holdem-bonus": Game("holdem-bonus", "banked", BankedTable, ThbHand, ThbHand.hand_id, banked_summary,
-                         ThbHand.snapshot, _banked_table, ThbSettings),
+                         ThbHand.snapshot, _banked_table, ThbSettings, hand_rule="holdem"),
     "casino-draw": Game("casino-draw", "banked", BankedTable, CdpHand, CdpHand.hand_id, banked_summary,
-                        CdpHand.snapshot, _banked_table, CdpSettings),
+                        CdpHand.snapshot, _banked_table, CdpSettings, hand_rule="draw", bank_qualifies=True),
 }
 """Every game by its code: the circle variants (:data:`domain.circle.variants.VARIANTS`) and the banked games."""
 
@@ -126,7 +132,9 @@ def game_of(table: Table | BankedTable) -> Game:
     return GAMES[table.game]
 
 
-_BANKED_BY_HAND = {game.hand_class.__name__: game for game in GAMES.values() if game.family == "banked"}
+BANKED_BY_HAND: Mapping[str, Game] = {game.hand_class.__name__: game for game in GAMES.values()
+                                      if game.family == "banked"}
+"""The banked games by the name of their hand aggregate (``ThbHand``, ``CdpHand``)."""
 
 
 def game_of_started(event: Any) -> Game:
@@ -136,6 +144,6 @@ def game_of_started(event: Any) -> Game:
         raise ValueError("a hand's events, from its Started event")
     if aggregate == Hand.__name__:
         return GAMES[vars(event)["settings"]["variant"]]
-    if aggregate in _BANKED_BY_HAND:
-        return _BANKED_BY_HAND[aggregate]
+    if aggregate in BANKED_BY_HAND:
+        return BANKED_BY_HAND[aggregate]
     raise ValueError(f"{type(event).__qualname__} does not start a hand")

@@ -73,9 +73,9 @@ def test_a_split_pot_with_its_odd_chip_a_side_pot_and_the_hands_as_the_croupier_
         text = app.screen_text()
         assert "seat 1 shows Kd 2c: straight, king high" in text, text
         assert "seat 2 shows Kh 3c: straight, king high" in text, text
-        assert ("main pot 33 — seats 1 and 2 split it, straight, king high: 16 each\n"
+        assert ("main pot 33 — seats 1 and 2 split it (straight, king high): 16 each\n"
                 "     the odd chip to seat 2 (R-CIRC-11)\n") in text, text
-        assert "side pot 1: 18 — seats 1 and 2 split it, straight, king high: 9 each" in text, text
+        assert "side pot 1: 18 — seats 1 and 2 split it (straight, king high): 9 each" in text, text
         assert "pay 25 to seat 1: 16 from the main pot + 9 from side pot 1" in text, text
         assert "pay 26 to seat 2: 17 from the main pot + 9 from side pot 1" in text, text
         assert "seat 3 mucks" in text and "aces" not in text and "Ac" not in text, text  # a mucked hand: never named

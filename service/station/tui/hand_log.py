@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from domain.games import BANKED_BY_HAND
 from service.api import events_pb2 as ev
 
 
@@ -62,7 +63,7 @@ class HandLog:
 
     number: int = 0
     game: str = ""
-    """The game's code as its hand's first event names it (``holdem``, ``stud7``, ``holdem-bonus``, ...)."""
+    """The game's code (:data:`domain.games.GAMES`) as its hand's first event names it (``holdem``, ``stud7``, …)."""
     deck_colour: str = ""
     deck_size: int = 0
     flush_beats_full_house: bool | None = None
@@ -118,7 +119,7 @@ def _circle_started(log: HandLog, event: ev.HandStarted) -> None:
 
 def _thb_started(log: HandLog, event: ev.ThbHandStarted) -> None:
     log.deck_colour, log.deck_size = event.deck.colour or log.deck_colour, event.deck.size
-    log.game = "holdem-bonus"
+    log.game = BANKED_BY_HAND["ThbHand"].code
     limits = list(event.settings.limits)
     if len(limits) >= 6:
         log.limits = {"ante": (limits[0], limits[1]), "bonus": (limits[4], limits[5])}
@@ -126,7 +127,7 @@ def _thb_started(log: HandLog, event: ev.ThbHandStarted) -> None:
 
 def _cdp_started(log: HandLog, event: ev.CdpHandStarted) -> None:
     log.deck_colour, log.deck_size = event.deck.colour or log.deck_colour, event.deck.size
-    log.game = "casino-draw"
+    log.game = BANKED_BY_HAND["CdpHand"].code
     log.limits = {"ante": (event.settings.ante_min, event.settings.ante_max)}
 
 

@@ -126,7 +126,7 @@ TEXTS: Mapping[str, tuple[str, str]] = {
     "and": ("y", "and"),
     "won": ("gana el {who}{hand}", "{who} wins{hand}"),
     "split": ("reparten los {whom}{hand}: {share} cada uno", "{whom} split it{hand}: {share} each"),
-    "with_hand": (" con {hand}", ", {hand}"),
+    "with_hand": (" con {hand}", " ({hand})"),
     "unshown": (" sin enseñar", " without showing"),
     "odd_chip": ("la ficha impar al {who} (R-CIRC-11)", "the odd chip to {who} (R-CIRC-11)"),
     "odd_chips": ("las fichas impares a los {whom} (R-CIRC-11)", "the odd chips to {whom} (R-CIRC-11)"),

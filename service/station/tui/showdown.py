@@ -17,13 +17,13 @@ names come from the cards through :func:`domain.cards.spoken.spoken_hand`, as th
 >>> print(result_text(log, Labels("en"), banked=False).plain)
 Result of hand 7
   Board: 7h 8s Td 4s Js
-  seat 1 shows Ah Ad: a pair of aces
-  seat 2 shows Qd 9h: queen-high straight
-  seat 4 shows Qs 9c: queen-high straight
+  seat 1 shows Ah Ad: pair of aces
+  seat 2 shows Qd 9h: straight, queen high
+  seat 4 shows Qs 9c: straight, queen high
   seat 3 mucks
-  main pot 41 (rake 2) — seats 2 and 4 split it, queen-high straight: 19 each
+  main pot 41 (rake 2) — seats 2 and 4 split it (straight, queen high): 19 each
     the odd chip to seat 2 (R-CIRC-11)
-  side pot 1: 30 — seats 2 and 4 split it, queen-high straight: 15 each
+  side pot 1: 30 — seats 2 and 4 split it (straight, queen high): 15 each
 Payments
   pay 35 to seat 2: 20 from the main pot + 15 from side pot 1
   pay 34 to seat 4: 19 from the main pot + 15 from side pot 1
@@ -40,26 +40,20 @@ from domain.cards.cards import Card
 from domain.cards.hand_classes import Language
 from domain.cards.spoken import spoken_hand
 from domain.errors import RuleError
+from domain.games import GAMES
 from service.station.banked import BOX_SPOTS
 from service.station.tui.hand_log import HandLog, PotResult
 from service.station.tui.i18n import Labels
 
 HIDDEN = "??"
 """A card the service did not let this station see."""
-HAND_GAMES: dict[str, str] = {
-    "holdem": "holdem", "pineapple": "holdem", "holdem-bonus": "holdem", "omaha": "omaha", "sintetico": "sintetico",
-    "stud7": "stud", "stud5": "stud", "draw": "draw", "casino-draw": "draw",
-}
-"""Each game's hand rule (:data:`domain.cards.hand_rules.HAND_RULES`): which of the cards make the hand (R-CARD-6)."""
-
-
 def hand_name(log: HandLog, cards: Iterable[str], labels: Labels) -> str | None:
     """The hand these shown cards make with the board, as the croupier calls it in the station's language; ``None``
     when no hand can be named: a card not seen (``??``), too few cards yet, a game without a hand rule."""
-    game = HAND_GAMES.get(log.game)
-    language: Language = "es" if labels.lang == "es" else "en"
-    if game is None:
+    if log.game not in GAMES:
         return None
+    game = GAMES[log.game].hand_rule
+    language: Language = "es" if labels.lang == "es" else "en"
     try:
         own = [Card.parse(card) for card in cards]
         board = [Card.parse(card) for card in log.board]
@@ -165,7 +159,7 @@ def box_shown(log: HandLog, box: int) -> bool:
     """A box's hand was opened: settled and still in; at Casino Draw Poker against a bank that qualified."""
     if box not in log.boxes or box in log.out_boxes:
         return False
-    return log.game != "casino-draw" or log.bank_qualified is True
+    return not _bank_qualifies(log) or log.bank_qualified is True
 
 
 def box_payment(box: int, spots: dict[str, int], labels: Labels) -> str:
@@ -186,10 +180,15 @@ def box_payment(box: int, spots: dict[str, int], labels: Labels) -> str:
     return "; ".join(parts)
 
 
+def _bank_qualifies(log: HandLog) -> bool:
+    """The house is a bank that must qualify (Casino Draw Poker, R-CDP-4), not a croupier who always plays."""
+    return log.game in GAMES and GAMES[log.game].bank_qualifies
+
+
 def banked_lines(log: HandLog, labels: Labels) -> tuple[list[str], list[str]]:
     """The lines of a banked hand's settlement, and its payments."""
     lines: list[str] = []
-    house = labels("house") if log.game == "holdem-bonus" else labels("bank")
+    house = labels("bank") if _bank_qualifies(log) else labels("house")
     if log.board:
         lines.append(f"{labels('board')}: {' '.join(log.board)}")
     if house_shown(log) and seen(log.house_cards):
