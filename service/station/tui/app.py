@@ -29,7 +29,7 @@ from textual.widgets import Input, Static
 from service.api import commands_pb2 as cmd
 from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
-from service.station.tui import render
+from service.station.tui import corrections, render
 from service.station.tui.hand_log import HandLog
 from service.station.tui.i18n import Labels
 from service.station.tui.link import Link, refusal
@@ -41,7 +41,8 @@ KEYS: tuple[tuple[str, str, str], ...] = (
     ("a", "all_in", "all_in_key"),
     ("i", "bring_in", "bring_in"), ("s", "show", "show"), ("m", "muck", "muck"), ("p", "play", "key_play"),
     ("x", "exchange", "exchange"), ("e", "ante", "ante"), ("o", "bonus", "bonus"), ("v", "close_bets", "close_bets"),
-    ("d", "deal", "deal"), ("n", "new_hand", "new_hand"), ("question_mark", "help", "help"), ("q", "quit", "quit"),
+    ("d", "deal", "deal"), ("n", "new_hand", "new_hand"), ("r", "correction", "key_correction"),
+    ("question_mark", "help", "help"), ("q", "quit", "quit"),
 )
 """Every key of the station, its action and the label the footer and the palette show."""
 ALLOWS: dict[str, tuple[int, ...]] = {
@@ -262,24 +263,21 @@ class StationApp(App[None]):
         betting = self.view.hand_in_progress and stage == pb.BANKED_STAGE_BETTING
         checks = {"deal": self.view.hand_in_progress and self.card_due(),
                   "new_hand": bool(self.view.table) and not self.view.hand_in_progress,
-                  "ante": betting, "close_bets": betting,
+                  "ante": betting, "close_bets": betting, "correction": corrections.can_correct(self),
                   "bonus": betting and self.view.game == pb.GAME_HOLDEM_BONUS}
         return checks.get(action, True)
 
-    def _seat(self) -> int:
-        return self.legal.seat
-
     async def action_fold(self) -> None:
-        await self.send(cmd.Command(fold=cmd.Fold(seat=self._seat())))
+        await self.send(cmd.Command(fold=cmd.Fold(seat=self.legal.seat)))
 
     async def action_check_call(self) -> None:
         if pb.ACTION_KIND_CHECK in self.legal.allowed:
-            await self.send(cmd.Command(check=cmd.Check(seat=self._seat())))
+            await self.send(cmd.Command(check=cmd.Check(seat=self.legal.seat)))
         else:
-            await self.send(cmd.Command(call=cmd.Call(seat=self._seat())))
+            await self.send(cmd.Command(call=cmd.Call(seat=self.legal.seat)))
 
     async def action_bet(self) -> None:
-        seat = self._seat()
+        seat = self.legal.seat
         if self.banked:
             await self.send(cmd.Command(bet=cmd.Bet(seat=seat, amount=self.legal.bet)))
             return
@@ -295,19 +293,19 @@ class StationApp(App[None]):
         self.push_screen(AmountPrompt(title, low, high, self.labels("bad_amount", low=low, high=high)), chosen)
 
     async def action_all_in(self) -> None:
-        await self.send(cmd.Command(all_in=cmd.AllIn(seat=self._seat())))
+        await self.send(cmd.Command(all_in=cmd.AllIn(seat=self.legal.seat)))
 
     async def action_bring_in(self) -> None:
-        await self.send(cmd.Command(bring_in=cmd.BringIn(seat=self._seat())))
+        await self.send(cmd.Command(bring_in=cmd.BringIn(seat=self.legal.seat)))
 
     async def action_show(self) -> None:
-        await self.send(cmd.Command(show=cmd.Show(seat=self._seat())))
+        await self.send(cmd.Command(show=cmd.Show(seat=self.legal.seat)))
 
     async def action_muck(self) -> None:
-        await self.send(cmd.Command(muck=cmd.Muck(seat=self._seat())))
+        await self.send(cmd.Command(muck=cmd.Muck(seat=self.legal.seat)))
 
     async def action_play(self) -> None:
-        seat, amount = self._seat(), self.legal.bet
+        seat, amount = self.legal.seat, self.legal.bet
         if pb.ACTION_KIND_FLOP_BET in self.legal.allowed:
             await self.send(cmd.Command(flop_bet=cmd.FlopBet(seat=seat, amount=amount)))
         else:
@@ -315,7 +313,7 @@ class StationApp(App[None]):
 
     async def action_exchange(self) -> None:
         """The cards a box exchanges (CDP, 0 to 2) or a seat discards (five-card draw 0 to 4, Pineapple 1)."""
-        seat, banked = self._seat(), self.banked
+        seat, banked = self.legal.seat, self.banked
         who = self.labels("box" if banked else "seat", seat=seat)
         title = self.labels("cards_title", what=self.labels("exchange"), who=who, most=2 if banked else 4)
 
@@ -385,6 +383,9 @@ class StationApp(App[None]):
         else:
             self.message = ""
         await self.refresh_view()
+
+    def action_correction(self) -> None:
+        corrections.ask(self)
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen(self.labels("help_title"), self.labels("help_body")))

@@ -89,6 +89,10 @@ class HandLog:
     passed: int | None = None
     finished: bool = False
     events: int = 0
+    last_bettor: int | None = None
+    """The seat of the hand's last betting action (a correction is of his action, R-AUD-1)."""
+    pending_correction: tuple[int, str, int | None, str] | None = None
+    """A correction waiting for the pit: the seat, the replacement's action and amount, the reason."""
 
     def apply(self, event: ev.TableEvent) -> None:
         """Take one event of the table's stream."""
@@ -210,6 +214,20 @@ def _finished(log: HandLog, event: object) -> None:
     log.finished = True
 
 
+def _betting(log: HandLog, event: ev.HandFolded | ev.HandChecked | ev.HandCalled | ev.HandBetOrRaised
+             | ev.HandBringInPosted) -> None:
+    log.last_bettor = event.seat
+
+
+def _correction_requested(log: HandLog, event: ev.HandCorrectionRequested) -> None:
+    log.pending_correction = (event.seat, event.action, event.amount if event.HasField("amount") else None,
+                              event.reason)
+
+
+def _correction_decided(log: HandLog, event: ev.HandCorrectionApproved | ev.HandCorrectionRefused) -> None:
+    log.pending_correction = None
+
+
 _HANDLERS: Mapping[str, Callable[[HandLog, Any], None]] = {
     "table_hand_started": _table_started,
     "banked_table_hand_started": _table_started,
@@ -238,5 +256,10 @@ _HANDLERS: Mapping[str, Callable[[HandLog, Any], None]] = {
     "hand_passed_out": _passed,
     "hand_completed": _finished,
     "table_hand_finished": _finished,
+    **dict.fromkeys(("hand_folded", "hand_checked", "hand_called", "hand_bet_or_raised", "hand_bring_in_posted"),
+                    _betting),
+    "hand_correction_requested": _correction_requested,
+    "hand_correction_approved": _correction_decided,
+    "hand_correction_refused": _correction_decided,
 }
 """The events the log keeps something of, by their case of ``TableEvent``."""

@@ -161,6 +161,7 @@ TEXTS: Mapping[str, tuple[str, str]] = {
         "  f  no ir          c  pasar / igualar    b  apostar / subir (importe)   a  all-in\n"
         "  i  apuesta obligada (stud)    x  descarte (póquer cubierto)    s  enseñar    m  tirar\n"
         "  Intro / d  dar la carta escrita (sin zapato)        n  nueva mano\n"
+        "  r  corregir la última acción (el jefe de mesa aprueba desde su puesto con r)\n"
         "Mesas de banca (Hold'em Bonus, Póquer de Casino):\n"
         "  e  ante de una caja    o  bonus    v  no va más\n"
         "  f  no ir    p  jugar (flop o jugada)    c  pasar    b  apostar    x  cambiar cartas\n"
@@ -170,6 +171,7 @@ TEXTS: Mapping[str, tuple[str, str]] = {
         "  f  fold          c  check / call        b  bet / raise (amount)        a  all-in\n"
         "  i  bring-in (stud)    x  discard (five-card draw)    s  show       m  muck\n"
         "  Enter / d  deal the typed card (no shoe)            n  new hand\n"
+        "  r  correct the last action (the pit boss approves it from his station with r)\n"
         "Banked tables (Hold'em Bonus, Casino Draw Poker):\n"
         "  e  a box's ante        o  bonus    v  no more bets\n"
         "  f  fold     p  play (flop or play bet)    c  check    b  bet    x  exchange cards\n"
@@ -177,6 +179,19 @@ TEXTS: Mapping[str, tuple[str, str]] = {
         "Only the actions the service allows now are offered.",
     ),
     "close": ("cerrar", "close"),
+    "key_correction": ("corregir la última acción", "correct the last action"),
+    "correction_title": ("Corregir la última acción del asiento {seat}: lo que ocurrió en la mesa, y el motivo",
+                         "Correct seat {seat}'s last action: what happened at the table, and why"),
+    "correction_what": ("f no ir · k pasar · c igualar · a all-in · i obligada · b 40 apostar o subir a 40",
+                        "f fold · k check · c call · a all-in · i bring-in · b 40 bet or raise to 40"),
+    "reason_what": ("motivo (queda registrado)", "reason (recorded)"),
+    "bad_replacement": ("escriba f, k, c, a, i o b y el importe", "type f, k, c, a, i, or b and the amount"),
+    "bad_reason": ("escriba el motivo (1 a {most} caracteres)", "type the reason (1 to {most} characters)"),
+    "decision_title": ("{pending} — ¿aprobar o rechazar?", "{pending} — approve or refuse?"),
+    "decision_what": ("a aprobar · r rechazar", "a approve · r refuse"),
+    "bad_decision": ("escriba a (aprobar) o r (rechazar)", "type a (approve) or r (refuse)"),
+    "correction_pending": ("corrección pendiente del asiento {seat}: {what} («{reason}») — espera al jefe de mesa",
+                           "correction pending for seat {seat}: {what} (\"{reason}\") — waiting for the pit boss"),
     "keys_bar": ("?  ayuda     ctrl+p  paleta de órdenes     q  salir",
                  "?  help     ctrl+p  command palette     q  quit"),
 }

@@ -34,9 +34,10 @@ THOUSAND_TO_ONE = "aces_vs_dealer_aces"
 CIRCLE_KEYS: Mapping[int, str] = {
     pb.ACTION_KIND_FOLD: "f", pb.ACTION_KIND_CHECK: "c", pb.ACTION_KIND_CALL: "c", pb.ACTION_KIND_BET: "b",
     pb.ACTION_KIND_ALL_IN: "a", pb.ACTION_KIND_BRING_IN: "i", pb.ACTION_KIND_SHOW: "s", pb.ACTION_KIND_MUCK: "m",
-    pb.ACTION_KIND_DISCARD: "x",
+    pb.ACTION_KIND_DISCARD: "x", pb.ACTION_KIND_REQUEST_CORRECTION: "r",
 }
-"""The key of each circle action (check and call share ``c``: only one of them is ever allowed)."""
+"""The key of each circle action (check and call share ``c``: only one of them is ever allowed; ``r`` asks for the
+correction of the last action, :mod:`.corrections`)."""
 BANKED_KEYS: Mapping[int, str] = {
     pb.ACTION_KIND_FOLD: "f", pb.ACTION_KIND_FLOP_BET: "p", pb.ACTION_KIND_PLAY: "p", pb.ACTION_KIND_CHECK: "c",
     pb.ACTION_KIND_BET: "b", pb.ACTION_KIND_EXCHANGE: "x",
@@ -177,6 +178,8 @@ def due_text(view: pb.TableView, legal: svc.GetLegalActionsResponse, log: HandLo
                        or [box.seat for box in view.banked.boxes if box.bets.HasField("bonus") and not box.settled])
             boxes = ", ".join(labels("box", seat=seat) for seat in pending) or "—"
             return Text(labels("approval", boxes=boxes), style="bold magenta")
+    if pb.ACTION_KIND_DECIDE_CORRECTION in legal.allowed and (waiting := correction_pending(log, labels)):
+        return Text(waiting, style="bold magenta")
     if not legal.HasField("seat"):
         return Text(labels("nobody"))
     banked = view.WhichOneof("detail") == "banked"
@@ -214,8 +217,17 @@ def action_label(kind: int, legal: svc.GetLegalActionsResponse, labels: Labels, 
     names: dict[int, str] = {pb.ACTION_KIND_FOLD: "fold", pb.ACTION_KIND_CHECK: "check",
                              pb.ACTION_KIND_ALL_IN: "all_in_key", pb.ACTION_KIND_BRING_IN: "bring_in",
                              pb.ACTION_KIND_SHOW: "show", pb.ACTION_KIND_MUCK: "muck",
-                             pb.ACTION_KIND_DISCARD: "discard"}
+                             pb.ACTION_KIND_DISCARD: "discard", pb.ACTION_KIND_REQUEST_CORRECTION: "key_correction"}
     return labels(names[kind])
+
+
+def correction_pending(log: HandLog, labels: Labels) -> str | None:
+    """The correction waiting for the pit (R-AUD-1), as the croupier and the pit read it; None when none waits."""
+    if log.pending_correction is None:
+        return None
+    seat, action, amount, reason = log.pending_correction
+    what = f"{action} {amount}" if amount is not None else action
+    return labels("correction_pending", seat=seat, what=what, reason=reason)
 
 
 def result_text(log: HandLog, labels: Labels, *, banked: bool) -> Text:
