@@ -203,10 +203,10 @@ def test_stations_see_and_do_only_what_their_role_allows(store: dict[str, str]) 
     start_and_deal(app, table, command)
     observer = Viewer("tv-1", Role.OBSERVER)
     other_dealer = Viewer("station-9", Role.DEALER, "another table")
-    for viewer in (observer, other_dealer):
+    for viewer in (observer, other_dealer, dealer_for(table)):  # the table's own croupier too (issue 15, item 5)
         hole: list[list[Any]] = app.view(table, viewer)["hand"]["hole"]
         assert all(card == "??" for cards in hole for card, up in cards if not up)
-    assert app.view(table, dealer_for(table))["hand"]["hole"][0][0][0] == "2c"
+    assert app.view(table, Viewer("pit-1", Role.PIT_BOSS))["hand"]["hole"][0][0][0] == "2c"
     for viewer in (observer, other_dealer):
         with pytest.raises(AccessDeniedError):
             app.hand_command(next(command), table, HandCommand("fold", seat=1), viewer)

@@ -6,9 +6,9 @@ hands, plays and deals at its own table, and reports devices and cut exposures t
 shoe reads, at its own table, and reports; the games director approves and refuses bonuses and reconstructs (with
 the pit boss), and does not seat, deal, bet or report; an observer only reads. Everyone reads every table — its
 view, history, legal actions, hands, search, exports and Watch stream (docs/service.md: "read views, Watch, hands,
-history, search" for every role) — and only the table's own dealer, the pit boss and the games director see
-face-down cards: observers, devices and other tables' dealers see "??". Every refusal is PERMISSION_DENIED and
-changes nothing.
+history, search" for every role) — and only the pit boss and the games director see face-down cards: observers,
+devices and every croupier's station, its own table's too (issue 15, item 5), see "??". Every refusal is
+PERMISSION_DENIED and changes nothing.
 """
 
 from __future__ import annotations
@@ -301,7 +301,7 @@ def _watch(client: Client) -> list[svc.WatchResponse]:
     return changes
 
 
-@pytest.mark.parametrize("who", ["tv", "shoe", "other"])
+@pytest.mark.parametrize("who", ["tv", "shoe", "other", "dealer"])  # the table's own croupier too (issue 15, item 5)
 def test_observers_devices_and_other_tables_read_the_table_its_history_stream_and_exports_without_a_down_card(
     port: int, who: str,
 ) -> None:

@@ -55,8 +55,10 @@ class Viewer:
     table: str | None = None
 
     def sees_down_cards(self, table: str) -> bool:
-        """Face-down cards are shown to the table's own dealer and to the pit; never to observers or other tables."""
-        return (self.role is Role.DEALER and self.table == table) or self.role in (Role.PIT_BOSS, Role.GAMES_DIRECTOR)
+        """Face-down cards are shown to the pit and surveillance (the pit boss, the games director), at every table;
+        never to a croupier's station, even at its own table (issue 15, item 5: he deals them, he does not read
+        them), nor to devices or observers."""
+        return self.role in (Role.PIT_BOSS, Role.GAMES_DIRECTOR)
 
 
 PERMISSIONS: Mapping[str, tuple[frozenset[Role], str]] = {

@@ -1,8 +1,9 @@
 """The one visibility policy (issue 13): who may see which card, for every game, in every output.
 
 Table views, the ``Watch`` stream, reconstructions and exports all pass what they show through this module, so a
-face-down card is hidden in one place.  A station either *sees down cards* (the table's own croupier, the pit boss,
-the games director) or not (observers, devices, other tables' croupiers: :meth:`Viewer.sees_down_cards`).  For a
+face-down card is hidden in one place.  A station either *sees down cards* (the pit boss, the games director: the
+pit and surveillance) or not (every croupier's station, its own table's too — he deals the cards, he does not read
+them —, observers, devices: :meth:`Viewer.sees_down_cards`).  For a
 station that does not, every card that is face down when it is recorded shows as ``??``:
 
 - circle hands: hole cards dealt face down, burns, discards (the opener's kept ones too), reshuffled discards, and a

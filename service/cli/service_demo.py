@@ -119,8 +119,10 @@ class Devices:
 
 
 def play_circle_hand(station: Station, table: str, rng: random.Random, colour: str,
-                     devices: Devices | None = None) -> pb.TableView:
-    """One hand, following what the service says is due; returns the table as it stood at the end of play."""
+                     devices: Devices | None = None, *, owners: Station | None = None) -> pb.TableView:
+    """One hand, following what the service says is due; returns the table as it stood at the end of play.
+    ``owners``: the station through which the players' own cards are read for their draws (the pit's: the
+    croupier's station is never shown a face-down card)."""
     if devices is not None:
         devices.start_hand()
     else:
@@ -145,7 +147,7 @@ def play_circle_hand(station: Station, table: str, rng: random.Random, colour: s
             card, sequence = shoe.draw()
             station.act(table, "deal", card=card, source=pb.CARD_SOURCE_SHOE, sequence=sequence)
         elif circle.HasField("drawer_seat"):
-            _draw(station, table, view)
+            _draw(station, table, (owners or station).table(table))
         elif (legal := station.legal(table)).HasField("seat") and legal.allowed:
             _act(station, table, legal, rng)
         else:
@@ -205,7 +207,7 @@ def play_banked_hand(station: Station, director: Station, table: str, game: str,
         elif view.banked.stage == pb.BANKED_STAGE_APPROVAL:  # R-THB-10: the games director approves the 1000:1
             director.act(table, "approve-bonus", seat=_awaiting_approval(director.legal(table), view.banked))
         else:
-            _decide(station, table, view.banked, rng)
+            _decide(station, table, director.table(table).banked, rng)  # a box's own cards, as its player knows them
         view = station.table(table)
     return view
 
@@ -293,7 +295,7 @@ def _play_circle_tables(address: str, pit: Station, rng: random.Random, summary:
         devices = Devices.attach(dealer, table, banked=False, seed=rng.randrange(10**6)) if index == 0 else None
         try:
             for number in range(hands):
-                play_circle_hand(dealer, table, rng, colours[number % 2], devices)
+                play_circle_hand(dealer, table, rng, colours[number % 2], devices, owners=pit)
         finally:
             if devices is not None:
                 devices.close()
