@@ -233,6 +233,8 @@ class ShufflerAdapter:
             return reply.colour
 
     def _send(self, message: Message) -> None:
+        if not self.link.connected:  # nobody to wait for: the croupier is told at once
+            raise ShufflerError("the shuffler is not connected")
         try:
             self.link.send(message)
         except LinkError as error:

@@ -4,7 +4,9 @@ Every frame but ACK, NAK and HEARTBEAT is acknowledged by the receiver with ``Ac
 after ``ack_timeout`` up to ``retries`` times.  A frame received twice (same sequence number as the last one delivered)
 is acknowledged again and not delivered again, except a HELLO: a device that restarts numbers its frames from 1 again,
 and its HELLO must not be taken for a repeat of whatever frame 1 was.  A lost connection is reported once to
-``on_lost``; the link then tries to reopen the port with a growing backoff until it is closed.  ``last_heard`` is when
+``on_lost``; the link then tries to reopen the port with a growing backoff until it is closed.  A port that cannot be
+opened at the start (a device not plugged in yet) is no error: ``open_error`` says why, and the reader opens it once
+it is there (``on_back``).  ``last_heard`` is when
 the last valid frame of any kind arrived (heartbeats included): the adapters' watchdogs read it.
 """
 
@@ -78,7 +80,11 @@ class Link:
     stats: LinkStats = field(default_factory=LinkStats)
 
     def __post_init__(self) -> None:
-        self._port: Port | None = self.open_port()
+        try:
+            self._port: Port | None = self.open_port()
+            first_open_failed: Exception | None = None
+        except (OSError, ValueError) as error:  # the device is not there yet (unplugged, off, a wrong path)
+            self._port, first_open_failed = None, error
         self._parser = FrameParser()
         self._seq = 0
         self._last_delivered: int | None = None
@@ -87,8 +93,11 @@ class Link:
         self._io_lock = threading.Lock()  # one frame at a time on the wire (heartbeats come from their own thread)
         self._closed = threading.Event()
         self._connected = threading.Event()
-        self._connected.set()
+        if first_open_failed is None:
+            self._connected.set()
         self.last_heard = time.monotonic()
+        self.open_error = first_open_failed
+        """Why the port could not be opened at the start (None: it was); the reader opens it once it is there."""
         self._reader = threading.Thread(target=self._read_loop, daemon=True, name="device-link")
         self._reader.start()
 

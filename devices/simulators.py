@@ -184,6 +184,8 @@ class ShufflerSimulator(SimulatedDevice):
         self.door_open_next = False
         self.miscount_next: list[int] = []
         self.wrong_colour_next = False
+        self.sizes: dict[Colour, int] = {}
+        """The size of the deck of each colour it last shuffled (a deck check counts that many)."""
 
     def _on_message(self, message: Message) -> None:
         super()._on_message(message)
@@ -203,7 +205,8 @@ class ShufflerSimulator(SimulatedDevice):
     def _reply(self, message: Message) -> None:
         with self.lock:
             match message:
-                case Shuffle(colour, _):
+                case Shuffle(colour, size):
+                    self.sizes[colour] = size
                     if self.jam_next or self.door_open_next:
                         code = ShufflerFaultCode.JAM if self.jam_next else ShufflerFaultCode.DOOR_OPEN
                         self.jam_next = self.door_open_next = False
@@ -213,7 +216,7 @@ class ShufflerSimulator(SimulatedDevice):
                     self.link.send(self._state(ShufflerStateCode.DECK_READY, colour))
                 case DeckCheck(colour):
                     missing, self.miscount_next = tuple(self.miscount_next), []
-                    self.link.send(DeckCheckResult(colour, 52 - len(missing), missing, (), ()))
+                    self.link.send(DeckCheckResult(colour, self.sizes.get(colour, 52) - len(missing), missing, (), ()))
                     if missing:
                         self.link.send(ShufflerFault(ShufflerFaultCode.MISCOUNT, colour))
                 case Deliver(colour):

@@ -37,7 +37,7 @@ from devices.adapters import (
     ShufflerAdapter,
     ShufflerError,
 )
-from devices.protocol import Colour, Hello
+from devices.protocol import Colour, DeckCheckResult, Hello
 from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
 from service.station.client import Station, colour, command, value
@@ -81,6 +81,12 @@ class HardwareStation:
     unreported: list[svc.RecordDeviceReportRequest] = field(default_factory=list)
     retry_seconds: float = 0.5
     silence_seconds: float | None = 3.0
+    baudrate: int = 115200
+    alert: Callable[[str], None] | None = None
+    """Told of every fault the croupier must acknowledge (a device fault, an irregular read, a read the service
+    refused, a deck that is not ready); ``show`` tells him everything, faults too, when it is ``None``."""
+    deck_size: int = 52
+    """The size of the decks the shuffler prepares (the table's: R-CARD-2)."""
 
     def __post_init__(self) -> None:
         self.hands = 0
@@ -90,24 +96,43 @@ class HardwareStation:
         self._closed = threading.Event()
         self._retrier: threading.Thread | None = None
         self.shuffler: ShufflerAdapter | None = None
+        self.shuffling: Colour | None = None
+        """The deck the shuffler is shuffling and checking now."""
+        self.checks: dict[Colour, DeckCheckResult] = {}
+        """The last deck check of each colour (R-DECK-3)."""
         self.shoe_news = "waiting for the shoe's identity"
         self.shuffler_news = "no shuffler attached" if self.shuffler_url is None else "waiting for the shuffler"
-        self.shoe = ShoeAdapter(self.shoe_url, self._on_shoe, silence_seconds=self.silence_seconds)
-        self.shuffler = ShufflerAdapter(self.shuffler_url, on_fault=self._shuffler_fault) if self.shuffler_url \
-            else None
+        self.shoe = ShoeAdapter(self.shoe_url, self._on_shoe, baudrate=self.baudrate,
+                                silence_seconds=self.silence_seconds)
+        self.shuffler = ShufflerAdapter(self.shuffler_url, baudrate=self.baudrate, on_fault=self._shuffler_fault) \
+            if self.shuffler_url else None
+        if self.shoe.link.open_error is not None:  # not there yet: the link opens it when it is (a state, no error)
+            self._on_shoe(DeviceStatus(f"shoe not connected at {self.shoe_url}: {self.shoe.link.open_error}; "
+                                       "waiting for it", fault=True))
+        if self.shuffler is not None and self.shuffler.link.open_error is not None:
+            self._shuffler_fault(f"shuffler not connected at {self.shuffler_url}: {self.shuffler.link.open_error}; "
+                                 "waiting for it")
+
+    def _warn(self, message: str) -> None:
+        """A fault: shown, and raised as an alert the croupier acknowledges."""
+        (self.alert or self.show)(message)
 
     def colour_of_hand(self, number: int) -> Colour:
         """Odd hands of this station are dealt from the red deck, even hands from the blue one (R-DECK-2), unless the
         table said otherwise (a station started when the table's last hand was red)."""
         return Colour.RED if (number + self.shift) % 2 else Colour.BLUE
 
-    def start_hand(self) -> Colour:
-        """Start the next hand with the deck in the shoe; the shuffler prepares the other one meanwhile.
+    def start_hand(self, deck: Colour | None = None, *, prepare: bool = True) -> Colour:
+        """Start the next hand with the deck in the shoe (``deck``, or this station's alternation); the shuffler
+        prepares the other one meanwhile (unless ``prepare`` is false: then :meth:`prepare_next` does, once the
+        caller knows the size of the hand's deck).
 
         With a shuffler, the deck is the one it says it delivered to the shoe (recorded as a ``delivery`` report);
         the table checks that it alternates with the last hand's (R-DECK-2) and, if it does not, refuses the hand
         and records the shuffler's fault itself: the croupier sees the refusal and puts the right deck in."""
         previous = self.shoe.colour
+        if deck is not None and deck is not self.colour_of_hand(self.hands + 1):  # the table's alternation
+            self.shift ^= 1
         colour = asked = self.colour_of_hand(self.hands + 1)
         if self.shuffler is not None:
             try:
@@ -115,7 +140,7 @@ class HardwareStation:
                 self._report("delivery", colour, f"the {colour.name.lower()} deck delivered to the shoe")
             except ShufflerError as error:  # the croupier puts the deck in the shoe by hand
                 self.shuffler_news = f"FAULT: {error}; the {colour.name.lower()} deck not delivered"
-                self.show(f"shuffler: {error}; put the {colour.name.lower()} deck in the shoe by hand")
+                self._warn(f"shuffler: {error}; put the {colour.name.lower()} deck in the shoe by hand")
                 self._report("fault", colour, f"{error}; the deck was not delivered")
         self.shoe.expect_colour(colour)
         request = svc.StartHandRequest(command_id=self.station.command_id(), table=self.table,
@@ -129,9 +154,14 @@ class HardwareStation:
                 self.shift ^= 1
             raise
         self.hands += 1
+        if prepare:
+            self.prepare_next()
+        return colour
+
+    def prepare_next(self) -> None:
+        """The shuffler shuffles and checks the deck of the next hand (``deck_size`` cards)."""
         if self.shuffler is not None:
             self._prepare_other_deck(self.shuffler, self.colour_of_hand(self.hands + 1))
-        return colour
 
     def reshuffle(self) -> None:
         """R-THB-11: the full reshuffle of the last hand's deck the table requires before the next hand: through
@@ -145,16 +175,20 @@ class HardwareStation:
     def _prepare_other_deck(self, shuffler: ShufflerAdapter, other: Colour) -> None:
         """Shuffle and check the deck for the next hand; a fault or an incomplete deck is shown and recorded, and
         that deck is not used until a deck check passes (R-DECK-3)."""
+        self.shuffling = other
         try:
-            shuffled = shuffler.shuffle(other)
+            shuffled = shuffler.shuffle(other, self.deck_size)
             self._report("shuffle", shuffled, "deck ready" if shuffled is other else
                          f"deck ready: the {shuffled.name.lower()} deck, asked for the {other.name.lower()} one")
             check = shuffler.deck_check(other)
         except ShufflerError as error:
             self.shuffler_news = f"FAULT: {error}; the {other.name.lower()} deck is not ready"
-            self.show(f"shuffler: {error}; the {other.name.lower()} deck is not ready (R-DECK-3)")
+            self._warn(f"shuffler: {error}; the {other.name.lower()} deck is not ready (R-DECK-3)")
             self._report("fault", other, f"{error}; deck not ready")
             return
+        finally:
+            self.shuffling = None
+        self.checks[other] = check
         complete = not (check.missing or check.duplicates or check.foreign)
         self._report("deck-check", other, f"{check.counted} counted, {'complete' if complete else 'INCOMPLETE'}"
                      + ("" if complete else f": missing {len(check.missing)}, duplicated {len(check.duplicates)}, "
@@ -162,12 +196,12 @@ class HardwareStation:
         self.shuffler_news = f"the {other.name.lower()} deck shuffled and checked: {check.counted} counted" + (
             "" if complete else ", INCOMPLETE")
         if not complete:
-            self.show(f"shuffler: the {other.name.lower()} deck is incomplete ({check.counted} counted); "
+            self._warn(f"shuffler: the {other.name.lower()} deck is incomplete ({check.counted} counted); "
                       "check it before it is used (R-DECK-3)")
 
     def _shuffler_fault(self, message: str) -> None:
         self.shuffler_news = message
-        self.show(message)
+        self._warn(message)
         self._report("fault", self.colour_of_hand(self.hands + 1), message[:200])
 
     def panel(self) -> str:
@@ -237,16 +271,18 @@ class HardwareStation:
             case CardRead(card, _, read_seq):
                 self._deal(str(card), read_seq)
             case Irregularity():
-                self.show(f"shoe: {event.message} ({event.rule})")
+                self._warn(f"shoe: {event.message} ({event.rule})")
                 self._record_fault(event)
                 if event.rule == "R-THB-11" and self.banked and event.card is not None:
                     self._call(lambda: self.station.act(self.table, "face-up-card", card=str(event.card)))
                 self.irregularities.append(event)  # last: a waiter sees it once everything above is done
             case DeviceStatus(message, fault):
                 self.shoe_news = message
-                self.show(message)
                 if fault:
+                    self._warn(message)
                     self._record_shoe_fault(message)
+                else:
+                    self.show(message)
         with self.changed:
             self.changed.notify_all()
 
@@ -280,7 +316,7 @@ class HardwareStation:
         except grpc.RpcError as error:
             if not refusing_rule(error):  # not acknowledged, for whatever reason: held, never dropped
                 self.held.insert(0, (card, read_seq))  # first in line: it is the oldest read not yet stored
-                self.show(f"service lost ({error.code().name}: {error.details()}): read {read_seq} ({card}) held, "
+                self._warn(f"service lost ({error.code().name}: {error.details()}): read {read_seq} ({card}) held, "
                           "not dealt; reads are held until the service takes them")
                 self._start_retrier()
                 return False
@@ -296,7 +332,7 @@ class HardwareStation:
 
     def _refused(self, message: str) -> None:
         self.refused.append(message)
-        self.show(message)
+        self._warn(message)
 
     def reconcile(self) -> bool:
         """Send the held reads in sequence order, then the held device reports; True when none is left."""

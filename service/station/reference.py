@@ -217,6 +217,7 @@ def run(args: argparse.Namespace) -> int:
         from service.station.hardware import HardwareStation
 
         hardware = HardwareStation(station, args.table, args.shoe, getattr(args, "shuffler", None), banked=args.banked,
+                                   baudrate=getattr(args, "baud", 115200),
                                    show=lambda message: print(f"[devices] {message}", flush=True))
     try:
         if interactive:

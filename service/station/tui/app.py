@@ -26,33 +26,17 @@ from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Input, Static
 
+from devices.protocol import Colour
 from service.api import commands_pb2 as cmd
 from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
-from service.station.tui import corrections, render
+from service.station.tui import asking, corrections, render
+from service.station.tui.devices import DevicePorts, StationDevices
 from service.station.tui.hand_log import HandLog
 from service.station.tui.i18n import Labels
+from service.station.tui.keys import ALLOWS, KEYS
 from service.station.tui.link import Link, refusal
-from service.station.tui.prompts import AmountPrompt, BoxAmountPrompt, CardsPrompt, HelpScreen, card_code
-
-KEYS: tuple[tuple[str, str, str], ...] = (
-    # key, action, label key
-    ("f", "fold", "fold"), ("c", "check_call", "key_check_call"), ("b", "bet", "key_bet"),
-    ("a", "all_in", "all_in_key"),
-    ("i", "bring_in", "bring_in"), ("s", "show", "show"), ("m", "muck", "muck"), ("p", "play", "key_play"),
-    ("x", "exchange", "exchange"), ("e", "ante", "ante"), ("o", "bonus", "bonus"), ("v", "close_bets", "close_bets"),
-    ("d", "deal", "deal"), ("n", "new_hand", "new_hand"), ("r", "correction", "key_correction"),
-    ("question_mark", "help", "help"), ("q", "quit", "quit"),
-)
-"""Every key of the station, its action and the label the footer and the palette show."""
-ALLOWS: dict[str, tuple[int, ...]] = {
-    "fold": (pb.ACTION_KIND_FOLD,), "check_call": (pb.ACTION_KIND_CHECK, pb.ACTION_KIND_CALL),
-    "bet": (pb.ACTION_KIND_BET,), "all_in": (pb.ACTION_KIND_ALL_IN,), "bring_in": (pb.ACTION_KIND_BRING_IN,),
-    "show": (pb.ACTION_KIND_SHOW,), "muck": (pb.ACTION_KIND_MUCK,),
-    "play": (pb.ACTION_KIND_FLOP_BET, pb.ACTION_KIND_PLAY),
-    "exchange": (pb.ACTION_KIND_EXCHANGE, pb.ACTION_KIND_DISCARD),
-}
-"""A seat's action key and the legal actions that enable it."""
+from service.station.tui.prompts import HelpScreen, card_code
 
 
 class StationApp(App[None]):
@@ -63,6 +47,8 @@ class StationApp(App[None]):
     #table { height: auto; border: round $primary; padding: 0 1; }
     #due { height: auto; padding: 0 1; }
     #card { width: 44; margin: 0 1; }
+    #alerts { height: auto; padding: 0 1; }
+    #devices { height: auto; border: round $secondary; padding: 0 1; }
     #result { height: auto; padding: 0 1; color: $success; }
     #message { height: auto; padding: 0 1; color: $warning; }
     #keys { dock: bottom; height: 1; padding: 0 1; background: $panel; }
@@ -70,8 +56,10 @@ class StationApp(App[None]):
     BINDINGS: ClassVar[list[Binding | tuple[str, str] | tuple[str, str, str]]] = []
 
     def __init__(self, address: str, token: str, table: str, *, lang: str = "es", sees_down_cards: bool = False,
-                 credentials: grpc.ChannelCredentials | None = None) -> None:
+                 credentials: grpc.ChannelCredentials | None = None, devices: DevicePorts | None = None) -> None:
         super().__init__()
+        self.devices = StationDevices(devices) if devices is not None else None
+        """The shoe and shuffler cabled to this station (``--shoe``, ``--shuffler``), if any."""
         self.address, self.token, self.table_name, self.credentials = address, token, table, credentials
         self.labels = Labels(lang)
         self.sees_down_cards = sees_down_cards
@@ -99,6 +87,9 @@ class StationApp(App[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(id="header")
+        alerts = Static(id="alerts")
+        alerts.display = False  # shown while an alert waits for the croupier
+        yield alerts
         yield Static(id="table")
         yield Static(id="due")
         card = Input(placeholder=self.labels("card_prompt"), id="card")
@@ -106,6 +97,9 @@ class StationApp(App[None]):
         yield card
         yield Static(id="result")
         yield Static(id="message")
+        devices = Static(id="devices")
+        devices.display = self.devices is not None
+        yield devices
         yield Static(self.labels("keys_bar"), id="keys")
 
     @property
@@ -122,10 +116,21 @@ class StationApp(App[None]):
         gc.freeze()
         self.run_worker(self._follow(), name="watch", exclusive=False)
         self.run_worker(self._redraw_on_wake(), name="redraw", exclusive=False)
+        if self.devices is not None:
+            self.run_worker(self.devices.attach(self, self.address, self.token, self.table_name, banked=self.banked,
+                                                credentials=self.credentials), name="devices", exclusive=False)
+            self.set_interval(1.0, self.devices_changed)  # a link that comes back or goes says so on its own
 
     async def on_unmount(self) -> None:
+        if self.devices is not None:
+            await self.devices.close()
         if self._link is not None:
             await self._link.close()
+
+    def devices_changed(self) -> None:
+        """A device said something (or a second passed): its panels, and the keys an alert holds, redrawn."""
+        with contextlib.suppress(NoMatches):
+            self.draw()
 
     def card_due(self) -> bool:
         """A card is due at the table."""
@@ -150,13 +155,20 @@ class StationApp(App[None]):
                      lambda: render.header(view, hand, labels))
         self._update("table", detail, lambda: render.banked_panel(view, labels, sees_down_cards=sees) if self.banked
                      else render.circle_panel(view, labels, sees_down_cards=sees))
-        due = render.due_text(view, legal, hand, labels)
+        devices = self.devices
+        shoe = devices is not None and devices.shoe_deals
+        if devices is not None:
+            panel, alerts = devices.panel(labels), devices.alerts_text(labels)
+            self._update("devices", panel.plain, lambda: panel)
+            self._update("alerts", alerts.plain, lambda: alerts)
+            self.query_one("#alerts", Static).display = bool(devices.waiting)
+        due = render.due_text(view, legal, hand, labels, shoe=shoe)
         self._update("due", due.plain, lambda: due)
         result = render.result_text(hand, labels, banked=self.banked)
         self._update("result", result.plain, lambda: result)
         self._update("message", self.message, lambda: self.message)
         card = self.query_one("#card", Input)
-        card_due = self.card_due()
+        card_due = self.card_due() and not shoe  # a card is typed only when no shoe deals it
         if card.display != card_due:
             card.display = card_due
             card.can_focus = card_due  # a hidden field never gets the focus back (after a dialog) to eat the keys
@@ -261,8 +273,9 @@ class StationApp(App[None]):
             return any(kind in allowed for kind in ALLOWS[action])
         stage = self.view.banked.stage if self.banked else None
         betting = self.view.hand_in_progress and stage == pb.BANKED_STAGE_BETTING
-        checks = {"deal": self.view.hand_in_progress and self.card_due(),
-                  "new_hand": bool(self.view.table) and not self.view.hand_in_progress,
+        alerts = self.devices is not None and bool(self.devices.waiting)
+        checks = {"deal": self.view.hand_in_progress and self.card_due(), "acknowledge": alerts,
+                  "new_hand": bool(self.view.table) and not self.view.hand_in_progress and not alerts,
                   "ante": betting, "close_bets": betting, "correction": corrections.can_correct(self),
                   "bonus": betting and self.view.game == pb.GAME_HOLDEM_BONUS}
         return checks.get(action, True)
@@ -277,20 +290,7 @@ class StationApp(App[None]):
             await self.send(cmd.Command(call=cmd.Call(seat=self.legal.seat)))
 
     async def action_bet(self) -> None:
-        seat = self.legal.seat
-        if self.banked:
-            await self.send(cmd.Command(bet=cmd.Bet(seat=seat, amount=self.legal.bet)))
-            return
-        low, high = self.legal.raise_min, self.legal.raise_max
-        verb = "bet" if pb.ACTION_KIND_CHECK in self.legal.allowed else "raise"
-        title = self.labels("amount_title", what=f"{self.labels('seat', seat=seat)} · "
-                            f"{self.labels(verb, low=low, high=high)}", low=low, high=high)
-
-        async def chosen(amount: object) -> None:
-            if isinstance(amount, int):
-                await self.send(cmd.Command(bet=cmd.Bet(seat=seat, amount=amount)))
-
-        self.push_screen(AmountPrompt(title, low, high, self.labels("bad_amount", low=low, high=high)), chosen)
+        await asking.bet(self)
 
     async def action_all_in(self) -> None:
         await self.send(cmd.Command(all_in=cmd.AllIn(seat=self.legal.seat)))
@@ -312,50 +312,29 @@ class StationApp(App[None]):
             await self.send(cmd.Command(play=cmd.Play(seat=seat, amount=amount)))
 
     async def action_exchange(self) -> None:
-        """The cards a box exchanges (CDP, 0 to 2) or a seat discards (five-card draw 0 to 4, Pineapple 1)."""
-        seat, banked = self.legal.seat, self.banked
-        who = self.labels("box" if banked else "seat", seat=seat)
-        title = self.labels("cards_title", what=self.labels("exchange"), who=who, most=2 if banked else 4)
-
-        async def chosen(cards: object) -> None:
-            if isinstance(cards, list):
-                await self.send(cmd.Command(exchange=cmd.Exchange(seat=seat, cards=cards)) if banked
-                                else cmd.Command(discard=cmd.Discard(seat=seat, cards=cards)))
-
-        self.push_screen(CardsPrompt(title, 2 if banked else 4, self.labels("bad_card", text="{text}")), chosen)
-
-    def _box_bet(self, spot: str) -> None:
-        """An ante (or a THB bonus) for a box: the dialog proposes the first box without one (a bonus: with an
-        ante) and the table's smallest bet."""
-        low, high = self.hand.limits.get(spot, (1, 1_000_000))
-        boxes = self.view.banked.boxes
-        if spot == "ante":
-            taken = {box.seat for box in boxes}
-            free = [seat for seat in range(1, 7) if seat not in taken]
-        else:
-            free = [box.seat for box in boxes if not box.bets.HasField("bonus")]
-        title = self.labels("box_amount_title", what=self.labels(spot), low=low, high=high)
-
-        async def chosen(entry: object) -> None:
-            if isinstance(entry, tuple):
-                box, amount = entry
-                await self.send(cmd.Command(ante=cmd.Ante(seat=box, amount=amount)) if spot == "ante"
-                                else cmd.Command(bonus=cmd.Bonus(seat=box, amount=amount)))
-
-        reasons = (self.labels("bad_box_amount"), self.labels("bad_amount", low=low, high=high))
-        self.push_screen(BoxAmountPrompt(title, free[0] if free else 1, low, high, reasons), chosen)
+        asking.cards(self)
 
     def action_ante(self) -> None:
-        self._box_bet("ante")
+        asking.box_bet(self, "ante")
 
     def action_bonus(self) -> None:
-        self._box_bet("bonus")
+        asking.box_bet(self, "bonus")
 
     async def action_close_bets(self) -> None:
         await self.send(cmd.Command(close_bets=cmd.CloseBets()))
 
     async def action_deal(self) -> None:
-        await self.deal(self.query_one("#card", Input).value)
+        """Deal the typed card; with a shoe dealing, key one card by hand (a card the shoe could not read)."""
+        if self.devices is None or not self.devices.shoe_deals:
+            await self.deal(self.query_one("#card", Input).value)
+        else:
+            asking.card_by_hand(self)
+
+    def action_acknowledge(self) -> None:
+        """The croupier saw the device alerts on the screen."""
+        if self.devices is not None:
+            self.devices.acknowledge()
+            self.devices_changed()
 
     async def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.input.id == "card":
@@ -376,8 +355,14 @@ class StationApp(App[None]):
         """Start the next hand from the deck not in play in the last one (red first: R-DECK-2)."""
         colour = pb.DECK_COLOUR_BLUE if self.hand.deck_colour == "red" else pb.DECK_COLOUR_RED
         try:
-            await self.link.start(self.table_name, colour)
-        except grpc.aio.AioRpcError as error:
+            if (devices := self.devices) is not None and devices.hardware is not None:  # the shuffler delivers
+                before = self.hand.number
+                await devices.start_hand(Colour.BLUE if colour == pb.DECK_COLOUR_BLUE else Colour.RED)
+                self.run_worker(devices.prepare_next(self, lambda: self.hand.deck_size * (self.hand.number != before)),
+                                name="next deck", exclusive=False)
+            else:
+                await self.link.start(self.table_name, colour)
+        except grpc.RpcError as error:  # the aio error, or the devices' synchronous one: the same refusal
             rule, message = refusal(error)
             self.message = self.labels("refused", rule=rule, message=message)
         else:

@@ -160,7 +160,8 @@ TEXTS: Mapping[str, tuple[str, str]] = {
         "Una tecla por acción; el asiento lo da el turno.\n"
         "  f  no ir          c  pasar / igualar    b  apostar / subir (importe)   a  all-in\n"
         "  i  apuesta obligada (stud)    x  descarte (póquer cubierto)    s  enseñar    m  tirar\n"
-        "  Intro / d  dar la carta escrita (sin zapato)        n  nueva mano\n"
+        "  Intro / d  dar la carta escrita (con zapato: d la teclea a mano)    n  nueva mano\n"
+        "  k  enterado de las alertas de los dispositivos (zapato, barajadora)\n"
         "  r  corregir la última acción (el jefe de mesa aprueba desde su puesto con r)\n"
         "Mesas de banca (Hold'em Bonus, Póquer de Casino):\n"
         "  e  ante de una caja    o  bonus    v  no va más\n"
@@ -170,7 +171,8 @@ TEXTS: Mapping[str, tuple[str, str]] = {
         "One key per action; the seat is the one whose turn it is.\n"
         "  f  fold          c  check / call        b  bet / raise (amount)        a  all-in\n"
         "  i  bring-in (stud)    x  discard (five-card draw)    s  show       m  muck\n"
-        "  Enter / d  deal the typed card (no shoe)            n  new hand\n"
+        "  Enter / d  deal the typed card (with a shoe: d keys one by hand)    n  new hand\n"
+        "  k  acknowledge the device alerts (shoe, shuffler)\n"
         "  r  correct the last action (the pit boss approves it from his station with r)\n"
         "Banked tables (Hold'em Bonus, Casino Draw Poker):\n"
         "  e  a box's ante        o  bonus    v  no more bets\n"
@@ -192,6 +194,27 @@ TEXTS: Mapping[str, tuple[str, str]] = {
     "bad_decision": ("escriba a (aprobar) o r (rechazar)", "type a (approve) or r (refuse)"),
     "correction_pending": ("corrección pendiente del asiento {seat}: {what} («{reason}») — espera al jefe de mesa",
                            "correction pending for seat {seat}: {what} (\"{reason}\") — waiting for the pit boss"),
+    # the devices (--shoe, --shuffler)
+    "card_from_shoe": ("la da el zapato   (d: teclearla a mano)", "from the shoe   (d: key it by hand)"),
+    "card_by_hand": ("Carta tecleada a mano (el zapato no la leyó)", "A card keyed by hand (the shoe did not read it)"),
+    "acknowledge": ("enterado de las alertas", "acknowledge the alerts"),
+    "alerts_title": ("ALERTAS DE LOS DISPOSITIVOS: {count} sin confirmar — k: enterado (no se empieza mano antes)",
+                     "DEVICE ALERTS: {count} not acknowledged — k: acknowledge (no new hand before)"),
+    "devices_opening": ("abriendo los puertos del zapato y la barajadora…", "opening the shoe's and shuffler's ports…"),
+    "shoe": ("Zapato", "Shoe"),
+    "shuffler": ("Barajadora", "Shuffler"),
+    "unidentified": ("sin identificar", "not identified"),
+    "connected_device": ("conectado", "connected"),
+    "not_connected": ("NO CONECTADO ({port}): se espera", "NOT CONNECTED ({port}): waiting for it"),
+    "in_shoe": ("en el zapato: baraja {colour}", "in the shoe: the {colour} deck"),
+    "shuffling": ("barajando la {colour}", "shuffling the {colour} deck"),
+    "deck_check": ("{colour}: {counted} contadas, {state}", "{colour}: {counted} counted, {state}"),
+    "complete": ("completa", "complete"),
+    "incomplete": ("INCOMPLETA", "INCOMPLETE"),
+    "reads": ("Lecturas: {dealt} dadas, {irregular} irregulares, {refused} rechazadas por el servicio",
+              "Reads: {dealt} dealt, {irregular} irregular, {refused} refused by the service"),
+    "held": ("SERVICIO PERDIDO: {count} lecturas retenidas, se envían al volver",
+             "SERVICE LOST: {count} reads held, sent when it is back"),
     "keys_bar": ("?  ayuda     ctrl+p  paleta de órdenes     q  salir",
                  "?  help     ctrl+p  command palette     q  quit"),
 }

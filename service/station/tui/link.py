@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import uuid
 from collections.abc import AsyncIterator
+from typing import Any, Protocol, cast
 
 import grpc
 from google.rpc import error_details_pb2, status_pb2
@@ -19,16 +20,25 @@ DEADLINE = 10.0
 """Seconds a unary call may take."""
 
 
-def refusal(error: grpc.aio.AioRpcError) -> tuple[str, str]:
+class Failed(Protocol):
+    """A failed call, asynchronous (``grpc.aio.AioRpcError``) or not (the devices' synchronous calls)."""
+
+    def code(self) -> grpc.StatusCode: ...
+    def details(self) -> str | None: ...
+    def trailing_metadata(self) -> Any: ...
+
+
+def refusal(error: grpc.RpcError | Failed) -> tuple[str, str]:
     """The rule id of a refused call (its ``ErrorInfo.reason``; without one, the status code's name) and its
     message."""
-    for key, value in error.trailing_metadata() or ():
+    failed = cast("Failed", error)
+    for key, value in failed.trailing_metadata() or ():
         if key == "grpc-status-details-bin" and isinstance(value, bytes):
             for detail in status_pb2.Status.FromString(value).details:
                 info = error_details_pb2.ErrorInfo()
                 if detail.Unpack(info):
-                    return str(info.reason), str(error.details() or "")
-    return error.code().name, str(error.details() or "")
+                    return str(info.reason), str(failed.details() or "")
+    return failed.code().name, str(failed.details() or "")
 
 
 async def table_language(address: str, token: str, table: str,

@@ -162,14 +162,17 @@ def banked_panel(view: pb.TableView, labels: Labels, *, sees_down_cards: bool) -
     return Group(*lines)
 
 
-def due_text(view: pb.TableView, legal: svc.GetLegalActionsResponse, log: HandLog, labels: Labels) -> Text:
-    """What the croupier does next: the card due and where it goes, or who acts and the keys he may press."""
+def due_text(view: pb.TableView, legal: svc.GetLegalActionsResponse, log: HandLog, labels: Labels, *,
+             shoe: bool = False) -> Text:
+    """What the croupier does next: the card due and where it goes (typed, or ``shoe``: drawn from the shoe), or
+    who acts and the keys he may press."""
     if not view.hand_in_progress:
         return Text(f"[n] {labels('new_hand')}", style="bold")
     detail = view.circle if view.WhichOneof("detail") == "circle" else view.banked
     if detail.HasField("next_card") and detail.next_card.target != pb.CARD_TARGET_UNSPECIFIED:
         where = target_text(detail.next_card, labels)
-        return Text(f"{labels('next_card', where=where)}   —   {labels('card_prompt')}", style="bold yellow")
+        how = labels("card_from_shoe" if shoe else "card_prompt")
+        return Text(f"{labels('next_card', where=where)}   —   {how}", style="bold yellow")
     if view.WhichOneof("detail") == "banked":
         if view.banked.stage == pb.BANKED_STAGE_BETTING:
             return Text(labels("bets_open"), style="bold")
