@@ -7,6 +7,7 @@ Use the fixture as ``from tests import grpc_support`` then ``port = grpc_support
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,8 +28,8 @@ from service.grpc.server import Stations, create_server, stop
 from tests.test_application import postgres_store
 
 __all__ = [
-    "STATIONS", "TOKENS", "Client", "act", "deal", "open_banked", "open_circle", "port", "rule_of", "seat", "start",
-    "violations",
+    "STATIONS", "TOKENS", "Client", "act", "deal", "open_banked", "open_circle", "port", "rule_of", "seat", "serving",
+    "start", "violations",
 ]
 
 TOKENS = {"pit": "pit-boss-token-0123456789", "dealer": "dealer-token-0123456789", "tv": "observer-token-0123456789",
@@ -58,11 +59,25 @@ def port(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[int]:
         store = None
         app = PokerTables(env=postgres_store())
         assert not app.sole_writer
+    try:
+        with serving(app, STATIONS) as bound:
+            yield bound
+    finally:
+        if store is not None:
+            store.close()
+        else:
+            app.close()
+
+
+@contextlib.contextmanager
+def serving(app: PokerTables, stations: Stations) -> Iterator[int]:
+    """A real server of ``app`` for ``stations`` on a free port (its port), in its own event loop thread, stopped
+    on exit."""
     loop = asyncio.new_event_loop()
     thread = threading.Thread(target=loop.run_forever, daemon=True)
     thread.start()
     try:
-        server, bound = asyncio.run_coroutine_threadsafe(create_server(app, STATIONS), loop).result(timeout=30)
+        server, bound = asyncio.run_coroutine_threadsafe(create_server(app, stations), loop).result(timeout=30)
         try:
             yield bound
         finally:
@@ -70,10 +85,6 @@ def port(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[int]:
     finally:
         loop.call_soon_threadsafe(loop.stop)
         thread.join(timeout=5)
-        if store is not None:
-            store.close()
-        else:
-            app.close()
 
 
 class Client:

@@ -5,9 +5,7 @@ server on a free port; the command records are read from the server's own applic
 
 from __future__ import annotations
 
-import asyncio
 import json
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,9 +19,8 @@ from service.api import types_pb2 as pb
 from service.api.events_pb2 import TableEvent
 from service.app.application import PokerTables, ProcessedCommand
 from service.bootstrap import open_store
-from service.grpc.server import create_server, stop
 from tests import grpc_support
-from tests.grpc_support import STATIONS, TOKENS, Client, act, open_banked, open_circle, rule_of, seat, start
+from tests.grpc_support import STATIONS, TOKENS, Client, act, open_banked, open_circle, rule_of, seat, serving, start
 
 port = grpc_support.port
 
@@ -33,18 +30,10 @@ def server(tmp_path: Path) -> Iterator[tuple[int, PokerTables]]:
     """A server on a free port, the sole writer of an SQLite file as ``pokertable serve`` runs it, and its
     application (to read the stored command records)."""
     store = open_store(f"sqlite:///{tmp_path / 'tables.db'}", writer=True)
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_forever, daemon=True)
-    thread.start()
     try:
-        grpc_server, bound = asyncio.run_coroutine_threadsafe(create_server(store.app, STATIONS), loop).result(30)
-        try:
+        with serving(store.app, STATIONS) as bound:
             yield bound, store.app
-        finally:
-            asyncio.run_coroutine_threadsafe(stop(grpc_server, 0), loop).result(timeout=10)
     finally:
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(timeout=5)
         store.close()
 
 

@@ -38,7 +38,9 @@ def test_a_texas_holdem_bonus_hand_over_the_api_with_the_directors_approval(port
     view = get_table(dealer, "THB 1")
     assert view.family == pb.GAME_FAMILY_BANKED and view.game == pb.GAME_HOLDEM_BONUS
     assert list(view.banked.dealer_cards) == ["??", "??"]  # the dealer's cards stay hidden from the croupier's screen
-    assert [(b.seat, list(b.cards)) for b in view.banked.boxes] == [(1, ["As", "Ad"]), (3, ["9c", "2d"])]
+    assert [(b.seat, list(b.cards)) for b in view.banked.boxes] == [(1, ["??", "??"]), (3, ["??", "??"])]  # issue 15
+    seen = get_table(pit, "THB 1")  # the pit's: every card (issue 15, item 5: the croupier deals, the pit reads)
+    assert [(b.seat, list(b.cards)) for b in seen.banked.boxes] == [(1, ["As", "Ad"]), (3, ["9c", "2d"])]
     assert view.banked.stage == pb.BANKED_STAGE_PREFLOP and view.banked.to_decide == 1
     legal = dealer.GetLegalActions(svc.GetLegalActionsRequest(table="THB 1"))
     assert legal.seat == 1 and list(legal.allowed) == [pb.ACTION_KIND_FOLD, pb.ACTION_KIND_FLOP_BET]

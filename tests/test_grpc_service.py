@@ -210,7 +210,7 @@ def test_a_retried_command_id_returns_the_first_result_and_applies_once(port: in
     first = act(dealer, "Mesa 1", command_id="deal-once", deal=cmd.Deal(card="As"))
     second = act(dealer, "Mesa 1", command_id="deal-once", deal=cmd.Deal(card="As"))
     assert first == second
-    view = get_table(dealer)
+    view = get_table(pit)
     assert {p.seat: list(p.cards) for p in view.circle.players} == {2: ["As"], 3: [], 1: []}  # left of the button
 
 
@@ -219,9 +219,9 @@ def test_observers_and_other_tables_never_see_face_down_cards(port: int) -> None
     open_table(pit, dealer)
     start(dealer, "Mesa 1")
     deal(dealer, "Mesa 1", "As Kd Qh Ac Kc Qs")
-    own = get_table(dealer)
-    assert {p.seat: list(p.cards) for p in own.circle.players} == {2: ["As", "Ac"], 3: ["Kd", "Kc"], 1: ["Qh", "Qs"]}
-    for token in ("tv", "other"):
+    pits = get_table(pit)
+    assert {p.seat: list(p.cards) for p in pits.circle.players} == {2: ["As", "Ac"], 3: ["Kd", "Kc"], 1: ["Qh", "Qs"]}
+    for token in ("tv", "other", "dealer"):  # the table's own croupier too: he deals them, never reads them
         view = get_table(Client(port, TOKENS[token]))
         assert [list(p.cards) for p in view.circle.players] == [["??", "??"]] * 3
         changes = Client(port, TOKENS[token]).Watch(svc.WatchRequest(table="Mesa 1"))
@@ -294,16 +294,17 @@ def test_the_table_as_it_stood_at_a_past_position_or_time(port: int) -> None:
 
 
 def test_a_hand_is_exported_as_json_and_phh_as_the_caller_may_see_it(port: int) -> None:
-    pit, dealer = played_to_the_big_blind(port)
+    pit, _dealer = played_to_the_big_blind(port)  # kept alive: its command ids are its own
     request = svc.ExportHandRequest(table="Mesa 1", hand_number=1, format=pb.EXPORT_FORMAT_JSON)
-    own = dealer.ExportHand(request)
+    own = pit.ExportHand(request)
     assert own.media_type == "application/json"
     document = json.loads(own.content)
     assert document["format"] == "pokertable-hand/1" and document["number"] == 1 and document["game"] == "holdem"
     dealt = [e["data"]["card"] for e in document["events"] if e["event"] == "Hand.CardDealt"]
     assert dealt == ["As", "Kd", "Qh", "Ac", "Kc", "Qs"]
-    public = json.loads(Client(port, TOKENS["tv"]).ExportHand(request).content)
-    assert [e["data"]["card"] for e in public["events"] if e["event"] == "Hand.CardDealt"] == ["??"] * 6
+    for token in ("tv", "dealer"):  # an observer, and the croupier's station (issue 15, item 5)
+        public = json.loads(Client(port, TOKENS[token]).ExportHand(request).content)
+        assert [e["data"]["card"] for e in public["events"] if e["event"] == "Hand.CardDealt"] == ["??"] * 6
     phh = pit.ExportHand(svc.ExportHandRequest(table="Mesa 1", hand_number=1, format=pb.EXPORT_FORMAT_PHH))
     history = tomllib.loads(phh.content)
     assert phh.media_type == "application/toml" and history["variant"] == "NT" and history["hand"] == 1

@@ -14,7 +14,6 @@ import asyncio
 import contextlib
 import os
 import random
-import threading
 import tomllib
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
@@ -29,11 +28,11 @@ from domain.cards.cards import Card
 from service.api import types_pb2 as pb
 from service.app.application import PokerTables
 from service.bootstrap import open_store
-from service.grpc.server import Stations, create_server, stop
+from service.grpc.server import Stations
 from service.station.hardware import HardwareStation
 from service.station.tui import DevicePorts, StationApp, autopilot
 from service.station.tui.autopilot import until
-from tests.grpc_support import Client, open_circle, seat
+from tests.grpc_support import Client, open_circle, seat, serving
 
 SNAPSHOTS = Path(__file__).parent / "snapshots" / "station_tui"
 SIZE = (120, 44)
@@ -54,25 +53,16 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Poke
     for fault in FAULTS:
         stations[fault] = {"token": fault_token(fault), "role": "dealer", "table": f"Mesa {fault}"}
     store = open_store(f"sqlite:///{tmp_path_factory.mktemp('devices') / 'tables.db'}", writer=True)
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_forever, daemon=True)
-    thread.start()
     try:
-        running, port = asyncio.run_coroutine_threadsafe(
-            create_server(store.app, Stations.from_mapping(stations)), loop).result(timeout=30)
-        open_tables(port)
-        pit = Client(port, STATIONS["pit"]["token"])
-        for fault in FAULTS:
-            open_circle(pit, f"Mesa {fault}", pb.GAME_HOLDEM, blinds=[1, 2])
-            for number in (1, 2, 3, 4):
-                seat(pit, f"Mesa {fault}", number, 100)
-        try:
+        with serving(store.app, Stations.from_mapping(stations)) as port:
+            open_tables(port)
+            pit = Client(port, STATIONS["pit"]["token"])
+            for fault in FAULTS:
+                open_circle(pit, f"Mesa {fault}", pb.GAME_HOLDEM, blinds=[1, 2])
+                for number in (1, 2, 3, 4):
+                    seat(pit, f"Mesa {fault}", number, 100)
             yield f"127.0.0.1:{port}", store.app
-        finally:
-            asyncio.run_coroutine_threadsafe(stop(running, 0), loop).result(timeout=10)
     finally:
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(timeout=5)
         store.close()
 
 

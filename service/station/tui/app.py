@@ -161,7 +161,8 @@ class StationApp(App[None]):
             panel, alerts = devices.panel(labels), devices.alerts_text(labels)
             self._update("devices", panel.plain, lambda: panel)
             self._update("alerts", alerts.plain, lambda: alerts)
-            self.query_one("#alerts", Static).display = bool(devices.waiting)
+            if (shown := self.query_one("#alerts", Static)).display != bool(devices.waiting):
+                shown.display = bool(devices.waiting)
         due = render.due_text(view, legal, hand, labels, shoe=shoe)
         self._update("due", due.plain, lambda: due)
         result = render.result_text(hand, labels, banked=self.banked)
