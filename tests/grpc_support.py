@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -94,6 +95,7 @@ class Client:
         self.channel = grpc.insecure_channel(f"127.0.0.1:{port}")
         self.stub = svc_grpc.TableServiceStub(self.channel)  # type: ignore[no-untyped-call]
         self.metadata = [("authorization", f"Bearer {token}")] if token else []
+        self.prefix = uuid.uuid4().hex[:12]  # unique per client (an id() is reused once a client is collected)
         self.counter = 0
 
     def __getattr__(self, name: str) -> Any:
@@ -103,7 +105,7 @@ class Client:
     def next_id(self) -> str:
         """A fresh command id of this client."""
         self.counter += 1
-        return f"{id(self)}-{self.counter}"
+        return f"{self.prefix}-{self.counter}"
 
 
 def _status_details(error: grpc.RpcError) -> list[Any]:

@@ -4,11 +4,11 @@ pokertable.v1 and every command case of Act (issue 14).
 The matrix: the pit boss opens, configures, corrects, closes and voids; a croupier's station (dealer) seats, starts
 hands, plays and deals at its own table, and reports devices and cut exposures there; a device deals only what the
 shoe reads, at its own table, and reports; the games director approves and refuses bonuses and reconstructs (with
-the pit boss), and does not seat, deal, bet or report; an observer only reads. Everyone reads every table — its
-view, history, legal actions, hands, search, exports and Watch stream (docs/service.md: "read views, Watch, hands,
-history, search" for every role) — and only the pit boss and the games director see face-down cards: observers,
-devices and every croupier's station, its own table's too (issue 15, item 5), see "??". Every refusal is
-PERMISSION_DENIED and changes nothing.
+the pit boss), and does not seat, deal, bet or report; an observer only reads. Everyone reads every table — the
+floor's list of tables, its view, history, legal actions, hands, search, exports and Watch stream (docs/service.md:
+"list the tables, read views, Watch, hands, history, search" for every role) — and only the pit boss and the games
+director see face-down cards: observers, devices and every croupier's station, its own table's too (issue 15, item
+5), see "??". Every refusal is PERMISSION_DENIED and changes nothing.
 """
 
 from __future__ import annotations
@@ -179,6 +179,9 @@ CALLS: list[Call] = [
     Call("CloseTable", "CloseTable", "Mesa 1", "close", lambda c: svc.CloseTableRequest(
         command_id=c.next_id(), table="Mesa 1")),
     # reads
+    Call("ListTables", "ListTables", "Mesa 1", "read", lambda c: svc.ListTablesRequest()),
+    Call("ListTables.filtered", "ListTables", "THB 1", "read", lambda c: svc.ListTablesRequest(
+        game=pb.GAME_HOLDEM_BONUS, include_closed=True)),
     Call("GetTable", "GetTable", "Mesa 1", "read", lambda c: svc.GetTableRequest(table="Mesa 1")),
     Call("GetTable.position", "GetTable", "Mesa 1", "read", lambda c: svc.GetTableRequest(table="Mesa 1",
                                                                                         position=3)),

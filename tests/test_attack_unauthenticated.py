@@ -166,7 +166,11 @@ def test_a_station_request_that_does_not_parse_is_invalid_argument(port: int) ->
         for method in METHODS:
             assert raw_call(channel, method, NOT_PROTOBUF[:100], metadata) == grpc.StatusCode.INVALID_ARGUMENT, \
                 method.name
-            # a text field (table, 2 or 1) that is not UTF-8
+            # a text field (table, 2 or 1) that is not UTF-8 (ListTables has none: its fields are an enum and a bool,
+            # and a field of another wire type is an unknown field, as protobuf reads it)
+            if not any(method.input_type.fields_by_number[number].type == FieldDescriptor.TYPE_STRING
+                       for number in (1, 2) if number in method.input_type.fields_by_number):
+                continue
             assert raw_call(channel, method, b"\x0a\x02\xc3\x28\x12\x02\xc3\x28", metadata) in (
                 grpc.StatusCode.INVALID_ARGUMENT,), method.name
 

@@ -3,7 +3,8 @@ through the SAME pokertable.v1 RPCs over a real server on a free port (SQLite as
 OpenTable, SeatPlayer (circle), StartHand, Act until the hand is complete (the command chosen from GetLegalActions,
 each card dealt where GetTable's ``next_card`` says, in the order the game deals them), then Watch (the typed
 TableEvent stream from position 0; face-down cards ``??`` for an observer, real for the pit), ListHands,
-SearchHands, GetTable at a past position, ExportHand (JSON, and PHH for the variants PHH has) and ReconstructHand.
+SearchHands, ListTables, GetTable at a past position, ExportHand (JSON, and PHH for the variants PHH has) and
+ReconstructHand.
 (That the service names no banked game outside the CLI's argument texts: tests/test_game_names.py.)"""
 
 from __future__ import annotations
@@ -325,6 +326,14 @@ def test_issue_14_every_game_is_played_through_the_same_rpcs(port: int, case: Ca
                              ({"game": pb.GAME_HOLDEM if case.banked else pb.GAME_CASINO_DRAW}, [])):
         hands = pit.SearchHands(svc.SearchHandsRequest(table=case.table, **filters)).hands
         assert [h.number for h in hands] == numbers, filters
+
+    # ListTables (issue 16): the table on the floor, its game's only one, between hands after its first.
+    (floor,) = tv.ListTables(svc.ListTablesRequest(game=case.game)).tables
+    assert (floor.table, floor.game, floor.family, floor.status) == (case.table, case.game, now.family,
+                                                                     pb.TABLE_STATUS_BETWEEN_HANDS)
+    assert (floor.hand_number, floor.hands_started, floor.chips_in_play) == (1, 1, 0)
+    assert floor.deck_colour == pb.DECK_COLOUR_RED and floor.language == now.language
+    assert floor.seats == (0 if case.banked else PLAYERS)
 
     # GetTable at a past position: before the hand started, and while it was played.
     table_started = "banked_table_hand_started" if case.banked else "table_hand_started"

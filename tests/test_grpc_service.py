@@ -294,7 +294,7 @@ def test_the_table_as_it_stood_at_a_past_position_or_time(port: int) -> None:
 
 
 def test_a_hand_is_exported_as_json_and_phh_as_the_caller_may_see_it(port: int) -> None:
-    pit, _dealer = played_to_the_big_blind(port)  # kept alive: its command ids are its own
+    pit, _dealer = played_to_the_big_blind(port)
     request = svc.ExportHandRequest(table="Mesa 1", hand_number=1, format=pb.EXPORT_FORMAT_JSON)
     own = pit.ExportHand(request)
     assert own.media_type == "application/json"

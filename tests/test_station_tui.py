@@ -69,8 +69,7 @@ def hidden_codes(text: str, cards: str) -> list[str]:
 
 
 def open_holdem(port: int) -> tuple[Client, Client]:
-    """Mesa 1, no-limit Hold'em 1/2, four players with 100 each: the pit's and the croupier's clients (kept alive
-    together: a client's command ids are made from its ``id``)."""
+    """Mesa 1, no-limit Hold'em 1/2, four players with 100 each: the pit's and the croupier's clients."""
     pit = Client(port, TOKENS["pit"])
     open_circle(pit, "Mesa 1", pb.GAME_HOLDEM, blinds=[1, 2])
     dealer = Client(port, TOKENS["dealer"])
@@ -301,7 +300,7 @@ def test_pending_bonus_approval_then_the_directors_decision(port: int) -> None:
     """R-THB-10: box 1's aces against the croupier's aces win the 1000:1 bonus; the croupier's station shows the
     payment PENDING the games director's approval and, once the director approves it from his own station, the
     settlement (the station follows every event, whoever caused it)."""
-    pit = Client(port, TOKENS["pit"])  # kept alive beside the director's: a client's command ids come from its id()
+    pit = Client(port, TOKENS["pit"])
     open_banked(pit, "THB 1", pb.GAME_HOLDEM_BONUS, ante_min=5)
     director = Client(port, TOKENS["director"])
     # box 1, dealer left, box 1, dealer right; the board

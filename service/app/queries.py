@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Any, cast
 from uuid import UUID
 
-from eventsourcing.application import AggregateNotFoundError, Application, ProcessingEvent
+from eventsourcing.application import AggregateNotFoundError, ProcessingEvent
 from eventsourcing.domain import DomainEventProtocol
 from eventsourcing.persistence import Recording
 
@@ -24,6 +24,7 @@ from domain.circle.table import Table
 from domain.games import HAND_CLASSES, OUTCOMES, game_of
 from domain.tables import TableRecord
 from service.app.access import NotFoundError, PreconditionError, Role, ServiceError, Viewer, authorize
+from service.app.floor import TableFloor
 from service.app.visibility import banked_cards, circle_snapshot, house_cards
 from service.store.group_commit import GroupCommit
 from service.store.persistence import notifications
@@ -53,9 +54,10 @@ class _Locks:
             return self.tables.setdefault(table, threading.RLock())
 
 
-class TableQueries(Application[UUID]):
+class TableQueries(TableFloor):
     """The reads of :class:`service.app.application.PokerTables` (which sets ``_locks``, ``_local``,
-    ``_group_commit`` and ``after_save``), and the storing of a command's events."""
+    ``_group_commit`` and ``after_save``), the list of its tables (:class:`TableFloor`), and the storing of a
+    command's events."""
 
     _locks: _Locks
     _local: threading.local
@@ -154,7 +156,8 @@ class TableQueries(Application[UUID]):
 
     def banked_view(self, table: str, viewer: Viewer) -> dict[str, Any]:
         """A banked table as a station may see it: players' down cards only for the table's dealer and the pit;
-        the dealer's cards for the pit, or for everyone once the hand is settled."""
+        the dealer's cards for the pit, or for everyone once the hand is settled; with the colour of its last hand's
+        deck and when it was opened."""
         with self._locks(table):
             return self._banked_view(table, viewer)
 
@@ -163,7 +166,8 @@ class TableQueries(Application[UUID]):
         out: dict[str, Any] = {"table": record.name, "game": record.game, "hands_started": record.hands_started,
                                "bank_result": record.bank_result, "hand": None,
                                "reshuffle_required": record.reshuffle_pending or "", "dealer": record.dealer_id,
-                               "language": record.language}
+                               "language": record.language, "deck_colour": record.last_deck_colour or "",
+                               "opened": str(record.created_on)}
         if record.hand_in_progress is None:
             return out
         hand = self.banked_hand(record.hand_in_progress)
@@ -240,7 +244,8 @@ class TableQueries(Application[UUID]):
             return "possible" if hand.correctable() is not None else ""
 
     def view(self, table: str, viewer: Viewer) -> dict[str, Any]:
-        """The table as a station may see it: face-down cards hidden unless the viewer may see them."""
+        """The table as a station may see it: face-down cards hidden unless the viewer may see them; with the colour
+        of its last hand's deck and when it was opened."""
         with self._locks(table):
             return self._view(table, viewer)
 
@@ -251,6 +256,7 @@ class TableQueries(Application[UUID]):
             "button_seat": record.button_seat, "hands_started": record.hands_started, "hand": None,
             "closed": record.closed, "dealer": record.dealer_id, "language": record.language,
             "reshuffle_required": record.reshuffle_required["colour"] if record.reshuffle_required else "",
+            "deck_colour": record.last_deck_colour or "", "opened": str(record.created_on),
         }
         if record.hand_in_progress is not None:
             hand = self.hand(record.hand_in_progress)

@@ -1,5 +1,6 @@
-"""The read RPCs of the servicer: GetTable (now, or at a past position or time), GetLegalActions, ListHands,
-SearchHands and ExportHand, for tables of every game; what a view holds follows the table's family."""
+"""The read RPCs of the servicer: ListTables (the floor: every table, summed up), GetTable (now, or at a past
+position or time), GetLegalActions, ListHands, SearchHands and ExportHand, for tables of every game; what a view holds
+follows the table's family."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from service.app.exports import export_hand
 from service.app.visibility import banked_hand_state, circle_snapshot
 from service.grpc.base import ServicerBase
 from service.grpc.errors import _guarded, invalid
-from service.grpc.replies import banked_detail, circle_detail, hand_summary, table_view
+from service.grpc.replies import banked_detail, circle_detail, hand_summary, table_summary, table_view
 from service.grpc.requests import _code, _table, moment
 
 Detail = Callable[[dict[str, Any], dict[str, Any] | None], Any]
@@ -52,20 +53,20 @@ def _betting(legal: LegalActions) -> svc.GetLegalActionsResponse:
 
 
 class QueryRpcs(ServicerBase):
-    """GetTable, GetLegalActions, ListHands, SearchHands, ExportHand."""
+    """ListTables, GetTable, GetLegalActions, ListHands, SearchHands, ExportHand."""
 
     def _position(self) -> int:
         """The log's last position now (read before a view: a Watch resumed after it misses nothing of the view)."""
         return int(self.app.recorder.max_notification_id() or 0)
 
+    def _now(self, table: str, game: Game, viewer: Viewer) -> tuple[dict[str, Any], dict[str, Any] | None]:
+        """The application's view of a table now, as ``viewer`` may see it, by family; and its hand in progress."""
+        view = self.app.view(table, viewer) if game.family == "circle" else self.app.banked_view(table, viewer)
+        return view, view["hand"]
+
     def _current(self, table: str, game: Game, viewer: Viewer) -> pb.TableView:
         position = self._position()
-        if game.family == "circle":
-            view = self.app.view(table, viewer)
-            hand = view["hand"]
-        else:
-            view = self.app.banked_view(table, viewer)
-            hand = view["hand"]
+        view, hand = self._now(table, game, viewer)
         number = view["hands_started"] if hand is not None else 0
         hand_id = str(game.hand_id(game.table_class.create_id(table), number)) if number else ""
         return table_view(game, table, hands_started=view["hands_started"], hand_id=hand_id, hand_number=number,
@@ -84,6 +85,26 @@ class QueryRpcs(ServicerBase):
         return table_view(game, table, hands_started=past["hands_started"], hand_id=hand_id, hand_number=number,
                           position=past["position"], time=time, detail=DETAILS[game.family](past, hand),
                           dealer=past.get("dealer", ""), language=past["language"])
+
+    @_guarded
+    async def ListTables(self, request: svc.ListTablesRequest, context: Any) -> svc.ListTablesResponse:  # noqa: N802
+        wanted = _code(pb.Game, request.game, "game", "R-CIRC-5", default="") or None
+
+        def work(viewer: Viewer) -> svc.ListTablesResponse:
+            # every station lists every table (docs/service.md: reads are for every role); a summary shows no card
+            position = self._position()  # read before the views, as GetTable's: a Watch after it misses nothing
+            summaries = []
+            for table in self.app.table_names():
+                game = self._game(table)
+                if wanted is not None and game.code != wanted:
+                    continue
+                view, hand = self._now(table, game, viewer)
+                if view.get("closed") and not request.include_closed:
+                    continue
+                summaries.append(table_summary(game, table, view, hand, position))
+            return svc.ListTablesResponse(tables=summaries)
+
+        return await self._run(context, work, offload=True)
 
     @_guarded
     async def GetTable(self, request: svc.GetTableRequest, context: Any) -> svc.GetTableResponse:  # noqa: N802

@@ -30,6 +30,17 @@ def _colour(text: str) -> pb.DeckColour | None:
     return cast(pb.DeckColour, value_of(pb.DeckColour, text)) if text else None
 
 
+def circle_pot(hand: dict[str, Any]) -> int:
+    """Every chip in the middle of a circle hand (its snapshot): the bets and pots of this hand, and a pot carried
+    from blank hands (R-DRAW-3)."""
+    return int(sum(hand["contributed"])) + int(hand["carried_in"])
+
+
+def staked(bets: dict[int, dict[str, int]]) -> int:
+    """Every chip staked on the boxes of a banked hand (its bets by box and spot)."""
+    return sum(sum(spots.values()) for spots in bets.values())
+
+
 def circle_detail(table: dict[str, Any], hand: dict[str, Any] | None) -> pb.CircleTableView:
     """A circle table: ``table`` its stacks, button, closed flag and required reshuffle; ``hand`` the hand in
     progress's snapshot (:meth:`Hand.snapshot`, after the visibility policy) or ``None``."""
@@ -44,7 +55,7 @@ def circle_detail(table: dict[str, Any], hand: dict[str, Any] | None) -> pb.Circ
     out.phase = value_of(pb.HandPhase, hand["phase"])  # type: ignore[assignment]
     out.street = str(hand["street"]).lower()
     out.board.extend(hand["board"])
-    out.pot = sum(hand["contributed"]) + hand["carried_in"]  # a pot carried from blank hands is in the middle
+    out.pot = circle_pot(hand)
     for name, key in (("actor_seat", "actor"), ("drawer_seat", "drawer"), ("next_to_show_seat", "next_to_show")):
         if hand[key]:
             setattr(out, name, hand[key])
@@ -112,6 +123,25 @@ def table_view(game: Game, name: str, *, hands_started: int, hand_id: str, hand_
         view.time.CopyFrom(timestamp(time))
     getattr(view, game.family).CopyFrom(detail)
     return view
+
+
+def table_summary(game: Game, name: str, view: dict[str, Any], hand: dict[str, Any] | None,
+                  position: int) -> pb.TableSummary:
+    """A table as the floor lists it (ListTables), from the application's view of it now (``view``, the view a
+    TableView is built from, and ``hand``, its hand in progress or ``None``): no card of it is copied."""
+    if game.family == "circle":
+        chips, seats = (circle_pot(hand) if hand is not None else 0), len(view["stacks"])
+    else:
+        chips, seats = (staked(hand["bets"]), len(hand["bets"])) if hand is not None else (0, 0)
+    status = "closed" if view.get("closed") else "hand-in-progress" if hand is not None else "between-hands"
+    out = pb.TableSummary(table=name, game=value_of(pb.Game, game.code),  # type: ignore[arg-type]
+                          family=value_of(pb.GameFamily, game.family),  # type: ignore[arg-type]
+                          status=value_of(pb.TableStatus, status),  # type: ignore[arg-type]
+                          hand_number=view["hands_started"], hands_started=view["hands_started"],
+                          chips_in_play=chips, seats=seats, deck_colour=_colour(view["deck_colour"]),
+                          position=position, language=view["language"])
+    out.opened.CopyFrom(timestamp(datetime.fromisoformat(view["opened"])))
+    return out
 
 
 def hand_summary(summary: dict[str, Any]) -> pb.HandSummary:
