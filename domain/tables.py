@@ -1,7 +1,8 @@
 """The table record both families share (issue 14): what every table of the house keeps and checks, whatever it
 deals — its hands' numbers and the hand in progress, the deck of each hand (R-DECK-2: the red and blue decks
 alternate once an automatic shuffler reported; R-CARD-2: the deck's size), its devices' reports (R-DECK-3), the
-reconstructions asked of its hands (R-THB-13, R-AUD-1) and the dealer signed in (R-AUD-1).
+reconstructions asked of its hands (R-THB-13, R-AUD-1), the dealer signed in (R-AUD-1) and the alerts the pit
+acknowledged (R-AUD-1: a device fault or a void, by the log position of the event that raised it).
 
 :class:`TableRecord` is mixed into both table aggregates, :class:`domain.circle.table.Table` (seats, stacks, button)
 and :class:`domain.banked.table.BankedTable` (boxes against the house). Each aggregate keeps its own event classes, so
@@ -40,6 +41,8 @@ LANGUAGES = ("es", "en")
 """The languages of a table's stations (its croupier's screen): Spanish, the default of a Spanish casino, or English."""
 MAX_DEALER_ID = 64
 """The longest dealer's id a sign-in records (a badge or employee number)."""
+MAX_ALERT_REASON = 200
+"""The longest reason an acknowledgement of an alert records (R-AUD-1)."""
 
 
 class TableRecord:
@@ -55,6 +58,7 @@ class TableRecord:
     last_deck_colour: str | None
     shuffler: dict[str, str] | None
     dealer: dict[str, str] | None
+    acknowledged_alerts: set[int]
 
     def reset_record(self) -> None:
         """The record of a table just opened (called by the aggregate's ``Opened`` event)."""
@@ -67,6 +71,8 @@ class TableRecord:
         """R-DECK-2: the automatic shuffler that reported here (device, serial); the decks alternate from then on."""
         self.dealer = None
         """R-AUD-1: the dealer signed in here (id, station), recorded with every command of the table's stations."""
+        self.acknowledged_alerts = set()
+        """R-AUD-1: the log positions of the alerts (device faults, voids) the pit acknowledged here."""
 
     def hand_id(self, number: int) -> UUID:
         """The id of hand ``number`` of this table (each family's hands have their own)."""
@@ -158,3 +164,31 @@ class TableRecord:
 
     def _reconstruction_requested(self, *, hand_id: UUID, number: int, pit_boss: str, reason: str) -> None:
         raise NotImplementedError  # the aggregate's own ``ReconstructionRequested`` event
+
+    # -- alerts (R-AUD-1) ---------------------------------------------------------------------------
+
+    def verify_acknowledge_alert(self, position: int, reason: str, by: str) -> None:
+        """An alert named by the log position of the event that raised it (from 1), not acknowledged yet, a stated
+        reason (1–200 characters, not blank) and the station acknowledging it (R-AUD-1).  A closed table still takes
+        acknowledgements: the pit clears its alerts after it closes."""
+        if isinstance(position, bool) or not isinstance(position, int) or position < 1:
+            raise self.ERROR("an alert is named by the log position of its event, from 1", rule="R-AUD-1")
+        if not isinstance(reason, str) or not reason.strip() or len(reason) > MAX_ALERT_REASON:
+            raise self.ERROR(f"an acknowledgement states its reason (1–{MAX_ALERT_REASON} characters)", rule="R-AUD-1")
+        if not isinstance(by, str) or not by.strip():
+            raise self.ERROR("an acknowledgement names the station it was made at", rule="R-AUD-1")
+        if position in self.acknowledged_alerts:
+            raise self.ERROR(f"the alert at log position {position} was already acknowledged", rule="R-AUD-1")
+
+    def acknowledge_alert(self, position: int, reason: str, by: str) -> None:
+        """R-AUD-1: the pit boss or the games director (``by``, the station) acknowledges the alert raised at log
+        ``position`` (a device fault, a void), with a reason; who, why and which alert are the table's event."""
+        self.verify_acknowledge_alert(position, reason, by)
+        self._alert_acknowledged(position=position, reason=reason, by=by)
+
+    def _alert_acknowledged(self, *, position: int, reason: str, by: str) -> None:
+        raise NotImplementedError  # the aggregate's own ``AlertAcknowledged`` event
+
+    def note_alert_acknowledged(self, position: int) -> None:
+        """Bookkeeping of an acknowledgement (from the aggregate's ``AlertAcknowledged`` event)."""
+        self.acknowledged_alerts.add(position)

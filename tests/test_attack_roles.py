@@ -3,12 +3,12 @@ pokertable.v1 and every command case of Act (issue 14).
 
 The matrix: the pit boss opens, configures, corrects, closes and voids; a croupier's station (dealer) seats, starts
 hands, plays and deals at its own table, and reports devices and cut exposures there; a device deals only what the
-shoe reads, at its own table, and reports; the games director approves and refuses bonuses and reconstructs (with
-the pit boss), and does not seat, deal, bet or report; an observer only reads. Everyone reads every table — the
-floor's list of tables, its view, history, legal actions, hands, search, exports and Watch stream (docs/service.md:
-"list the tables, read views, Watch, hands, history, search" for every role) — and only the pit boss and the games
-director see face-down cards: observers, devices and every croupier's station, its own table's too (issue 15, item
-5), see "??". Every refusal is PERMISSION_DENIED and changes nothing.
+shoe reads, at its own table, and reports; the games director approves and refuses bonuses, reconstructs and
+acknowledges alerts (with the pit boss), and does not seat, deal, bet or report; an observer only reads. Everyone
+reads every table — the floor's list of tables, its view, history, legal actions, hands, search, exports and Watch
+stream (docs/service.md: "list the tables, read views, Watch, hands, history, search" for every role) — and only the
+pit boss and the games director see face-down cards: observers, devices and every croupier's station, its own
+table's too (issue 15, item 5), see "??". Every refusal is PERMISSION_DENIED and changes nothing.
 """
 
 from __future__ import annotations
@@ -56,6 +56,7 @@ MATRIX: dict[str, frozenset[str]] = {
     "sign-in": frozenset({"pit-boss", "dealer"}),  # a croupier's station signs its dealer in at its own table
     "request-correction": frozenset({"pit-boss", "dealer"}),  # R-AUD-1: the croupier asks
     "decide-correction": frozenset({"pit-boss", "games-director"}),  # R-AUD-1: the pit decides
+    "acknowledge-alert": frozenset({"pit-boss", "games-director"}),  # R-AUD-1: the pit clears a table's alerts
 }
 """The role matrix of docs/service.md, written out here as the test's own statement of it."""
 HOLE = "As Kd Qh Ac Kc Qs"
@@ -91,6 +92,25 @@ class Call:
                     return []  # a live table's stream waits for more: its deadline ends it
                 raise
         return answer
+
+
+def _fault_position(client: Client, table: str) -> int:
+    """The log position of the table's first device fault (the alert :func:`_prepare` raised), from its Watch stream
+    (left as soon as it comes: every station reads it)."""
+    stream = client.Watch(svc.WatchRequest(table=table), timeout=10)
+    try:
+        fault = next(change for change in stream
+                     if change.event.WhichOneof("event") in ("table_device_reported", "banked_table_device_reported")
+                     and getattr(change.event, str(change.event.WhichOneof("event"))).kind == "fault")
+    finally:
+        stream.cancel()
+    return int(fault.position)
+
+
+def _acknowledge(table: str) -> Call:
+    return Call(f"AcknowledgeAlert.{'banked' if table == 'THB 1' else 'circle'}", "AcknowledgeAlert", table,
+                "acknowledge-alert", lambda c: svc.AcknowledgeAlertRequest(
+                    command_id=c.next_id(), table=table, position=_fault_position(c, table), reason="jam cleared"))
 
 
 def _act(name: str, table: str, action: str, **case: Any) -> Call:
@@ -174,6 +194,8 @@ CALLS: list[Call] = [
         command_id=c.next_id(), table="Mesa 1", dealer_id="D-1001")),
     Call("SignIn.banked", "SignIn", "THB 1", "sign-in", lambda c: svc.SignInRequest(
         command_id=c.next_id(), table="THB 1", dealer_id="D-2002")),
+    _acknowledge("Mesa 1"),
+    _acknowledge("THB 1"),
     Call("ReconstructHand", "ReconstructHand", "Mesa 1", "reconstruct", lambda c: svc.ReconstructHandRequest(
         command_id=c.next_id(), table="Mesa 1", hand_number=1, reason="seat 3 disputes")),
     Call("CloseTable", "CloseTable", "Mesa 1", "close", lambda c: svc.CloseTableRequest(
@@ -208,7 +230,8 @@ def test_the_calls_cover_every_rpc_and_every_command_case() -> None:
 
 def _prepare(port: int) -> Client:
     """Mesa 1 with its first hand played (seats 1 and 2 fold) and its second dealt and in progress, Mesa 2 open,
-    THB 1 and CDP 1 each with a hand taking bets; the pit boss's client."""
+    THB 1 and CDP 1 each with a hand taking bets, a device fault (an alert) at Mesa 1 and at THB 1; the pit boss's
+    client."""
     pit, dealer, thb = Client(port, TOKENS["pit"]), Client(port, TOKENS["dealer"]), Client(port, TOKENS["thb"])
     open_circle(pit, "Mesa 1", no_burns=True)
     open_circle(pit, "Mesa 2")
@@ -226,6 +249,10 @@ def _prepare(port: int) -> Client:
     open_banked(pit, "CDP 1", pb.GAME_CASINO_DRAW)
     start(pit, "CDP 1")
     act(pit, "CDP 1", ante=cmd.Ante(seat=1, amount=10))
+    for table in ("Mesa 1", "THB 1"):
+        pit.RecordDeviceReport(svc.RecordDeviceReportRequest(
+            command_id=pit.next_id(), table=table, device="PT-SHOE", serial="SH-1", kind=pb.DEVICE_REPORT_KIND_FAULT,
+            colour=pb.DECK_COLOUR_RED, result="jam"))
     return pit
 
 
@@ -254,7 +281,8 @@ def test_every_role_is_refused_every_call_the_matrix_does_not_give_it_and_nothin
         except grpc.RpcError as denied:
             if denied.code() != grpc.StatusCode.PERMISSION_DENIED:
                 wrong.append((call.name, denied.code().name, denied.details() or ""))
-            elif call.action in ("approve", "reconstruct", "sign-in", "request-correction", "decide-correction"):
+            elif call.action in ("approve", "reconstruct", "sign-in", "request-correction", "decide-correction",
+                                 "acknowledge-alert"):
                 assert rule_of(denied) == {"approve": "R-THB-10", "reconstruct": "R-THB-13"}.get(
                     call.action, "R-AUD-1"), call.name
             elif call.name == "Act.deal.croupier" and STATIONS[who][0] == "device":

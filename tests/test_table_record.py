@@ -1,7 +1,7 @@
 """The one table record both families share (issue 14, items 2 and 3): a circle table and a banked table keep the
 same record (hands, decks, devices, reconstructions) through :class:`domain.tables.TableRecord`, and the table — not
 the station — refuses a deck of the wrong colour (R-DECK-2) or size (R-CARD-2, R-THB-1, R-CDP-1), recording
-nothing."""
+nothing; both record the alerts the pit acknowledged (issue 16, item 4; R-AUD-1), and replay rebuilds them."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from domain.circle.table import Table
 from domain.device_reports import DeckAlternationError, DeviceReport
 from domain.errors import RuleError
 from domain.tables import TableRecord
+from tests.circle_support import Hands
 
 SHUFFLER = DeviceReport("PT-SHUF", "SN-77", "delivery", "red", "the red deck delivered to the shoe")
 
@@ -74,3 +75,51 @@ def test_r_thb_13_every_table_records_a_reconstruction_request_the_same_way(inde
     assert refused.value.rule == "R-THB-13"
     table.record_reconstruction(1, "Ana", "dispute at seat 2")
     assert table.reconstructions == 1
+
+
+@pytest.mark.parametrize("index", [0, 1, 2])
+def test_r_aud_1_every_table_records_acknowledged_alerts_once_and_replay_rebuilds_them(index: int) -> None:
+    """Issue 16, item 4: an alert (by the log position of its event) acknowledged with a reason and the station,
+    once; the acknowledged positions are the table's state, rebuilt from its stored events."""
+    table = _tables()[index]
+    assert isinstance(table, Table | BankedTable)
+    table.acknowledge_alert(7, "jam cleared, deck checked", "pit")
+    table.acknowledge_alert(12, "void reviewed on camera", "dj")
+    assert table.acknowledged_alerts == {7, 12}
+    version = table.version
+    with pytest.raises(RuleError) as again:
+        table.acknowledge_alert(7, "once more", "dj")
+    assert again.value.rule == "R-AUD-1" and "already acknowledged" in again.value.message
+    assert table.version == version
+    app = Hands()
+    app.save(table)
+    stored: object = app.repository.get(table.id)
+    assert isinstance(stored, TableRecord) and type(stored) is type(table)
+    assert stored.acknowledged_alerts == {7, 12}
+    with pytest.raises(RuleError):
+        stored.acknowledge_alert(12, "replayed: still acknowledged", "pit")
+    names = [type(event).__qualname__ for event in app.events.get(table.id)]
+    assert names[-2:] == [f"{type(table).__name__}.AlertAcknowledged"] * 2
+
+
+@pytest.mark.parametrize(("position", "reason", "by"), [
+    (0, "a reason", "pit"), (-3, "a reason", "pit"), (True, "a reason", "pit"),
+    (5, "", "pit"), (5, "   ", "pit"), (5, "x" * 201, "pit"), (5, "a reason", " "),
+])
+def test_r_aud_1_an_acknowledgement_names_its_alert_its_reason_and_its_station(position: int, reason: str,
+                                                                               by: str) -> None:
+    for table in _tables():
+        version = table.version  # type: ignore[attr-defined]
+        with pytest.raises(RuleError) as refused:
+            table.acknowledge_alert(position, reason, by)
+        assert refused.value.rule == "R-AUD-1"
+        assert table.version == version and table.acknowledged_alerts == set()  # type: ignore[attr-defined]
+    _tables()[0].acknowledge_alert(5, "x" * 200, "pit")  # 200 characters is the most
+
+
+def test_r_aud_1_a_closed_table_still_takes_acknowledgements() -> None:
+    circle = _tables()[0]
+    assert isinstance(circle, Table)
+    circle.close("pit")
+    circle.acknowledge_alert(3, "cleared after the close", "pit")
+    assert circle.closed and circle.acknowledged_alerts == {3}

@@ -130,6 +130,13 @@ class BankedTable(TableRecord, Aggregate):
         del previous
         self.note_dealer_signed_in(dealer_id, station)
 
+    @event("AlertAcknowledged")
+    def _alert_acknowledged(self, *, position: int, reason: str, by: str) -> None:
+        """R-AUD-1: the alert raised by the event at log ``position`` (a device fault, a void) acknowledged by the
+        station ``by`` (the pit boss's or the games director's), and why."""
+        del reason, by
+        self.note_alert_acknowledged(position)
+
     @event("ReshuffleRequired")
     def _reshuffle_required(self, *, hand_id: UUID, colour: str, rule: str) -> None:
         self.reshuffle_pending = colour

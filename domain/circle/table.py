@@ -281,6 +281,13 @@ class Table(TableRecord, Aggregate):
         del previous
         self.note_dealer_signed_in(dealer_id, station)
 
+    @event("AlertAcknowledged")
+    def _alert_acknowledged(self, *, position: int, reason: str, by: str) -> None:
+        """R-AUD-1: the alert raised by the event at log ``position`` (a device fault, a void) acknowledged by the
+        station ``by`` (the pit boss's or the games director's), and why."""
+        del reason, by
+        self.note_alert_acknowledged(position)
+
     @event("CutCardExposed")
     def _cut_card_exposed(self, *, card: str, colour: str, by: str) -> None:
         self.reshuffle_required = {"card": card, "colour": colour, "by": by, "rule": "R-CIRC-2"}

@@ -52,6 +52,7 @@ from service.app.access import (
     Viewer,
     authorize,
 )
+from service.app.alerts import AlertAcknowledgements
 from service.app.commands import (
     BANKED_ACTIONS,
     BANKED_PERMISSIONS,
@@ -124,7 +125,7 @@ def fingerprint(table: str, what: tuple[object, ...]) -> str:
     return hashlib.sha256(repr((table, what)).encode()).hexdigest()
 
 
-class PokerTables(DealerSignIn, TableQueries):
+class PokerTables(AlertAcknowledgements, DealerSignIn, TableQueries):
     """Tables and hands of circle poker."""
 
     name = "pokertable"
@@ -376,7 +377,6 @@ class PokerTables(DealerSignIn, TableQueries):
             finally:
                 del self._local.fetched
             return result
-
 
     def _forget_fetched(self) -> None:
         cache = self.repository.cache

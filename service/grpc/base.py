@@ -24,6 +24,10 @@ WATCH_SAFETY_POLL_SECONDS = 30.0  # the sole writer of an SQLite file: every com
 T = TypeVar("T")
 
 
+EVERY_TABLE = ""
+"""The Watch stream of every table (the pit's floor): the request names no table."""
+
+
 class ServicerBase:
     """The application, the stations, and the machinery of the RPCs."""
 
@@ -32,6 +36,10 @@ class ServicerBase:
         self._stored: dict[str, asyncio.Event] = {}  # by table: set (and replaced) when a command of it is stored
         self._games: dict[str, Game] = {}  # by table name: its game never changes
         self._latest: dict[str, tuple[str, int]] = {}  # by table name: its newest hand's id and number
+        self._owners: dict[UUID, str] = {}  # the floor's stream: each table's and hand's id -> the table's name
+        self._owners_next: dict[str, tuple[UUID, int]] = {}  # by table name: its next hand's id and number
+        self._owners_position = 0  # the log position the owners were last learnt at
+        self._owners_lock = threading.Lock()
         self._loop, self._loop_thread = asyncio.get_running_loop(), threading.get_ident()
         app.on_stored = self._stored_now
         # Watch streams wake when this instance stores a command of their table. Other instances' commands (several
@@ -96,7 +104,7 @@ class ServicerBase:
         Nothing to do when no stream waits on the table: a stream registers before it scans, and the command was
         committed before this call, so a stream that registers meanwhile finds the command in its scan. A command
         applied on the loop itself wakes the streams directly, without writing to the loop's wake-up pipe."""
-        if table not in self._stored:
+        if table not in self._stored and EVERY_TABLE not in self._stored:
             return
         if threading.get_ident() == self._loop_thread:
             self._wake(table)
@@ -104,9 +112,10 @@ class ServicerBase:
             self._loop.call_soon_threadsafe(self._wake, table)
 
     def _wake(self, table: str) -> None:
-        stored = self._stored.pop(table, None)
-        if stored is not None:
-            stored.set()
+        for watched in (table, EVERY_TABLE):  # a floor's stream (every table) wakes with each table's
+            stored = self._stored.pop(watched, None)
+            if stored is not None:
+                stored.set()
 
     def _viewer(self, context: grpc.aio.ServicerContext[Any, Any]) -> Viewer:
         token = bearer_token(context.invocation_metadata())  # type: ignore[arg-type]

@@ -139,5 +139,6 @@ FIELD_NOTES: Mapping[str, str] = {
     "bonus_class": "the bonus outcome (R-THB-9: aces_vs_dealer_aces, aces, ak_suited, ...); unset: none",
     "bank_qualified": "the bank qualified (R-CDP-4); unset: nobody played",
     "reshuffle": "a full reshuffle is required before the next hand (R-THB-11)",
+    "position": "the log position of the event that raised the alert, as on the Watch stream (R-AUD-1)",
 }
 """What a field of that name means in any event (a field's own comment, where it has one, comes first)."""

@@ -89,12 +89,15 @@ class QueryRpcs(ServicerBase):
     @_guarded
     async def ListTables(self, request: svc.ListTablesRequest, context: Any) -> svc.ListTablesResponse:  # noqa: N802
         wanted = _code(pb.Game, request.game, "game", "R-CIRC-5", default="") or None
+        only = {_table(name) for name in request.tables}
 
         def work(viewer: Viewer) -> svc.ListTablesResponse:
             # every station lists every table (docs/service.md: reads are for every role); a summary shows no card
             position = self._position()  # read before the views, as GetTable's: a Watch after it misses nothing
             summaries = []
             for table in self.app.table_names():
+                if only and table not in only:
+                    continue
                 game = self._game(table)
                 if wanted is not None and game.code != wanted:
                     continue

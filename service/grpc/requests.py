@@ -20,7 +20,7 @@ from domain.circle.settings import AntePot, BettingStructure, MinRaise, Showdown
 from domain.errors import RuleError
 from domain.games import GAMES, Game
 from domain.names import name_problem
-from domain.tables import LANGUAGES
+from domain.tables import LANGUAGES, MAX_ALERT_REASON
 from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
 from service.app.application import MAX_CHIPS
@@ -260,3 +260,29 @@ def moment(message: Any, field: str) -> datetime | None:
     if not TIMESTAMP_RANGE[0] <= stamp.seconds <= TIMESTAMP_RANGE[1] or not 0 <= stamp.nanos < 10**9:
         raise invalid(f"{field} is not a time between the years 1 and 9999", field, "R-AUD-1")
     return stamp.ToDatetime(tzinfo=UTC)
+
+
+@dataclass(frozen=True)
+class AlertAcknowledgement:
+    """An AcknowledgeAlert request, checked (R-AUD-1): the table, the alert's log position and the reason."""
+
+    command_id: str
+    table: str
+    position: int
+    reason: str
+
+
+def alert_acknowledgement(request: svc.AcknowledgeAlertRequest) -> AlertAcknowledgement:
+    """The fields of an AcknowledgeAlert request: a table, the log position of the alert's event (1 to
+    :data:`MAX_POSITION`) and a reason of 1 to 200 characters, not blank; INVALID_ARGUMENT naming the field and
+    R-AUD-1 otherwise."""
+    command_id = _command_id(request.command_id)
+    if not request.table:
+        raise invalid("table is required: the table whose alert is acknowledged", "table", "R-AUD-1")
+    table = _table(request.table)
+    if not 1 <= request.position <= MAX_POSITION:
+        raise invalid(f"position is the log position of the alert's event: 1 to {MAX_POSITION}, not "
+                      f"{request.position}", "position", "R-AUD-1")
+    if not request.reason.strip() or len(request.reason) > MAX_ALERT_REASON:
+        raise invalid(f"reason is required: 1 to {MAX_ALERT_REASON} characters, not blank", "reason", "R-AUD-1")
+    return AlertAcknowledgement(command_id, table, request.position, _text(request.reason, "reason"))

@@ -41,6 +41,7 @@ from service.grpc.requests import (
     _seat,
     _table,
     _text,
+    alert_acknowledgement,
     circle_settings,
     colour,
     deck,
@@ -228,6 +229,21 @@ class TableServicer(QueryRpcs, StreamRpcs, ServicerBase, svc_grpc.TableServiceSe
         def work(viewer: Viewer) -> svc.SignInResponse:
             self.app.authorize(viewer, table, "sign-in")
             return svc.SignInResponse(result=command_result(self.app.sign_in(command_id, table, dealer_id, viewer)))
+
+        return await self._run(context, work)
+
+    @_guarded
+    async def AcknowledgeAlert(  # noqa: N802
+        self, request: svc.AcknowledgeAlertRequest, context: Any
+    ) -> svc.AcknowledgeAlertResponse:
+        """R-AUD-1: the pit boss or the games director acknowledges an alert of a table (circle or banked), named
+        by the log position of the event that raised it, with a reason; recorded as the table's event."""
+        checked = alert_acknowledgement(request)
+
+        def work(viewer: Viewer) -> svc.AcknowledgeAlertResponse:
+            self.app.authorize(viewer, checked.table, "acknowledge-alert")
+            return svc.AcknowledgeAlertResponse(result=command_result(self.app.acknowledge_alert(
+                checked.command_id, checked.table, checked.position, checked.reason, viewer)))
 
         return await self._run(context, work)
 

@@ -8,7 +8,7 @@ import asyncio
 import contextlib
 import functools
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from datetime import datetime
 from typing import Any
 from uuid import UUID
@@ -19,7 +19,7 @@ from domain.games import game_of
 from service.api import table_service_pb2 as svc
 from service.app.application import Viewer
 from service.formats.render import describe, render
-from service.grpc.base import ServicerBase
+from service.grpc.base import EVERY_TABLE, ServicerBase
 from service.grpc.errors import _guarded_stream, invalid
 from service.grpc.event_messages import timestamp, to_message
 from service.grpc.replies import _payload
@@ -40,16 +40,22 @@ class StreamRpcs(ServicerBase):
 
     @_guarded_stream
     async def Watch(self, request: svc.WatchRequest, context: Any) -> AsyncIterator[svc.WatchResponse]:  # noqa: N802
-        """Every change of the table after ``after_position``, then new ones as they are stored."""
-        table = _table(request.table)
+        """Every change of the table (of every table when none is named: the pit's floor, one scan of the log for
+        all of them) after ``after_position``, then new ones as they are stored."""
+        table = _table(request.table) if request.table else EVERY_TABLE
         position = max(request.after_position, 0)
         if position > MAX_POSITION:  # the store's positions are int64: the scan would overflow (issue 13)
             raise invalid(f"after_position is past any log: at most {MAX_POSITION}", "after_position", "R-AUD-1")
-        viewer = await self._run(context, lambda viewer: (self.app.any_table(table), viewer)[1])
+        scan: Callable[[Viewer, int, Viewer], tuple[list[svc.WatchResponse], int]]
+        if table:
+            viewer = await self._run(context, lambda viewer: (self.app.any_table(table), viewer)[1])
+            scan = functools.partial(self._changes_after, table)
+        else:
+            viewer = await self._run(context, lambda viewer: viewer)
+            scan = self._changes_everywhere
         while True:
             stored = self._stored_event(table)  # taken before the scan, so a command stored during it is not missed
-            changes, scanned = await self._run(context, functools.partial(self._changes_after, table, viewer,
-                                                                           position), offload=True)
+            changes, scanned = await self._run(context, functools.partial(scan, viewer, position), offload=True)
             for change in changes:
                 yield change
             # The scan moves on past other tables' events too: a busy casino's store must not stall this table's
@@ -100,5 +106,49 @@ class StreamRpcs(ServicerBase):
             event: Any = self.app.mapper.to_domain_event(notification)
             changes.append(svc.WatchResponse(
                 position=notification.id, aggregate_id=str(originator), version=notification.originator_version,
-                timestamp=timestamp(event.timestamp), event=to_message(type(event), _payload(event, sees))))
+                timestamp=timestamp(event.timestamp), event=to_message(type(event), _payload(event, sees)),
+                table=table))
         return changes, notifications[-1].id if notifications else after
+
+    def _changes_everywhere(self, viewer: Viewer, after: int, _: Viewer) -> tuple[list[svc.WatchResponse], int]:
+        """Every table's changes in the next page of notifications (each as its table's viewer may see it), and the
+        position the page reached: one read of the log for the whole floor."""
+        notifications = self.app.recorder.select_notifications(start=after + 1, limit=WATCH_PAGE)
+        changes = []
+        with self._owners_lock:
+            for notification in notifications:
+                originator = notification.originator_id
+                if not isinstance(originator, UUID) or not notification.topic.startswith("domain."):
+                    continue  # not a table's or a hand's event (a command record, a signed head)
+                table = self._owner(originator, notification.id)
+                if table is None:
+                    continue
+                event: Any = self.app.mapper.to_domain_event(notification)
+                changes.append(svc.WatchResponse(
+                    position=notification.id, aggregate_id=str(originator),
+                    version=notification.originator_version, timestamp=timestamp(event.timestamp),
+                    event=to_message(type(event), _payload(event, viewer.sees_down_cards(table))), table=table))
+        return changes, notifications[-1].id if notifications else after
+
+    def _owner(self, originator: UUID, position: int) -> str | None:
+        """The table a table's or a hand's id belongs to (None: none). A table's next hand is known before it
+        starts; its start makes the one after known; a table opened since is learnt from the tables' list."""
+        table = self._owners.get(originator)
+        if table is None and self._owners_position < position:
+            self._learn_owners()
+            table = self._owners.get(originator)
+        if table is not None and self._owners_next.get(table, (None, 0))[0] == originator:
+            number = self._owners_next[table][1] + 1  # the table's next hand started: the one after it is next
+            following = self.app.any_table(table).hand_id(number)
+            self._owners[following], self._owners_next[table] = table, (following, number)
+        return table
+
+    def _learn_owners(self) -> None:
+        """Learn which table each table's and hand's id belongs to: the tables opened, their hands and the next."""
+        self._owners_position = self.app.recorder.max_notification_id() or 0
+        for name in self.app.table_names():
+            record = self.app.any_table(name)
+            self._owners[record.id] = name
+            for number in range(self._owners_next.get(name, (None, 0))[1] + 1, record.hands_started + 2):
+                self._owners[record.hand_id(number)] = name
+            self._owners_next[name] = (record.hand_id(record.hands_started + 1), record.hands_started + 1)
