@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import signal
+import socket
 import sys
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import grpc
@@ -14,11 +15,14 @@ from cryptography import x509
 from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
 
+from service.app.access import Role
+from service.app.application import PokerTables
 from service.bootstrap import open_signed_store
 from service.grpc.hardening import HARDENED
 from service.grpc.server import ListenError, StationConfigError, Stations, serve
 from service.store.persistence import DEFAULT_DB, PersistenceUrlError, StoreInUseError
 from service.store.signing import DEFAULT_EVERY, KEY_FILE_NAME, SigningKeyError
+from service.web.server import Tls, bind, serve_dashboard
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -36,6 +40,9 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--sign-every", type=int, default=DEFAULT_EVERY, metavar="N",
                         help=f"sign the chain head once N events have been stored since the last (default "
                         f"{DEFAULT_EVERY}); also at every table close and when the service stops")
+    parser.add_argument("--http", metavar="HOST:PORT",
+                        help="also serve the pit's web dashboard there (off by default; port 0 picks a free one): "
+                             "the floor, tables, approvals, alerts, disputes, shift reports (docs/pit.md)")
     parser.set_defaults(run=run, hardening=HARDENED)  # benchmarks/flood.py alone runs it as it was (GRPC_DEFAULTS)
 
 
@@ -45,6 +52,10 @@ def run(args: argparse.Namespace) -> int:
         stations = Stations.load(args.config)
         credentials = _credentials(args.tls_cert, args.tls_key)  # checked first: a bad file claims and creates nothing
         key_path = args.signing_key or args.config.parent / KEY_FILE_NAME
+        listener = bind(args.http) if args.http else None  # before the store: a taken port claims nothing
+        # the dashboard's floor reads every table as an observer, with a token made for this run only
+        stations, floor_token = stations.with_station("pit-dashboard-floor", Role.OBSERVER) if args.http \
+            else (stations, "")
         # SQLite: this process is the file's only writer while it serves
         store, created, unsigned = open_signed_store(args.db, key_path, args.sign_every)
         app, signer = store.app, store.signer
@@ -64,8 +75,8 @@ def run(args: argparse.Namespace) -> int:
 
     status = 0
     try:
-        asyncio.run(_until_stopped(serve(app, stations, f"{args.host}:{args.port}", ready, credentials, warm=warm,
-                                           hardening=args.hardening)))
+        asyncio.run(_until_stopped(_service(args, app, stations, credentials=credentials, ready=ready, warm=warm,
+                                            listener=listener, floor_token=floor_token)))
     except (KeyboardInterrupt, asyncio.CancelledError):
         pass
     except ListenError as error:  # the port is taken, or the address is not this machine's
@@ -81,6 +92,33 @@ def run(args: argparse.Namespace) -> int:
         finally:
             store.close()
     return status
+
+
+async def _service(args: argparse.Namespace, app: PokerTables, stations: Stations, *,
+                   credentials: grpc.ServerCredentials | None, ready: Callable[[int], None],
+                   warm: Callable[[float], None], listener: socket.socket | None, floor_token: str) -> None:
+    """The gRPC service; with ``--http``, the pit's dashboard beside it, once the service listens."""
+    if listener is None:
+        await serve(app, stations, f"{args.host}:{args.port}", ready, credentials, warm=warm, hardening=args.hardening)
+        return
+    bound: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+
+    def listening(port: int) -> None:
+        ready(port)
+        bound.set_result(port)
+
+    def dashboard_ready(port: int) -> None:
+        scheme, host = "https" if credentials else "http", args.http.rpartition(":")[0] or "127.0.0.1"
+        print(f"pokertable pit dashboard on {scheme}://{host}:{port}/", flush=True)
+
+    try:
+        await asyncio.gather(
+            serve(app, stations, f"{args.host}:{args.port}", listening, credentials, warm=warm,
+                  hardening=args.hardening),
+            serve_dashboard(listener, bound, args.host, stations.authenticate, floor_token,
+                            tls=Tls(args.tls_cert, args.tls_key) if credentials else None, ready=dashboard_ready))
+    finally:
+        listener.close()
 
 
 async def _until_stopped(serving: Awaitable[None]) -> None:

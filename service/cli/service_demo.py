@@ -247,20 +247,27 @@ def run_service_demo(rng: random.Random, directory: Path, db: str, lang: str = "
     config = stations_file(directory)
     started = time.perf_counter()
     server = subprocess.Popen([sys.executable, "-m", "service.cli", "serve", "--db", db, "--port", "0", "--config",
-                               str(config)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                               str(config), "--http", "127.0.0.1:0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True)
     assert server.stdout is not None
     line = server.stdout.readline()
     match = re.search(r"serving on [^:\s]+:(\d+)", line)
     if match is None:
         raise RuntimeError(f"the service did not start: {line}{server.stderr.read() if server.stderr else ''}")
     address = f"127.0.0.1:{match.group(1)}"
-    print(f"== {line.strip()}\n")
+    print(f"== {line.strip()}")
+    while "pit dashboard on" not in (dashboard := server.stdout.readline()):  # after the tables are warm
+        if not dashboard:
+            raise RuntimeError(f"the dashboard did not start: {server.stderr.read() if server.stderr else ''}")
+    pit_url = dashboard.split(" on ", 1)[1].strip()
+    print(f"== {dashboard.strip()}\n")
     pit, director = Station(address, PIT), Station(address, DIRECTOR)
     summary: list[str] = []
     try:
         _play_circle_tables(address, pit, rng, summary)
         _play_banked_tables(address, pit, director, rng, summary)
         summary.append(station_demo.run_station_demo(address, PIT, STATION_TOKEN, rng, lang))
+        summary.append(floor_seen_by_the_pit(pit_url))
     finally:
         pit.close()
         director.close()
@@ -279,6 +286,31 @@ def run_service_demo(rng: random.Random, directory: Path, db: str, lang: str = "
     print(f"== Audit (pokertable audit verify): {verdict.events} events, hash chain {state}; head {position}:"
           f"{digest.hex()[:16]}…\n")
     app.close()
+
+
+def floor_seen_by_the_pit(url: str) -> str:
+    """The pit boss signs in to the dashboard as a browser does and reads the floor: one line a table."""
+    import html
+    import http.cookiejar
+    import re
+    import time
+    import urllib.parse
+    import urllib.request
+
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+    form = urllib.parse.urlencode({"station": "pit", "token": PIT}).encode()
+    opener.open(urllib.request.Request(f"{url}signin", data=form), timeout=10).read()
+    deadline, page = time.monotonic() + 10, ""
+    while time.monotonic() < deadline:  # the floor follows every table's stream; the last ones may lag a moment
+        page = opener.open(f"{url}", timeout=10).read().decode()
+        if page.count('<tr id="row-') >= len(CIRCLE_TABLES) + len(BANKED_TABLES):
+            break
+        time.sleep(0.2)
+    rows = re.findall(r'<tr id="row-[^"]*" data-table="([^"]*)">.*?data-key="status">([^<]*)<.*?'
+                      r'data-key="hands">([^<]*)<', page, re.S)
+    lines = [f"  the pit's dashboard ({url}), signed in as the pit boss, lists {len(rows)} tables on its floor:"]
+    lines += [f"    {html.unescape(table):<22} {status:<17} {hands} hands" for table, status, hands in rows]
+    return "\n".join(lines)
 
 
 def _play_circle_tables(address: str, pit: Station, rng: random.Random, summary: list[str]) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hmac
+import secrets
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,3 +53,16 @@ class Stations:
             by_token[token] = viewer
         return cls(by_token)
 
+    def authenticate(self, name: str, token: str) -> tuple[str, str | None] | None:
+        """The role and table of the station called ``name`` whose token this is (the pit's web sign-in, issue 16);
+        None when the token is unknown or is another station's."""
+        viewer = self.by_token.get(token)
+        if viewer is None or not hmac.compare_digest(viewer.station.encode(), name.encode()):
+            return None
+        return viewer.role.value, viewer.table
+
+    def with_station(self, name: str, role: Role) -> tuple[Stations, str]:
+        """These stations and one more, of ``role``, with a random token made for this process only (the pit
+        dashboard's floor reads the tables through it); the new token."""
+        token = secrets.token_urlsafe(32)
+        return Stations({**self.by_token, token: Viewer(name, role, None)}), token

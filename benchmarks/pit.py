@@ -1,0 +1,158 @@
+"""The pit's dashboard under a casino's load (issue 16): 200 tables dealt at a croupier's pace by simulated stations
+(fold-to-the-big-blind Hold'em hands through pokertable.v1), with 20 dashboards open on the floor's stream.
+
+A real service runs in its own process (``pokertable serve --http`` on a temporary SQLite file). Each dashboard is a
+browser's session as the dashboard's script holds it: signed in, the floor's server-sent events stream open
+(``/events/floor``), every row update parsed. Measured, in one run:
+
+- **event to dashboard**: from a hand's ``StartHand`` sent by its table's station to each dashboard receiving the
+  floor row with that hand's number (the issue's target: p99 under 250 ms);
+- **the stations' commands** with no dashboard open, then with the 20 open (target: the p99 no more than 10 % worse).
+
+Run with ``.venv/bin/python -m benchmarks.pit [--tables 200] [--dashboards 20] [--seconds 20] [--pace 1.0]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import re
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+if not __package__:  # run as a script: benchmarks/ heads sys.path, where service.py and devices.py shadow the packages
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import grpc
+import httpx
+
+from benchmarks.service_load import CONFIG, TOKEN, Run, TablePlayer, p99, start
+from service.api import table_service_pb2_grpc as svc_grpc
+
+
+class StartsTimed(TablePlayer):
+    """A table's station that notes when it sent each hand's ``StartHand``."""
+
+    def __init__(self, *args: object, starts: dict[tuple[str, int], float]) -> None:
+        super().__init__(*args)  # type: ignore[arg-type]
+        self.starts = starts
+
+    async def command(self, method: str, request: object) -> None:
+        if method == "StartHand":
+            self.starts[(self.table, self.hands)] = time.perf_counter()
+        await super().command(method, request)
+
+
+async def dashboard(url: str, latencies: list[float], starts: dict[tuple[str, int], float], *,
+                    ready: asyncio.Event, stop: asyncio.Event) -> int:
+    """One dashboard: sign in as the pit boss, follow the floor, note when each hand's row first arrives."""
+    rows = 0
+    seen: set[tuple[str, int]] = set()
+    connected = time.perf_counter()  # hands started before are in the first snapshot: not an event's delivery
+    async with httpx.AsyncClient(base_url=url, timeout=None) as http:
+        await http.post("/signin", data={"station": "bench", "token": TOKEN})
+        async with http.stream("GET", "/events/floor") as response:
+            ready.set()
+            event = ""
+            async for line in response.aiter_lines():
+                if stop.is_set():
+                    break
+                if line.startswith("event: "):
+                    event = line[7:]
+                elif line.startswith("data: ") and event == "rows":
+                    now = time.perf_counter()
+                    for row in json.loads(line[6:])["rows"]:
+                        rows += 1
+                        key = (row["table"], row["hand"])
+                        sent = starts.get(key)
+                        if sent is not None and sent > connected and key not in seen:
+                            latencies.append(now - sent)
+                        seen.add(key)
+    return rows
+
+
+async def paced(port: int, players: list[StartsTimed], seconds: float, pace: float) -> None:
+    deadline = time.perf_counter() + seconds
+
+    async def play(player: TablePlayer, offset: float) -> None:
+        await asyncio.sleep(offset)
+        while time.perf_counter() < deadline:
+            await player.hand(pace)
+
+    await asyncio.gather(*(play(p, i * pace / len(players)) for i, p in enumerate(players)))
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * fraction))] * 1000 if ordered else float("nan")
+
+
+async def measure(port: int, url: str, args: argparse.Namespace) -> None:
+    starts: dict[tuple[str, int], float] = {}
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+        stub = svc_grpc.TableServiceStub(channel)  # type: ignore[no-untyped-call]
+        alone, watched = Run("commands, no dashboard open"), Run(f"commands, {args.dashboards} dashboards open")
+        players = [StartsTimed(stub, f"Mesa {n:03}", alone, starts=starts) for n in range(1, args.tables + 1)]
+        for group in range(0, len(players), 20):
+            await asyncio.gather(*(player.open() for player in players[group:group + 20]))
+        await asyncio.sleep(3)  # the floor has found every table
+        started = time.perf_counter()
+        await paced(port, players, args.seconds, args.pace)
+        alone.seconds = time.perf_counter() - started
+        for player in players:
+            player.run = watched
+        latencies: list[float] = []
+        stop = asyncio.Event()
+        readies = [asyncio.Event() for _ in range(args.dashboards)]
+        views = [asyncio.ensure_future(dashboard(url, latencies, starts, ready=ready, stop=stop)) for ready in readies]
+        await asyncio.gather(*(ready.wait() for ready in readies))
+        await asyncio.sleep(1)  # each has had the whole floor
+        started = time.perf_counter()
+        await paced(port, players, args.seconds, args.pace)
+        watched.seconds = time.perf_counter() - started
+        stop.set()
+        await asyncio.sleep(1)
+        for view in views:
+            view.cancel()
+    print(f"pokertable pit dashboard benchmark: {args.tables} tables, a command every {args.pace:g} s each "
+          f"(a croupier's pace), {args.seconds:g} s each way; SQLite")
+    print(alone.line())
+    print(watched.line())
+    ratio = p99(watched) / p99(alone)
+    print(f"  the stations' p99 with {args.dashboards} dashboards open: {ratio:.2f}× the p99 with none "
+          f"(target ≤ 1.10: {'met' if ratio <= 1.10 else 'MISSED'})")
+    print(f"  event to dashboard (StartHand sent -> the floor row with that hand received), {len(latencies)} "
+          f"deliveries to {args.dashboards} dashboards: p50 {percentile(latencies, 0.5):.1f} ms  "
+          f"p99 {percentile(latencies, 0.99):.1f} ms (target < 250 ms: "
+          f"{'met' if percentile(latencies, 0.99) < 250 else 'MISSED'})")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tables", type=int, default=200)
+    parser.add_argument("--dashboards", type=int, default=20)
+    parser.add_argument("--seconds", type=float, default=20.0, help="each way: without, then with the dashboards")
+    parser.add_argument("--pace", type=float, default=1.0, help="seconds between a table's commands")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        stations = Path(tmp) / "stations.toml"
+        stations.write_text(CONFIG, encoding="utf-8")
+        process, port = start([sys.executable, "-m", "service.cli", "serve", "--db", f"sqlite:///{tmp}/pit.db",
+                               "--port", "0", "--config", str(stations), "--http", "127.0.0.1:0"])
+        try:
+            assert process.stdout is not None
+            while "pit dashboard on" not in (line := process.stdout.readline()):
+                if not line:
+                    raise RuntimeError("the service stopped before its dashboard listened")
+            url = re.sub(r"/$", "", line.split(" on ", 1)[1].strip())
+            asyncio.run(measure(port, url, args))
+        finally:
+            process.terminate()
+            process.wait(timeout=10)
+
+
+if __name__ == "__main__":
+    main()

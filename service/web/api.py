@@ -1,0 +1,122 @@
+"""The dashboard's connection to the table service: a ``grpc.aio`` channel to the service's own gRPC port, on the
+same event loop, every call made with the signed-in station's token.
+
+The dashboard is a client of the API like any station (docs/pit.md): the service's role matrix, its rules and its
+one visibility policy decide what a session sees and may do; nothing is decided twice.  A refusal keeps its rule id
+(``ErrorInfo.reason``) for the page to show.
+"""
+
+from __future__ import annotations
+
+import itertools
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+from google.rpc import error_details_pb2, status_pb2
+
+from service.api import commands_pb2 as cmd
+from service.api import table_service_pb2 as svc
+from service.api import table_service_pb2_grpc as svc_grpc
+from service.api import types_pb2 as pb
+
+DEADLINE = 10.0
+
+
+@dataclass(frozen=True)
+class RefusedError(Exception):
+    """A call the service refused: its status code's name, the rule it names (or ``""``) and its message."""
+
+    code: str
+    rule: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.message} ({self.rule})" if self.rule else self.message
+
+
+def refused(error: grpc.aio.AioRpcError) -> RefusedError:
+    """The refusal of a failed call, with the rule from its ``google.rpc.Status`` details."""
+    for key, value in error.trailing_metadata() or ():
+        if key == "grpc-status-details-bin" and isinstance(value, bytes):
+            for detail in status_pb2.Status.FromString(value).details:
+                info = error_details_pb2.ErrorInfo()
+                if detail.Unpack(info):
+                    return RefusedError(error.code().name, str(info.reason), str(error.details() or ""))
+    return RefusedError(error.code().name, "", str(error.details() or ""))
+
+
+class Api:
+    """The table service, called with a station's token (create it inside the running event loop)."""
+
+    def __init__(self, address: str, credentials: grpc.ChannelCredentials | None = None, *,
+                 target_name: str = "") -> None:
+        options = [("grpc.ssl_target_name_override", target_name)] if target_name else []
+        self.channel = (grpc.aio.secure_channel(address, credentials, options=options) if credentials
+                        else grpc.aio.insecure_channel(address))
+        self.stub = svc_grpc.TableServiceStub(self.channel)  # type: ignore[no-untyped-call]
+        self.prefix = f"pit-{uuid.uuid4().hex[:10]}"
+        self.counter = itertools.count(1)
+
+    def command_id(self) -> str:
+        """A fresh command id for a decision the dashboard sends."""
+        return f"{self.prefix}-{next(self.counter)}"
+
+    async def call(self, method: str, request: Any, token: str) -> Any:
+        """One unary RPC; :class:`RefusedError` when the service says no."""
+        try:
+            return await getattr(self.stub, method)(request, metadata=(("authorization", f"Bearer {token}"),),
+                                                    timeout=DEADLINE)
+        except grpc.aio.AioRpcError as error:
+            raise refused(error) from None
+
+    async def tables(self, token: str, only: set[str] | None = None) -> list[pb.TableSummary]:
+        """Every open table of the casino (or only these)."""
+        reply: svc.ListTablesResponse = await self.call("ListTables", svc.ListTablesRequest(tables=sorted(only or ())),
+                                                        token)
+        return list(reply.tables)
+
+    async def table(self, token: str, table: str) -> pb.TableView:
+        """A table as the station may see it now."""
+        reply: svc.GetTableResponse = await self.call("GetTable", svc.GetTableRequest(table=table), token)
+        return reply.view
+
+    async def legal(self, token: str, table: str) -> svc.GetLegalActionsResponse:
+        """Who acts at a table and what he may do (a decision waiting for the pit, among others)."""
+        reply: svc.GetLegalActionsResponse = await self.call(
+            "GetLegalActions", svc.GetLegalActionsRequest(table=table), token)
+        return reply
+
+    async def act(self, token: str, table: str, command: cmd.Command) -> svc.ActResponse:
+        """One command of a table's hand (a decision: approve, refuse, decide a correction)."""
+        reply: svc.ActResponse = await self.call(
+            "Act", svc.ActRequest(command_id=self.command_id(), table=table, command=command), token)
+        return reply
+
+    async def watch(self, token: str, table: str, after: int) -> AsyncIterator[svc.WatchResponse]:
+        """Every change of a table after a log position, then new ones as they are stored."""
+        call = self.stub.Watch(svc.WatchRequest(table=table, after_position=after),
+                               metadata=(("authorization", f"Bearer {token}"),))
+        try:
+            async for response in call:
+                yield response
+        except grpc.aio.AioRpcError as error:
+            raise refused(error) from None
+
+    async def reconstruct(self, token: str, table: str, number: int,
+                          reason: str) -> AsyncIterator[svc.ReconstructHandResponse]:
+        """A hand event by event, for a dispute (the request and its reason recorded first, R-THB-13)."""
+        call = self.stub.ReconstructHand(
+            svc.ReconstructHandRequest(command_id=self.command_id(), table=table, hand_number=number, reason=reason),
+            metadata=(("authorization", f"Bearer {token}"),))
+        try:
+            async for step in call:
+                yield step
+        except grpc.aio.AioRpcError as error:
+            raise refused(error) from None
+
+    async def close(self) -> None:
+        """Close the channel."""
+        await self.channel.close()

@@ -1,0 +1,228 @@
+"""The pit's web dashboard (issue 16): a Starlette application served by the table service beside gRPC, in the same
+process and event loop (``pokertable serve --http HOST:PORT``).
+
+Pages are drawn on the server (Jinja2, autoescaped) and kept live by server-sent events; every asset (the style, the
+script, the cards, drawn as SVG by :mod:`service.web.cards`) is served by the service itself: no CDN, no network.
+Every page and stream needs a session (:mod:`service.web.sessions`); every state-changing request its CSRF token.
+
+Routes: ``/signin`` and ``/signout``; ``/`` the floor and ``/events/floor`` its stream; ``/tables/{table}`` a table
+live (the pit sees every card) and ``/events/tables/{table}``; the decisions (:mod:`service.web.decisions`): the
+approvals queue and the alerts; the disputes and the shift report (:mod:`service.web.disputes`,
+:mod:`service.web.reports`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from markupsafe import Markup
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from service.api import types_pb2 as pb
+from service.web import cards
+from service.web.api import Api, RefusedError
+from service.web.floor import Floor
+from service.web.sessions import COOKIE, Session, Sessions
+
+HERE = Path(__file__).parent
+STREAM_PAUSE = 0.1
+"""The least time between two updates of one stream (a busy floor is sent at most ten times a second)."""
+KEEPALIVE = 15.0
+"""A comment line on a quiet stream this often, so proxies keep it open."""
+
+Handler = Callable[[Request, Session], Awaitable[Response]]
+
+
+def templates() -> Environment:
+    """The page templates, autoescaped; ``card`` draws a card as SVG."""
+    environment = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=select_autoescape(["html"]))
+    environment.globals["card"] = lambda code, width=48: Markup(cards.card_svg(code, width=width))
+    environment.globals["back"] = lambda colour, width=48: Markup(cards.back_svg(colour, width=width))
+    environment.filters["word"] = lambda value, enum: _word(enum, value)
+    return environment
+
+
+def _word(enum: str, value: int) -> str:
+    """An enum value's short name, as the pages print it (``BANKED_STAGE_PREFLOP`` → ``preflop``)."""
+    descriptor = pb.DESCRIPTOR.enum_types_by_name[enum]
+    prefix = "".join(f"_{c}" if c.isupper() and i else c for i, c in enumerate(enum)).upper() + "_"
+    name = descriptor.values_by_number[value].name.removeprefix(prefix)
+    return "" if name == "UNSPECIFIED" else name.lower().replace("_", "-")
+
+
+class Dashboard:
+    """The application's state: the service's API, the sessions, the floor, the templates."""
+
+    def __init__(self, api: Api, sessions: Sessions, floor: Floor, *, secure: bool) -> None:
+        self.api, self.sessions, self.floor, self.secure = api, sessions, floor, secure
+        self.pages = templates()
+
+    def page(self, name: str, session: Session | None, **context: Any) -> HTMLResponse:
+        """A page for a session (its role and CSRF token in the page for the forms and the script)."""
+        html = self.pages.get_template(name).render(session=session, **context)
+        return HTMLResponse(html, headers={"Cache-Control": "no-store",
+                                           "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; "
+                                                                      "style-src 'self'; frame-ancestors 'none'",
+                                           "X-Content-Type-Options": "nosniff", "Referrer-Policy": "same-origin"})
+
+    def signed_in(self, handler: Handler, *, changes: bool = False) -> Callable[[Request], Awaitable[Response]]:
+        """A route for signed-in sessions only; ``changes``: a state-changing request, its CSRF token checked."""
+
+        async def endpoint(request: Request) -> Response:
+            session = self.sessions.get(request.cookies.get(COOKIE))
+            if session is None:
+                if request.method == "GET" and not request.url.path.startswith("/events/"):
+                    return RedirectResponse("/signin", status_code=303)
+                return Response("sign in first", status_code=401)
+            if changes:
+                form = await request.form()
+                presented = request.headers.get("x-csrf-token") or str(form.get("csrf") or "")
+                if not (same_origin(request) and session.csrf_ok(presented)):
+                    return Response("refused: the request did not come from this dashboard (CSRF)",
+                                    status_code=403)
+            return await handler(request, session)
+
+        return endpoint
+
+    # -- signing in -------------------------------------------------------------------------------
+
+    async def signin_page(self, request: Request) -> Response:
+        return self.page("signin.html", None, error="")
+
+    async def signin(self, request: Request) -> Response:
+        if not same_origin(request):
+            return Response("refused: cross-site sign-in", status_code=403)
+        form = await request.form()
+        session = self.sessions.sign_in(str(form.get("station") or ""), str(form.get("token") or ""))
+        if session is None:
+            return self.page("signin.html", None, error="Unknown station or token, or not a pit station.")
+        response = RedirectResponse("/", status_code=303)
+        response.set_cookie(COOKIE, session.id, httponly=True, samesite="strict", secure=self.secure, path="/",
+                            max_age=None)
+        return response
+
+    async def signout(self, request: Request, session: Session) -> Response:
+        self.sessions.sign_out(session.id)
+        response = RedirectResponse("/signin", status_code=303)
+        response.delete_cookie(COOKIE, path="/", httponly=True, samesite="strict", secure=self.secure)
+        return response
+
+    # -- the floor ------------------------------------------------------------------------------
+
+    async def floor_page(self, request: Request, session: Session) -> Response:
+        return self.page("floor.html", session, rows=self.floor.snapshot(), alerts=len(self.floor.open_alerts()))
+
+    async def floor_events(self, request: Request, session: Session) -> Response:
+        """The floor's rows as they change: the whole floor first, then only the rows that moved."""
+
+        async def rows() -> AsyncIterator[str]:
+            sent: dict[str, dict[str, Any]] = {}
+            version = -1
+            while True:
+                version = await self.floor.wait_change(version, KEEPALIVE)
+                changed = [row for row in self.floor.snapshot() if sent.get(row["table"]) != row]
+                if changed:
+                    sent.update((row["table"], row) for row in changed)
+                    payload = {"rows": changed, "alerts": len(self.floor.open_alerts())}
+                    yield f"event: rows\ndata: {json.dumps(payload)}\n\n"
+                else:
+                    yield ": quiet\n\n"
+                await asyncio.sleep(STREAM_PAUSE)
+
+        return stream(request, rows())
+
+    # -- a table --------------------------------------------------------------------------------
+
+    async def table_page(self, request: Request, session: Session) -> Response:
+        table = request.path_params["table"]
+        try:
+            view = await self.api.table(session.token, table)
+        except RefusedError as refusal:
+            return self.page("error.html", session, refusal=refusal, status=404)
+        return self.page("table.html", session, view=view, table=table, panel=self.table_panel(view),
+                         alerts=self.floor.open_alerts(table))
+
+    def table_panel(self, view: pb.TableView) -> str:
+        """The table's live panel (seats or boxes, cards, pots, the hand's state) as HTML."""
+        return self.pages.get_template("table_panel.html").render(view=view)
+
+    async def table_events(self, request: Request, session: Session) -> Response:
+        """The table's panel redrawn after each change of its log (a burst is one redraw), with the station's
+        own token: the pit sees every card, an observer what an observer may."""
+        table = request.path_params["table"]
+
+        async def panels() -> AsyncIterator[str]:
+            wake = asyncio.Event()
+
+            async def follow() -> None:
+                with contextlib.suppress(RefusedError):
+                    async for _ in self.api.watch(session.token, table, 0):
+                        wake.set()
+
+            follower = asyncio.ensure_future(follow())
+            try:
+                while True:
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(wake.wait(), KEEPALIVE)
+                    if not wake.is_set():
+                        yield ": quiet\n\n"
+                        continue
+                    wake.clear()
+                    view = await self.api.table(session.token, table)
+                    html = self.table_panel(view)
+                    yield "event: panel\n" + "".join(f"data: {line}\n" for line in html.splitlines()) + "\n"
+                    await asyncio.sleep(STREAM_PAUSE)
+            finally:
+                follower.cancel()
+
+        return stream(request, panels())
+
+
+def same_origin(request: Request) -> bool:
+    """The browser's ``Origin`` (or, without it, ``Referer``) is this dashboard: a cross-site form is refused."""
+    origin = request.headers.get("origin") or request.headers.get("referer")
+    if not origin:
+        return True  # not a browser's cross-site request (browsers send Origin with every POST)
+    parts = urlsplit(origin)
+    return parts.netloc == request.headers.get("host") and parts.scheme in ("http", "https")
+
+
+def stream(request: Request, events: AsyncIterator[str]) -> StreamingResponse:
+    """A server-sent events stream, ended when the browser goes away."""
+
+    async def until_gone() -> AsyncIterator[str]:
+        async for event in events:
+            if await request.is_disconnected():
+                return
+            yield event
+
+    return StreamingResponse(until_gone(), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+
+def create_app(dashboard: Dashboard, extra: list[Route] | None = None) -> Starlette:
+    """The dashboard's routes (``extra``: those of the decisions, disputes and reports)."""
+    signed_in = dashboard.signed_in
+    routes: list[Route | Mount] = [
+        Route("/signin", dashboard.signin_page, methods=["GET"]),
+        Route("/signin", dashboard.signin, methods=["POST"]),
+        Route("/signout", signed_in(dashboard.signout, changes=True), methods=["POST"]),
+        Route("/", signed_in(dashboard.floor_page)),
+        Route("/events/floor", signed_in(dashboard.floor_events)),
+        Route("/tables/{table}", signed_in(dashboard.table_page)),
+        Route("/events/tables/{table}", signed_in(dashboard.table_events)),
+        *(extra or []),
+        Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
+    ]
+    return Starlette(routes=routes)

@@ -1,0 +1,96 @@
+"""The pit's decisions on the dashboard (issue 16, items 3 and 4): the approvals queue and the alerts.
+
+- **Approvals**: a Texas Hold'em Bonus 1000:1 bonus waits for the games director (R-THB-10); a croupier's correction
+  of a mis-keyed action waits for the pit boss or the games director (R-AUD-1). Each is approved or refused with a
+  reason, sent to the service as the table's own command (``approve_bonus`` / ``refuse_bonus``,
+  ``decide_correction``) with the session's token: the service records who and when, and refuses what the role may
+  not do (an observer's session is refused here already, and by the service if it tried).
+- **Alerts**: device faults and voids (:mod:`service.web.floor`); acknowledged by the pit boss or the games director
+  with a reason, recorded as an event of the table (``AcknowledgeAlert``).
+"""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.routing import Route
+
+from service.api import commands_pb2 as cmd
+from service.api import table_service_pb2 as svc
+from service.web.api import RefusedError
+from service.web.app import Dashboard
+from service.web.sessions import Session
+
+MAX_REASON = 200
+"""The longest reason the service records (R-AUD-1)."""
+
+
+def _reason(text: object) -> str:
+    return str(text or "").strip()[:MAX_REASON]
+
+
+def routes(dashboard: Dashboard) -> list[Route]:
+    """The approvals' and the alerts' pages and forms."""
+
+    async def approvals(request: Request, session: Session) -> Response:
+        return dashboard.page("approvals.html", session, waiting=dashboard.floor.waiting(),
+                              digest=dashboard.floor.digest("waiting"),
+                              done=request.query_params.get("done", ""), error=request.query_params.get("error", ""))
+
+    async def decide(request: Request, session: Session) -> Response:
+        table = request.path_params["table"]
+        form = await request.form()
+        approve, kind, reason = form.get("decision") == "approve", str(form.get("kind") or ""), _reason(
+            form.get("reason"))
+        if not session.decides:
+            return Response("refused: an observer only reads (R-THB-10, R-AUD-1)", status_code=403)
+        if not reason:
+            return _back("/approvals", error=f"{table}: a decision needs its reason (R-AUD-1)")
+        if kind == "bonus":
+            seat = int(str(form.get("seat") or "0") or 0)
+            command = (cmd.Command(approve_bonus=cmd.ApproveBonus(seat=seat)) if approve
+                       else cmd.Command(refuse_bonus=cmd.RefuseBonus(seat=seat, reason=reason)))
+        elif kind == "correction":
+            command = cmd.Command(decide_correction=cmd.DecideCorrection(approve=approve, reason=reason))
+        else:
+            return Response("no such decision", status_code=400)
+        try:
+            await dashboard.api.act(session.token, table, command)
+        except RefusedError as refusal:
+            return _back("/approvals", error=f"{table}: {refusal}")
+        return _back("/approvals", done=f"{table}: {kind} {'approved' if approve else 'refused'}")
+
+    async def alerts(request: Request, session: Session) -> Response:
+        return dashboard.page("alerts.html", session, alerts=dashboard.floor.open_alerts(),
+                              digest=dashboard.floor.digest("alerts"),
+                              done=request.query_params.get("done", ""), error=request.query_params.get("error", ""))
+
+    async def acknowledge(request: Request, session: Session) -> Response:
+        table, position = request.path_params["table"], int(request.path_params["position"])
+        form = await request.form()
+        reason = _reason(form.get("reason"))
+        if not session.decides:
+            return Response("refused: an observer only reads (R-AUD-1)", status_code=403)
+        if not reason:
+            return _back("/alerts", error=f"{table}: an acknowledgement needs its reason (R-AUD-1)")
+        try:
+            await dashboard.api.call("AcknowledgeAlert", svc.AcknowledgeAlertRequest(
+                command_id=dashboard.api.command_id(), table=table, position=position, reason=reason), session.token)
+        except RefusedError as refusal:
+            return _back("/alerts", error=f"{table}: {refusal}")
+        return _back("/alerts", done=f"{table}: alert at {position} acknowledged")
+
+    signed_in = dashboard.signed_in
+    return [
+        Route("/approvals", signed_in(approvals)),
+        Route("/approvals/{table}", signed_in(decide, changes=True), methods=["POST"]),
+        Route("/alerts", signed_in(alerts)),
+        Route("/alerts/{table}/{position:int}", signed_in(acknowledge, changes=True), methods=["POST"]),
+    ]
+
+
+def _back(path: str, **message: str) -> RedirectResponse:
+    """Back to a page with what happened (shown once; the page reads it from the query)."""
+    from urllib.parse import urlencode
+
+    return RedirectResponse(f"{path}?{urlencode(message)}", status_code=303)

@@ -1,0 +1,136 @@
+"""Disputes on the dashboard (issue 16, item 5): search a table's hands, open one and step through its reconstruction
+event by event with the cards drawn as pictures, and export it as PHH or JSON.
+
+The reconstruction is the service's ``ReconstructHand`` with the session's token: the pit boss's request, with its
+reason, is recorded at the table before anything is shown (R-THB-13), and a role that may not reconstruct is refused
+by the service with that rule.  Each step shows the event's description and the cards as they lay after it (the
+hand's state as the service rebuilt it from the stored events).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from google.protobuf.json_format import MessageToDict
+from google.protobuf.timestamp_pb2 import Timestamp
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from service.api import table_service_pb2 as svc
+from service.api import types_pb2 as pb
+from service.web.api import RefusedError
+from service.web.app import Dashboard
+from service.web.sessions import Session
+
+FORMATS = {"phh": pb.EXPORT_FORMAT_PHH, "json": pb.EXPORT_FORMAT_JSON}
+
+
+def cards_laid(state: Mapping[str, Any]) -> list[tuple[str, list[str]]]:
+    """The cards of a hand's state, by place: each seat's or box's, the house's, the board, the burns.
+
+    >>> cards_laid({"seats": [2, 3], "hole": [[["As", False]], [["Kd", True]]], "board": ["Qh"], "burned": []})
+    [('seat 2', ['As']), ('seat 3', ['Kd']), ('board', ['Qh'])]
+    >>> cards_laid({"cards": {"1": ["As", "Ad"]}, "dealer": ["??", "??"], "board": []})
+    [('box 1', ['As', 'Ad']), ('house', ['??', '??'])]
+    """
+    places: list[tuple[str, list[str]]] = []
+    if "hole" in state:
+        for seat, hole in zip(state.get("seats", []), state["hole"], strict=False):
+            places.append((f"seat {int(seat)}", [str(card[0]) for card in hole]))
+    for box, held in sorted(dict(state.get("cards", {})).items(), key=lambda item: int(item[0])):
+        places.append((f"box {int(box)}", [str(card) for card in held]))
+    for house in ("dealer", "bank"):
+        if state.get(house):
+            places.append(("house", [str(card) for card in state[house]]))
+    for pile in ("board", "burned"):
+        if state.get(pile):
+            places.append((pile, [str(card) for card in state[pile]]))
+    return [(place, held) for place, held in places if held]
+
+
+def _moment(text: str) -> Timestamp | None:
+    """A time typed in a search (ISO 8601; a time without a zone is UTC)."""
+    if not text:
+        return None
+    moment = datetime.fromisoformat(text)
+    stamp = Timestamp()
+    stamp.FromDatetime(moment if moment.tzinfo else moment.replace(tzinfo=UTC))
+    return stamp
+
+
+def _choice(enum: Any, prefix: str, text: str) -> Any:
+    """An enum's value from its short name typed in a search (``showdown``); unspecified when empty."""
+    return enum.Value(prefix + text.upper().replace("-", "_")) if text else 0
+
+
+def routes(dashboard: Dashboard) -> list[Route]:
+    """The disputes' pages."""
+
+    async def search(request: Request, session: Session) -> Response:
+        query = request.query_params
+        tables = [row.table for row in dashboard.floor.rows.values()]
+        table = query.get("table", "")
+        found: Iterable[pb.HandSummary] = []
+        error = ""
+        if table:
+            try:
+                request_ = svc.SearchHandsRequest(table=table, outcome=_choice(pb.HandOutcome, "HAND_OUTCOME_",
+                                                                               query.get("outcome", "")),
+                                                  game=_choice(pb.Game, "GAME_", query.get("game", "")))
+                for field, text in (("since", query.get("since", "")), ("until", query.get("until", ""))):
+                    if (stamp := _moment(text)) is not None:
+                        getattr(request_, field).CopyFrom(stamp)
+                if query.get("seat", "").isdigit():
+                    request_.seat = int(query["seat"])
+                reply: svc.SearchHandsResponse = await dashboard.api.call("SearchHands", request_, session.token)
+                found = reply.hands
+            except (ValueError, RefusedError) as problem:
+                error = str(problem)
+        hands = [{"number": hand.number, "started": hand.started.ToDatetime(tzinfo=UTC).isoformat(timespec="seconds"),
+                  "outcome": MessageToDict(hand)["outcome"] if hand.outcome else "", "pot": hand.pot,
+                  "seats": list(hand.seats), "winners": list(hand.winners)} for hand in found]
+        return dashboard.page("disputes.html", session, tables=tables, hands=hands, query=dict(query), error=error,
+                              outcomes=[name.removeprefix("HAND_OUTCOME_").lower()
+                                        for name in pb.HandOutcome.keys()[1:]])
+
+    async def reconstruct(request: Request, session: Session) -> Response:
+        table, number = request.path_params["table"], int(request.path_params["number"])
+        form = await request.form()
+        reason = str(form.get("reason") or "").strip()[:200]
+        if not reason:
+            return dashboard.page("error.html", session, refusal="a reconstruction needs its reason (R-THB-13)")
+        steps: list[dict[str, Any]] = []
+        try:
+            async for step in dashboard.api.reconstruct(session.token, table, number, reason):
+                steps.append({"version": step.version, "description": step.description,
+                              "at": step.timestamp.ToDatetime(tzinfo=UTC).isoformat(timespec="seconds"),
+                              "cards": cards_laid(MessageToDict(step.state)), "rendered": step.rendered})
+        except RefusedError as refusal:
+            return dashboard.page("error.html", session, refusal=refusal)
+        return dashboard.page("reconstruction.html", session, table=table, number=number, reason=reason,
+                              steps=steps)
+
+    async def export(request: Request, session: Session) -> Response:
+        table, number, kind = (request.path_params["table"], int(request.path_params["number"]),
+                               request.path_params["format"])
+        if kind not in FORMATS:
+            return Response("PHH or JSON", status_code=404)
+        try:
+            reply: svc.ExportHandResponse = await dashboard.api.call(
+                "ExportHand", svc.ExportHandRequest(table=table, hand_number=number, format=FORMATS[kind]),
+                session.token)
+        except RefusedError as refusal:
+            return dashboard.page("error.html", session, refusal=refusal)
+        name = f"{table}-hand-{number}.{'phh' if kind == 'phh' else 'json'}".replace(" ", "_")
+        return Response(reply.content, media_type=reply.media_type,
+                        headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+    signed_in = dashboard.signed_in
+    return [
+        Route("/disputes", signed_in(search)),
+        Route("/disputes/{table}/{number:int}", signed_in(reconstruct, changes=True), methods=["POST"]),
+        Route("/export/{table}/{number:int}.{format}", signed_in(export)),
+    ]

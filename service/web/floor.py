@@ -1,0 +1,247 @@
+"""The live floor (issue 16, item 1): every table of the casino, kept current from one Watch stream of every table.
+
+The floor follows the whole log once (``Watch`` naming no table, as an observer: the floor shows no card) and, while
+anything changes, reads the tables' summaries again (one ``ListTables``) at most ten times a second; a Texas
+Hold'em Bonus table that changed is asked whether its 1000:1 waits for the games director.  Each table's row says
+its game, status, hand, chips in play, hands in the last hour, the deck in play and the shuffler's last report, open
+alerts and the decision that waits for the pit.  Dashboards are told when rows moved; twenty cost what one does.
+
+The floor's alerts are what the tables' logs say (docs/pit.md): a device fault (a shuffler jam, a refused or
+irregular shoe read: ``RecordDeviceReport`` of kind ``fault``) and a void.  Each alert is identified by the log
+position of the event that raised it; it stays open until an authorised role acknowledges it, which is itself an
+event of the table (``AcknowledgeAlert``) that the floor reads back from the stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from google.protobuf.timestamp_pb2 import Timestamp
+
+from service.api import table_service_pb2 as svc
+from service.api import types_pb2 as pb
+from service.web.api import Api, RefusedError
+
+REFRESH_PAUSE = 0.1
+"""The least time between two reads of the tables' summaries (a busy floor is read at most ten times a second)."""
+HOUR = 3600.0
+VOIDS = ("table_hand_voided", "hand_voided", "thb_hand_voided", "cdp_hand_voided", "thb_hand_box_voided")
+"""The events that void a hand or a box: each an alert for the pit (R-CIRC-14, R-THB-11)."""
+DEVICE_REPORTS = ("table_device_reported", "banked_table_device_reported")
+
+
+@dataclass
+class Alert:
+    """Something the pit must see and acknowledge: raised by the event at ``position`` of ``table``."""
+
+    table: str
+    position: int
+    at: str
+    kind: str
+    text: str
+    acknowledged: str = ""
+    """Who acknowledged it, and why (empty while it is open)."""
+
+    def json(self) -> dict[str, Any]:
+        return {"table": self.table, "position": self.position, "at": self.at, "kind": self.kind,
+                "text": self.text, "acknowledged": self.acknowledged}
+
+
+@dataclass
+class Row:
+    """A table on the floor."""
+
+    table: str
+    game: int = 0
+    family: int = 0
+    status: str = "between-hands"
+    hand_number: int = 0
+    hands_started: int = 0
+    chips_in_play: int = 0
+    deck: str = ""
+    shuffler: str = ""
+    shoe: str = ""
+    waiting: str = ""
+    bonus_box: int = 0
+    """The box whose 1000:1 bonus waits for the games director (R-THB-10), 0 when none."""
+    correction: str = ""
+    """The correction the croupier asked for, while it waits for the pit (R-AUD-1)."""
+    position: int = 0
+    started: deque[float] = field(default_factory=deque)
+    """When each hand of the last hour started (wall clock, seconds)."""
+
+    def hands_per_hour(self, now: float) -> int:
+        while self.started and now - self.started[0] > HOUR:
+            self.started.popleft()
+        return len(self.started)
+
+
+def _when(stamp: Timestamp) -> float:
+    return stamp.seconds + stamp.nanos / 1e9
+
+
+STATUS = {pb.TABLE_STATUS_BETWEEN_HANDS: "between-hands", pb.TABLE_STATUS_HAND_IN_PROGRESS: "hand-in-progress",
+          pb.TABLE_STATUS_CLOSED: "closed"}
+COLOURS = {pb.DECK_COLOUR_RED: "red", pb.DECK_COLOUR_BLUE: "blue"}
+
+
+class Floor:
+    """Every table, live; ``wait_change`` tells subscribers when rows moved."""
+
+    def __init__(self, api: Api, token: str, *, pause: float = REFRESH_PAUSE,
+                 clock: Callable[[], float] = time.time) -> None:
+        self.api, self.token, self.pause, self.clock = api, token, pause, clock
+        self.rows: dict[str, Row] = {}
+        self.alerts: list[Alert] = []
+        self.version = 0
+        self._changed = asyncio.Condition()
+        self._dirty: set[str] = set()
+        self._wake = asyncio.Event()
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    # -- reading the tables -------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Follow every table until cancelled: one Watch stream of the whole floor, and the tables' summaries read
+        again (one ``ListTables``) at most every ``pause`` seconds while anything changes."""
+        follower = asyncio.ensure_future(self._watch())
+        try:
+            self._wake.set()
+            while True:
+                await self._wake.wait()
+                self._wake.clear()
+                try:
+                    await self._refresh()
+                except RefusedError:
+                    self._wake.set()
+                await asyncio.sleep(self.pause)
+        finally:
+            follower.cancel()
+            for task in self._tasks:
+                task.cancel()
+
+    async def _watch(self) -> None:
+        """Every table's changes from the whole log (its alerts and devices), resumed where it broke."""
+        position = 0
+        while True:
+            try:
+                async for change in self.api.watch(self.token, "", position):
+                    position = change.position
+                    row = self.rows.get(change.table) or self.rows.setdefault(change.table, Row(change.table))
+                    self._note(row, change)
+                    self._dirty.add(change.table)
+                    self._wake.set()
+            except RefusedError:
+                await asyncio.sleep(1.0)
+
+    async def _refresh(self) -> None:
+        """The tables' summaries; the decision a Texas Hold'em Bonus table that changed may wait for."""
+        dirty, self._dirty = self._dirty, set()
+        first = not self.rows or any(not row.game for row in self.rows.values())  # a table not summed up yet
+        for summary in await self.api.tables(self.token, None if first else dirty):
+            row = self.rows.get(summary.table)
+            if row is None or not row.game:
+                row = self.rows[summary.table] = Row(summary.table, summary.game, summary.family,
+                                                     started=row.started if row else deque())
+                task = asyncio.ensure_future(self._recent_hands(row))
+                self._tasks.add(task)
+                task.add_done_callback(self._tasks.discard)
+            row.status, row.hand_number = STATUS.get(summary.status, ""), summary.hand_number
+            row.hands_started, row.chips_in_play = summary.hands_started, summary.chips_in_play
+            row.deck = COLOURS.get(summary.deck_colour, "") if summary.HasField("deck_colour") else ""
+            row.position = max(row.position, summary.position)
+        for table in dirty & {row.table for row in self.rows.values() if row.game == pb.GAME_HOLDEM_BONUS}:
+            legal = await self.api.legal(self.token, table)
+            row = self.rows[table]
+            row.bonus_box = legal.seat if pb.ACTION_KIND_APPROVE_BONUS in legal.allowed else 0
+        for row in self.rows.values():
+            row.waiting = ", ".join(name for name, waits in (("bonus", row.bonus_box), ("correction", row.correction))
+                                    if waits)
+        await self._touch()
+
+    async def _recent_hands(self, row: Row) -> None:
+        """The hands started in the last hour, for hands per hour."""
+        since = Timestamp()
+        since.FromDatetime(datetime.now(UTC) - timedelta(seconds=HOUR))
+        with contextlib.suppress(RefusedError):
+            found: svc.SearchHandsResponse = await self.api.call(
+                "SearchHands", svc.SearchHandsRequest(table=row.table, since=since), self.token)
+            known = set(row.started)
+            row.started.extend(sorted(set(_when(hand.started) for hand in found.hands) - known))
+            row.started = deque(sorted(row.started))
+            await self._touch()
+
+    def _note(self, row: Row, change: svc.WatchResponse) -> None:
+        """What a change says beyond the table's summary: hands started, devices, alerts and their acknowledgements,
+        a correction asked and decided."""
+        kind = change.event.WhichOneof("event") or ""
+        body = getattr(change.event, kind) if kind else None
+        at = change.timestamp.ToDatetime(tzinfo=UTC).isoformat(timespec="seconds")
+        if kind in ("table_hand_started", "banked_table_hand_started") and body is not None:
+            when = _when(change.timestamp)
+            if not row.started or when > row.started[-1]:
+                row.started.append(when)
+        elif kind in DEVICE_REPORTS and body is not None:
+            what = f"{body.device} {body.serial}: {body.result}"
+            if body.kind == "fault":
+                self.alerts.append(Alert(row.table, change.position, at, "device", what))
+            elif body.kind in ("shuffle", "deck-check", "delivery"):
+                row.shuffler = f"{body.kind} {body.colour}: {body.result}"
+        elif kind in VOIDS:
+            self.alerts.append(Alert(row.table, change.position, at, "void", kind.replace("_", " ")))
+        elif kind == "hand_correction_requested" and body is not None:
+            amount = f" {body.amount}" if body.HasField("amount") else ""
+            row.correction = (f"seat {body.seat}: {body.corrects} to be replaced by {body.action}{amount} "
+                              f"(\"{body.reason}\", asked by {body.by})")
+        elif kind in ("hand_correction_approved", "hand_correction_refused"):
+            row.correction = ""
+        elif kind in ("table_alert_acknowledged", "banked_table_alert_acknowledged") and body is not None:
+            for alert in self.alerts:
+                if alert.table == row.table and alert.position == body.position:
+                    alert.acknowledged = f"{body.by}: {body.reason}"
+
+    async def _touch(self) -> None:
+        async with self._changed:
+            self.version += 1
+            self._changed.notify_all()
+
+    async def wait_change(self, version: int, timeout: float) -> int:
+        """Wait until the floor moved past ``version`` (or ``timeout`` seconds); the version now."""
+        async with self._changed:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._changed.wait_for(lambda: self.version > version), timeout)
+            return self.version
+
+    # -- what the dashboards show ---------------------------------------------------------------------
+
+    def open_alerts(self, table: str | None = None) -> list[Alert]:
+        """The alerts nobody acknowledged yet (of one table, or every table)."""
+        return [alert for alert in self.alerts
+                if not alert.acknowledged and (table is None or alert.table == table)]
+
+    def waiting(self) -> list[Row]:
+        """The tables where a decision waits for the pit (a 1000:1 bonus, a correction)."""
+        return [row for row in self.rows.values() if row.waiting]
+
+    def digest(self, key: str) -> str:
+        """What the queue pages show of the floor, as a string the page's script compares with the stream's rows to
+        know when to redraw (``waiting``: the decisions waiting; ``alerts``: the open alerts by table)."""
+        rows = sorted((row["table"], row[key]) for row in self.snapshot() if row[key])
+        return "|".join(f"{table}:{value}" for table, value in rows)
+
+    def snapshot(self) -> list[dict[str, Any]]:
+        """Every row as the floor page shows it, in opening order."""
+        now = self.clock()
+        return [{"table": row.table, "game": pb.Game.Name(row.game).removeprefix("GAME_").lower(),
+                 "status": row.status, "hand": row.hand_number, "hands": row.hands_started,
+                 "chips": row.chips_in_play, "per_hour": row.hands_per_hour(now), "deck": row.deck,
+                 "shuffler": row.shuffler,
+                 "alerts": len(self.open_alerts(row.table)), "waiting": row.waiting, "position": row.position}
+                for row in self.rows.values()]

@@ -1,0 +1,158 @@
+"""The shift report (issue 16, item 6): per table and game, for a time range — hands, hands per hour, the rake of a
+circle table, the bank's result of each hand of a banked table and its running total (drawn as a chart), voids and
+irregularities — on a page and as CSV.
+
+Everything comes from the service's ``SearchHands`` (each hand's outcome, pot and every seat's or box's net) and the
+floor's alerts: chips are integers throughout.  A circle hand's rake is what the seats' nets leave (the house took
+it: ``-sum(net)``); a banked hand's bank result is the opposite of the boxes' nets.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+from google.protobuf.timestamp_pb2 import Timestamp
+from markupsafe import Markup
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from service.api import table_service_pb2 as svc
+from service.api import types_pb2 as pb
+from service.web.api import RefusedError
+from service.web.app import Dashboard
+from service.web.sessions import Session
+
+SHIFT = timedelta(hours=8)
+"""The default range: the last eight hours."""
+
+
+@dataclass
+class TableShift:
+    """One table's shift."""
+
+    table: str
+    game: str
+    banked: bool
+    hands: int = 0
+    voids: int = 0
+    rake: int = 0
+    irregularities: int = 0
+    results: list[tuple[int, int]] = field(default_factory=list)
+    """Banked: (hand number, the bank's result) in order."""
+
+    def per_hour(self, hours: float) -> float:
+        return round(self.hands / hours, 1) if hours > 0 else 0.0
+
+    @property
+    def bank_total(self) -> int:
+        return sum(result for _, result in self.results)
+
+
+def shift_of(table: str, game: int, family: int, hands: list[pb.HandSummary]) -> TableShift:
+    """A table's shift from its hands.
+
+    >>> hand = pb.HandSummary(number=1, outcome=pb.HAND_OUTCOME_SETTLED, net={1: 20, 2: -10})
+    >>> shift = shift_of("THB 1", pb.GAME_HOLDEM_BONUS, pb.GAME_FAMILY_BANKED, [hand])
+    >>> shift.hands, shift.results, shift.bank_total
+    (1, [(1, -10)], -10)
+    """
+    shift = TableShift(table, pb.Game.Name(game).removeprefix("GAME_").lower().replace("_", "-"),
+                       family == pb.GAME_FAMILY_BANKED)
+    for hand in hands:
+        shift.hands += 1
+        if hand.outcome == pb.HAND_OUTCOME_VOIDED:
+            shift.voids += 1
+            continue
+        if hand.outcome == pb.HAND_OUTCOME_IN_PROGRESS:
+            continue
+        net = sum(hand.net.values())
+        if shift.banked:
+            shift.results.append((hand.number, -net))
+        else:
+            shift.rake += -net
+    return shift
+
+
+def running_chart(results: list[tuple[int, int]], *, width: int = 480, height: int = 120) -> Markup:
+    """The bank's running total over the shift's hands, as an SVG line (with the zero line)."""
+    totals, total = [0], 0
+    for _, result in results:
+        total += result
+        totals.append(total)
+    low, high = min(totals), max(totals)
+    span = (high - low) or 1
+    step = width / max(len(totals) - 1, 1)
+    points = " ".join(f"{i * step:.1f},{height - (value - low) / span * height:.1f}" for i, value in enumerate(totals))
+    zero = height - (0 - low) / span * height
+    return Markup(
+        f'<svg class="chart" role="img" aria-label="running bank result: {total}" width="{width}" '
+        f'height="{height}" viewBox="0 0 {width} {height}" xmlns="http://www.w3.org/2000/svg">'
+        f'<line x1="0" y1="{zero:.1f}" x2="{width}" y2="{zero:.1f}" stroke="#999" stroke-dasharray="4 3"/>'
+        f'<polyline fill="none" stroke="#1f4e99" stroke-width="2" points="{points}"/></svg>')
+
+
+def _parse(text: str, default: datetime) -> datetime:
+    if not text:
+        return default
+    moment = datetime.fromisoformat(text)
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def _stamp(moment: datetime) -> Timestamp:
+    stamp = Timestamp()
+    stamp.FromDatetime(moment)
+    return stamp
+
+
+def routes(dashboard: Dashboard) -> list[Route]:
+    """The shift report's page and its CSV."""
+
+    async def report(request: Request, session: Session) -> Response:
+        now = datetime.now(UTC)
+        try:
+            since = _parse(request.query_params.get("from", ""), now - SHIFT)
+            until = _parse(request.query_params.get("to", ""), now)
+        except ValueError:
+            return Response("from and to are ISO 8601 times (2026-11-25T21:00)", status_code=400)
+        shifts: list[TableShift] = []
+        for row in list(dashboard.floor.rows.values()):
+            try:
+                reply: svc.SearchHandsResponse = await dashboard.api.call(
+                    "SearchHands", svc.SearchHandsRequest(table=row.table, since=_stamp(since), until=_stamp(until)),
+                    session.token)
+            except RefusedError:
+                continue
+            shift = shift_of(row.table, row.game, row.family, list(reply.hands))
+            shift.irregularities = sum(1 for alert in dashboard.floor.alerts if alert.table == row.table and
+                                       alert.kind == "device" and since.isoformat() <= alert.at <= until.isoformat())
+            shifts.append(shift)
+        hours = (until - since).total_seconds() / 3600
+        if request.query_params.get("format") == "csv":
+            return Response(csv_of(shifts, hours), media_type="text/csv", headers={
+                "Content-Disposition": f'attachment; filename="shift-{since:%Y%m%dT%H%M}-{until:%Y%m%dT%H%M}.csv"'})
+        return dashboard.page("report.html", session, shifts=shifts, hours=hours, since=since, until=until,
+                              chart=running_chart)
+
+    return [Route("/reports/shift", dashboard.signed_in(report))]
+
+
+def csv_of(shifts: list[TableShift], hours: float) -> str:
+    """The report as CSV: a line per table, then a line per banked hand's result."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["table", "game", "hands", "hands_per_hour", "rake", "bank_result", "voids", "irregularities"])
+    for shift in shifts:
+        writer.writerow([shift.table, shift.game, shift.hands, shift.per_hour(hours), shift.rake if not shift.banked
+                         else "", shift.bank_total if shift.banked else "", shift.voids, shift.irregularities])
+    writer.writerow([])
+    writer.writerow(["table", "hand", "bank_result", "running_total"])
+    for shift in shifts:
+        running = 0
+        for number, result in shift.results:
+            running += result
+            writer.writerow([shift.table, number, result, running])
+    return out.getvalue()

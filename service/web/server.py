@@ -1,0 +1,108 @@
+"""Serving the pit's dashboard beside gRPC, in the same process and event loop (``pokertable serve --http``).
+
+Uvicorn serves the Starlette application on a socket bound here (port 0 picks a free one, told to ``ready``); the
+service's own signal handling stops it (uvicorn's is left out).  With TLS the dashboard is served over HTTPS with the
+service's certificate, its session cookies ``Secure``, and it reaches the gRPC service over TLS too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+from collections.abc import Awaitable, Callable, Generator
+from dataclasses import dataclass
+from pathlib import Path
+
+import grpc
+import uvicorn
+from cryptography import x509
+from cryptography.x509.oid import NameOID
+
+from service.web import decisions, disputes, reports
+from service.web.api import Api
+from service.web.app import Dashboard, create_app
+from service.web.floor import Floor
+from service.web.sessions import Authenticate, Sessions
+
+
+class _Server(uvicorn.Server):
+    """Uvicorn without its own signal handlers: the service stops everything on SIGINT and SIGTERM."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Generator[None, None, None]:
+        yield
+
+
+@dataclass(frozen=True)
+class Tls:
+    """The service's certificate chain and key (PEM files)."""
+
+    cert: Path
+    key: Path
+
+    def channel_credentials(self) -> tuple[grpc.ChannelCredentials, str]:
+        """Credentials for the dashboard's channel to the gRPC service, and the name its certificate carries."""
+        chain = self.cert.read_bytes()
+        certificate = x509.load_pem_x509_certificates(chain)[0]
+        try:
+            names = certificate.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+            name = next(iter(names.get_values_for_type(x509.DNSName)), "")
+        except x509.ExtensionNotFound:
+            name = ""
+        if not name:
+            common = certificate.subject.get_attributes_for_oid(NameOID.COMMON_NAME)
+            name = str(common[0].value) if common else "localhost"
+        return grpc.ssl_channel_credentials(root_certificates=chain), name
+
+
+def bind(address: str) -> socket.socket:
+    """A listening socket for ``HOST:PORT`` (``ValueError`` when it cannot be bound: taken, or not this host)."""
+    host, _, port = address.rpartition(":")
+    host = host.strip("[]") or "127.0.0.1"
+    try:
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        listener = socket.socket(family, socket.SOCK_STREAM)
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind((host, int(port)))
+    except (OSError, ValueError) as error:
+        raise ValueError(f"--http {address}: cannot listen there: {error}") from None
+    listener.listen(128)
+    listener.setblocking(False)
+    return listener
+
+
+async def serve_dashboard(listener: socket.socket, grpc_port: Awaitable[int], grpc_host: str,
+                          authenticate: Authenticate, floor_token: str, *, tls: Tls | None = None,
+                          ready: Callable[[int], None] = lambda port: None) -> None:
+    """Serve the dashboard on ``listener`` until cancelled, once the gRPC service listens on ``grpc_port``."""
+    port = await grpc_port
+    host = "127.0.0.1" if grpc_host in ("", "0.0.0.0", "::", "[::]") else grpc_host
+    if tls is not None:
+        credentials, name = tls.channel_credentials()
+        api = Api(f"{host}:{port}", credentials, target_name=name)
+    else:
+        api = Api(f"{host}:{port}")
+    floor = Floor(api, floor_token)
+    dashboard = Dashboard(api, Sessions(authenticate), floor, secure=tls is not None)
+    app = create_app(dashboard, [*decisions.routes(dashboard), *disputes.routes(dashboard),
+                                 *reports.routes(dashboard)])
+    config = uvicorn.Config(app, log_level="warning", lifespan="off", access_log=False,
+                            ssl_certfile=str(tls.cert) if tls else None, ssl_keyfile=str(tls.key) if tls else None)
+    server = _Server(config)
+    following = asyncio.ensure_future(floor.run())
+    serving = asyncio.ensure_future(server.serve(sockets=[listener]))
+    try:
+        while not server.started and not serving.done():
+            await asyncio.sleep(0.01)
+        if server.started:
+            ready(listener.getsockname()[1])
+        await serving
+    finally:
+        server.should_exit = True
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await asyncio.wait_for(asyncio.shield(serving), 5)
+        following.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await following
+        await api.close()
