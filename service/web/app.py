@@ -131,7 +131,7 @@ class Dashboard:
             version = -1
             while True:
                 version = await self.floor.wait_change(version, KEEPALIVE)
-                changed = [row for row in self.floor.snapshot() if sent.get(row["table"]) != row]
+                changed = [row for row in self.floor.snapshot() if sent.get(row["table"]) is not row]
                 if changed:
                     sent.update((row["table"], row) for row in changed)
                     payload = {"rows": changed, "alerts": len(self.floor.open_alerts())}

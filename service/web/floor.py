@@ -105,6 +105,9 @@ class Floor:
         self._dirty: set[str] = set()
         self._wake = asyncio.Event()
         self._tasks: set[asyncio.Task[None]] = set()
+        self._drawn: dict[str, dict[str, Any]] = {}  # each table's row as last drawn
+        self._drawn_version = -1
+        self._touched: set[str] = set()  # the tables whose rows are to be drawn again
 
     # -- reading the tables -------------------------------------------------------------------------
 
@@ -137,6 +140,7 @@ class Floor:
                     row = self.rows.get(change.table) or self.rows.setdefault(change.table, Row(change.table))
                     self._note(row, change)
                     self._dirty.add(change.table)
+                    self._touched.add(change.table)
                     self._wake.set()
             except RefusedError:
                 await asyncio.sleep(1.0)
@@ -157,10 +161,12 @@ class Floor:
             row.hands_started, row.chips_in_play = summary.hands_started, summary.chips_in_play
             row.deck = COLOURS.get(summary.deck_colour, "") if summary.HasField("deck_colour") else ""
             row.position = max(row.position, summary.position)
+            self._touched.add(row.table)
         for table in dirty & {row.table for row in self.rows.values() if row.game == pb.GAME_HOLDEM_BONUS}:
             legal = await self.api.legal(self.token, table)
             row = self.rows[table]
             row.bonus_box = legal.seat if pb.ACTION_KIND_APPROVE_BONUS in legal.allowed else 0
+            self._touched.add(table)
         for row in self.rows.values():
             row.waiting = ", ".join(name for name, waits in (("bonus", row.bonus_box), ("correction", row.correction))
                                     if waits)
@@ -176,6 +182,7 @@ class Floor:
             known = set(row.started)
             row.started.extend(sorted(set(_when(hand.started) for hand in found.hands) - known))
             row.started = deque(sorted(row.started))
+            self._touched.add(row.table)
             await self._touch()
 
     def _note(self, row: Row, change: svc.WatchResponse) -> None:
@@ -237,11 +244,21 @@ class Floor:
         return "|".join(f"{table}:{value}" for table, value in rows)
 
     def snapshot(self) -> list[dict[str, Any]]:
-        """Every row as the floor page shows it, in opening order."""
-        now = self.clock()
-        return [{"table": row.table, "game": pb.Game.Name(row.game).removeprefix("GAME_").lower(),
-                 "status": row.status, "hand": row.hand_number, "hands": row.hands_started,
-                 "chips": row.chips_in_play, "per_hour": row.hands_per_hour(now), "deck": row.deck,
-                 "shuffler": row.shuffler,
-                 "alerts": len(self.open_alerts(row.table)), "waiting": row.waiting, "position": row.position}
-                for row in self.rows.values()]
+        """Every row as the floor page shows it, in opening order. A row is drawn again only when its table
+        changed (the same object otherwise: a dashboard's stream sends the rows that are not what it sent)."""
+        if self._drawn_version != self.version or len(self._drawn) != len(self.rows):
+            now = self.clock()
+            open_alerts: dict[str, int] = {}
+            for alert in self.open_alerts():
+                open_alerts[alert.table] = open_alerts.get(alert.table, 0) + 1
+            for row in self.rows.values():
+                if row.table in self._touched or row.table not in self._drawn:
+                    self._drawn[row.table] = {
+                        "table": row.table, "game": pb.Game.Name(row.game).removeprefix("GAME_").lower(),
+                        "status": row.status, "hand": row.hand_number, "hands": row.hands_started,
+                        "chips": row.chips_in_play, "per_hour": row.hands_per_hour(now), "deck": row.deck,
+                        "shuffler": row.shuffler, "alerts": open_alerts.get(row.table, 0), "waiting": row.waiting,
+                        "position": row.position}
+            self._touched.clear()
+            self._drawn_version = self.version
+        return [self._drawn[table] for table in self.rows]
