@@ -12,9 +12,11 @@ import itertools
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 import grpc
+from google.protobuf.timestamp_pb2 import Timestamp
 from google.rpc import error_details_pb2, status_pb2
 
 from service.api import commands_pb2 as cmd
@@ -46,6 +48,31 @@ def refused(error: grpc.aio.AioRpcError) -> RefusedError:
                 if detail.Unpack(info):
                     return RefusedError(error.code().name, str(info.reason), str(error.details() or ""))
     return RefusedError(error.code().name, "", str(error.details() or ""))
+
+
+async def _streamed(call: Any) -> AsyncIterator[Any]:
+    """A server stream's messages; :class:`RefusedError` when the service says no."""
+    try:
+        async for message in call:
+            yield message
+    except grpc.aio.AioRpcError as error:
+        raise refused(error) from None
+
+
+def typed_time(text: str) -> datetime | None:
+    """A time typed on a page (ISO 8601; without a zone, UTC); None when nothing was typed (``ValueError`` when
+    it is not a time)."""
+    if not text:
+        return None
+    moment = datetime.fromisoformat(text)
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def timestamp(moment: datetime) -> Timestamp:
+    """A time as the API's ``google.protobuf.Timestamp``."""
+    stamp = Timestamp()
+    stamp.FromDatetime(moment)
+    return stamp
 
 
 class Api:
@@ -95,27 +122,17 @@ class Api:
             "Act", svc.ActRequest(command_id=self.command_id(), table=table, command=command), token)
         return reply
 
-    async def watch(self, token: str, table: str, after: int) -> AsyncIterator[svc.WatchResponse]:
-        """Every change of a table after a log position, then new ones as they are stored."""
-        call = self.stub.Watch(svc.WatchRequest(table=table, after_position=after),
-                               metadata=(("authorization", f"Bearer {token}"),))
-        try:
-            async for response in call:
-                yield response
-        except grpc.aio.AioRpcError as error:
-            raise refused(error) from None
+    def watch(self, token: str, table: str, after: int) -> AsyncIterator[svc.WatchResponse]:
+        """Every change of a table (every table: ``""``) after a log position, then new ones as they are stored."""
+        return _streamed(self.stub.Watch(svc.WatchRequest(table=table, after_position=after),
+                                         metadata=(("authorization", f"Bearer {token}"),)))
 
-    async def reconstruct(self, token: str, table: str, number: int,
-                          reason: str) -> AsyncIterator[svc.ReconstructHandResponse]:
+    def reconstruct(self, token: str, table: str, number: int,
+                    reason: str) -> AsyncIterator[svc.ReconstructHandResponse]:
         """A hand event by event, for a dispute (the request and its reason recorded first, R-THB-13)."""
-        call = self.stub.ReconstructHand(
+        return _streamed(self.stub.ReconstructHand(
             svc.ReconstructHandRequest(command_id=self.command_id(), table=table, hand_number=number, reason=reason),
-            metadata=(("authorization", f"Bearer {token}"),))
-        try:
-            async for step in call:
-                yield step
-        except grpc.aio.AioRpcError as error:
-            raise refused(error) from None
+            metadata=(("authorization", f"Bearer {token}"),)))
 
     async def close(self) -> None:
         """Close the channel."""

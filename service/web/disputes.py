@@ -10,18 +10,17 @@ hand's state as the service rebuilt it from the stored events).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from datetime import UTC, datetime
+from datetime import UTC
 from typing import Any
 
 from google.protobuf.json_format import MessageToDict
-from google.protobuf.timestamp_pb2 import Timestamp
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
 from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
-from service.web.api import RefusedError
+from service.web.api import RefusedError, timestamp, typed_time
 from service.web.app import Dashboard
 from service.web.sessions import Session
 
@@ -51,16 +50,6 @@ def cards_laid(state: Mapping[str, Any]) -> list[tuple[str, list[str]]]:
     return [(place, held) for place, held in places if held]
 
 
-def _moment(text: str) -> Timestamp | None:
-    """A time typed in a search (ISO 8601; a time without a zone is UTC)."""
-    if not text:
-        return None
-    moment = datetime.fromisoformat(text)
-    stamp = Timestamp()
-    stamp.FromDatetime(moment if moment.tzinfo else moment.replace(tzinfo=UTC))
-    return stamp
-
-
 def _choice(enum: Any, prefix: str, text: str) -> Any:
     """An enum's value from its short name typed in a search (``showdown``); unspecified when empty."""
     return enum.Value(prefix + text.upper().replace("-", "_")) if text else 0
@@ -81,8 +70,8 @@ def routes(dashboard: Dashboard) -> list[Route]:
                                                                                query.get("outcome", "")),
                                                   game=_choice(pb.Game, "GAME_", query.get("game", "")))
                 for field, text in (("since", query.get("since", "")), ("until", query.get("until", ""))):
-                    if (stamp := _moment(text)) is not None:
-                        getattr(request_, field).CopyFrom(stamp)
+                    if (moment := typed_time(text)) is not None:
+                        getattr(request_, field).CopyFrom(timestamp(moment))
                 if query.get("seat", "").isdigit():
                     request_.seat = int(query["seat"])
                 reply: svc.SearchHandsResponse = await dashboard.api.call("SearchHands", request_, session.token)

@@ -27,7 +27,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
-from service.web.api import Api, RefusedError
+from service.web.api import Api, RefusedError, timestamp
 
 REFRESH_PAUSE = 0.1
 """The least time between two reads of the tables' summaries (a busy floor is read at most ten times a second)."""
@@ -174,8 +174,7 @@ class Floor:
 
     async def _recent_hands(self, row: Row) -> None:
         """The hands started in the last hour, for hands per hour."""
-        since = Timestamp()
-        since.FromDatetime(datetime.now(UTC) - timedelta(seconds=HOUR))
+        since = timestamp(datetime.now(UTC) - timedelta(seconds=HOUR))
         with contextlib.suppress(RefusedError):
             found: svc.SearchHandsResponse = await self.api.call(
                 "SearchHands", svc.SearchHandsRequest(table=row.table, since=since), self.token)

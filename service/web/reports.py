@@ -14,7 +14,6 @@ import io
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from google.protobuf.timestamp_pb2 import Timestamp
 from markupsafe import Markup
 from starlette.requests import Request
 from starlette.responses import Response
@@ -22,7 +21,7 @@ from starlette.routing import Route
 
 from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
-from service.web.api import RefusedError
+from service.web.api import RefusedError, timestamp, typed_time
 from service.web.app import Dashboard
 from service.web.sessions import Session
 
@@ -95,35 +94,21 @@ def running_chart(results: list[tuple[int, int]], *, width: int = 480, height: i
         f'<polyline fill="none" stroke="#1f4e99" stroke-width="2" points="{points}"/></svg>')
 
 
-def _parse(text: str, default: datetime) -> datetime:
-    if not text:
-        return default
-    moment = datetime.fromisoformat(text)
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-
-
-def _stamp(moment: datetime) -> Timestamp:
-    stamp = Timestamp()
-    stamp.FromDatetime(moment)
-    return stamp
-
-
 def routes(dashboard: Dashboard) -> list[Route]:
     """The shift report's page and its CSV."""
 
     async def report(request: Request, session: Session) -> Response:
         now = datetime.now(UTC)
         try:
-            since = _parse(request.query_params.get("from", ""), now - SHIFT)
-            until = _parse(request.query_params.get("to", ""), now)
+            since = typed_time(request.query_params.get("from", "")) or now - SHIFT
+            until = typed_time(request.query_params.get("to", "")) or now
         except ValueError:
             return Response("from and to are ISO 8601 times (2026-11-25T21:00)", status_code=400)
         shifts: list[TableShift] = []
         for row in list(dashboard.floor.rows.values()):
             try:
-                reply: svc.SearchHandsResponse = await dashboard.api.call(
-                    "SearchHands", svc.SearchHandsRequest(table=row.table, since=_stamp(since), until=_stamp(until)),
-                    session.token)
+                search = svc.SearchHandsRequest(table=row.table, since=timestamp(since), until=timestamp(until))
+                reply: svc.SearchHandsResponse = await dashboard.api.call("SearchHands", search, session.token)
             except RefusedError:
                 continue
             shift = shift_of(row.table, row.game, row.family, list(reply.hands))
