@@ -23,7 +23,7 @@ from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
 from service.app.application import PokerTables, Role, Viewer
 from service.app.floor import OPENED_TOPICS
-from service.store.persistence import claim_sole_writer, environment
+from service.bootstrap import open_store
 from tests import grpc_support
 from tests.grpc_support import TOKENS, Client, act, deal, open_banked, open_circle, rule_of, seat, start, violations
 from tests.test_fixture_before_move import DATABASE, RECORD
@@ -244,13 +244,8 @@ def before_the_move(tmp_path: Path) -> Iterator[PokerTables]:
     """The application on a copy of the database written before issue 14's move, as ``pokertable serve`` runs it."""
     copy = tmp_path / "before-the-move.db"
     shutil.copyfile(DATABASE, copy)
-    url = f"sqlite:///{copy}"
-    claim = claim_sole_writer(url)
-    app = PokerTables(env=environment(url, sole_writer=claim is not None))
-    yield app
-    app.close()
-    if claim is not None:
-        claim.release()
+    with open_store(f"sqlite:///{copy}", writer=True) as store:  # the composition root: the claim, then the app
+        yield store.app
 
 
 def test_the_database_of_before_the_move_lists_its_eight_tables_in_opening_order(
