@@ -11,6 +11,7 @@ shared bookkeeping here, and every check both make is made here once: the table,
 the wrong colour or size.
 
 >>> from domain.cards.decks import BackColour, DeckIdentity
+>>> from domain.errors import RuleError
 >>> record = TableRecord()
 >>> record.reset_record()
 >>> record.note_device_report("ACME Shuffle", "S-1", "shuffle")
@@ -29,27 +30,21 @@ R-CARD-2 the next hand is played with a 52-card deck, not 32
 
 from __future__ import annotations
 
-from typing import ClassVar
 from uuid import UUID
 
+from domain.alerts import AlertBook
 from domain.cards.decks import DeckIdentity
 from domain.device_reports import DeckAlternationError, DeviceReport, alternation_problem, is_shuffler_report
-from domain.errors import RuleError
 from domain.reconstruction_requests import request_problem
 
 LANGUAGES = ("es", "en")
 """The languages of a table's stations (its croupier's screen): Spanish, the default of a Spanish casino, or English."""
 MAX_DEALER_ID = 64
 """The longest dealer's id a sign-in records (a badge or employee number)."""
-MAX_ALERT_REASON = 200
-"""The longest reason an acknowledgement of an alert records (R-AUD-1)."""
 
 
-class TableRecord:
+class TableRecord(AlertBook):
     """What both kinds of table record (mixed into each table aggregate, before ``Aggregate``)."""
-
-    ERROR: ClassVar[type[RuleError]] = RuleError
-    """The error the aggregate raises for a command its rules refuse."""
 
     hands_started: int
     hand_in_progress: UUID | None
@@ -58,7 +53,6 @@ class TableRecord:
     last_deck_colour: str | None
     shuffler: dict[str, str] | None
     dealer: dict[str, str] | None
-    acknowledged_alerts: set[int]
 
     def reset_record(self) -> None:
         """The record of a table just opened (called by the aggregate's ``Opened`` event)."""
@@ -164,31 +158,3 @@ class TableRecord:
 
     def _reconstruction_requested(self, *, hand_id: UUID, number: int, pit_boss: str, reason: str) -> None:
         raise NotImplementedError  # the aggregate's own ``ReconstructionRequested`` event
-
-    # -- alerts (R-AUD-1) ---------------------------------------------------------------------------
-
-    def verify_acknowledge_alert(self, position: int, reason: str, by: str) -> None:
-        """An alert named by the log position of the event that raised it (from 1), not acknowledged yet, a stated
-        reason (1–200 characters, not blank) and the station acknowledging it (R-AUD-1).  A closed table still takes
-        acknowledgements: the pit clears its alerts after it closes."""
-        if isinstance(position, bool) or not isinstance(position, int) or position < 1:
-            raise self.ERROR("an alert is named by the log position of its event, from 1", rule="R-AUD-1")
-        if not isinstance(reason, str) or not reason.strip() or len(reason) > MAX_ALERT_REASON:
-            raise self.ERROR(f"an acknowledgement states its reason (1–{MAX_ALERT_REASON} characters)", rule="R-AUD-1")
-        if not isinstance(by, str) or not by.strip():
-            raise self.ERROR("an acknowledgement names the station it was made at", rule="R-AUD-1")
-        if position in self.acknowledged_alerts:
-            raise self.ERROR(f"the alert at log position {position} was already acknowledged", rule="R-AUD-1")
-
-    def acknowledge_alert(self, position: int, reason: str, by: str) -> None:
-        """R-AUD-1: the pit boss or the games director (``by``, the station) acknowledges the alert raised at log
-        ``position`` (a device fault, a void), with a reason; who, why and which alert are the table's event."""
-        self.verify_acknowledge_alert(position, reason, by)
-        self._alert_acknowledged(position=position, reason=reason, by=by)
-
-    def _alert_acknowledged(self, *, position: int, reason: str, by: str) -> None:
-        raise NotImplementedError  # the aggregate's own ``AlertAcknowledged`` event
-
-    def note_alert_acknowledged(self, position: int) -> None:
-        """Bookkeeping of an acknowledgement (from the aggregate's ``AlertAcknowledged`` event)."""
-        self.acknowledged_alerts.add(position)

@@ -20,6 +20,7 @@ import pytest
 from eventsourcing.domain import Aggregate
 from google.protobuf.message import Message
 
+from domain.audit_findings import AuditFindings
 from domain.banked.cdp import CdpSettings
 from domain.banked.table import BankedTable
 from domain.banked.thb import STANDARD_LIMITS, ThbHand, ThbSettings
@@ -92,9 +93,10 @@ def _all_event_classes() -> Iterator[type[Any]]:
 
 
 def test_every_domain_event_class_has_a_table_event_case() -> None:
-    """Each event a table's aggregates record (each game's table and hand, domain.games.GAMES) is a TableEvent
-    case whose message has exactly the event's fields."""
+    """Each event a table's aggregates record (each game's table and hand, domain.games.GAMES), and the casino's
+    record of tampering found by the audit, is a TableEvent case whose message has exactly the event's fields."""
     aggregates = {cls.__name__ for game in GAMES.values() for cls in (game.table_class, game.hand_class)}
+    aggregates.add(AuditFindings.__name__)  # the casino's log's own alerts, on a floor's stream
     cases = {field.message_type.name: field.message_type for field in events_pb2.TableEvent.DESCRIPTOR.fields
              if field.message_type is not None}
     expected = set()

@@ -150,7 +150,7 @@ def test_r_aud_1_a_croupier_a_device_and_an_observer_may_not_acknowledge_and_not
 
 
 @pytest.mark.parametrize(("field", "value"), [
-    ("table", ""), ("table", " Mesa 1"), ("position", 0), ("position", -1), ("position", MAX_POSITION + 1),
+    ("table", " Mesa 1"), ("position", 0), ("position", -1), ("position", MAX_POSITION + 1),
     ("reason", ""), ("reason", "   "), ("reason", "x" * 201), ("reason", "cleared\x1b[2J"), ("command_id", ""),
 ])
 def test_r_aud_1_a_malformed_acknowledgement_is_invalid_argument_naming_its_field(port: int, field: str,
@@ -167,6 +167,20 @@ def test_r_aud_1_a_malformed_acknowledgement_is_invalid_argument_naming_its_fiel
     if field != "command_id":
         assert rule_of(refused) == "R-AUD-1"
     assert _log(pit, "Mesa 1") == before
+
+
+def test_r_aud_1_naming_no_table_acknowledges_only_tampering_the_audit_found(port: int) -> None:
+    """No table: an alert of the casino's log (tampering found by the service's audit, tests/test_tampering_alerts.py);
+    a table's device fault is not one, so nothing is recorded."""
+    pit, dealer = Client(port, TOKENS["pit"]), Client(port, TOKENS["dealer"])
+    open_circle(pit, "Mesa 1")
+    jam = _fault(dealer, "Mesa 1", "jam")
+    before = _log(pit, "Mesa 1")
+    refused = _refusal(lambda: _acknowledge(pit, "", jam, "cleared"))
+    assert refused.code() == grpc.StatusCode.NOT_FOUND and rule_of(refused) == "R-AUD-1", refused
+    assert "no tampering found by the audit" in (refused.details() or "")
+    assert _log(pit, "Mesa 1") == before
+    _acknowledge(pit, "Mesa 1", jam, "cleared")  # still open at its table
 
 
 def test_r_aud_1_a_retried_command_id_is_answered_once(port: int) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -114,6 +115,31 @@ def test_acknowledge_a_device_fault(chromium: Any, pit: Pit) -> None:
     page.get_by_role("button", name="Acknowledge").first.click()
     page.get_by_text("acknowledged").first.wait_for()
     page.get_by_text("No open alert.").wait_for()  # the page redraws once the floor reads the acknowledgement
+
+
+def test_tampering_found_by_the_audit_appears_live_and_is_acknowledged(chromium: Any, pit: Pit) -> None:
+    """R-AUD-1: someone with the database file alters a hand's event; the service's audit finds it; the alerts page,
+    open meanwhile, redraws with the alert of the casino's log, and the pit boss acknowledges it."""
+    dealer = holdem_table(pit)
+    start(dealer, "Mesa 1", pb.DECK_COLOUR_RED)
+    deal(dealer, "Mesa 1", "As Kd Qh Ac Kc Qs")
+    page = page_of(chromium, pit, "pit")
+    page.goto("/alerts")
+    page.get_by_text("No open alert.").wait_for()
+    with sqlite3.connect(pit.database) as conn:  # the attacker's edit: a card dealt changed in the file
+        position, state = conn.execute("SELECT rowid, state FROM stored_events WHERE topic LIKE '%CardDealt' "
+                                       "ORDER BY rowid LIMIT 1").fetchone()
+        conn.execute("UPDATE stored_events SET state = ? WHERE rowid = ?",
+                     (bytes(state).replace(b'"As"', b'"Ah"'), position))
+    verdict = pit.app.audit_log()  # what `pokertable serve` runs at start and every --audit-every seconds
+    assert verdict.finding is not None and verdict.finding.position == position
+    page.get_by_text(f"altered at log position {position} (Mesa 1)").wait_for()  # no reload by hand
+    page.get_by_text("casino log").wait_for()
+    shot(page, "tampering")
+    page.get_by_label("Reason").first.fill("reported to the games director and the regulator; DB access revoked")
+    page.get_by_role("button", name="Acknowledge").first.click()
+    page.get_by_text("casino log: alert at").wait_for()
+    page.get_by_text("No open alert.").wait_for()
 
 
 def test_step_through_a_reconstruction_and_download_the_shift_report(chromium: Any, pit: Pit) -> None:

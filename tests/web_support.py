@@ -18,6 +18,7 @@ import httpx
 from service.api import commands_pb2 as cmd
 from service.api import types_pb2 as pb
 from service.app.access import Role
+from service.app.application import PokerTables
 from service.bootstrap import open_store
 from service.grpc.server import Stations, create_server, stop
 from service.web.server import bind, serve_dashboard
@@ -42,6 +43,10 @@ class Pit:
 
     grpc_port: int
     url: str
+    app: PokerTables
+    """The service's application (a test runs the service's own audit of its log with it)."""
+    database: Path
+    """Its SQLite file (an attacker's edits)."""
 
     def client(self, who: str) -> Client:
         """A gRPC client of one of the stations."""
@@ -67,7 +72,7 @@ def pit_service(tmp_path: Path) -> Iterator[Pit]:
             ready=http_port.set_result), loop)
         asyncio.run_coroutine_threadsafe(asyncio.wait_for(asyncio.shield(http_port), 30), loop).result(timeout=30)
         try:
-            yield Pit(port, f"http://127.0.0.1:{http_port.result()}")
+            yield Pit(port, f"http://127.0.0.1:{http_port.result()}", store.app, tmp_path / "tables.db")
         finally:
             dashboard.cancel()
             time.sleep(0.2)

@@ -28,6 +28,8 @@ class AlertAcknowledgements:
         recorder: ApplicationRecorder
 
         def any_table(self, table: str) -> Table | BankedTable: ...
+        def acknowledge_finding(self, command_id: str, position: int, reason: str,
+                                viewer: Viewer) -> dict[str, Any]: ...
         def _execute(self, command_id: str, table: str,
                      change: Callable[[], tuple[dict[str, Any], list[Aggregate]]],
                      what: tuple[object, ...]) -> dict[str, Any]: ...
@@ -37,7 +39,10 @@ class AlertAcknowledgements:
         """R-AUD-1: the pit boss or the games director acknowledges the alert raised at log ``position`` — an event
         of this table or of one of its hands — with a reason; recorded as the table's event (who, why, which), at a
         closed table too.  :class:`NotFoundError` when no event of the table is at that position; the table refuses
-        an alert acknowledged already."""
+        an alert acknowledged already.  No table (``""``): the alert is tampering the audit found in the casino's log
+        (:mod:`service.app.tampering`)."""
+        if not table:  # the casino's log's own alerts: tampering found by the audit (service.app.tampering)
+            return self.acknowledge_finding(command_id, position, reason, viewer)
         authorize(viewer, table, "acknowledge-alert")
 
         def change() -> tuple[dict[str, Any], list[Aggregate]]:

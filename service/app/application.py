@@ -68,6 +68,7 @@ from service.app.commands import (
 )
 from service.app.dealers import DealerSignIn
 from service.app.queries import TableQueries, _Locks, parse_moment
+from service.app.tampering import LogAudit
 from service.app.visibility import reconstruction_step
 from service.store.group_commit import GroupCommit
 from service.store.topics import register_moved_topics
@@ -125,7 +126,7 @@ def fingerprint(table: str, what: tuple[object, ...]) -> str:
     return hashlib.sha256(repr((table, what)).encode()).hexdigest()
 
 
-class PokerTables(AlertAcknowledgements, DealerSignIn, TableQueries):
+class PokerTables(AlertAcknowledgements, LogAudit, DealerSignIn, TableQueries):
     """Tables and hands of circle poker."""
 
     name = "pokertable"

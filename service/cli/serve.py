@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import signal
 import socket
 import sys
@@ -17,6 +18,7 @@ from cryptography.hazmat.primitives import serialization
 
 from service.app.access import Role
 from service.app.application import PokerTables
+from service.app.tampering import DEFAULT_AUDIT_EVERY, audit_periodically
 from service.bootstrap import open_signed_store
 from service.grpc.hardening import HARDENED
 from service.grpc.server import ListenError, StationConfigError, Stations, serve
@@ -43,6 +45,9 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--http", metavar="HOST:PORT",
                         help="also serve the pit's web dashboard there (off by default; port 0 picks a free one): "
                              "the floor, tables, approvals, alerts, disputes, shift reports (docs/pit.md)")
+    parser.add_argument("--audit-every", type=float, default=DEFAULT_AUDIT_EVERY, metavar="SECONDS",
+                        help="check the whole log and its signed heads at start and then every SECONDS (default "
+                        f"{DEFAULT_AUDIT_EVERY:.0f}); tampering found is an alert of the pit (R-AUD-1); 0: never")
     parser.set_defaults(run=run, hardening=HARDENED)  # benchmarks/flood.py alone runs it as it was (GRPC_DEFAULTS)
 
 
@@ -75,8 +80,9 @@ def run(args: argparse.Namespace) -> int:
 
     status = 0
     try:
+        audit = audit_periodically(app, args.audit_every, signer.public_key) if args.audit_every > 0 else None
         asyncio.run(_until_stopped(_service(args, app, stations, credentials=credentials, ready=ready, warm=warm,
-                                            listener=listener, floor_token=floor_token)))
+                                            listener=listener, floor_token=floor_token), audit))
     except (KeyboardInterrupt, asyncio.CancelledError):
         pass
     except ListenError as error:  # the port is taken, or the address is not this machine's
@@ -121,13 +127,21 @@ async def _service(args: argparse.Namespace, app: PokerTables, stations: Station
         listener.close()
 
 
-async def _until_stopped(serving: Awaitable[None]) -> None:
-    """Serve until SIGINT or SIGTERM (a service manager's stop), which end it as an interrupt does."""
+async def _until_stopped(serving: Awaitable[None], beside: Awaitable[None] | None = None) -> None:
+    """Serve until SIGINT or SIGTERM (a service manager's stop), which end it as an interrupt does; ``beside`` (the
+    service's own audit of its log) runs as long as the service does."""
     task = asyncio.ensure_future(serving)
+    helper = asyncio.ensure_future(beside) if beside is not None else None
     loop = asyncio.get_running_loop()
     for stop in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(stop, task.cancel)
-    await task
+    try:
+        await task
+    finally:
+        if helper is not None:
+            helper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await helper
 
 
 def _credentials(cert: Path | None, key: Path | None) -> grpc.ServerCredentials | None:

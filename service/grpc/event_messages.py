@@ -37,6 +37,7 @@ from uuid import UUID
 from eventsourcing.domain import Aggregate
 from google.protobuf.timestamp_pb2 import Timestamp
 
+from domain.audit_findings import AuditFindings
 from domain.games import GAMES
 from service.grpc.event_records import (
     DECK,
@@ -66,13 +67,14 @@ _SCALARS: Mapping[type[Any], str] = {int: "int64", str: "string", bool: "bool", 
 
 
 def aggregates() -> list[type[Aggregate]]:
-    """The aggregates a table's Watch stream carries: each game's table and hand classes, once each."""
+    """The aggregates a Watch stream carries: each game's table and hand classes, once each, and the casino's record
+    of tampering found by the audit (a floor's stream)."""
     found: list[type[Aggregate]] = []
     for game in GAMES.values():
         for aggregate in (game.table_class, game.hand_class):
             if aggregate not in found:
                 found.append(aggregate)
-    return found
+    return [*found, AuditFindings]  # the casino's log's own alerts, on a floor's stream (service.app.tampering)
 
 
 def _data_hints(event_class: type[Any]) -> dict[str, Any]:
@@ -145,10 +147,11 @@ def _comment(event_class: type[Any]) -> str:
     return f"{aggregate}: {words} (recorded by {event_class.__module__}.{aggregate})."
 
 
-def _noted(field: Field) -> Field:
-    if field.comment or field.name not in FIELD_NOTES:
+def _noted(field: Field, message: str) -> Field:
+    note = FIELD_NOTES.get(f"{message}.{field.name}") or FIELD_NOTES.get(field.name)
+    if field.comment or note is None:
         return field
-    return Field(field.name, field.type, field.label, FIELD_NOTES[field.name])
+    return Field(field.name, field.type, field.label, note)
 
 
 def event_specs() -> dict[str, EventSpec]:
@@ -156,7 +159,8 @@ def event_specs() -> dict[str, EventSpec]:
     specs: dict[str, EventSpec] = {}
     for aggregate, name, event_class in event_classes():
         message = f"{aggregate.__name__}{name}"
-        fields = tuple(_noted(_field(aggregate, field, hint)) for field, hint in _data_hints(event_class).items())
+        fields = tuple(_noted(_field(aggregate, field, hint), message)
+                       for field, hint in _data_hints(event_class).items())
         if any(spec.message == message for spec in specs.values()):
             raise ValueError(f"two events make the message {message}")
         specs[event_class.__qualname__] = EventSpec(event_class.__qualname__, event_class, message, _snake(message),

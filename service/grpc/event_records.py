@@ -140,5 +140,14 @@ FIELD_NOTES: Mapping[str, str] = {
     "bank_qualified": "the bank qualified (R-CDP-4); unset: nobody played",
     "reshuffle": "a full reshuffle is required before the next hand (R-THB-11)",
     "position": "the log position of the event that raised the alert, as on the Watch stream (R-AUD-1)",
+    # the casino's record of tampering found by the service's audit (domain.audit_findings)
+    "AuditFindingsTamperingFound.kind": "altered, removed, inserted, reordered, head, signature or rewritten",
+    "AuditFindingsTamperingFound.position": "the log position where the log and its chain (or a signed head) "
+                                            "first disagree; the alert is this event's own position (R-AUD-1)",
+    "AuditFindingsTamperingFound.message": "the audit's finding, in its words",
+    "AuditFindingsTamperingFound.table": "the table the tampered event belongs to; empty when it cannot be told",
+    "AuditFindingsTamperingFound.by": "who ran the check (\"service audit\": the service itself)",
+    "AuditFindingsAlertAcknowledged.position": "the log position of the TamperingFound event acknowledged (R-AUD-1)",
 }
-"""What a field of that name means in any event (a field's own comment, where it has one, comes first)."""
+"""What a field of that name means in any event, or in one message's (``Message.field``; a field's own comment,
+where it has one, comes first)."""

@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 
 from google.protobuf.timestamp_pb2 import Timestamp
 
+from domain.alerts import MAX_ALERT_REASON
 from domain.banked.cdp import CdpSettings
 from domain.banked.thb import STANDARD_LIMITS, ThbSettings
 from domain.cards.cards import Card
@@ -20,7 +21,7 @@ from domain.circle.settings import AntePot, BettingStructure, MinRaise, Showdown
 from domain.errors import RuleError
 from domain.games import GAMES, Game
 from domain.names import name_problem
-from domain.tables import LANGUAGES, MAX_ALERT_REASON
+from domain.tables import LANGUAGES
 from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
 from service.app.application import MAX_CHIPS
@@ -273,13 +274,12 @@ class AlertAcknowledgement:
 
 
 def alert_acknowledgement(request: svc.AcknowledgeAlertRequest) -> AlertAcknowledgement:
-    """The fields of an AcknowledgeAlert request: a table, the log position of the alert's event (1 to
+    """The fields of an AcknowledgeAlert request: a table (none: an alert of the casino's log, tampering found by
+    the audit), the log position of the alert's event (1 to
     :data:`MAX_POSITION`) and a reason of 1 to 200 characters, not blank; INVALID_ARGUMENT naming the field and
     R-AUD-1 otherwise."""
     command_id = _command_id(request.command_id)
-    if not request.table:
-        raise invalid("table is required: the table whose alert is acknowledged", "table", "R-AUD-1")
-    table = _table(request.table)
+    table = _table(request.table) if request.table else ""  # none: tampering the audit found (the casino's log)
     if not 1 <= request.position <= MAX_POSITION:
         raise invalid(f"position is the log position of the alert's event: 1 to {MAX_POSITION}, not "
                       f"{request.position}", "position", "R-AUD-1")

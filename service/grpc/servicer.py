@@ -237,7 +237,8 @@ class TableServicer(QueryRpcs, StreamRpcs, ServicerBase, svc_grpc.TableServiceSe
         self, request: svc.AcknowledgeAlertRequest, context: Any
     ) -> svc.AcknowledgeAlertResponse:
         """R-AUD-1: the pit boss or the games director acknowledges an alert of a table (circle or banked), named
-        by the log position of the event that raised it, with a reason; recorded as the table's event."""
+        by the log position of the event that raised it, with a reason; recorded as the table's event (no table:
+        tampering found by the audit, recorded on the casino's record of findings)."""
         checked = alert_acknowledgement(request)
 
         def work(viewer: Viewer) -> svc.AcknowledgeAlertResponse:

@@ -128,13 +128,15 @@ class Dashboard:
 
         async def rows() -> AsyncIterator[str]:
             sent: dict[str, dict[str, Any]] = {}
-            version = -1
+            version, log_sent = -1, 0
             while True:
                 version = await self.floor.wait_change(version, KEEPALIVE)
                 changed = [row for row in self.floor.snapshot() if sent.get(row["table"]) is not row]
-                if changed:
+                log = len(self.floor.open_alerts(""))  # the casino log's own alerts (tampering found): no row
+                if changed or log != log_sent:
                     sent.update((row["table"], row) for row in changed)
-                    payload = {"rows": changed, "alerts": len(self.floor.open_alerts())}
+                    log_sent = log
+                    payload = {"rows": changed, "alerts": len(self.floor.open_alerts()), "log_alerts": log}
                     yield f"event: rows\ndata: {json.dumps(payload)}\n\n"
                 else:
                     yield ": quiet\n\n"

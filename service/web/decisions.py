@@ -6,7 +6,8 @@
   ``decide_correction``) with the session's token: the service records who and when, and refuses what the role may
   not do (an observer's session is refused here already, and by the service if it tried).
 - **Alerts**: device faults and voids (:mod:`service.web.floor`); acknowledged by the pit boss or the games director
-  with a reason, recorded as an event of the table (``AcknowledgeAlert``).
+  with a reason, recorded as an event of the table (``AcknowledgeAlert``); tampering the service's audit found in
+  the log is an alert of no table (the casino's log), acknowledged alike (``AcknowledgeAlert`` naming no table).
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from service.web.api import RefusedError
 from service.web.app import Dashboard
 from service.web.sessions import Session
 
+LOG_NAME = "casino log"
+"""How the pages name the "table" of an alert of the log itself (tampering found by the audit)."""
 MAX_REASON = 200
 """The longest reason the service records (R-AUD-1)."""
 
@@ -66,19 +69,19 @@ def routes(dashboard: Dashboard) -> list[Route]:
                               done=request.query_params.get("done", ""), error=request.query_params.get("error", ""))
 
     async def acknowledge(request: Request, session: Session) -> Response:
-        table, position = request.path_params["table"], int(request.path_params["position"])
+        table, position = request.path_params.get("table", ""), int(request.path_params["position"])
         form = await request.form()
         reason = _reason(form.get("reason"))
         if not session.decides:
             return Response("refused: an observer only reads (R-AUD-1)", status_code=403)
         if not reason:
-            return _back("/alerts", error=f"{table}: an acknowledgement needs its reason (R-AUD-1)")
+            return _back("/alerts", error=f"{table or LOG_NAME}: an acknowledgement needs its reason (R-AUD-1)")
         try:
             await dashboard.api.call("AcknowledgeAlert", svc.AcknowledgeAlertRequest(
                 command_id=dashboard.api.command_id(), table=table, position=position, reason=reason), session.token)
         except RefusedError as refusal:
-            return _back("/alerts", error=f"{table}: {refusal}")
-        return _back("/alerts", done=f"{table}: alert at {position} acknowledged")
+            return _back("/alerts", error=f"{table or LOG_NAME}: {refusal}")
+        return _back("/alerts", done=f"{table or LOG_NAME}: alert at {position} acknowledged")
 
     signed_in = dashboard.signed_in
     return [
@@ -86,6 +89,8 @@ def routes(dashboard: Dashboard) -> list[Route]:
         Route("/approvals/{table}", signed_in(decide, changes=True), methods=["POST"]),
         Route("/alerts", signed_in(alerts)),
         Route("/alerts/{table}/{position:int}", signed_in(acknowledge, changes=True), methods=["POST"]),
+        # tampering found by the service's audit: an alert of the casino's log, of no table (R-AUD-1)
+        Route("/log-alerts/{position:int}", signed_in(acknowledge, changes=True), methods=["POST"]),
     ]
 
 

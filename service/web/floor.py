@@ -7,7 +7,8 @@ its game, status, hand, chips in play, hands in the last hour, the deck in play 
 alerts and the decision that waits for the pit.  Dashboards are told when rows moved; twenty cost what one does.
 
 The floor's alerts are what the tables' logs say (docs/pit.md): a device fault (a shuffler jam, a refused or
-irregular shoe read: ``RecordDeviceReport`` of kind ``fault``) and a void.  Each alert is identified by the log
+irregular shoe read: ``RecordDeviceReport`` of kind ``fault``) and a void; and tampering the service's audit found in
+the log (R-AUD-1: an alert of no table, the casino's log itself).  Each alert is identified by the log
 position of the event that raised it; it stays open until an authorised role acknowledges it, which is itself an
 event of the table (``AcknowledgeAlert``) that the floor reads back from the stream.
 """
@@ -34,6 +35,8 @@ REFRESH_PAUSE = 0.1
 HOUR = 3600.0
 VOIDS = ("table_hand_voided", "hand_voided", "thb_hand_voided", "cdp_hand_voided", "thb_hand_box_voided")
 """The events that void a hand or a box: each an alert for the pit (R-CIRC-14, R-THB-11)."""
+LOG = ""
+"""The table of an alert of the casino's log itself (tampering found by the service's audit, R-AUD-1)."""
 DEVICE_REPORTS = ("table_device_reported", "banked_table_device_reported")
 
 
@@ -137,6 +140,10 @@ class Floor:
             try:
                 async for change in self.api.watch(self.token, "", position):
                     position = change.position
+                    if not change.table:  # the casino's log itself: tampering the service's audit found
+                        self._note_log(change)
+                        self._wake.set()
+                        continue
                     row = self.rows.get(change.table) or self.rows.setdefault(change.table, Row(change.table))
                     self._note(row, change)
                     self._dirty.add(change.table)
@@ -213,6 +220,22 @@ class Floor:
                 if alert.table == row.table and alert.position == body.position:
                     alert.acknowledged = f"{body.by}: {body.reason}"
 
+    def _note_log(self, change: svc.WatchResponse) -> None:
+        """An event of the casino's log itself: tampering found by the service's audit (an alert of the pit, with no
+        table), or its acknowledgement."""
+        kind = change.event.WhichOneof("event") or ""
+        if kind == "audit_findings_tampering_found":
+            found = change.event.audit_findings_tampering_found
+            where = f" ({found.table})" if found.table else ""
+            at = change.timestamp.ToDatetime(tzinfo=UTC).isoformat(timespec="seconds")
+            self.alerts.append(Alert(LOG, change.position, at, "tampering",
+                                     f"{found.kind} at log position {found.position}{where}: {found.message}"))
+        elif kind == "audit_findings_alert_acknowledged":
+            done = change.event.audit_findings_alert_acknowledged
+            for alert in self.alerts:
+                if alert.table == LOG and alert.position == done.position:
+                    alert.acknowledged = f"{done.by}: {done.reason}"
+
     async def _touch(self) -> None:
         async with self._changed:
             self.version += 1
@@ -240,7 +263,8 @@ class Floor:
         """What the queue pages show of the floor, as a string the page's script compares with the stream's rows to
         know when to redraw (``waiting``: the decisions waiting; ``alerts``: the open alerts by table)."""
         rows = sorted((row["table"], row[key]) for row in self.snapshot() if row[key])
-        return "|".join(f"{table}:{value}" for table, value in rows)
+        log = len(self.open_alerts(LOG)) if key == "alerts" else 0  # the casino log's own alerts (no row)
+        return "|".join([f"{table}:{value}" for table, value in rows] + ([f"log:{log}"] if log else []))
 
     def snapshot(self) -> list[dict[str, Any]]:
         """Every row as the floor page shows it, in opening order. A row is drawn again only when its table

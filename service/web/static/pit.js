@@ -59,10 +59,13 @@ function redrawOnChange(watch) {
   const key = watch.dataset.key;
   const rows = {};
   const source = new EventSource(watch.dataset.stream);
+  let log = 0;  // the open alerts of the casino's log itself (tampering found by the audit): no table's row
   source.addEventListener("rows", (message) => {
-    for (const row of JSON.parse(message.data).rows) rows[row.table] = row;
+    const update = JSON.parse(message.data);
+    for (const row of update.rows) rows[row.table] = row;
+    if (key === "alerts") log = update.log_alerts || 0;
     const digest = Object.keys(rows).filter((table) => rows[table][key]).sort()
-      .map((table) => table + ":" + rows[table][key]).join("|");
+      .map((table) => table + ":" + rows[table][key]).concat(log ? ["log:" + log] : []).join("|");
     const typing = Array.from(document.querySelectorAll('input[name="reason"]')).some((input) => input.value);
     if (digest !== watch.dataset.now && !typing) {
       source.close();

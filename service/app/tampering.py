@@ -1,0 +1,152 @@
+"""The service audits its own log (issue 16, item 4; R-AUD-1): tampering found becomes an alert of the pit.
+
+:meth:`LogAudit.audit_log` runs the check ``pokertable audit verify`` runs (:func:`service.store.audit.verify`: the
+hash chain, and with the service's public key every signed head) and records what it found, once, on the casino's
+record of findings (:class:`domain.audit_findings.AuditFindings`): the kind, the log position, the audit's words and
+the table the tampered event belongs to when that can be told.  The record's event is on every floor's Watch stream
+(``WatchResponse.table`` empty: the casino's log, not a table's), where the pit sees it and acknowledges it with
+``AcknowledgeAlert`` naming no table.
+
+Recording is a command like the others (:meth:`service.app.application.PokerTables._execute`), with an id made of
+the finding (``audit:<kind>:<position>``): several instances, or the same instance at every interval, finding the
+same tampering record it once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+from uuid import UUID
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+from eventsourcing.application import AggregateNotFoundError
+
+from domain.audit_findings import FINDINGS_ID, AuditFindings
+from domain.banked.table import BankedTable
+from domain.circle.table import Table
+from service.app.access import NotFoundError, Viewer, authorize
+from service.store.audit import Finding, Verdict, verify
+
+if TYPE_CHECKING:
+    from eventsourcing.domain import Aggregate
+    from eventsourcing.persistence import ApplicationRecorder, Mapper
+
+LOG = ""
+"""The "table" of the casino's log's own alerts (tampering found): none."""
+FINDER = "service audit"
+"""Who ran the check, when the service did."""
+_log = logging.getLogger("pokertable.audit")
+
+
+class LogAudit:
+    """The service's check of its own log, and the findings' acknowledgement (part of ``PokerTables``)."""
+
+    if TYPE_CHECKING:  # provided by service.app.application.PokerTables
+        recorder: ApplicationRecorder
+        mapper: Mapper[UUID]
+
+        def any_table(self, table: str) -> Table | BankedTable: ...
+        def table_names(self) -> list[str]: ...
+        def _execute(self, command_id: str, table: str,
+                     change: Callable[[], tuple[dict[str, Any], list[Aggregate]]],
+                     what: tuple[object, ...]) -> dict[str, Any]: ...
+        def _fetch(self, aggregate_id: UUID, version: int | None = None) -> object: ...
+
+    def audit_log(self, public_key: Ed25519PublicKey | Sequence[Ed25519PublicKey] | None = None,
+                  by: str = FINDER) -> Verdict:
+        """R-AUD-1: check the whole log (and with ``public_key`` its signed heads); what is found is recorded once as
+        an alert of the pit. The verdict is returned and logged (``pokertable.audit``)."""
+        verdict = verify(self.recorder, public_key=public_key, mapper=self.mapper)
+        if verdict.finding is None:
+            _log.info("audit: the log is intact: %d events up to position %d", verdict.events, verdict.head[0])
+            return verdict
+        finding = verdict.finding
+        _log.error("audit: TAMPERING found (%s) at log position %d: %s", finding.kind, finding.position,
+                   finding.message)
+        try:
+            self.record_finding(finding, by)
+        except Exception as error:  # the record could not be written (the store refuses): the log line stays
+            _log.error("audit: the finding could not be recorded as an alert: %s", error)
+        return verdict
+
+    def record_finding(self, finding: Finding, by: str = FINDER) -> bool:
+        """Record ``finding`` on the casino's record of findings, once; True when it is new."""
+        table = self.table_of_position(finding.position)
+        message = finding.message[:500]
+
+        def change() -> tuple[dict[str, Any], list[Aggregate]]:
+            record = self.audit_findings() or AuditFindings()
+            new = record.record_finding(finding.kind, finding.position, message, table, by)
+            return {"table": LOG, "recorded": new, "version": record.version}, [record] if new else []
+
+        result = self._execute(f"audit:{finding.kind}:{finding.position}", LOG, change,
+                               ("tampering_found", finding.kind, finding.position))
+        return bool(result["recorded"])
+
+    def audit_findings(self) -> AuditFindings | None:
+        """The casino's record of findings (None: the audit never found anything)."""
+        try:
+            record = self._fetch(FINDINGS_ID)
+        except AggregateNotFoundError:
+            return None
+        assert isinstance(record, AuditFindings)
+        return record
+
+    def table_of_position(self, position: int) -> str:
+        """The table whose event (its own or one of its hands') is stored at log ``position``; "" when that cannot be
+        told (the row is gone, or its originator is no table's)."""
+        unchecked = getattr(self.recorder, "unchecked_notifications", None)
+        found = unchecked(position, 1) if unchecked is not None else []
+        if not found or found[0].id != position:
+            return LOG
+        originator = found[0].originator_id
+        for name in self.table_names():
+            try:
+                record = self.any_table(name)
+            except Exception:  # a table whose own events do not check: named by its id alone
+                if originator in (Table.create_id(name), BankedTable.create_id(name)):
+                    return name
+                continue
+            if originator == record.id or any(originator == record.hand_id(number)
+                                              for number in range(record.hands_started, 0, -1)):
+                return name
+        return LOG
+
+    def acknowledge_finding(self, command_id: str, position: int, reason: str, viewer: Viewer) -> dict[str, Any]:
+        """R-AUD-1: the pit boss or the games director acknowledges the tampering recorded at log ``position``,
+        with a reason; :class:`NotFoundError` when no finding was recorded there."""
+        authorize(viewer, LOG, "acknowledge-alert")
+
+        def change() -> tuple[dict[str, Any], list[Aggregate]]:
+            record = self.audit_findings()
+            if record is None or not self._is_finding(position):
+                raise NotFoundError(f"no tampering found by the audit is recorded at log position {position}",
+                                    rule="R-AUD-1")
+            record.acknowledge_alert(position, reason, viewer.station)
+            return {"table": LOG, "version": record.version}, [record]
+
+        return self._execute(command_id, LOG, change, ("acknowledge_alert", position, reason))
+
+    def _is_finding(self, position: int) -> bool:
+        found = self.recorder.select_notifications(start=position, limit=1, stop=position)
+        return bool(found) and found[0].id == position and found[0].originator_id == FINDINGS_ID \
+            and found[0].topic.endswith("AuditFindings.TamperingFound")
+
+
+DEFAULT_AUDIT_EVERY = 3600.0
+"""Seconds between two audits the service runs of its own log (``pokertable serve --audit-every``)."""
+
+
+async def audit_periodically(audit: LogAudit, every: float,
+                             public_key: Ed25519PublicKey | Sequence[Ed25519PublicKey] | None = None) -> None:
+    """Audit the log at once, then every ``every`` seconds, until cancelled; each check runs on a thread of its own
+    (a long log is read for a while) and what it finds is recorded by :meth:`LogAudit.audit_log`. A check that fails
+    (the store does not answer) is logged and tried again at the next interval."""
+    while True:
+        try:
+            await asyncio.to_thread(audit.audit_log, public_key)
+        except Exception as error:
+            _log.error("audit: the log could not be checked: %s", error)
+        await asyncio.sleep(every)
