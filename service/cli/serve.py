@@ -20,9 +20,11 @@ from service.app.access import Role
 from service.app.application import PokerTables
 from service.app.tampering import DEFAULT_AUDIT_EVERY, audit_periodically
 from service.bootstrap import open_signed_store
+from service.cli.logs import add_logging_arguments, configure_logging
 from service.grpc.hardening import HARDENED
+from service.grpc.metrics import ServiceMetrics
 from service.grpc.server import ListenError, StationConfigError, Stations, serve
-from service.store.persistence import DEFAULT_DB, PersistenceUrlError, StoreInUseError
+from service.store.persistence import DEFAULT_DB, PersistenceUrlError, StoreInUseError, masked_url
 from service.store.signing import DEFAULT_EVERY, KEY_FILE_NAME, SigningKeyError
 from service.web.server import Tls, bind, serve_dashboard
 
@@ -48,11 +50,13 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--audit-every", type=float, default=DEFAULT_AUDIT_EVERY, metavar="SECONDS",
                         help="check the whole log and its signed heads at start and then every SECONDS (default "
                         f"{DEFAULT_AUDIT_EVERY:.0f}); tampering found is an alert of the pit (R-AUD-1); 0: never")
+    add_logging_arguments(parser)  # --log-format, --log-level (docs/ops/monitoring.md)
     parser.set_defaults(run=run, hardening=HARDENED)  # benchmarks/flood.py alone runs it as it was (GRPC_DEFAULTS)
 
 
 def run(args: argparse.Namespace) -> int:
     """Serve until interrupted."""
+    configure_logging(args)
     try:
         stations = Stations.load(args.config)
         credentials = _credentials(args.tls_cert, args.tls_key)  # checked first: a bad file claims and creates nothing
@@ -73,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
 
     def ready(port: int) -> None:
         tls = " over TLS" if credentials else ""
-        print(f"pokertable serving on {args.host}:{port}{tls} ({args.db})", flush=True)
+        print(f"pokertable serving on {args.host}:{port}{tls} ({masked_url(args.db)})", flush=True)
 
     def warm(seconds: float) -> None:
         print(f"pokertable warm: hand-ranking tables of every deck built in {seconds:.1f} s", flush=True)
@@ -82,7 +86,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         audit = audit_periodically(app, args.audit_every, signer.public_key) if args.audit_every > 0 else None
         asyncio.run(_until_stopped(_service(args, app, stations, credentials=credentials, ready=ready, warm=warm,
-                                            listener=listener, floor_token=floor_token), audit))
+                                            listener=listener, floor_token=floor_token,
+                                            metrics=ServiceMetrics(signer)), audit))
     except (KeyboardInterrupt, asyncio.CancelledError):
         pass
     except ListenError as error:  # the port is taken, or the address is not this machine's
@@ -102,10 +107,13 @@ def run(args: argparse.Namespace) -> int:
 
 async def _service(args: argparse.Namespace, app: PokerTables, stations: Stations, *,
                    credentials: grpc.ServerCredentials | None, ready: Callable[[int], None],
-                   warm: Callable[[float], None], listener: socket.socket | None, floor_token: str) -> None:
-    """The gRPC service; with ``--http``, the pit's dashboard beside it, once the service listens."""
+                   warm: Callable[[float], None], listener: socket.socket | None, floor_token: str,
+                   metrics: ServiceMetrics) -> None:
+    """The gRPC service; with ``--http``, the pit's dashboard beside it, once the service listens, and the
+    service's metrics at its ``/metrics``."""
     if listener is None:
-        await serve(app, stations, f"{args.host}:{args.port}", ready, credentials, warm=warm, hardening=args.hardening)
+        await serve(app, stations, f"{args.host}:{args.port}", ready, credentials, warm=warm, hardening=args.hardening,
+                    metrics=metrics)
         return
     bound: asyncio.Future[int] = asyncio.get_running_loop().create_future()
 
@@ -120,9 +128,10 @@ async def _service(args: argparse.Namespace, app: PokerTables, stations: Station
     try:
         await asyncio.gather(
             serve(app, stations, f"{args.host}:{args.port}", listening, credentials, warm=warm,
-                  hardening=args.hardening),
+                  hardening=args.hardening, metrics=metrics),
             serve_dashboard(listener, bound, args.host, stations.authenticate, floor_token,
-                            tls=Tls(args.tls_cert, args.tls_key) if credentials else None, ready=dashboard_ready))
+                            tls=Tls(args.tls_cert, args.tls_key) if credentials else None, ready=dashboard_ready,
+                            metrics=metrics.render))
     finally:
         listener.close()
 

@@ -17,7 +17,8 @@ The servicer is in :mod:`service.grpc.servicer` (commands), :mod:`service.grpc.q
 :mod:`service.grpc.streams` (Watch, ReconstructHand) on :mod:`service.grpc.base`; its request checks in
 :mod:`service.grpc.requests` and :mod:`service.grpc.act`, its replies in :mod:`service.grpc.replies`, the enum
 mapping in :mod:`service.grpc.enums`, the error mapping in :mod:`service.grpc.errors`, reflection in
-:mod:`service.grpc.reflection_v1` and the stations file in :mod:`service.grpc.stations`; this module starts, serves and
+:mod:`service.grpc.reflection_v1` and the stations file in :mod:`service.grpc.stations`; the request log and the
+metrics in :mod:`service.grpc.observe` and :mod:`service.grpc.metrics` (issue 17); this module starts, serves and
 stops.
 """
 
@@ -29,6 +30,7 @@ import gc
 import logging
 import time
 import weakref
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 
@@ -43,6 +45,8 @@ from service.api import table_service_pb2_grpc as svc_grpc
 from service.app.application import PokerTables
 from service.grpc.errors import UNAUTHENTICATED_MESSAGE, _status
 from service.grpc.hardening import HARDENED, Hardening, StationGate
+from service.grpc.metrics import ServiceMetrics
+from service.grpc.observe import RequestObserver
 from service.grpc.reflection_v1 import enable_reflection
 from service.grpc.replies import _payload
 from service.grpc.requests import MAX_TEXT
@@ -51,11 +55,12 @@ from service.grpc.stations import StationConfigError, Stations
 
 __all__ = [
     "MAX_TEXT", "SERVICE_NAME", "WATCH_PAGE", "ListenError", "StationConfigError", "Stations", "TableServicer",
-    "_payload", "create_server", "serve", "stop",
+    "_payload", "create_server", "metrics_of", "serve", "stop",
 ]
 
 SERVICE_NAME = svc.DESCRIPTOR.services_by_name["TableService"].full_name
 READY_RETRY_SECONDS = 1.0
+STOP_GRACE_S = 1
 _log = logging.getLogger(__name__)
 
 
@@ -64,10 +69,12 @@ class ListenError(OSError):
 
 
 class _Readiness:
-    """A server's health service, the task that makes it SERVING, and the threads its RPCs' work runs on."""
+    """A server's health service, the task that makes it SERVING, the threads its RPCs' work runs on, and its
+    metrics."""
 
-    def __init__(self, health: health_aio.HealthServicer, executor: ThreadPoolExecutor) -> None:
-        self.health, self.executor = health, executor
+    def __init__(self, health: health_aio.HealthServicer, executor: ThreadPoolExecutor,
+                 metrics: ServiceMetrics) -> None:
+        self.health, self.executor, self.metrics = health, executor, metrics
         self.task: asyncio.Task[None] | None = None
 
 
@@ -91,22 +98,28 @@ async def _become_ready(app: PokerTables, readiness: _Readiness, executor: Threa
             await asyncio.sleep(READY_RETRY_SECONDS)
     for service in ("", SERVICE_NAME):
         await readiness.health.set(service, health_pb2.HealthCheckResponse.SERVING)
+    _log.info("ready: health says SERVING", extra={"fields": {"event": "ready"}})
 
 
 async def create_server(app: PokerTables, stations: Stations, address: str = "127.0.0.1:0",
                         credentials: grpc.ServerCredentials | None = None, *,
                         hardening: Hardening = HARDENED,
-                        ready_check: Callable[[], object] | None = None) -> tuple[grpc.aio.Server, int]:
+                        ready_check: Callable[[], object] | None = None,
+                        metrics: ServiceMetrics | None = None) -> tuple[grpc.aio.Server, int]:
     """A started server on ``address`` (port 0: a free port), with health checking and reflection; calls without a
     station token are refused before they are parsed, and requests and connections are limited
     (:mod:`service.grpc.hardening`).  Health says SERVING once ready (``ready_check``: one more thing to wait for,
-    run on a worker thread after the store's read)."""
+    run on a worker thread after the store's read).  Every RPC is counted, timed and logged by one interceptor, the
+    outermost, and what the application stores is counted, into ``metrics`` (a registry of the server's own when none
+    is given: :func:`metrics_of`)."""
+    metrics = metrics if metrics is not None else ServiceMetrics()
+    observer = RequestObserver(metrics, stations.by_token.get, SERVICE_NAME)
     gate = StationGate(SERVICE_NAME, stations.by_token.__contains__,
                        _status(grpc.StatusCode.UNAUTHENTICATED, UNAUTHENTICATED_MESSAGE, "R-AUD-1"),
                        _status(grpc.StatusCode.INVALID_ARGUMENT, "the request is not a message of its method", "",
                                field=""),
                        hardening.refusal_delay_s)
-    server = grpc.aio.server(interceptors=[gate] if hardening.authenticate_first else [],
+    server = grpc.aio.server(interceptors=[observer, gate] if hardening.authenticate_first else [observer],
                              options=hardening.options())
     # Commands wait in these threads for their group's commit (service.store.group_commit): enough of them that the
     # tables of a busy floor share transactions. The sole writer of an SQLite file applies commands on the event
@@ -125,7 +138,8 @@ async def create_server(app: PokerTables, stations: Stations, address: str = "12
         raise ListenError(f"cannot listen on {address}{' over TLS' if credentials else ''}: the port is taken, the "
                           "address is not this machine's, or the TLS certificate and key are refused") from error
     await server.start()
-    readiness = _Readiness(health, executor)
+    metrics.attach(app)
+    readiness = _Readiness(health, executor, metrics)
     readiness.task = asyncio.create_task(_become_ready(app, readiness, executor, ready_check))
     _READINESS[server] = readiness
     return server, port
@@ -144,6 +158,13 @@ async def stop(server: grpc.aio.Server, grace: float | None) -> None:
     if readiness is not None:
         await asyncio.get_running_loop().run_in_executor(
             None, functools.partial(readiness.executor.shutdown, wait=True, cancel_futures=True))
+        readiness.metrics.detach()
+
+
+def metrics_of(server: grpc.aio.Server) -> ServiceMetrics | None:
+    """The metrics of a server of :func:`create_server` (``None`` once it is forgotten)."""
+    readiness = _READINESS.get(server)
+    return readiness.metrics if readiness is not None else None
 
 
 def _warm_up() -> None:
@@ -158,14 +179,21 @@ def _warm_up() -> None:
 async def serve(app: PokerTables, stations: Stations, address: str,
                 ready: Callable[[int], Awaitable[None] | None] | None = None,
                 credentials: grpc.ServerCredentials | None = None, *,
-                warm: Callable[[float], None] | None = None, hardening: Hardening = HARDENED) -> None:
+                warm: Callable[[float], None] | None = None, hardening: Hardening = HARDENED,
+                metrics: ServiceMetrics | None = None) -> None:
     """Serve until cancelled; ``warm`` is told how long building the hand-ranking tables took (a few seconds of one
     core). They are built before the server listens: every command loads a hand, which needs them, and built
-    meanwhile they held back the first commands after a restart (issue 13: 6 s on PostgreSQL)."""
+    meanwhile they held back the first commands after a restart (issue 13: 6 s on PostgreSQL). The start and the
+    stop are logged (``service.grpc.server``); ``metrics``: see :func:`create_server`."""
     started = time.perf_counter()
     await asyncio.get_running_loop().run_in_executor(None, _warm_up)
     built = time.perf_counter() - started
-    server, port = await create_server(app, stations, address, credentials, hardening=hardening)
+    server, port = await create_server(app, stations, address, credentials, hardening=hardening, metrics=metrics)
+    roles = Counter(viewer.role.value for viewer in stations.by_token.values())
+    _log.info("serving on %s (port %d)%s; stations: %s", address, port, " over TLS" if credentials else "",
+              ", ".join(f"{count} {role}" for role, count in sorted(roles.items())) or "none",
+              extra={"fields": {"event": "start", "address": address, "port": port, "tls": credentials is not None,
+                                "stations": dict(roles), "warm_s": round(built, 2)}})
     # Everything built to serve (the modules, the hand-ranking tables, the server) lives as long as the process: kept
     # out of the collector's sight, a full collection no longer walks it (40 to 80 ms each time, every few seconds
     # under load: the tail of the commands' latency).
@@ -178,6 +206,11 @@ async def serve(app: PokerTables, stations: Stations, address: str,
     try:
         if warm is not None:
             warm(built)
-        await server.wait_for_termination()
+        # shielded: cancelling gRPC's own wait cancels the future its shutdown waits on, and stop() then ended in a
+        # CancelledError before the worker threads were done and before "stopped" (issue 17)
+        await asyncio.shield(server.wait_for_termination())
     finally:
-        await stop(server, grace=1)
+        _log.info("stopping: health says NOT_SERVING, calls in flight get %d s", STOP_GRACE_S,
+                  extra={"fields": {"event": "stopping"}})
+        await stop(server, grace=STOP_GRACE_S)
+        _log.info("stopped", extra={"fields": {"event": "stop"}})

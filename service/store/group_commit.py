@@ -10,10 +10,15 @@ threads, so a single table's latency is what it was.
 If a group's transaction fails on an integrity error (a stale version from another service instance, a command id
 already applied), every member is written again on its own, so that only the offending members fail and the others
 commit exactly as they would have alone.
+
+An ``observer`` (the service's metrics, :mod:`service.grpc.metrics`) is told of each transaction committed, by the
+writer that led it, once the group's writers have been released (so the next group may be committing meanwhile):
+the events and recordings of each writer in it.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -23,6 +28,7 @@ from eventsourcing.persistence import IntegrityError
 
 E = TypeVar("E")
 R = TypeVar("R")
+_log = logging.getLogger(__name__)
 
 
 @dataclass(eq=False)
@@ -44,6 +50,9 @@ class GroupCommit(Generic[E, R]):
         self._queue: list[_Writer[E, R]] = []
         self._leading = False
         self.largest = 0  # the most writers a transaction has served
+        self.observer: Callable[[Sequence[tuple[Sequence[E], Sequence[R]]]], None] | None = None
+        """Told of each transaction committed: each of its writers' events and recordings (several transactions
+        when a group was split to find the offender of an integrity error: those committed)."""
 
     def write(self, events: Sequence[E]) -> list[R]:
         """Write ``events`` atomically, with whatever other writers are ready; return their recordings."""
@@ -74,6 +83,14 @@ class GroupCommit(Generic[E, R]):
                     self._leading = False
             for writer in group:
                 writer.done.set()
+        observer = self.observer
+        if observer is not None:
+            committed = [(writer.events, writer.recordings) for writer in group if writer.error is None]
+            try:
+                if committed:
+                    observer(committed)
+            except Exception:  # the commands are committed and answered: an observer's failure changes nothing
+                _log.exception("the group commit's observer failed")
 
     def _commit(self, group: list[_Writer[E, R]]) -> None:
         self.largest = max(self.largest, len(group))

@@ -13,6 +13,8 @@
 'eventsourcing.popo'
 >>> environment("sqlite:///t.db", sole_writer=True)["AGGREGATE_CACHE_FASTFORWARD"]
 'n'
+>>> masked_url("postgresql://casino:s3cret@db.local:5432/pokertable?schema=mesa_7")
+'postgresql://casino:***@db.local:5432/pokertable?schema=mesa_7'
 """
 
 from __future__ import annotations
@@ -26,6 +28,20 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 from eventsourcing.persistence import ApplicationRecorder, Notification
 
 DEFAULT_DB = "sqlite:///pokertable.db"
+
+
+def masked_url(url: str) -> str:
+    """``url`` as it may be shown (logs, messages, the status line): a password in it replaced by ``***``."""
+    try:
+        parts = urlsplit(url)
+        password = parts.password
+    except ValueError:  # not a URL at all (a port that is not a number): show nothing of what follows the scheme
+        return url.partition("://")[0] + "://***" if "://" in url else url
+    if password is None:
+        return url
+    user = parts.username or ""
+    host = parts.netloc.rpartition("@")[2]
+    return parts._replace(netloc=f"{user}:***@{host}").geturl()
 
 
 class PersistenceUrlError(ValueError):
@@ -54,7 +70,7 @@ def environment(url: str, *, sole_writer: bool = False) -> dict[str, str]:
     parts = urlsplit(url)
     if parts.scheme in ("postgresql", "postgres"):
         if not parts.hostname or not parts.path.strip("/"):
-            raise PersistenceUrlError(f"a PostgreSQL URL names a host and a database: {url!r}")
+            raise PersistenceUrlError(f"a PostgreSQL URL names a host and a database: {masked_url(url)!r}")
         env = {
             "PERSISTENCE_MODULE": "eventsourcing.postgres",
             "POSTGRES_HOST": parts.hostname,
@@ -79,7 +95,7 @@ def environment(url: str, *, sole_writer: bool = False) -> dict[str, str]:
         if sole_writer:
             env["AGGREGATE_CACHE_FASTFORWARD"] = "n"
         return env
-    raise PersistenceUrlError(f"unsupported database URL {url!r}: use sqlite:///FILE or postgresql://…")
+    raise PersistenceUrlError(f"unsupported database URL {masked_url(url)!r}: use sqlite:///FILE or postgresql://…")
 
 
 class SoleWriter:

@@ -27,6 +27,7 @@ import os
 import stat
 import struct
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -165,6 +166,8 @@ class HeadRecord:
     signature: bytes
     key: str
     reason: str
+    signed_at: float | None = None
+    """When it was signed (seconds since the epoch; ``None``: not read)."""
 
 
 def read_head(mapper: Mapper[UUID], notification: Notification) -> HeadRecord:
@@ -172,7 +175,8 @@ def read_head(mapper: Mapper[UUID], notification: Notification) -> HeadRecord:
     try:
         signed: Any = mapper.to_domain_event(notification)
         return HeadRecord(notification.id, int(signed.position), bytes.fromhex(signed.chain_hash),
-                          bytes.fromhex(signed.signature), str(signed.key), str(signed.reason))
+                          bytes.fromhex(signed.signature), str(signed.key), str(signed.reason),
+                          signed.timestamp.timestamp())
     except Exception as error:
         raise ValueError(f"position {notification.id}: a signed head that cannot be read ({error})") from None
 
@@ -230,6 +234,9 @@ class HeadSigner:
         self.signed = 0
         """The chain position of the last head signed with this key (found at :meth:`start`, then kept)."""
         self._signature_at = 0  # the position of that signed-head event
+        self.signed_at: float | None = None
+        """When that head was signed (seconds since the epoch), ``None`` until one is found or signed: the service's
+        metrics show its age (``pokertable_signed_head_age_seconds``)."""
         self._lock = threading.Lock()
 
     def start(self) -> int:
@@ -249,6 +256,7 @@ class HeadSigner:
                 record = read_head(self.app.mapper, notification)
                 if signature_problem(self.public_key, record) is None:
                     self.signed, self._signature_at = record.position, record.at
+                    self.signed_at = record.signed_at
         self.app.after_save = self.stored
         return head - self.signed if self._signature_at else head
 
@@ -280,7 +288,11 @@ class HeadSigner:
             except IntegrityError:  # another service on the same PostgreSQL signed this very head
                 return None
             self.signed, self._signature_at = position, recordings[0].notification.id
+            self.signed_at = time.time()
+            log.info("signed the chain head at position %d (%s)", position, reason,
+                     extra={"fields": {"event": "head-signed", "position": position, "reason": reason,
+                                       "key": signed.key}})
             return HeadRecord(self._signature_at, position, chain_hash, bytes.fromhex(signed.signature),
-                              signed.key, reason)
+                              signed.key, reason, self.signed_at)
         finally:
             self._lock.release()

@@ -3,6 +3,11 @@
 Uvicorn serves the Starlette application on a socket bound here (port 0 picks a free one, told to ``ready``); the
 service's own signal handling stops it (uvicorn's is left out).  With TLS the dashboard is served over HTTPS with the
 service's certificate, its session cookies ``Secure``, and it reaches the gRPC service over TLS too.
+
+``/metrics`` serves the service's metrics to Prometheus (issue 17) when the server is given them (a callable that
+renders them: this package knows neither the server nor its registry). It needs no session — a scraper cannot sign
+in — and shows no secret, table name, station or card (docs/ops/monitoring.md); uvicorn logs through the service's
+own logging (``pokertable serve --log-format``).
 """
 
 from __future__ import annotations
@@ -18,12 +23,29 @@ import grpc
 import uvicorn
 from cryptography import x509
 from cryptography.x509.oid import NameOID
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
 
 from service.web import decisions, disputes, reports
 from service.web.api import Api
 from service.web.app import Dashboard, create_app
 from service.web.floor import Floor
 from service.web.sessions import Authenticate, Sessions
+
+Metrics = Callable[[], tuple[bytes, str]]
+"""Renders the service's metrics: the body and its content type."""
+
+
+def metrics_route(render: Metrics) -> Route:
+    """``GET /metrics``: the metrics as Prometheus reads them, never cached."""
+
+    async def endpoint(request: Request) -> Response:
+        body, content_type = render()
+        return Response(body, headers={"Content-Type": content_type, "Cache-Control": "no-store",
+                                       "X-Content-Type-Options": "nosniff"})
+
+    return Route("/metrics", endpoint, methods=["GET"])
 
 
 class _Server(uvicorn.Server):
@@ -74,8 +96,9 @@ def bind(address: str) -> socket.socket:
 
 async def serve_dashboard(listener: socket.socket, grpc_port: Awaitable[int], grpc_host: str,
                           authenticate: Authenticate, floor_token: str, *, tls: Tls | None = None,
-                          ready: Callable[[int], None] = lambda port: None) -> None:
-    """Serve the dashboard on ``listener`` until cancelled, once the gRPC service listens on ``grpc_port``."""
+                          ready: Callable[[int], None] = lambda port: None, metrics: Metrics | None = None) -> None:
+    """Serve the dashboard on ``listener`` until cancelled, once the gRPC service listens on ``grpc_port``; with
+    ``metrics``, ``/metrics`` too."""
     port = await grpc_port
     host = "127.0.0.1" if grpc_host in ("", "0.0.0.0", "::", "[::]") else grpc_host
     if tls is not None:
@@ -86,8 +109,8 @@ async def serve_dashboard(listener: socket.socket, grpc_port: Awaitable[int], gr
     floor = Floor(api, floor_token)
     dashboard = Dashboard(api, Sessions(authenticate), floor, secure=tls is not None)
     app = create_app(dashboard, [*decisions.routes(dashboard), *disputes.routes(dashboard),
-                                 *reports.routes(dashboard)])
-    config = uvicorn.Config(app, log_level="warning", lifespan="off", access_log=False,
+                                 *reports.routes(dashboard), *([metrics_route(metrics)] if metrics else [])])
+    config = uvicorn.Config(app, log_level="warning", log_config=None, lifespan="off", access_log=False,
                             ssl_certfile=str(tls.cert) if tls else None, ssl_keyfile=str(tls.key) if tls else None)
     server = _Server(config)
     following = asyncio.ensure_future(floor.run())

@@ -1,0 +1,119 @@
+"""The service's log (issue 17, item 1): standard library ``logging`` to standard error, a human line a record by
+default, a JSON object a line with ``--log-format json`` (for the casino's log collector); ``--log-level``.
+
+The level applies to the project's loggers (``pokertable.*``: ``pokertable.requests`` the request log,
+``pokertable.devices`` device faults, ``pokertable.audit`` the service's audits; and the modules' own, ``service.*``,
+``devices.*``); other libraries log their warnings and errors only, whatever the level. ``debug`` turns the request
+log on: a line for every RPC answered, which nothing formats otherwise (:mod:`service.grpc.observe`).
+
+A JSON line has ``time`` (UTC, ISO 8601, milliseconds), ``level``, ``logger``, ``message`` and the record's fields
+(``event``, ``rpc``, ``table``, ``command_id``, ``code``, ``rule``, ``caller``, ``role``, ``duration_ms``, …); an
+error's traceback is in ``exception``. Non-ASCII text is escaped, so a line is one line to any tool.
+
+>>> import json, logging
+>>> record = logging.LogRecord("pokertable.requests", logging.WARNING, __file__, 1, "%s refused", ("Act",), None)
+>>> record.fields = {"table": "Mesa 1", "rule": "R-CIRC-7"}
+>>> line = json.loads(JsonFormatter().format(record))
+>>> line["level"], line["logger"], line["message"], line["table"], line["rule"]
+('WARNING', 'pokertable.requests', 'Act refused', 'Mesa 1', 'R-CIRC-7')
+>>> shown({"db": "postgresql://casino:s3cret@db/pokertable", "port": 50051, "run": print})
+{'db': 'postgresql://casino:***@db/pokertable', 'port': 50051}
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from service.store.persistence import masked_url
+
+LEVELS = ("debug", "info", "warning", "error")
+FORMATS = ("human", "json")
+PROJECT_LOGGERS = ("pokertable", "service", "devices", "domain")
+SECRET_WORDS = ("password", "token", "secret", "passphrase")
+"""An option whose name has one of these is never shown, whatever its value."""
+
+_log = logging.getLogger("pokertable.service")
+
+
+def add_logging_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--log-format`` and ``--log-level``."""
+    parser.add_argument("--log-format", choices=FORMATS, default="human",
+                        help="the log on standard error: a human line a record (default) or a JSON object a line")
+    parser.add_argument("--log-level", choices=LEVELS, default="info",
+                        help="the least level logged (default info: start, stop, the configuration, refused and "
+                        "failed commands, device faults, store errors, audits); debug adds the request log, a line "
+                        "for every RPC")
+
+
+class JsonFormatter(logging.Formatter):
+    """A record as one JSON object: time, level, logger, message, then the record's ``fields``."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        """The record as a JSON line."""
+        line: dict[str, Any] = {
+            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds").replace(
+                "+00:00", "Z"),
+            "level": record.levelname, "logger": record.name, "message": record.getMessage(),
+        }
+        fields = getattr(record, "fields", None)
+        if isinstance(fields, dict):
+            for key, value in fields.items():
+                line.setdefault(str(key), value)
+        if record.exc_info:
+            line["exception"] = self.formatException(record.exc_info)
+        return json.dumps(line, default=str)
+
+
+class HumanFormatter(logging.Formatter):
+    """``2026-11-23T21:04:05.123Z WARNING pokertable.requests: …`` (UTC)."""
+
+    def __init__(self) -> None:
+        super().__init__("%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+    def formatTime(self, record: logging.LogRecord, datefmt: str | None = None) -> str:  # noqa: N802 (logging's name)
+        """The record's time in UTC, ISO 8601 with milliseconds."""
+        return datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class _Handler(logging.StreamHandler):  # type: ignore[type-arg]
+    """The service's handler (one: configuring again replaces it)."""
+
+
+def shown(options: dict[str, Any]) -> dict[str, Any]:
+    """The options as the log shows them: plain values only, a password in a URL masked, secrets left out."""
+    out: dict[str, Any] = {}
+    for key, given in options.items():
+        if any(word in key.lower() for word in SECRET_WORDS):
+            continue
+        value = str(given) if isinstance(given, Path) else given
+        if isinstance(value, str):
+            out[key] = masked_url(value) if "://" in value else value
+        elif value is None or isinstance(value, (bool, int, float)):
+            out[key] = value
+    return out
+
+
+def configure_logging(args: argparse.Namespace) -> None:
+    """Log to standard error in ``args.log_format`` from ``args.log_level`` up, then log the configuration in effect
+    (every option of the command, a database password masked as ``***``; a stations file's tokens are never read
+    here)."""
+    handler = _Handler(sys.stderr)
+    handler.setFormatter(JsonFormatter() if args.log_format == "json" else HumanFormatter())
+    root = logging.getLogger()
+    for old in [h for h in root.handlers if isinstance(h, _Handler)]:
+        root.removeHandler(old)
+    root.addHandler(handler)
+    root.setLevel(logging.WARNING)
+    level = getattr(logging, str(args.log_level).upper())
+    for name in PROJECT_LOGGERS:
+        logging.getLogger(name).setLevel(level)
+    logging.captureWarnings(True)
+    options = shown({key: value for key, value in vars(args).items() if key not in ("run", "hardening")})
+    _log.info("configuration in effect: %s", " ".join(f"{key}={value}" for key, value in options.items()),
+              extra={"fields": {"event": "configuration", "options": options}})
