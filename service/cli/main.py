@@ -13,6 +13,7 @@ from service.cli import export as export_command
 from service.cli import hand as hand_command
 from service.cli import reconstruct as reconstruct_command
 from service.cli import serve as serve_command
+from service.cli import tokens as tokens_command
 from service.formats import phh
 
 
@@ -32,6 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     reconstruct_command.add_history_parser(commands)
     export_command.add_parser(commands)
     export_command.add_search_parser(commands)
+    tokens_command.add_parser(commands)
     return parser
 
 

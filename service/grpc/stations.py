@@ -1,10 +1,25 @@
-"""The stations file: each station's token, role and, for a dealer or a device, its table."""
+"""The stations: each station's token, role and, for a dealer or a device, its table (the configuration file's
+``[stations.NAME]`` tables, docs/ops/pokertable.toml).
+
+A station's token is a secret: the file should hold only its SHA-256 digest (``token_sha256``, what ``pokertable
+tokens add`` writes), or name a file that holds it (``token_file``); ``token`` in clear is still read, for the files
+written before. The service keeps every token by its digest, so a token is never in its memory longer than a call.
+
+>>> book = Stations.from_mapping({"pit": {"token_sha256": digest("pit-boss-token-0123456789"), "role": "pit-boss"}})
+>>> book.by_token.get("pit-boss-token-0123456789").station, "pit-boss-token-0123456789" in book.by_token
+('pit', True)
+>>> book.by_token.get("a guess") is None
+True
+"""
 
 from __future__ import annotations
 
+import hashlib
 import hmac
+import re
 import secrets
 import tomllib
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -14,44 +29,87 @@ from service.app.application import (
     Viewer,
 )
 
+MIN_TOKEN = 16
+"""The shortest token a station may have."""
+_DIGEST = re.compile(r"[0-9a-f]{64}")
+
 
 class StationConfigError(ValueError):
     """A stations file that cannot be used."""
+
+
+def digest(token: str) -> str:
+    """A token's SHA-256 digest, as the configuration file keeps it (hex)."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class TokenBook:
+    """The stations by token, kept by the tokens' digests."""
+
+    def __init__(self, by_digest: Mapping[str, Viewer]) -> None:
+        self._by_digest = dict(by_digest)
+
+    def get(self, token: str) -> Viewer | None:
+        """The station whose token this is (None: none)."""
+        return self._by_digest.get(digest(token)) if isinstance(token, str) else None
+
+    def __contains__(self, token: object) -> bool:
+        return isinstance(token, str) and digest(token) in self._by_digest
+
+    def values(self) -> Iterable[Viewer]:
+        """Every station."""
+        return self._by_digest.values()
+
+    def __len__(self) -> int:
+        return len(self._by_digest)
+
+    def digests(self) -> Mapping[str, Viewer]:
+        """The stations by their tokens' digests."""
+        return self._by_digest
 
 
 @dataclass(frozen=True)
 class Stations:
     """Station tokens and what each station is."""
 
-    by_token: dict[str, Viewer]
+    by_token: TokenBook
 
     @classmethod
     def load(cls, path: Path) -> Stations:
-        """Read the stations file."""
+        """Read the stations of a configuration file."""
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except (OSError, tomllib.TOMLDecodeError) as error:
             raise StationConfigError(f"cannot read {path}: {error}") from error
-        return cls.from_mapping(data.get("stations", {}))
+        return cls.from_mapping(data.get("stations", {}), path.parent)
 
     @classmethod
-    def from_mapping(cls, stations: dict[str, Any]) -> Stations:
-        """Stations from ``{name: {token, role, table}}``."""
-        by_token: dict[str, Viewer] = {}
+    def from_mapping(cls, stations: Mapping[str, Any], base: Path | None = None) -> Stations:
+        """Stations from ``{name: {token | token_sha256 | token_file, role, table}}`` (``token_file`` relative to
+        ``base``, the configuration file's folder)."""
+        if not isinstance(stations, Mapping):
+            raise StationConfigError("[stations] is a table of stations")
+        by_digest: dict[str, Viewer] = {}
         for name, entry in stations.items():
-            token, role = entry.get("token", ""), entry.get("role", "")
-            if len(token) < 16:
-                raise StationConfigError(f"station {name}: a token of at least 16 characters")
-            if token in by_token:
-                raise StationConfigError(f"station {name}: its token is another station's")
+            if not isinstance(entry, Mapping):
+                raise StationConfigError(f"[stations.{name}] is a table (token_sha256, role, table)")
+            known = sorted(set(entry) - {"token", "token_sha256", "token_file", "role", "table"})
+            if known:
+                raise StationConfigError(f"[stations.{name}] {known[0]}: no such key (token_sha256, token_file, "
+                                         "token, role, table)")
+            key = _digest_of(name, entry, base)
+            if key in by_digest:
+                raise StationConfigError(f"[stations.{name}]: its token is another station's")
+            role = entry.get("role", "")
             try:
                 viewer = Viewer(name, Role(role), entry.get("table"))
             except ValueError:
-                raise StationConfigError(f"station {name}: unknown role {role!r}") from None
+                raise StationConfigError(f"[stations.{name}] role: unknown role {role!r} (one of "
+                                         f"{', '.join(role.value for role in Role)})") from None
             if viewer.role in (Role.DEALER, Role.DEVICE) and not viewer.table:
-                raise StationConfigError(f"station {name}: a {viewer.role.value} station names its table")
-            by_token[token] = viewer
-        return cls(by_token)
+                raise StationConfigError(f"[stations.{name}] table: a {viewer.role.value} station names its table")
+            by_digest[key] = viewer
+        return cls(TokenBook(by_digest))
 
     def authenticate(self, name: str, token: str) -> tuple[str, str | None] | None:
         """The role and table of the station called ``name`` whose token this is (the pit's web sign-in, issue 16);
@@ -65,4 +123,31 @@ class Stations:
         """These stations and one more, of ``role``, with a random token made for this process only (the pit
         dashboard's floor reads the tables through it); the new token."""
         token = secrets.token_urlsafe(32)
-        return Stations({**self.by_token, token: Viewer(name, role, None)}), token
+        return Stations(TokenBook({**self.by_token.digests(), digest(token): Viewer(name, role, None)})), token
+
+
+def _digest_of(name: str, entry: Mapping[str, Any], base: Path | None) -> str:
+    """The digest of a station's token, from whichever of ``token_sha256``, ``token_file`` and ``token`` it has
+    (exactly one)."""
+    given = [key for key in ("token_sha256", "token_file", "token") if key in entry]
+    if len(given) != 1:
+        raise StationConfigError(f"[stations.{name}]: one of token_sha256 (as 'pokertable tokens add' writes it), "
+                                 "token_file or token")
+    value = entry[given[0]]
+    if given[0] == "token_sha256":
+        if not isinstance(value, str) or not _DIGEST.fullmatch(value.lower()):
+            raise StationConfigError(f"[stations.{name}] token_sha256: 64 hexadecimal digits (a SHA-256 digest)")
+        return value.lower()
+    if given[0] == "token_file":
+        if not isinstance(value, str) or not value:
+            raise StationConfigError(f"[stations.{name}] token_file: the path of a file holding the token")
+        path = Path(value).expanduser()
+        path = path if path.is_absolute() or base is None else base / path
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except OSError as error:
+            raise StationConfigError(f"[stations.{name}] token_file: cannot read {path}: {error.strerror}") from None
+        value = lines[0].strip() if lines else ""
+    if not isinstance(value, str) or len(value) < MIN_TOKEN:
+        raise StationConfigError(f"[stations.{name}] {given[0]}: a token of at least {MIN_TOKEN} characters")
+    return digest(value)
