@@ -55,10 +55,16 @@ def run(args: argparse.Namespace) -> int:
     assert store is not None
     with store:
         verdict = verify(store.app.recorder, expected, public_key=public_key, mapper=store.app.mapper)
-    position, digest = verdict.head
     if args.action == "head":
+        position, digest = verdict.head
         print(f"{position}:{digest.hex()}")
         return 0 if verdict.clean else 1
+    return report(verdict)
+
+
+def report(verdict: Verdict) -> int:
+    """Print a verdict as ``verify`` does (also after ``pokertable restore``): 0 when clean, 1 when not."""
+    position, digest = verdict.head
     if verdict.finding is None:
         print(f"clean: {verdict.events} events, chain head {position}:{digest.hex()}")
         _report_signatures(verdict)

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from devices import cli as devices_cli
 from service.cli import audit as audit_command
+from service.cli import backup as backup_command
 from service.cli import demo, odds, station
 from service.cli import export as export_command
 from service.cli import hand as hand_command
@@ -29,6 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
     station.add_parser(commands)
     devices_cli.add_parser(commands)
     audit_command.add_parser(commands)
+    backup_command.add_parser(commands)
     reconstruct_command.add_parser(commands)
     reconstruct_command.add_history_parser(commands)
     export_command.add_parser(commands)
