@@ -23,7 +23,7 @@ def test_flags_over_environment_over_file_over_defaults() -> None:
     assert (chosen.host, chosen.origin["host"]) == ("10.0.0.5", "environment POKERTABLE_HOST")
     assert (chosen.tz, chosen.origin["tz"]) == ("Atlantic/Canary", "config [service] tz")
     assert chosen.audit_every == 60.0
-    assert (chosen.log_format, chosen.origin["log_format"]) == ("text", "default")
+    assert (chosen.log_format, chosen.origin["log_format"]) == ("human", "default")
     assert settings({}, {}, {}).values == {name: key.default for name, key in KEYS.items()}
 
 
@@ -33,7 +33,7 @@ def test_flags_over_environment_over_file_over_defaults() -> None:
     ({}, {}, {"service": {"port": True}}, "config cfg.toml [service] port:"),
     ({}, {}, {"service": {"sign_every": 0}}, "[service] sign_every: a whole number from 1"),
     ({}, {}, {"service": {"tz": "Mars/Olympus"}}, "[service] tz: a time zone such as Europe/Madrid"),
-    ({}, {}, {"service": {"log_format": "xml"}}, "[service] log_format: one of text, json"),
+    ({}, {}, {"service": {"log_format": "xml"}}, "[service] log_format: one of human, json"),
     ({}, {}, {"service": {"db": "mysql://x/y"}}, "[service] db:"),
     ({}, {}, {"service": {"http": "8080"}}, "[service] http: HOST:PORT"),
     ({}, {}, {"service": {"prot": 1}}, "[service] prot: no such setting"),

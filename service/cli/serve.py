@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import os
 import signal
 import socket
 import sys
@@ -18,47 +19,77 @@ from cryptography.hazmat.primitives import serialization
 
 from service.app.access import Role
 from service.app.application import PokerTables
-from service.app.tampering import DEFAULT_AUDIT_EVERY, audit_periodically
+from service.app.tampering import audit_periodically
 from service.bootstrap import open_signed_store
 from service.cli.logs import add_logging_arguments, configure_logging
+from service.cli.settings import KEYS, Settings, SettingsError, read_file, settings
 from service.grpc.hardening import HARDENED
 from service.grpc.metrics import ServiceMetrics
 from service.grpc.server import ListenError, StationConfigError, Stations, serve
-from service.store.persistence import DEFAULT_DB, PersistenceUrlError, StoreInUseError, masked_url
-from service.store.signing import DEFAULT_EVERY, KEY_FILE_NAME, SigningKeyError
+from service.store.persistence import PersistenceUrlError, StoreInUseError, masked_url
+from service.store.signing import KEY_FILE_NAME, SigningKeyError
 from service.web.server import Tls, bind, serve_dashboard
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Register ``serve`` on the CLI."""
-    parser = commands.add_parser("serve", help="run the gRPC table service")
-    parser.add_argument("--db", default=DEFAULT_DB, help="sqlite:///FILE (default pokertable.db) or postgresql://…")
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=50051, help="0 picks a free port (printed at start)")
-    parser.add_argument("--config", type=Path, required=True, help="stations file (TOML): tokens and roles")
-    parser.add_argument("--tls-cert", type=Path, help="PEM certificate chain: serve over TLS (with --tls-key)")
-    parser.add_argument("--tls-key", type=Path, help="PEM private key of --tls-cert")
-    parser.add_argument("--signing-key", type=Path,
-                        help=f"Ed25519 key that signs the chain head (default: {KEY_FILE_NAME} beside --config); "
-                        "created on first start, readable by its owner only")
-    parser.add_argument("--sign-every", type=int, default=DEFAULT_EVERY, metavar="N",
-                        help=f"sign the chain head once N events have been stored since the last (default "
-                        f"{DEFAULT_EVERY}); also at every table close and when the service stops")
-    parser.add_argument("--http", metavar="HOST:PORT",
-                        help="also serve the pit's web dashboard there (off by default; port 0 picks a free one): "
-                             "the floor, tables, approvals, alerts, disputes, shift reports (docs/pit.md)")
-    parser.add_argument("--audit-every", type=float, default=DEFAULT_AUDIT_EVERY, metavar="SECONDS",
-                        help="check the whole log and its signed heads at start and then every SECONDS (default "
-                        f"{DEFAULT_AUDIT_EVERY:.0f}); tampering found is an alert of the pit (R-AUD-1); 0: never")
+    """Register ``serve`` on the CLI. Every setting is also read from its ``POKERTABLE_*`` variable and from the
+    configuration file's ``[service]`` table (flags first; :mod:`service.cli.settings`, docs/ops/configuration.md)."""
+    parser = commands.add_parser(
+        "serve", help="run the gRPC table service",
+        description="Run the table service. Each option is also read from its POKERTABLE_* environment variable "
+                    "(e.g. POKERTABLE_PORT) and from the [service] table of the configuration file; a flag wins "
+                    "over the environment, which wins over the file. Exit codes: 0 stopped (SIGTERM, SIGINT), 2 a "
+                    "setting, the database or the port cannot be used.")
+    parser.add_argument("--config", type=Path, default=None,
+                        help="the configuration file (TOML: [service] settings, [stations.NAME] tokens and roles; "
+                        "default POKERTABLE_CONFIG)")
+
+    def option(name: str, *, kind: type | None = None, metavar: str | None = None, more: str = "") -> None:
+        key = KEYS[name]
+        default = "" if key.default is None else f" (default {key.default})"
+        parser.add_argument(key.flag(name), type=kind or str, default=None, metavar=metavar,
+                            help=f"{key.help}{default}{more}")
+
+    option("db")
+    option("host")
+    option("port", kind=int)
+    option("tls_cert", kind=Path)
+    option("tls_key", kind=Path)
+    option("signing_key", kind=Path, more=f"; created on first start ({KEY_FILE_NAME} beside --config), readable "
+           "by its owner only")
+    option("sign_every", kind=int, metavar="N", more="; also at every table close and when the service stops")
+    option("http", metavar="HOST:PORT", more=": the floor, tables, approvals, alerts, disputes, shift reports "
+           "(docs/pit.md), /metrics, /livez and /readyz")
+    option("audit_every", kind=float, metavar="SECONDS", more="; tampering found is an alert of the pit (R-AUD-1)")
+    option("grace", kind=float, metavar="SECONDS", more=" (SIGTERM: no new call, those in flight finish)")
+    option("db_password_file", kind=Path)
     add_logging_arguments(parser)  # --log-format, --log-level (docs/ops/monitoring.md)
-    parser.set_defaults(run=run, hardening=HARDENED)  # benchmarks/flood.py alone runs it as it was (GRPC_DEFAULTS)
+    parser.set_defaults(run=run, hardening=HARDENED,  # benchmarks/flood.py alone runs it as it was (GRPC_DEFAULTS)
+                        log_format=None, log_level=None)  # from the settings unless given
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    """The settings in effect (flags, environment, file), written back on ``args`` (:class:`SettingsError`)."""
+    path = args.config or (Path(os.environ["POKERTABLE_CONFIG"]) if os.environ.get("POKERTABLE_CONFIG") else None)
+    if path is None:
+        raise SettingsError("no configuration file: --config FILE or POKERTABLE_CONFIG (its [stations] are who may "
+                            "call the service; 'pokertable tokens add' makes them)")
+    chosen = settings({name: getattr(args, name, None) for name in KEYS}, os.environ, read_file(path), path)
+    vars(args).update(chosen.values)
+    args.config, args.db = path, chosen.db
+    return chosen
 
 
 def run(args: argparse.Namespace) -> int:
     """Serve until interrupted."""
+    try:
+        chosen = _settings(args)
+    except SettingsError as error:
+        print(f"pokertable serve: {error}", file=sys.stderr)
+        return 2
     configure_logging(args)
     try:
-        stations = Stations.load(args.config)
+        stations = Stations.from_mapping(chosen.stations, args.config.parent)
         credentials = _credentials(args.tls_cert, args.tls_key)  # checked first: a bad file claims and creates nothing
         key_path = args.signing_key or args.config.parent / KEY_FILE_NAME
         listener = bind(args.http) if args.http else None  # before the store: a taken port claims nothing
@@ -70,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
         app, signer = store.app, store.signer
         assert signer is not None
     except (StationConfigError, PersistenceUrlError, StoreInUseError, SigningKeyError, OSError, ValueError) as error:
-        print(f"pokertable serve: {error}", file=sys.stderr)
+        print(f"pokertable serve: {masked_url(str(error)) if '://' in str(error) else error}", file=sys.stderr)
         return 2
     print(f"pokertable signs chain heads with {'the new key ' if created else ''}{key_path} "
           f"({signer.fingerprint}); {unsigned} events after the last head it signed", file=sys.stderr, flush=True)
@@ -113,7 +144,7 @@ async def _service(args: argparse.Namespace, app: PokerTables, stations: Station
     service's metrics at its ``/metrics``."""
     if listener is None:
         await serve(app, stations, f"{args.host}:{args.port}", ready, credentials, warm=warm, hardening=args.hardening,
-                    metrics=metrics)
+                    metrics=metrics, grace=args.grace)
         return
     bound: asyncio.Future[int] = asyncio.get_running_loop().create_future()
 
@@ -128,7 +159,7 @@ async def _service(args: argparse.Namespace, app: PokerTables, stations: Station
     try:
         await asyncio.gather(
             serve(app, stations, f"{args.host}:{args.port}", listening, credentials, warm=warm,
-                  hardening=args.hardening, metrics=metrics),
+                  hardening=args.hardening, metrics=metrics, grace=args.grace),
             serve_dashboard(listener, bound, args.host, stations.authenticate, floor_token,
                             tls=Tls(args.tls_cert, args.tls_key) if credentials else None, ready=dashboard_ready,
                             metrics=metrics.render))

@@ -40,7 +40,7 @@ ENV_PREFIX = "POKERTABLE_"
 SECTION = "service"
 DEFAULT_TZ = "Europe/Madrid"
 """The casino's time zone when none is configured (a Spanish casino's; R-… times are local on the floor)."""
-LOG_FORMATS = ("text", "json")
+LOG_FORMATS = ("human", "json")
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
 
@@ -91,7 +91,7 @@ def _seconds(value: object) -> float:
 
 
 def _path(value: object) -> Path:
-    return Path(_text(value)).expanduser()
+    return (value if isinstance(value, Path) else Path(_text(value))).expanduser()
 
 
 def _address(value: object) -> str:
@@ -154,7 +154,7 @@ KEYS: Mapping[str, Key] = {
     "sign_every": Key(_positive, DEFAULT_EVERY, "sign the chain head every N events stored"),
     "audit_every": Key(_seconds, 3600.0, "seconds between the service's audits of its log (0: never)"),
     "grace": Key(_seconds, 10.0, "seconds calls in flight get to finish when the service stops"),
-    "log_format": Key(_choice(LOG_FORMATS), "text", "text (human lines) or json (one object per line)"),
+    "log_format": Key(_choice(LOG_FORMATS), "human", "human (a line a record) or json (one object per line)"),
     "log_level": Key(_choice(LOG_LEVELS), "info", "the least severe log records written"),
     "tz": Key(_zone, DEFAULT_TZ, "the casino's time zone, for times read and printed"),
 }

@@ -53,6 +53,14 @@ class ServicerBase:
         # 542/s on the loop). On PostgreSQL a commit waits on the network and commits of different tables overlap,
         # so the work goes to the thread pool (on the loop it measured 232 against 290 commands/s, 16 tables).
         self.inline = app.sole_writer
+        self.draining = False
+        """The service is stopping: Watch streams end UNAVAILABLE (the station resumes at this or another instance)."""
+
+    def drain(self) -> None:
+        """The service stops: every Watch stream wakes and ends with UNAVAILABLE, naming its position."""
+        self.draining = True
+        for stored in list(self._stored.values()):
+            stored.set()
 
     async def _run(self, context: grpc.aio.ServicerContext[Any, Any], work: Callable[[Viewer], T], *,
                    offload: bool = False) -> T:

@@ -60,7 +60,11 @@ __all__ = [
 
 SERVICE_NAME = svc.DESCRIPTOR.services_by_name["TableService"].full_name
 READY_RETRY_SECONDS = 1.0
-STOP_GRACE_S = 1
+STOP_GRACE_S = 1.0
+"""Seconds the calls in flight get when the service stops (``pokertable serve --grace``)."""
+STORE_PROBE_SECONDS = 1.0
+"""How often a ready service asks its store whether it answers (health: NOT_SERVING while it does not)."""
+STORE_PROBE_TIMEOUT = 2.0
 _log = logging.getLogger(__name__)
 
 
@@ -73,8 +77,8 @@ class _Readiness:
     metrics."""
 
     def __init__(self, health: health_aio.HealthServicer, executor: ThreadPoolExecutor,
-                 metrics: ServiceMetrics) -> None:
-        self.health, self.executor, self.metrics = health, executor, metrics
+                 metrics: ServiceMetrics, servicer: TableServicer) -> None:
+        self.health, self.executor, self.metrics, self.servicer = health, executor, metrics, servicer
         self.task: asyncio.Task[None] | None = None
 
 
@@ -96,9 +100,41 @@ async def _become_ready(app: PokerTables, readiness: _Readiness, executor: Threa
         except Exception as error:
             _log.warning("not ready: the store did not answer (%s); trying again", error)
             await asyncio.sleep(READY_RETRY_SECONDS)
-    for service in ("", SERVICE_NAME):
-        await readiness.health.set(service, health_pb2.HealthCheckResponse.SERVING)
+    await _set_health(readiness, serving=True)
     _log.info("ready: health says SERVING", extra={"fields": {"event": "ready"}})
+    await _watch_store(app, readiness)
+
+
+async def _set_health(readiness: _Readiness, *, serving: bool) -> None:
+    status = health_pb2.HealthCheckResponse.SERVING if serving else health_pb2.HealthCheckResponse.NOT_SERVING
+    for service in ("", SERVICE_NAME):
+        await readiness.health.set(service, status)
+
+
+async def _watch_store(app: PokerTables, readiness: _Readiness) -> None:
+    """Once ready: every :data:`STORE_PROBE_SECONDS` the store is asked for its last position (on a thread of its
+    own, never one a command waits for); no answer within :data:`STORE_PROBE_TIMEOUT` and health says NOT_SERVING
+    (a load balancer sends no new calls, the stations wait), until it answers again."""
+    loop = asyncio.get_running_loop()
+    probe: asyncio.Future[object] | None = None
+    serving = True
+    while True:
+        await asyncio.sleep(STORE_PROBE_SECONDS)
+        if probe is None or probe.done():  # a probe still hanging (a connection timing out) is not doubled
+            probe = loop.run_in_executor(None, app.recorder.max_notification_id)
+        try:
+            await asyncio.wait_for(asyncio.shield(probe), STORE_PROBE_TIMEOUT)
+            answered, cause = True, ""
+        except Exception as error:
+            answered, cause = False, str(error) or type(error).__name__
+        if answered != serving:
+            serving = answered
+            await _set_health(readiness, serving=serving)
+            if serving:
+                _log.info("the store answers again: health says SERVING", extra={"fields": {"event": "store-up"}})
+            else:
+                _log.error("the store does not answer (%s): health says NOT_SERVING", cause,
+                           extra={"fields": {"event": "store-down", "cause": cause}})
 
 
 async def create_server(app: PokerTables, stations: Stations, address: str = "127.0.0.1:0",
@@ -125,8 +161,8 @@ async def create_server(app: PokerTables, stations: Stations, address: str = "12
     # tables of a busy floor share transactions. The sole writer of an SQLite file applies commands on the event
     # loop and only sends long reads here.
     executor = ThreadPoolExecutor(max_workers=2 if app.sole_writer else 16, thread_name_prefix="pokertable")
-    svc_grpc.add_TableServiceServicer_to_server(  # type: ignore[no-untyped-call]
-        TableServicer(app, stations, executor), server)
+    servicer = TableServicer(app, stations, executor)
+    svc_grpc.add_TableServiceServicer_to_server(servicer, server)  # type: ignore[no-untyped-call]
     health = health_aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
     enable_reflection((SERVICE_NAME, "grpc.health.v1.Health"), server)
@@ -139,7 +175,7 @@ async def create_server(app: PokerTables, stations: Stations, address: str = "12
                           "address is not this machine's, or the TLS certificate and key are refused") from error
     await server.start()
     metrics.attach(app)
-    readiness = _Readiness(health, executor, metrics)
+    readiness = _Readiness(health, executor, metrics, servicer)
     readiness.task = asyncio.create_task(_become_ready(app, readiness, executor, ready_check))
     _READINESS[server] = readiness
     return server, port
@@ -154,6 +190,7 @@ async def stop(server: grpc.aio.Server, grace: float | None) -> None:
         if readiness.task is not None:
             readiness.task.cancel()
         await readiness.health.enter_graceful_shutdown()
+        readiness.servicer.drain()  # Watch streams end UNAVAILABLE, naming where to resume, not cut at the grace's end
     await server.stop(grace)
     if readiness is not None:
         await asyncio.get_running_loop().run_in_executor(
@@ -180,11 +217,12 @@ async def serve(app: PokerTables, stations: Stations, address: str,
                 ready: Callable[[int], Awaitable[None] | None] | None = None,
                 credentials: grpc.ServerCredentials | None = None, *,
                 warm: Callable[[float], None] | None = None, hardening: Hardening = HARDENED,
-                metrics: ServiceMetrics | None = None) -> None:
-    """Serve until cancelled; ``warm`` is told how long building the hand-ranking tables took (a few seconds of one
-    core). They are built before the server listens: every command loads a hand, which needs them, and built
-    meanwhile they held back the first commands after a restart (issue 13: 6 s on PostgreSQL). The start and the
-    stop are logged (``service.grpc.server``); ``metrics``: see :func:`create_server`."""
+                metrics: ServiceMetrics | None = None, grace: float = STOP_GRACE_S) -> None:
+    """Serve until cancelled (then stopped with ``grace`` seconds for the calls in flight); ``warm`` is told how
+    long building the hand-ranking tables took (a few seconds of one core). They are built before the server
+    listens: every command loads a hand, which needs them, and built meanwhile they held back the first commands
+    after a restart (issue 13: 6 s on PostgreSQL). The start and the stop are logged (``service.grpc.server``);
+    ``metrics``: see :func:`create_server`."""
     started = time.perf_counter()
     await asyncio.get_running_loop().run_in_executor(None, _warm_up)
     built = time.perf_counter() - started
@@ -210,7 +248,7 @@ async def serve(app: PokerTables, stations: Stations, address: str,
         # CancelledError before the worker threads were done and before "stopped" (issue 17)
         await asyncio.shield(server.wait_for_termination())
     finally:
-        _log.info("stopping: health says NOT_SERVING, calls in flight get %d s", STOP_GRACE_S,
-                  extra={"fields": {"event": "stopping"}})
-        await stop(server, grace=STOP_GRACE_S)
+        _log.info("stopping: health says NOT_SERVING, calls in flight get %g s", grace,
+                  extra={"fields": {"event": "stopping", "grace_s": grace}})
+        await stop(server, grace=grace)
         _log.info("stopped", extra={"fields": {"event": "stop"}})

@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Any
 from uuid import UUID
 
+import grpc
 from eventsourcing.persistence import Notification
 from google.protobuf.struct_pb2 import Struct
 
@@ -24,7 +25,7 @@ from service.app.application import Viewer
 from service.app.tampering import LOG
 from service.formats.render import describe, render
 from service.grpc.base import EVERY_TABLE, ServicerBase
-from service.grpc.errors import _guarded_stream, invalid
+from service.grpc.errors import _guarded_stream, _StatusError, invalid
 from service.grpc.event_messages import timestamp, to_message
 from service.grpc.replies import _payload
 from service.grpc.requests import MAX_POSITION, _command_id, _table, _text
@@ -60,6 +61,9 @@ class StreamRpcs(ServicerBase):
             viewer = await self._run(context, lambda viewer: viewer)
             scan = self._changes_everywhere
         while True:
+            if self.draining:  # the service stops: resumable, here or at another instance (issue 17)
+                raise _StatusError(grpc.StatusCode.UNAVAILABLE, "the service is stopping: resume the stream with "
+                                   f"after_position {position}", "")
             stored = self._stored_event(table)  # taken before the scan, so a command stored during it is not missed
             changes, scanned = await self._run(context, functools.partial(scan, viewer, position), offload=True)
             for change in changes:
