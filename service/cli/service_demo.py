@@ -246,7 +246,7 @@ def run_service_demo(rng: random.Random, directory: Path, db: str, lang: str = "
 
     config = stations_file(directory)
     started = time.perf_counter()
-    server = subprocess.Popen([sys.executable, "-m", "service.cli", "serve", "--db", db, "--port", "0", "--config",
+    server = subprocess.Popen([sys.executable, "-m", "pokertable", "serve", "--db", db, "--port", "0", "--config",
                                str(config), "--http", "127.0.0.1:0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               text=True)
     assert server.stdout is not None
