@@ -439,3 +439,25 @@ def test_a_postgresql_url_the_service_refuses_does_not_show_its_password(tmp_pat
     assert "Hunter2-secret" not in done.stdout + done.stderr
     assert "postgresql://casino:***@db.casino.local" in done.stderr  # the configuration, and why it is refused
     assert "names a host and a database" in done.stderr
+
+
+# -- the Grafana dashboard ------------------------------------------------------------------------------------------
+
+def test_the_grafana_dashboard_reads_only_metrics_the_service_exports() -> None:
+    dashboard = json.loads((ROOT / "docs" / "ops" / "grafana-pokertable.json").read_text(encoding="utf-8"))
+    exported = {"up"}  # Prometheus's own, per scrape
+    for family in ServiceMetrics().registry.collect():
+        suffixes = {"counter": ("_total",), "histogram": ("_bucket", "_count", "_sum")}.get(family.type, ("",))
+        exported |= {family.name + suffix for suffix in suffixes}
+    expressions = [target["expr"] for panel in dashboard["panels"] for target in panel["targets"]]
+    used = {name for expr in expressions for name in re.findall(r"\b(?:pokertable|process)_[a-z_]+|\bup\b", expr)}
+    assert used <= exported, used - exported
+    assert {"pokertable_rpcs_total", "pokertable_rpc_duration_seconds_bucket", "pokertable_rpc_refusals_total",
+            "pokertable_events_stored_total", "pokertable_streams_open", "pokertable_group_commit_size_bucket",
+            "pokertable_device_reports_total", "pokertable_hands_started_total",
+            "pokertable_signed_head_age_seconds"} <= used
+    titles = " / ".join(panel["title"] for panel in dashboard["panels"])
+    for wanted in ("by outcome", "p50 / p99", "by rule", "Events stored", "Open streams", "Group-commit sizes",
+                   "faults", "by game", "head age"):
+        assert wanted in titles, wanted
+    assert len({panel["id"] for panel in dashboard["panels"]}) == len(dashboard["panels"])
