@@ -8,6 +8,12 @@ from itertools import pairwise
 from hypothesis import settings
 
 from domain.cards.cards import Card, parse_cards
+from tests.postgres_schemas import (  # noqa: F401 (hooks and the autouse fixture: no schema left behind)
+    drop_postgres_schemas,
+    pytest_sessionfinish,
+    pytest_sessionstart,
+    pytest_terminal_summary,
+)
 
 # Lookup tables are built on first use (up to a second); examples are not timed.
 settings.register_profile("pokertable", deadline=None)

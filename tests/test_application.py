@@ -27,6 +27,7 @@ from service.app.application import (
     Viewer,
 )
 from service.store.persistence import StoreInUseError, claim_sole_writer, environment
+from tests.postgres_schemas import CREATED
 
 POSTGRES_URL = os.environ.get("POKERTABLE_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/pokertable_test")
 SETTINGS = TableSettings.create("holdem", BettingStructure.NO_LIMIT, blinds=(1, 2), burn_cards=False)
@@ -50,7 +51,8 @@ def _postgres_available() -> bool:
 
 
 def postgres_store() -> dict[str, str]:
-    """A fresh PostgreSQL schema for one test; required in CI, a visible skip elsewhere without a server."""
+    """A fresh PostgreSQL schema for one test, dropped after it (so never for a fixture wider than a function);
+    required in CI, a visible skip elsewhere without a server."""
     if not _postgres_available():
         if os.environ.get("CI") == "true":
             pytest.fail(f"PostgreSQL is required in CI ({POSTGRES_URL})")
@@ -62,6 +64,7 @@ def postgres_store() -> dict[str, str]:
     with psycopg.connect(host=env["POSTGRES_HOST"], port=env["POSTGRES_PORT"], user=env["POSTGRES_USER"],
                          dbname=env["POSTGRES_DBNAME"], autocommit=True) as conn:
         conn.execute(f"create schema {schema}")
+    CREATED.append(schema)  # dropped after the test, however it ends (tests/postgres_schemas.py)
     return {**env, "POSTGRES_SCHEMA": schema}
 
 
