@@ -95,7 +95,8 @@ def _restore(args: argparse.Namespace) -> int:
         with open_store(args.db, must_exist=True) as store:
             verdict = verify(store.app.recorder, public_key=public_key, mapper=store.app.mapper)
     except Exception as error:  # a restored store that cannot even be read is not verified: say why, masked
-        return _say(f"pokertable restore: the restored log cannot be read: {hide(str(error), args.db)}", 1)
+        return _say(f"pokertable restore: the restored log cannot be read: "
+                    f"{hide(' '.join(str(error).split()), args.db)}", 1)
     return audit_command.report(verdict)
 
 

@@ -316,7 +316,7 @@ def _backup_postgres(url: str, env: Mapping[str, str], destination: Path, force:
             head = connection.execute(sql.SQL("SELECT position, hash FROM {} ORDER BY position DESC LIMIT 1")
                                       .format(chain_table)).fetchone()
         except psycopg.Error as error:
-            raise BackupError(hide(f"cannot read {mask(url)}: {error}", url)) from None
+            raise BackupError(hide(f"cannot read {mask(url)}: {_one_line(error)}", url)) from None
         _run([pg_dump, "--format=custom", f"--schema={_pattern(schema)}", f"--snapshot={snapshot}",
               f"--lock-wait-timeout={LOCK_WAIT_MS}", "--no-password", f"--file={partial}",
               f"--dbname={_conninfo(env)}"], url, env)
@@ -344,12 +344,12 @@ def _restore_postgres(source: Path, url: str, env: Mapping[str, str], force: boo
                 "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = %s)", (schema, schema)).fetchone() \
                 or (False, 0)
             if relations and not force:
-                raise BackupError(f"the schema {schema!r} of {mask(url)} is not empty ({relations} tables, sequences "
-                                  "and indexes): restore into an empty schema, or give --force to replace what the "
+                raise BackupError(f"the schema {schema!r} of {mask(url)} is not empty (it holds {relations} "
+                                  "relations): restore into an empty schema, or give --force to replace what the "
                                   "backup holds (stop its services first)")
             connection.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(schema)))
         except psycopg.Error as error:
-            raise BackupError(hide(f"cannot prepare {mask(url)}: {error}", url)) from None
+            raise BackupError(hide(f"cannot prepare {mask(url)}: {_one_line(error)}", url)) from None
         try:
             _pg_restore(pg_restore, source, listing, url, env, force=force)
         except BaseException:
@@ -427,9 +427,14 @@ def _connect(url: str, env: Mapping[str, str]) -> Iterator[psycopg.Connection[Tu
     try:
         connection = psycopg.connect(_conninfo(env), password=env["POSTGRES_PASSWORD"] or None, connect_timeout=10)
     except psycopg.Error as error:
-        raise BackupError(hide(f"cannot connect to {mask(url)}: {error}".strip(), url)) from None
+        raise BackupError(hide(f"cannot connect to {mask(url)}: {_one_line(error)}", url)) from None
     with connection:
         yield connection
+
+
+def _one_line(error: Exception) -> str:
+    """An error's message on one line (libpq's add a hint on a second)."""
+    return " ".join(str(error).split())
 
 
 def _client(name: str) -> str:
@@ -447,10 +452,17 @@ def _run(command: list[str], url: str, env: Mapping[str, str]) -> str:
     child = dict(os.environ)
     if env["POSTGRES_PASSWORD"]:
         child["PGPASSWORD"] = env["POSTGRES_PASSWORD"]
-    done = subprocess.run(command, env=child, stdin=subprocess.DEVNULL, capture_output=True, text=True, check=False)
-    if done.returncode != 0:
+    with subprocess.Popen(command, env=child, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True) as running:
+        try:
+            out, err = running.communicate()
+        except BaseException:  # Ctrl-C: the client stops with us, and is waited for (no partial file, no zombie)
+            running.kill()
+            running.wait()
+            raise
+    if running.returncode != 0:
         name = Path(command[0]).name
-        lines = [line.strip().removeprefix(f"{name}: ").removeprefix("error: ")
-                 for line in done.stderr.splitlines() if line.strip()]
-        raise BackupError(hide(f"{name} failed: {'; '.join(lines) or f'exit status {done.returncode}'}", url))
-    return done.stdout
+        lines = [line.strip().removeprefix(f"{name}: ").removeprefix("error: ") for line in err.splitlines()
+                 if line.strip()]
+        raise BackupError(hide(f"{name} failed: {'; '.join(lines) or f'exit status {running.returncode}'}", url))
+    return out
