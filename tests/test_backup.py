@@ -412,6 +412,17 @@ def test_the_postgres_password_is_never_printed_and_never_on_a_command_line(pg_s
     assert (tmp_path / "password").read_text(encoding="utf-8") == "Backup-S3cret@pw"
     assert not (tmp_path / "second.dump").exists()
 
+    # the password kept off the command line of pokertable itself too, as the service reads it
+    secret_file = tmp_path / "db.password"
+    secret_file.write_text("From-A-F1le\n", encoding="utf-8")
+    for extra, environ, expected in (([], {"POKERTABLE_DB_PASSWORD": "From-The-Env1ron"}, "From-The-Env1ron"),
+                                     (["--db-password-file", str(secret_file)], {}, "From-A-F1le")):
+        failed = pokertable("backup", "--db", _url(pg_schema), "--to", str(tmp_path / "third.dump"), *extra,
+                            env={**os.environ, **environ, "PATH": f"{fake}:{os.environ['PATH']}"})
+        assert refused(failed) == "pokertable backup: pg_dump failed: disk full"
+        assert (tmp_path / "password").read_text(encoding="utf-8") == expected
+        assert expected not in (tmp_path / "argv").read_text(encoding="utf-8")
+
 
 def test_ctrl_c_during_a_backup_exits_130_quietly_and_leaves_nothing(pg_schema: str, tmp_path: Path) -> None:
     live = _url(pg_schema)

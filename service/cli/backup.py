@@ -10,22 +10,29 @@ restored store is that backup.
 holds; PostgreSQL: ``pg_restore`` into the backup's schema) or, with ``--force``, over one; then it checks the restored
 log as ``audit verify`` does and prints the verdict.
 
+The store's URL and password are read as ``pokertable serve`` reads them (:mod:`service.cli.settings`): ``--db``, else
+``POKERTABLE_DB``, else the configuration file's ``db`` (``--config`` or ``POKERTABLE_CONFIG``); a PostgreSQL
+password from ``POKERTABLE_DB_PASSWORD`` or the file ``--db-password-file`` (or ``db_password_file``) names, so that
+it is never on a command line. It is never printed either, and reaches ``pg_dump`` and ``pg_restore`` in their
+environment only.
+
 Exit status: 0 done (and the restored log clean), 1 refused, failed or not clean, 2 a usage error, 130 interrupted.
-A PostgreSQL URL's password is never printed nor put on a command line.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
 from service.bootstrap import open_store
 from service.cli import audit as audit_command
+from service.cli.settings import SettingsError, read_file, settings
 from service.store.audit import verify
 from service.store.backup import BackupError, backup, hide, mask, restore
-from service.store.persistence import DEFAULT_DB, PersistenceUrlError
+from service.store.persistence import PersistenceUrlError
 from service.store.signing import SigningKeyError, load_public_key
 
 INTERRUPTED = 130
@@ -35,10 +42,11 @@ def add_parser(commands: Any) -> None:
     """Register ``pokertable backup`` and ``pokertable restore``."""
     parser = commands.add_parser("backup", help="back the event store up into one file, while the service runs",
                                  description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--db", default=DEFAULT_DB, help="sqlite:///FILE (default pokertable.db) or postgresql://…"
-                        "[?schema=NAME]")
+    parser.add_argument("--db", help="sqlite:///FILE or postgresql://USER@HOST/DB[?schema=NAME] (default: the "
+                        "service's, from POKERTABLE_DB or the configuration file; else sqlite:///pokertable.db)")
     parser.add_argument("--to", type=Path, required=True, metavar="FILE", help="the backup file to write")
     parser.add_argument("--force", action="store_true", help="replace FILE if it exists")
+    _add_settings(parser)
     parser.set_defaults(run=run_backup)
     parser = commands.add_parser("restore", help="restore a backup into a new store and verify its log",
                                  description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -51,22 +59,42 @@ def add_parser(commands: Any) -> None:
                         "backup holds in its schema)")
     parser.add_argument("--public-key", type=Path, action="append",
                         help="check the signed heads too (as 'audit verify --public-key'); once per key")
+    _add_settings(parser)
     parser.set_defaults(run=run_restore)
+
+
+def _add_settings(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", type=Path, help="the service's configuration file (default POKERTABLE_CONFIG): "
+                        "its [service] db and db_password_file")
+    parser.add_argument("--db-password-file", type=Path, metavar="FILE",
+                        help="a file holding the PostgreSQL password, its first line (or POKERTABLE_DB_PASSWORD); "
+                        "never the password on the command line")
+
+
+def _store_url(args: argparse.Namespace) -> str:
+    """The store's URL with its password, as ``pokertable serve`` reads them (:class:`SettingsError`)."""
+    path = args.config or (Path(os.environ["POKERTABLE_CONFIG"]) if os.environ.get("POKERTABLE_CONFIG") else None)
+    chosen = settings({"db": args.db, "db_password_file": args.db_password_file}, os.environ,
+                      read_file(path) if path else {}, path)
+    url: str = chosen.db
+    return url
 
 
 def run_backup(args: argparse.Namespace) -> int:
     """Write the backup; print its chain head (stdout) and what it holds (stderr)."""
+    url = args.db or ""
     try:
-        made = backup(args.db, args.to, force=args.force)
-    except PersistenceUrlError as error:
-        return _say(f"pokertable backup: {hide(str(error), args.db)}", 2)
+        url = _store_url(args)
+        made = backup(url, args.to, force=args.force)
+    except (PersistenceUrlError, SettingsError) as error:
+        return _say(f"pokertable backup: {_hidden(error, args, url)}", 2)
     except BackupError as error:
         return _say(f"pokertable backup: {error}", 1)
     except KeyboardInterrupt:
         return _say("pokertable backup: interrupted; no backup written", INTERRUPTED)
     position, digest = made.head
     print(f"{position}:{digest.hex()}", flush=True)
-    _say(f"pokertable backup: {mask(args.db)} -> {made.path} ({made.store}, {made.size:,} bytes): {made.events} "
+    _say(f"pokertable backup: {mask(url)} -> {made.path} ({made.store}, {made.size:,} bytes): {made.events} "
          f"events, chain head at position {position}", 0)
     return 0
 
@@ -81,23 +109,32 @@ def run_restore(args: argparse.Namespace) -> int:
 
 
 def _restore(args: argparse.Namespace) -> int:
+    url = args.db
     try:
+        url = _store_url(args)
         public_key = [load_public_key(path) for path in args.public_key] if args.public_key else None
-        restored = restore(args.source, args.db, force=args.force)
-    except (PersistenceUrlError, SigningKeyError) as error:
-        return _say(f"pokertable restore: {hide(str(error), args.db)}", 2)
+        restored = restore(args.source, url, force=args.force)
+    except (PersistenceUrlError, SettingsError, SigningKeyError) as error:
+        return _say(f"pokertable restore: {_hidden(error, args, url)}", 2)
     except BackupError as error:
         return _say(f"pokertable restore: {error}", 1)
     schema = f" (schema {restored.schema})" if restored.schema else ""
-    _say(f"pokertable restore: {args.source} ({restored.store}) restored into {mask(args.db)}{schema}; its log, "
+    _say(f"pokertable restore: {args.source} ({restored.store}) restored into {mask(url)}{schema}; its log, "
          "checked as 'pokertable audit verify' does:", 0)
     try:
-        with open_store(args.db, must_exist=True) as store:
+        with open_store(url, must_exist=True) as store:
             verdict = verify(store.app.recorder, public_key=public_key, mapper=store.app.mapper)
     except Exception as error:  # a restored store that cannot even be read is not verified: say why, masked
-        return _say(f"pokertable restore: the restored log cannot be read: "
-                    f"{hide(' '.join(str(error).split()), args.db)}", 1)
+        return _say(f"pokertable restore: the restored log cannot be read: {_hidden(error, args, url)}", 1)
     return audit_command.report(verdict)
+
+
+def _hidden(error: Exception, args: argparse.Namespace, url: str) -> str:
+    """An error's message on one line, with the password of the URL given and of the URL used masked."""
+    text = " ".join(str(error).split())
+    for given in {args.db or "", url} - {""}:
+        text = hide(text, given)
+    return text
 
 
 def _say(message: str, status: int) -> int:
