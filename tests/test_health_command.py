@@ -31,7 +31,7 @@ SCRIPT = shutil.which("pokertable", path=str(Path(sys.executable).parent)) or "p
 
 
 @contextlib.contextmanager
-def service(ready: threading.Event, credentials: grpc.ServerCredentials | None = None,
+def health_service(ready: threading.Event, credentials: grpc.ServerCredentials | None = None,
             stations: Stations = STATIONS) -> Iterator[int]:
     """A real server on a free port that says SERVING only once ``ready`` is set (its readiness check waits on it)."""
     app = PokerTables(env=environment("memory:"))
@@ -65,7 +65,7 @@ def serving_within(address: str, seconds: float, *, ca: bytes | None = None) -> 
 
 def test_warming_up_is_status_1_and_serving_is_status_0_from_the_console_script() -> None:
     ready = threading.Event()
-    with service(ready) as port:
+    with health_service(ready) as port:
         address = f"127.0.0.1:{port}"
         warming = subprocess.run([SCRIPT, "health", "--address", address], capture_output=True, text=True,
                                  timeout=60, check=False)
@@ -82,7 +82,7 @@ def test_warming_up_is_status_1_and_serving_is_status_0_from_the_console_script(
 def test_an_entry_the_service_does_not_have_is_status_1(capsys: pytest.CaptureFixture[str]) -> None:
     ready = threading.Event()
     ready.set()
-    with service(ready) as port:
+    with health_service(ready) as port:
         assert serving_within(f"127.0.0.1:{port}", 60) == health_pb2.HealthCheckResponse.SERVING
         assert main(["health", "--address", f"127.0.0.1:{port}", "--service", "no.such.Service"]) == 1
     assert "NOT_FOUND" in capsys.readouterr().err
@@ -90,7 +90,7 @@ def test_an_entry_the_service_does_not_have_is_status_1(capsys: pytest.CaptureFi
 
 def test_nothing_listening_is_status_1_naming_why(capsys: pytest.CaptureFixture[str]) -> None:
     ready = threading.Event()
-    with service(ready) as port:
+    with health_service(ready) as port:
         pass  # the port was this service's: nothing listens there any more
     started = time.monotonic()
     assert main(["health", "--address", f"127.0.0.1:{port}", "--timeout", "2"]) == 1
@@ -106,7 +106,7 @@ def test_over_tls_with_the_service_certificate(tmp_path: Path, capsys: pytest.Ca
     (tmp_path / "other.pem").write_bytes(other)
     ready = threading.Event()
     ready.set()
-    with service(ready, grpc.ssl_server_credentials([(_key_pem(key), cert)])) as port:
+    with health_service(ready, grpc.ssl_server_credentials([(_key_pem(key), cert)])) as port:
         address = f"127.0.0.1:{port}"  # the certificate names localhost, not the address
         assert serving_within(address, 60, ca=cert) == health_pb2.HealthCheckResponse.SERVING
         capsys.readouterr()
