@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import grpc
+import httpx
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
@@ -66,6 +67,19 @@ def _serve(config: Path, db: str, *extra: str) -> tuple[subprocess.Popen[str], i
     found = re.search(r"serving on [^:\s]+:(\d+)", line)
     assert found is not None, line
     return process, int(found.group(1))
+
+
+def _dashboard_url(process: subprocess.Popen[str]) -> str:
+    """The HTTP address ``--http`` serves (the dashboard, /livez, /readyz, /metrics), as the service prints it."""
+    assert process.stdout is not None
+    while "pit dashboard on" not in (line := process.stdout.readline()):
+        assert line, "the service stopped before its HTTP port listened"
+    return line.split(" on ", 1)[1].strip().rstrip("/")
+
+
+def _probe(url: str) -> tuple[int, str]:
+    reply = httpx.get(url, timeout=10)
+    return reply.status_code, reply.text.strip()
 
 
 def _health(port: int) -> str:
@@ -146,19 +160,24 @@ def test_health_is_not_serving_while_the_database_is_down_and_serving_once_it_is
 ) -> None:
     config = tmp_path / "pokertable.toml"
     config.write_text(CONFIG, encoding="utf-8")
-    process, port = _serve(config, private_postgres.url)
+    process, port = _serve(config, private_postgres.url, "--http", "127.0.0.1:0")
+    http = _dashboard_url(process)
     try:
         _until(lambda: _health(port) == "SERVING", "SERVING")
+        assert _probe(f"{http}/readyz") == (200, "SERVING") and _probe(f"{http}/livez") == (200, "alive")
         stub = svc_grpc.TableServiceStub(grpc.insecure_channel(f"127.0.0.1:{port}"))  # type: ignore[no-untyped-call]
         _open_table(stub, "Mesa 1")
         private_postgres.stop()
         _until(lambda: _health(port) == "NOT_SERVING", "NOT_SERVING with the database down", timeout=20)
+        assert _probe(f"{http}/readyz") == (503, "NOT_SERVING")  # a load balancer sends it nothing new
+        assert _probe(f"{http}/livez") == (200, "alive")  # alive all the same: no restart would help
         with pytest.raises(grpc.RpcError) as refused:  # a command meanwhile: a clear status, never UNKNOWN
             stub.AddChips(svc.AddChipsRequest(command_id="down-1", table="Mesa 1", seat=1, chips=5), metadata=PIT,
                           timeout=30)
         assert refused.value.code() != grpc.StatusCode.UNKNOWN, refused.value
         private_postgres.start()
         _until(lambda: _health(port) == "SERVING", "SERVING again with the database back", timeout=30)
+        assert _probe(f"{http}/readyz") == (200, "SERVING")
         stub.AddChips(svc.AddChipsRequest(command_id="up-1", table="Mesa 1", seat=1, chips=5), metadata=PIT,
                       timeout=30)
         assert _stacks(stub, "Mesa 1")[1] in (1005, 1010)  # "down-1" may have landed before the database went
@@ -168,6 +187,7 @@ def test_health_is_not_serving_while_the_database_is_down_and_serving_once_it_is
     assert process.returncode == 0, err
     assert "the store does not answer" in err and "the store answers again" in err
     assert "Traceback" not in err
+    assert "stopped" in err  # the whole stop ran: calls given their grace, threads ended, then the store closed
 
 
 def _stacks(stub: svc_grpc.TableServiceStub, table: str) -> dict[int, int]:

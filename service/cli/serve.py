@@ -156,15 +156,28 @@ async def _service(args: argparse.Namespace, app: PokerTables, stations: Station
         scheme, host = "https" if credentials else "http", args.http.rpartition(":")[0] or "127.0.0.1"
         print(f"pokertable pit dashboard on {scheme}://{host}:{port}/", flush=True)
 
+    service = asyncio.ensure_future(serve(app, stations, f"{args.host}:{args.port}", listening, credentials,
+                                          warm=warm, hardening=args.hardening, metrics=metrics, grace=args.grace))
+    dashboard = asyncio.ensure_future(serve_dashboard(
+        listener, bound, args.host, stations.authenticate, floor_token,
+        tls=Tls(args.tls_cert, args.tls_key) if credentials else None, ready=dashboard_ready, metrics=metrics.render))
     try:
-        await asyncio.gather(
-            serve(app, stations, f"{args.host}:{args.port}", listening, credentials, warm=warm,
-                  hardening=args.hardening, metrics=metrics, grace=args.grace),
-            serve_dashboard(listener, bound, args.host, stations.authenticate, floor_token,
-                            tls=Tls(args.tls_cert, args.tls_key) if credentials else None, ready=dashboard_ready,
-                            metrics=metrics.render))
+        done, _ = await asyncio.wait((service, dashboard), return_when=asyncio.FIRST_EXCEPTION)
+        for task in done:
+            task.result()  # a failure to listen, say: raised here
     finally:
+        # Stopping (SIGTERM, Ctrl-C, a failure): the gRPC service first, its calls in flight given their grace,
+        # then the dashboard; this returns only once both have ended (the store is closed after, by the caller).
+        for task in (service, dashboard):
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.shield(_ended(task))
         listener.close()
+
+
+async def _ended(task: asyncio.Future[None]) -> None:
+    """Wait until ``task`` has ended, whatever its outcome (it was cancelled, or it failed and was reported)."""
+    await asyncio.wait((task,))
 
 
 async def _until_stopped(serving: Awaitable[None], beside: Awaitable[None] | None = None) -> None:

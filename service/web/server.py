@@ -4,8 +4,10 @@ Uvicorn serves the Starlette application on a socket bound here (port 0 picks a 
 service's own signal handling stops it (uvicorn's is left out).  With TLS the dashboard is served over HTTPS with the
 service's certificate, its session cookies ``Secure``, and it reaches the gRPC service over TLS too.
 
-``/metrics`` serves the service's metrics to Prometheus (issue 17) when the server is given them (a callable that
-renders them: this package knows neither the server nor its registry). It needs no session — a scraper cannot sign
+``/livez`` and ``/readyz`` are the liveness and readiness probes of a service manager or a load balancer (no
+session; readiness is the gRPC health service's answer). ``/metrics`` serves the service's metrics to Prometheus
+(issue 17) when the server is given them (a callable that renders them: this package knows neither the server nor
+its registry). It needs no session — a scraper cannot sign
 in — and shows no secret, table name, station or card (docs/ops/monitoring.md); uvicorn logs through the service's
 own logging (``pokertable serve --log-format``).
 """
@@ -23,8 +25,9 @@ import grpc
 import uvicorn
 from cryptography import x509
 from cryptography.x509.oid import NameOID
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
 from service.web import decisions, disputes, reports
@@ -33,6 +36,9 @@ from service.web.app import Dashboard, create_app
 from service.web.floor import Floor
 from service.web.sessions import Authenticate, Sessions
 
+SERVICE = "pokertable.v1.TableService"
+PROBE_TIMEOUT = 2.0
+"""Seconds ``/readyz`` waits for the gRPC service's health."""
 Metrics = Callable[[], tuple[bytes, str]]
 """Renders the service's metrics: the body and its content type."""
 
@@ -46,6 +52,28 @@ def metrics_route(render: Metrics) -> Route:
                                        "X-Content-Type-Options": "nosniff"})
 
     return Route("/metrics", endpoint, methods=["GET"])
+
+
+def probe_routes(api: Api) -> list[Route]:
+    """``GET /livez`` (the process answers: a service manager restarts it when it does not) and ``GET /readyz``
+    (the gRPC service says SERVING: its hand-ranking tables built, its store answering, not stopping; 503 otherwise,
+    with the status). No session: a load balancer or an orchestrator cannot sign in; they show nothing else."""
+    health = health_pb2_grpc.HealthStub(api.channel)
+
+    async def live(request: Request) -> Response:
+        return PlainTextResponse("alive\n", headers={"Cache-Control": "no-store"})
+
+    async def ready(request: Request) -> Response:
+        try:
+            reply = await health.Check(  # type: ignore[attr-defined]
+                health_pb2.HealthCheckRequest(service=SERVICE), timeout=PROBE_TIMEOUT)
+            status = health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status)
+        except grpc.aio.AioRpcError as error:
+            status = error.code().name
+        return PlainTextResponse(f"{status}\n", status_code=200 if status == "SERVING" else 503,
+                                 headers={"Cache-Control": "no-store"})
+
+    return [Route("/livez", live, methods=["GET"]), Route("/readyz", ready, methods=["GET"])]
 
 
 class _Server(uvicorn.Server):
@@ -109,7 +137,8 @@ async def serve_dashboard(listener: socket.socket, grpc_port: Awaitable[int], gr
     floor = Floor(api, floor_token)
     dashboard = Dashboard(api, Sessions(authenticate), floor, secure=tls is not None)
     app = create_app(dashboard, [*decisions.routes(dashboard), *disputes.routes(dashboard),
-                                 *reports.routes(dashboard), *([metrics_route(metrics)] if metrics else [])])
+                                 *reports.routes(dashboard), *([metrics_route(metrics)] if metrics else []),
+                                 *probe_routes(api)])
     config = uvicorn.Config(app, log_level="warning", log_config=None, lifespan="off", access_log=False,
                             ssl_certfile=str(tls.cert) if tls else None, ssl_keyfile=str(tls.key) if tls else None)
     server = _Server(config)
