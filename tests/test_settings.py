@@ -130,3 +130,21 @@ def test_tokens_add_prints_the_token_once_and_the_file_keeps_its_digest(
     assert Stations.load(config).by_token.get(token) is None
     assert Stations.load(config).by_token.get(boss) is not None
     assert main(["tokens", "remove", "--config", str(config), "--name", "mesa-1-dealer"]) == 1
+
+
+def test_the_documented_example_configuration_is_valid(tmp_path: Path) -> None:
+    """docs/ops/pokertable.toml, with its paths moved under a temporary folder: every setting and station reads."""
+    example = (Path(__file__).parent.parent / "docs" / "ops" / "pokertable.toml").read_text(encoding="utf-8")
+    text = example.replace("/etc/pokertable/", f"{tmp_path}/").replace("/var/lib/pokertable/", f"{tmp_path}/")
+    (tmp_path / "db-password").write_text("casino-db-password\n", encoding="utf-8")
+    (tmp_path / "tokens").mkdir()
+    (tmp_path / "tokens" / "mesa-1-shoe").write_text("shoe-token-0123456789abcdef\n", encoding="utf-8")
+    file = tomllib.loads(text)
+    chosen = settings({}, {}, file, tmp_path / "pokertable.toml")
+    assert chosen.port == 50051 and chosen.http == "0.0.0.0:8080" and chosen.log_format == "json"
+    assert chosen.db == "postgresql://pokertable:casino-db-password@db.casino.lan:5432/pokertable"
+    assert "casino-db-password" not in repr(chosen.described())
+    stations = Stations.from_mapping(chosen.stations, tmp_path)
+    shoe = stations.by_token.get("shoe-token-0123456789abcdef")
+    assert shoe is not None and (shoe.role.value, shoe.table) == ("device", "Mesa 1")
+    assert len(stations.by_token) == 4
