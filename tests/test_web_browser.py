@@ -150,7 +150,7 @@ def test_step_through_a_reconstruction_and_download_the_shift_report(chromium: A
         act(dealer, "Mesa 1", fold=cmd.Fold(seat=seat))
     page = page_of(chromium, pit, "pit")
     page.goto("/disputes?table=Mesa%201")
-    form = page.get_by_role("form", name="reconstruct hand 1")
+    form = page.get_by_role("form", name="reconstruct Mesa 1 hand 1")
     form.get_by_placeholder("reason (recorded, R-THB-13)").fill("player at seat 2 disputes his fold")
     form.get_by_role("button", name="Reconstruct").click()
     page.get_by_role("status").get_by_text("Event 1 of").wait_for()

@@ -1,4 +1,5 @@
-"""Disputes on the dashboard (issue 16, item 5): search a table's hands, open one and step through its reconstruction
+"""Disputes on the dashboard (issue 16, item 5): search the hands (of one table or of every table, by game, time,
+seat and outcome), open one and step through its reconstruction
 event by event with the cards drawn as pictures, and export it as PHH or JSON.
 
 The reconstruction is the service's ``ReconstructHand`` with the session's token: the pit boss's request, with its
@@ -9,7 +10,7 @@ hand's state as the service rebuilt it from the stored events).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from datetime import UTC
 from typing import Any
 
@@ -55,35 +56,46 @@ def _choice(enum: Any, prefix: str, text: str) -> Any:
     return enum.Value(prefix + text.upper().replace("-", "_")) if text else 0
 
 
+def _hand(table: str, hand: pb.HandSummary) -> dict[str, Any]:
+    """A hand found, as the search page lists it."""
+    return {"table": table, "number": hand.number,
+            "started": hand.started.ToDatetime(tzinfo=UTC).isoformat(timespec="seconds"),
+            "outcome": MessageToDict(hand)["outcome"] if hand.outcome else "", "pot": hand.pot,
+            "seats": list(hand.seats), "winners": list(hand.winners)}
+
+
 def routes(dashboard: Dashboard) -> list[Route]:
     """The disputes' pages."""
 
     async def search(request: Request, session: Session) -> Response:
         query = request.query_params
-        tables = [row.table for row in dashboard.floor.rows.values()]
-        table = query.get("table", "")
-        found: Iterable[pb.HandSummary] = []
+        rows = list(dashboard.floor.rows.values())
+        tables = [row.table for row in rows]
+        games = sorted({pb.Game.Name(row.game).removeprefix("GAME_").lower() for row in rows if row.game})
+        table, game = query.get("table", ""), query.get("game", "")
+        hands: list[dict[str, Any]] = []
         error = ""
-        if table:
+        if query:  # the form was sent: one table, or every table (of one game)
             try:
-                request_ = svc.SearchHandsRequest(table=table, outcome=_choice(pb.HandOutcome, "HAND_OUTCOME_",
-                                                                               query.get("outcome", "")),
-                                                  game=_choice(pb.Game, "GAME_", query.get("game", "")))
+                game_code = _choice(pb.Game, "GAME_", game)
+                searched = [table] if table else [row.table for row in rows if not game_code or row.game == game_code]
+                request_ = svc.SearchHandsRequest(outcome=_choice(pb.HandOutcome, "HAND_OUTCOME_",
+                                                                  query.get("outcome", "")), game=game_code)
                 for field, text in (("since", query.get("since", "")), ("until", query.get("until", ""))):
                     if (moment := typed_time(text)) is not None:
                         getattr(request_, field).CopyFrom(timestamp(moment))
                 if query.get("seat", "").isdigit():
                     request_.seat = int(query["seat"])
-                reply: svc.SearchHandsResponse = await dashboard.api.call("SearchHands", request_, session.token)
-                found = reply.hands
+                for name in searched:
+                    request_.table = name
+                    reply: svc.SearchHandsResponse = await dashboard.api.call("SearchHands", request_, session.token)
+                    hands.extend(_hand(name, hand) for hand in reply.hands)
             except (ValueError, RefusedError) as problem:
                 error = str(problem)
-        hands = [{"number": hand.number, "started": hand.started.ToDatetime(tzinfo=UTC).isoformat(timespec="seconds"),
-                  "outcome": MessageToDict(hand)["outcome"] if hand.outcome else "", "pot": hand.pot,
-                  "seats": list(hand.seats), "winners": list(hand.winners)} for hand in found]
-        return dashboard.page("disputes.html", session, tables=tables, hands=hands, query=dict(query), error=error,
-                              outcomes=[name.removeprefix("HAND_OUTCOME_").lower()
-                                        for name in pb.HandOutcome.keys()[1:]])
+        hands.sort(key=lambda hand: (hand["started"], hand["table"], hand["number"]))
+        return dashboard.page("disputes.html", session, tables=tables, games=games, hands=hands, query=dict(query),
+                              error=error, outcomes=[name.removeprefix("HAND_OUTCOME_").lower()
+                                                     for name in pb.HandOutcome.keys()[1:]])
 
     async def reconstruct(request: Request, session: Session) -> Response:
         table, number = request.path_params["table"], int(request.path_params["number"])
