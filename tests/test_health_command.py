@@ -69,14 +69,12 @@ def test_warming_up_is_status_1_and_serving_is_status_0_from_the_console_script(
         address = f"127.0.0.1:{port}"
         warming = subprocess.run([SCRIPT, "health", "--address", address], capture_output=True, text=True,
                                  timeout=60, check=False)
-        assert warming.returncode == 1, warming.stderr
-        assert warming.stdout.strip() == f"{address}: NOT_SERVING"
+        assert (warming.returncode, warming.stdout.strip()) == (1, f"{address}: NOT_SERVING"), warming.stderr
         ready.set()
         assert serving_within(address, 60) == health_pb2.HealthCheckResponse.SERVING
         serving = subprocess.run([SCRIPT, "health", "--address", address, "--service", SERVICE_NAME],
                                  capture_output=True, text=True, timeout=60, check=False)
-        assert serving.returncode == 0, serving.stderr
-        assert serving.stdout.strip() == f"{address} {SERVICE_NAME}: SERVING"
+        assert (serving.returncode, serving.stdout.strip()) == (0, f"{address} {SERVICE_NAME}: SERVING"), serving.stderr
 
 
 def test_an_entry_the_service_does_not_have_is_status_1(capsys: pytest.CaptureFixture[str]) -> None:
