@@ -41,14 +41,14 @@ CLASH = ("service", "domain", "devices")
 
 
 def _wheel_sources(destination: Path) -> Path:
-    """The files a wheel is built from, copied to ``destination``: the project's top-level files, proto/ and the
-    packages the wheel includes (pyproject.toml's only-include), without caches or generated code."""
+    """The files a wheel is built from, copied to ``destination``: pyproject.toml, its build hook and readme, proto/
+    and the packages the wheel includes (its only-include), without caches or generated code."""
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     included = config["tool"]["hatch"]["build"]["targets"]["wheel"]["only-include"]
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*_pb2*.py*")
-    for entry in ROOT.iterdir():
-        if entry.is_file() and not entry.name.startswith("."):
-            shutil.copy2(entry, destination / entry.name)
+    for name in ("pyproject.toml", config["tool"]["hatch"]["build"]["hooks"]["custom"]["path"],
+                 config["project"]["readme"]):
+        shutil.copy2(ROOT / name, destination / name)
     for name in [*included, "proto"]:
         shutil.copytree(ROOT / name, destination / name, ignore=ignore)
     return destination
