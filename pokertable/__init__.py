@@ -40,6 +40,9 @@ def use_own_packages() -> None:
 def main() -> int:
     """Run the ``pokertable`` command line with the program's own packages."""
     use_own_packages()
-    from service.cli.main import main as command_line
-
+    try:
+        from service.cli.main import main as command_line
+    except KeyboardInterrupt:  # Ctrl-C while the program loads: no traceback, as anywhere later (service.cli.main)
+        print("pokertable: interrupted", file=sys.stderr)
+        return 130
     return command_line()

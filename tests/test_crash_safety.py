@@ -131,7 +131,8 @@ def test_the_reference_station_runs_a_script_and_reports_refusals_with_their_rul
         process.wait(timeout=10)
     assert played.returncode == 1  # one command was refused
     assert "seat 1: fold · call 2 · bet 4–100" in played.stdout
-    assert "refused: FAILED_PRECONDITION: cannot check: there is a bet to call (R-CIRC-3)" in played.stdout
+    refusal = "refused: FAILED_PRECONDITION: cannot check: there is a bet to call (R-CIRC-3)"
+    assert refusal in played.stderr and refusal not in played.stdout  # the table on stdout, the refusal on stderr
     assert "seat 1: 103  seat 2: 99  seat 3: 98" in played.stdout
 
 
@@ -149,7 +150,7 @@ def test_one_service_writes_an_sqlite_file_and_a_killed_one_gives_it_up(tmp_path
         recorded = subprocess.run([SCRIPT, "reconstruct", "00000000-0000-0000-0000-000000000001", "--db",
                                    f"sqlite:///{db}", "--by", "pit", "--reason", "dispute"],
                                   check=False, capture_output=True, text=True, timeout=60)
-        assert recorded.returncode == 2 and "one service per SQLite file" in recorded.stdout
+        assert recorded.returncode == 2 and "one service per SQLite file" in recorded.stderr and not recorded.stdout
     finally:
         os.kill(first.pid, signal.SIGKILL)
         first.wait(timeout=10)

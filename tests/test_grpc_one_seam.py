@@ -202,7 +202,8 @@ def test_a_banked_table_is_served_by_the_same_rpcs_as_a_circle_table(
     assert main(["export", hand_ids[0], "--format", "phh", "--db", url]) == 1  # PHH has no banked game: said plainly
     assert f"PHH has no form for {game}: export it as JSON" in capsys.readouterr().err
     assert main(["hands", TABLE, "--outcome", "settled", "--db", url]) == 0
-    assert "1 hand(s)" in capsys.readouterr().out
+    searched = capsys.readouterr()
+    assert hand_ids[0] in searched.out and searched.err == "1 hand(s) found\n"  # hands on stdout, the count on stderr
 
 
 def _export(client: Client, number: int, form: pb.ExportFormat) -> svc.ExportHandResponse:

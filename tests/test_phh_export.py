@@ -150,7 +150,7 @@ def test_r_aud_1_a_shift_exports_as_one_phhs_file_pokerkit_loads(tmp_path: Path,
 def test_r_aud_1_one_hand_and_a_time_range_export_as_phh(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     url = f"sqlite:///{tmp_path / 'one.db'}"
     app, played, _ = _shift(url)
-    assert main(["export", str(played[1]), "--format", "phh", "--db", url]) == 0
+    assert main(["export", str(played[1]), "--format", "phh", "--tz", "UTC", "--db", url]) == 0  # the casino's zone
     history = HandHistory.loads(capsys.readouterr().out)
     hand = app.hand(played[1])
     assert history.hand == 2 and history.finishing_stacks == hand.stacks and history.time_zone == "UTC"

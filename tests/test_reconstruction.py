@@ -133,7 +133,7 @@ def test_the_reconstruct_command_lists_the_events_and_draws_the_table_at_a_step(
     out = capsys.readouterr().out
     assert "after event 4 (Hand.CardDealt" in out and "seat  1" in out
     assert main(["reconstruct", str(hand_id), "--db", url, "--reason", " "]) == 1
-    assert "states its reason" in capsys.readouterr().out
+    assert "states its reason" in capsys.readouterr().err
 
 
 @settings(max_examples=60, deadline=None)
@@ -248,12 +248,17 @@ def test_the_history_command_prints_the_table_at_a_position(tmp_path: Path,
     app = PokerTables(env=environment(url))
     _play_recording(app)
     for position in (5, 20):
-        assert main(["history", "Mesa R", "--position", str(position), "--db", url]) == 0
+        assert main(["history", "Mesa R", "--position", str(position), "--tz", "America/New_York", "--db", url]) == 0
         state = json.loads(capsys.readouterr().out)
-        assert state == json.loads(json.dumps(app.table_at("Mesa R", position=position), default=str))
+        expected = json.loads(json.dumps(app.table_at("Mesa R", position=position), default=str))
+        shown = datetime.fromisoformat(state.pop("time"))  # in the casino's time zone (--tz), with its offset
+        assert shown == datetime.fromisoformat(expected.pop("time")) and shown.utcoffset() != UTC.utcoffset(None)
+        assert state == expected
         assert state["position"] <= position and len(state["stacks"]) >= 1
-    assert main(["history", "Mesa R", "--time", "2026-01-01T00:00:00", "--db", url]) == 1
-    assert "offset" in capsys.readouterr().out
+    assert main(["history", "Mesa R", "--time", "2000-01-01 00:00", "--db", url]) == 1  # the casino's time then
+    assert "did not exist yet then" in capsys.readouterr().err
+    assert main(["history", "Mesa R", "--time", "new year's eve", "--db", url]) == 2
+    assert "is not a time" in capsys.readouterr().err
 
 
 def test_hands_are_found_by_time_seat_and_outcome(store: dict[str, str]) -> None:
@@ -292,11 +297,15 @@ def test_the_hands_command_lists_what_it_finds(tmp_path: Path, capsys: pytest.Ca
     url = f"sqlite:///{tmp_path / 'search.db'}"
     hand_id, _ = _play_recording(PokerTables(env=environment(url)))
     assert main(["hands", "Mesa R", "--outcome", "showdown", "--db", url]) == 0
-    out = capsys.readouterr().out
-    assert str(hand_id) in out and "showdown" in out and out.rstrip().endswith("1 hand(s)")
+    found = capsys.readouterr()
+    assert str(hand_id) in found.out and "showdown" in found.out and "hand(s)" not in found.out
+    assert found.err == "1 hand(s) found\n"  # the count on stderr: the hands alone on stdout
     assert main(["hands", "Mesa R", "--outcome", "voided", "--db", url]) == 0
-    assert capsys.readouterr().out.strip() == "0 hand(s)"
-    assert main(["hands", "Mesa R", "--from", "yesterday", "--db", url]) == 1
+    found = capsys.readouterr()
+    assert found.out == "" and found.err == "0 hand(s) found\n"
+    assert main(["hands", "Mesa R", "--from", "yesterday", "--db", url]) == 2  # usage: not a time
+    assert "is not a time" in capsys.readouterr().err
+    assert main(["hands", "Mesa Nowhere", "--db", url]) == 1
 
 
 @settings(max_examples=60, deadline=None)

@@ -111,7 +111,8 @@ def test_r_aud_1_the_signing_key_is_made_owner_only_and_refused_when_open_to_oth
         with pytest.raises(SigningKeyError, match="open to group or others"):
             load_or_create_signing_key(path)
     assert main(["audit", "key", "--signing-key", str(path)]) == 2
-    assert "chmod 600" in capsys.readouterr().out
+    refused = capsys.readouterr()
+    assert "chmod 600" in refused.err and refused.out == ""  # an error: on stderr, nothing on stdout
 
 
 def test_r_aud_1_heads_are_signed_every_n_events_and_when_a_table_closes(store: Store) -> None:

@@ -11,6 +11,8 @@ tail*: the events after the last signed head, with the first of them named. ``ke
 public key of the service's key, to hand to whoever verifies; ``sign --signing-key FILE`` signs the head of a store
 that no service is writing (the service signs by itself: every ``--sign-every`` events, at a table's close and at
 its stop).
+
+The verdicts, the head and the key go to standard output; errors to standard error.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from service.bootstrap import open_store
+from service.cli.conventions import OK, REFUSED, USAGE, fail
 from service.store.audit import Verdict, verify
 from service.store.persistence import DEFAULT_DB, PersistenceUrlError, StoreInUseError
 from service.store.signing import HeadSigner, SigningKeyError, load_public_key, load_signing_key, public_pem
@@ -48,8 +51,7 @@ def run(args: argparse.Namespace) -> int:
         expected = _expected_head(args.head)
         store = None if args.action == "sign" else open_store(args.db, must_exist=True)
     except (SigningKeyError, PersistenceUrlError, ValueError) as error:
-        print(f"pokertable audit: {error}")
-        return 2
+        return fail("audit", error, USAGE)
     if args.action == "sign":
         return _sign(args)
     assert store is not None
@@ -58,7 +60,10 @@ def run(args: argparse.Namespace) -> int:
     if args.action == "head":
         position, digest = verdict.head
         print(f"{position}:{digest.hex()}")
-        return 0 if verdict.clean else 1
+        if verdict.finding is not None:
+            return fail("audit", f"the log is intact only up to that head: TAMPERED ({verdict.finding.kind}): "
+                        f"{verdict.finding.message}", REFUSED)
+        return OK if verdict.clean else REFUSED
     return report(verdict)
 
 
@@ -71,7 +76,7 @@ def report(verdict: Verdict) -> int:
         return 0
     print(f"TAMPERED ({verdict.finding.kind}): {verdict.finding.message}")
     print(f"the log is intact up to position {position} ({verdict.events - 1} events)")
-    return 1
+    return REFUSED
 
 
 def _needed(path: Path | None) -> Path:
@@ -113,8 +118,7 @@ def _sign(args: argparse.Namespace) -> int:
         key = load_signing_key(_needed(args.signing_key))
         store = open_store(args.db, writer=True, must_exist=True)
     except (SigningKeyError, StoreInUseError, PersistenceUrlError, ValueError) as error:
-        print(f"pokertable audit: {error}")
-        return 2
+        return fail("audit", error, USAGE)
     with store:
         signer = HeadSigner(store.app, key)
         signer.start()  # the last head this key signed, if recent: not signed twice
@@ -123,4 +127,4 @@ def _sign(args: argparse.Namespace) -> int:
         print("nothing to sign: the head is already signed")
     else:
         print(f"signed the chain head at position {signed.position} ({args.reason})")
-    return 0
+    return OK

@@ -170,18 +170,25 @@ def execute(station: Station, table: str, line: str, hardware: HardwareStation |
 
 
 def run_lines(station: Station, table: str, lines: Iterable[str], out: TextIO, *, prompt: bool,
-              hardware: HardwareStation | None = None, banked: bool = False) -> int:
-    """Run command lines; an error is printed with its rule and the station goes on (exit status 1 at the end)."""
+              hardware: HardwareStation | None = None, banked: bool = False, err: TextIO | None = None) -> int:
+    """Run command lines, the table after each on ``out``; a refused or unreadable command is said on ``err`` (the
+    command line's standard error; ``out`` when not given, one transcript) with its rule, and the station goes on
+    (exit status 1 at the end)."""
+    errors = out if err is None else err
     status = 0
     for line in lines:
         try:
             result = execute(station, table, line, hardware, banked=banked)
         except grpc.RpcError as error:
-            out.write(f"refused: {error.code().name}: {error.details()}\n")
+            out.flush()
+            errors.write(f"refused: {error.code().name}: {error.details()}\n")
+            errors.flush()
             status = 1
             result = ""
         except (ValueError, IndexError):
-            out.write(f"cannot read {line.strip()!r}\n")
+            out.flush()
+            errors.write(f"cannot read {line.strip()!r}\n")
+            errors.flush()
             status = 1
             result = ""
         if result is None:
@@ -207,8 +214,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Connect and run the commands (``pokertable station --plain``: service.cli.station)."""
-    credentials = grpc.ssl_channel_credentials(root_certificates=args.tls_ca.read_bytes()) if args.tls_ca else None
+    """Connect and run the commands (``pokertable station --plain``: service.cli.station): the table on standard
+    output, refusals and the devices' notices on standard error."""
+    try:
+        ca = args.tls_ca.read_bytes() if args.tls_ca else None
+    except OSError as error:
+        print(f"pokertable station: --tls-ca: {error}", file=sys.stderr)
+        return 2
+    credentials = grpc.ssl_channel_credentials(root_certificates=ca) if ca is not None else None
     station = Station(args.server, args.token, credentials)
     source = args.script or sys.stdin
     interactive = source.isatty()
@@ -218,14 +231,14 @@ def run(args: argparse.Namespace) -> int:
 
         hardware = HardwareStation(station, args.table, args.shoe, getattr(args, "shuffler", None), banked=args.banked,
                                    baudrate=getattr(args, "baud", 115200),
-                                   show=lambda message: print(f"[devices] {message}", flush=True))
+                                   show=lambda message: print(f"[devices] {message}", file=sys.stderr, flush=True))
     try:
         if interactive:
             first = execute(station, args.table, "table", banked=args.banked)
             sys.stdout.write(f"{first}\n> ")
             sys.stdout.flush()
         return run_lines(station, args.table, source, sys.stdout, prompt=interactive, hardware=hardware,
-                         banked=args.banked)
+                         banked=args.banked, err=sys.stderr)
     except grpc.RpcError as error:
         print(f"pokertable station: {error.code().name}: {error.details()}", file=sys.stderr)
         return 1
