@@ -211,6 +211,7 @@ def test_the_installed_service_serves_answers_health_and_stops_on_sigterm(venv: 
         out, err = server.communicate(timeout=30)
         assert server.returncode == 0, err
         assert "pokertable serve:" not in out + err  # no error at stop
+        assert "Traceback" not in err, err
     finally:
         if server.poll() is None:
             server.kill()
