@@ -135,7 +135,7 @@ def test_tokens_add_prints_the_token_once_and_the_file_keeps_its_digest(
 def test_the_documented_example_configuration_is_valid(tmp_path: Path) -> None:
     """docs/ops/pokertable.toml, with its paths moved under a temporary folder: every setting and station reads."""
     example = (Path(__file__).parent.parent / "docs" / "ops" / "pokertable.toml").read_text(encoding="utf-8")
-    text = example.replace("/etc/pokertable/", f"{tmp_path}/").replace("/var/lib/pokertable/", f"{tmp_path}/")
+    text = example.replace("/etc/pokertable/", f"{tmp_path}/").replace("/var/lib/pokertable-key/", f"{tmp_path}/")
     (tmp_path / "db-password").write_text("casino-db-password\n", encoding="utf-8")
     (tmp_path / "tokens").mkdir()
     (tmp_path / "tokens" / "mesa-1-shoe").write_text("shoe-token-0123456789abcdef\n", encoding="utf-8")
