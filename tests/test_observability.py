@@ -376,6 +376,9 @@ def test_a_store_error_is_logged_with_its_cause(tmp_path: Path, caplog: pytest.L
                 other.execute("ROLLBACK")
                 other.close()
             assert failed.value.code() == grpc.StatusCode.UNAVAILABLE
+            deadline = time.monotonic() + 5  # the server logs the call once its status is sent: the client may be first
+            while not [r for r in caplog.records if r.name == "pokertable.requests"] and time.monotonic() < deadline:
+                time.sleep(0.02)
             [record] = [r for r in caplog.records if r.name == "pokertable.requests"]
             fields: dict[str, Any] = record.fields  # type: ignore[attr-defined]
             assert record.levelno == logging.ERROR

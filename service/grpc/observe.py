@@ -39,6 +39,9 @@ REFUSED = frozenset({
     grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.StatusCode.OUT_OF_RANGE,
 })
 """What the caller asked wrongly (WARNING); any other code but OK and CANCELLED is the service's failure (ERROR)."""
+STOPPING = "the service is stopping"
+"""How a Watch stream ended by the service's stop begins its UNAVAILABLE status (service.grpc.streams): logged at
+INFO, the station resumes it."""
 ANSWERED = frozenset({grpc.StatusCode.OK, grpc.StatusCode.CANCELLED})
 STATUS_DETAILS = "grpc-status-details-bin"
 MAX_TEXT = 128
@@ -85,6 +88,14 @@ def _code_of(error: BaseException, context: grpc.aio.ServicerContext[Any, Any]) 
     if isinstance(error, (asyncio.CancelledError, GeneratorExit)):
         return grpc.StatusCode.CANCELLED
     return grpc.StatusCode.UNKNOWN  # what gRPC answers for an error no handler turned into a status
+
+
+def _details(context: grpc.aio.ServicerContext[Any, Any]) -> str:
+    """The status message the handler set (empty when there is none)."""
+    try:
+        return str(context.details() or "")
+    except Exception:  # an older grpc's context has none to give
+        return ""
 
 
 def _error_info(context: grpc.aio.ServicerContext[Any, Any]) -> error_details_pb2.ErrorInfo | None:
@@ -218,7 +229,10 @@ class RequestObserver(grpc.aio.ServerInterceptor):
                 self._unauthenticated_left_out += 1
                 return
             self._unauthenticated_logged = now
-        self._log(logging.WARNING if code in REFUSED else logging.ERROR, m, code, elapsed, context, request, info)
+        level = logging.WARNING if code in REFUSED else logging.ERROR
+        if code is grpc.StatusCode.UNAVAILABLE and _details(context).startswith(STOPPING):
+            level = logging.INFO  # a Watch stream ended by the service's own stop, to be resumed: not a failure
+        self._log(level, m, code, elapsed, context, request, info)
 
     def _log(self, level: int, m: _Method, code: grpc.StatusCode, elapsed: float,  # noqa: PLR0917
              context: grpc.aio.ServicerContext[Any, Any], request: Any,

@@ -27,6 +27,7 @@ from service.formats.render import describe, render
 from service.grpc.base import EVERY_TABLE, ServicerBase
 from service.grpc.errors import _guarded_stream, _StatusError, invalid
 from service.grpc.event_messages import timestamp, to_message
+from service.grpc.observe import STOPPING
 from service.grpc.replies import _payload
 from service.grpc.requests import MAX_POSITION, _command_id, _table, _text
 from service.store.chain import TamperedLogError
@@ -62,8 +63,8 @@ class StreamRpcs(ServicerBase):
             scan = self._changes_everywhere
         while True:
             if self.draining:  # the service stops: resumable, here or at another instance (issue 17)
-                raise _StatusError(grpc.StatusCode.UNAVAILABLE, "the service is stopping: resume the stream with "
-                                   f"after_position {position}", "")
+                raise _StatusError(grpc.StatusCode.UNAVAILABLE, f"{STOPPING}: resume the stream with after_position "
+                                   f"{position}", "")
             stored = self._stored_event(table)  # taken before the scan, so a command stored during it is not missed
             changes, scanned = await self._run(context, functools.partial(scan, viewer, position), offload=True)
             for change in changes:

@@ -66,6 +66,9 @@ class Dashboard:
 
     def __init__(self, api: Api, sessions: Sessions, floor: Floor, *, secure: bool) -> None:
         self.api, self.sessions, self.floor, self.secure = api, sessions, floor, secure
+        self.closing = asyncio.Event()
+        """The service stops: every live stream ends (a browser's EventSource reconnects, to this service once it
+        is back or to another)."""
         self.pages = templates()
 
     def page(self, name: str, session: Session | None, **context: Any) -> HTMLResponse:
@@ -129,8 +132,10 @@ class Dashboard:
         async def rows() -> AsyncIterator[str]:
             sent: dict[str, dict[str, Any]] = {}
             version, log_sent = -1, 0
-            while True:
+            while not self.closing.is_set():
                 version = await self.floor.wait_change(version, KEEPALIVE)
+                if self.closing.is_set():
+                    return
                 changed = [row for row in self.floor.snapshot() if sent.get(row["table"]) is not row]
                 log = len(self.floor.open_alerts(""))  # the casino log's own alerts (tampering found): no row
                 if changed or log != log_sent:
@@ -173,10 +178,14 @@ class Dashboard:
                         wake.set()
 
             follower = asyncio.ensure_future(follow())
+            closing = asyncio.ensure_future(self.closing.wait())
             try:
                 while True:
-                    with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(wake.wait(), KEEPALIVE)
+                    woken = asyncio.ensure_future(wake.wait())
+                    await asyncio.wait((woken, closing), timeout=KEEPALIVE, return_when=asyncio.FIRST_COMPLETED)
+                    woken.cancel()
+                    if self.closing.is_set():
+                        return
                     if not wake.is_set():
                         yield ": quiet\n\n"
                         continue
@@ -187,8 +196,14 @@ class Dashboard:
                     await asyncio.sleep(STREAM_PAUSE)
             finally:
                 follower.cancel()
+                closing.cancel()
 
         return stream(request, panels())
+
+    def close(self) -> None:
+        """End every live stream now (the service stops): each returns, its response ends as a response does."""
+        self.closing.set()
+        self.floor.close()
 
 
 def same_origin(request: Request) -> bool:

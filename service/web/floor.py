@@ -104,7 +104,7 @@ class Floor:
         self.rows: dict[str, Row] = {}
         self.alerts: list[Alert] = []
         self.version = 0
-        self._changed = asyncio.Condition()
+        self._moved = asyncio.Event()  # set (and replaced) each time the floor moves
         self._dirty: set[str] = set()
         self._wake = asyncio.Event()
         self._tasks: set[asyncio.Task[None]] = set()
@@ -237,16 +237,22 @@ class Floor:
                     alert.acknowledged = f"{done.by}: {done.reason}"
 
     async def _touch(self) -> None:
-        async with self._changed:
-            self.version += 1
-            self._changed.notify_all()
+        self.version += 1
+        moved, self._moved = self._moved, asyncio.Event()
+        moved.set()
+
+    def close(self) -> None:
+        """Wake every waiting stream for the last time (the service stops)."""
+        self._moved.set()
 
     async def wait_change(self, version: int, timeout: float) -> int:
-        """Wait until the floor moved past ``version`` (or ``timeout`` seconds); the version now."""
-        async with self._changed:
+        """Wait until the floor moved past ``version`` (or ``timeout`` seconds); the version now. No lock is held
+        while waiting: an asyncio.Condition waited on with a timeout could not be cancelled cleanly at the service's
+        stop (Python 3.11: its lock re-taken in a loop that swallowed the cancellation, the process never exited)."""
+        if self.version <= version:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._changed.wait_for(lambda: self.version > version), timeout)
-            return self.version
+                await asyncio.wait_for(self._moved.wait(), timeout)
+        return self.version
 
     # -- what the dashboards show ---------------------------------------------------------------------
 

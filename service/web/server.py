@@ -140,6 +140,7 @@ async def serve_dashboard(listener: socket.socket, grpc_port: Awaitable[int], gr
                                  *reports.routes(dashboard), *([metrics_route(metrics)] if metrics else []),
                                  *probe_routes(api)])
     config = uvicorn.Config(app, log_level="warning", log_config=None, lifespan="off", access_log=False,
+                            timeout_graceful_shutdown=1,  # the live streams never end by themselves: cut at stop
                             ssl_certfile=str(tls.cert) if tls else None, ssl_keyfile=str(tls.key) if tls else None)
     server = _Server(config)
     following = asyncio.ensure_future(floor.run())
@@ -151,6 +152,7 @@ async def serve_dashboard(listener: socket.socket, grpc_port: Awaitable[int], gr
             ready(listener.getsockname()[1])
         await serving
     finally:
+        dashboard.close()  # the live streams end first, so that uvicorn's own stop finds none to cut
         server.should_exit = True
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await asyncio.wait_for(asyncio.shield(serving), 5)
