@@ -288,3 +288,42 @@ def test_sigterm_under_load_stores_every_acknowledged_command_exits_0_and_the_st
         restarted.send_signal(signal.SIGINT)  # Ctrl-C: the same orderly stop
         _, err = restarted.communicate(timeout=60)
     assert restarted.returncode == 0 and "Traceback" not in err, err
+
+
+def test_sigterm_with_the_dashboard_s_live_streams_open_exits_0_at_once_and_quietly(tmp_path: Path) -> None:
+    """Browsers on the floor and on a table (server-sent events that never end by themselves): the stop ends them,
+    the process exits 0 within its grace, and its log has no error and no traceback."""
+    config, db = tmp_path / "pokertable.toml", f"sqlite:///{tmp_path / 'tables.db'}"
+    config.write_text(CONFIG, encoding="utf-8")
+    process, port = _serve(config, db, "--http", "127.0.0.1:0")
+    http = _dashboard_url(process)
+    _open_table(svc_grpc.TableServiceStub(grpc.insecure_channel(f"127.0.0.1:{port}")),  # type: ignore[no-untyped-call]
+                "Mesa 1")
+    opened: list[str] = []
+
+    def browse(path: str) -> None:
+        with httpx.Client(base_url=http, timeout=None) as browser:
+            browser.post("/signin", data={"station": "pit", "token": PIT_TOKEN})
+            try:
+                with browser.stream("GET", path) as events:
+                    opened.append(path)
+                    for _ in events.iter_lines():
+                        pass
+            except httpx.HTTPError:
+                pass
+
+    browsers = [threading.Thread(target=browse, args=(path,), daemon=True)
+                for path in ("/events/floor", "/events/floor", "/events/tables/Mesa 1")]
+    for browser in browsers:
+        browser.start()
+    _until(lambda: len(opened) == 3, "the live streams open")
+    time.sleep(0.5)
+    stopped = time.monotonic()
+    process.send_signal(signal.SIGTERM)
+    _, err = process.communicate(timeout=30)
+    assert process.returncode == 0, err
+    assert time.monotonic() - stopped < 8  # within the grace (5 s here) and a second for the web's own stop
+    assert "Traceback" not in err and " ERROR " not in err, err
+    for browser in browsers:
+        browser.join(timeout=10)
+        assert not browser.is_alive()  # each stream ended: the browser's EventSource reconnects elsewhere
