@@ -16,11 +16,13 @@ import grpc
 from domain.games import Game, game_of
 from service.app.application import PokerTables, Viewer
 from service.grpc.errors import UNAUTHENTICATED_MESSAGE, _StatusError
+from service.grpc.follower import LogFollower
 from service.grpc.hardening import bearer_token
 from service.grpc.stations import Stations
 
-WATCH_POLL_SECONDS = 0.05  # for other instances' commands on a shared PostgreSQL
-WATCH_SAFETY_POLL_SECONDS = 30.0  # the sole writer of an SQLite file: every command wakes its table's streams
+WATCH_SAFETY_POLL_SECONDS = 30.0
+"""A Watch stream looks at its table now and then even when nothing woke it (a safety net): its own instance's
+commands wake it, and on PostgreSQL the instance's follower wakes it for every other instance's."""
 T = TypeVar("T")
 
 
@@ -45,7 +47,12 @@ class ServicerBase:
         # Watch streams wake when this instance stores a command of their table. Other instances' commands (several
         # services on one PostgreSQL) are found by polling; the sole writer of an SQLite file has no others, so its
         # streams only look now and then, as a safety net: 200 idle streams polling every 50 ms kept a core busy.
-        self.poll = WATCH_SAFETY_POLL_SECONDS if app.sole_writer else WATCH_POLL_SECONDS
+        # On PostgreSQL one reader of the log per instance wakes them for other instances' commands (LISTEN/NOTIFY,
+        # service.grpc.follower): 500 idle streams polling every 50 ms had kept a core busy.
+        self.poll = WATCH_SAFETY_POLL_SECONDS
+        self.follower = None if app.sole_writer else LogFollower(app.recorder, self._owner_of, self._wake,
+                                                                  lambda: bool(self._stored))
+        self._following = None if self.follower is None else asyncio.ensure_future(self.follower.run(executor))
         # The sole writer of an SQLite file applies a command on the event loop itself: the work is a fraction of a
         # millisecond of Python plus one fsync'd commit, and SQLite writes one transaction at a time anyway, while
         # the hop to a worker thread and back costs two thread wake-ups (≈ 0.5 ms a command on a 2-core machine;
@@ -114,10 +121,23 @@ class ServicerBase:
         applied on the loop itself wakes the streams directly, without writing to the loop's wake-up pipe."""
         if table not in self._stored and EVERY_TABLE not in self._stored:
             return
+        if self.follower is not None:  # several instances: the follower reads what was stored and wakes each table
+            self.follower.wake()
+            return
         if threading.get_ident() == self._loop_thread:
             self._wake(table)
         else:
             self._loop.call_soon_threadsafe(self._wake, table)
+
+    async def stop_following(self) -> None:
+        """Stop the instance's follower of the log (and its LISTEN connection), once the calls are done."""
+        if self._following is not None:
+            self._following.cancel()
+            await asyncio.wait((self._following,))
+
+    def _owner_of(self, originator: UUID, position: int) -> str | None:
+        """The table an event's originator belongs to (None: no table's); :mod:`service.grpc.streams` knows."""
+        raise NotImplementedError
 
     def _wake(self, table: str) -> None:
         for watched in (table, EVERY_TABLE):  # a floor's stream (every table) wakes with each table's

@@ -193,6 +193,7 @@ async def stop(server: grpc.aio.Server, grace: float | None) -> None:
         readiness.servicer.drain()  # Watch streams end UNAVAILABLE, naming where to resume, not cut at the grace's end
     await server.stop(grace)
     if readiness is not None:
+        await readiness.servicer.stop_following()
         await asyncio.get_running_loop().run_in_executor(
             None, functools.partial(readiness.executor.shutdown, wait=True, cancel_futures=True))
         readiness.metrics.detach()

@@ -161,6 +161,11 @@ class StreamRpcs(ServicerBase):
                 _log.warning("a floor's stream left out the event at log position %d: %s", notification.id, refused)
         return vouched, stored[-1].id if stored else after
 
+    def _owner_of(self, originator: UUID, position: int) -> str | None:
+        """The table an event's originator belongs to, for the instance's follower of the log (on its thread)."""
+        with self._owners_lock:
+            return self._owner(originator, position)
+
     def _owner(self, originator: UUID, position: int) -> str | None:
         """The table a table's or a hand's id belongs to (None: none). A table's next hand is known before it
         starts; its start makes the one after known; a table opened since is learnt from the tables' list."""

@@ -212,6 +212,9 @@ class ChainedPostgresRecorder(PostgresApplicationRecorder):
         super().__init__(*args, **kwargs)
         self.chain_table = f"{self.events_table_name}_chain"
         self._statements: tuple[bytes, bytes] | None = None
+        # The channel every insert NOTIFYs (and the instances' followers LISTEN on, service.grpc.follower) is the
+        # schema's own: eventsourcing names it after the table alone, which every schema of a database shares.
+        self.channel_name = f"{self.datastore.schema}_{self.events_table_name}"[:63]
         schema = Identifier(self.datastore.schema)
         self.sql_create_statements.append(SQL(
             "CREATE TABLE IF NOT EXISTS {0}.{1} (position bigint PRIMARY KEY, hash bytea NOT NULL)"

@@ -1,0 +1,100 @@
+"""Issue 18, item 1 — live streams without polling, several instances on one PostgreSQL: a Watch stream at one
+instance receives the commands another instance stores, woken by PostgreSQL's NOTIFY through its instance's one
+follower of the log (the safety poll set to a minute here, so nothing else could deliver them in time); idle
+streams cost their instance nothing but its follower's reads; a stream resumed from its position at the other
+instance misses nothing and repeats nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import grpc
+import pytest
+
+from service.api import table_service_pb2 as svc
+from service.app.application import PokerTables
+from service.grpc import follower as follower_module
+from service.grpc.server import _READINESS, create_server, stop
+from tests.grpc_support import STATIONS, TOKENS, Client, open_circle, seat
+from tests.test_application import postgres_store
+
+
+@contextmanager
+def instance(env: dict[str, str]) -> Iterator[tuple[int, Any]]:
+    """A service instance on the shared schema: its port and its servicer."""
+    app = PokerTables(env=env)
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    try:
+        server, port = asyncio.run_coroutine_threadsafe(create_server(app, STATIONS), loop).result(timeout=30)
+        try:
+            yield port, _READINESS[server].servicer
+        finally:
+            asyncio.run_coroutine_threadsafe(stop(server, 0), loop).result(timeout=20)
+    finally:
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(timeout=5)
+        app.close()
+
+
+def _follow(port: int, table: str, after: int, into: list[svc.WatchResponse], stop_at: threading.Event) -> None:
+    client = Client(port, TOKENS["pit"])
+    stream: Any = client.stub.Watch(svc.WatchRequest(table=table, after_position=after), metadata=client.metadata)
+    try:
+        for change in stream:
+            into.append(change)
+            if stop_at.is_set():
+                break
+    except grpc.RpcError:
+        pass
+
+
+def _until(condition: Any, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.02)
+
+
+def test_another_instance_s_commands_reach_a_stream_by_notify_and_idle_streams_cost_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(follower_module, "SAFETY_POLL", 60.0)
+    env = postgres_store()
+    with instance(env) as (port_a, servicer_a), instance(env) as (port_b, _):
+        pit_b = Client(port_b, TOKENS["pit"])
+        open_circle(pit_b, "Mesa 1")
+        seen: list[svc.WatchResponse] = []
+        stop_at = threading.Event()
+        threads = [threading.Thread(target=_follow, args=(port_a, "Mesa 1", 0, seen, stop_at), daemon=True)]
+        idle: list[list[svc.WatchResponse]] = [[] for _ in range(40)]
+        threads += [threading.Thread(target=_follow, args=(port_a, "Mesa 1", 10**9, quiet, stop_at), daemon=True)
+                    for quiet in idle]
+        for follower in threads:
+            follower.start()
+        _until(lambda: len(seen) >= 1, 10)  # the table's opening, read from the log
+        time.sleep(1.0)
+        reads = servicer_a.follower.reads
+        time.sleep(2.0)  # 41 streams waiting: the follower reads nothing more (no poll, nothing stored)
+        assert servicer_a.follower.reads == reads
+        before = len(seen)
+        for number in (1, 2, 3):
+            sent = time.monotonic()
+            seat(Client(port_b, TOKENS["pit"]), "Mesa 1", number, 100)  # stored by the other instance
+            _until(lambda before=before, number=number: len(seen) >= before + number, 5)
+            assert time.monotonic() - sent < 2.0  # woken by NOTIFY: the safety poll is a minute away
+        assert [change.position for change in seen] == sorted({change.position for change in seen})
+        # resumed at the other instance from the last position seen: the rest, nothing twice
+        resumed: list[svc.WatchResponse] = []
+        late = threading.Thread(target=_follow, args=(port_b, "Mesa 1", seen[1].position, resumed, stop_at),
+                                daemon=True)
+        late.start()
+        _until(lambda: len(resumed) >= len(seen) - 2, 5)
+        assert [change.position for change in resumed] == [change.position for change in seen[2:]]
+        stop_at.set()
