@@ -59,9 +59,9 @@ def p99(run: Run) -> float:
     return sorted(run.latencies)[int(len(run.latencies) * 0.99)] * 1000
 
 
-def start(command: list[str]) -> tuple[subprocess.Popen[str], int]:
-    """A server process; it prints its port on its first line."""
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+def start(command: list[str], cwd: Path | None = None) -> tuple[subprocess.Popen[str], int]:
+    """A server process (run in ``cwd``: another checkout's); it prints its port on its first line."""
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd)
     assert process.stdout is not None
     line = process.stdout.readline()
     if "serving on" not in line:

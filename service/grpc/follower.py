@@ -23,6 +23,7 @@ import asyncio
 import contextlib
 import logging
 import threading
+from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from typing import Any
@@ -30,10 +31,14 @@ from uuid import UUID
 
 from eventsourcing.persistence import ApplicationRecorder, Notification
 
+from service.store.chain import TamperedLogError
+
 SAFETY_POLL = 1.0
 """Seconds between two reads of the log when nothing woke the follower (a NOTIFY lost with its connection)."""
 PAGE = 500
 """Notifications read at a time."""
+KEPT = 20_000
+"""The notifications the follower keeps, newest last: a woken stream takes its table's from them without a query."""
 LISTEN_RETRY = 1.0
 """Seconds before the listening connection is made again after it broke (the database restarted, a network cut)."""
 _log = logging.getLogger(__name__)
@@ -52,6 +57,10 @@ class LogFollower:
         self.position = 0
         self.reads = 0
         """Reads of the log made (for tests and benchmarks: an idle casino makes one a second)."""
+        self.recent: deque[Notification] = deque()
+        """The notifications read since :attr:`start`, every one the chain vouches for, oldest first."""
+        self.start = 0
+        """The log position the kept notifications follow (the position of the newest forgotten one)."""
         self._wake = asyncio.Event()
         self._loop = asyncio.get_running_loop()
         self._stopped = threading.Event()
@@ -65,7 +74,7 @@ class LogFollower:
         """Follow the log until cancelled, from its head as it is now (each stream reads its own history)."""
         loop = asyncio.get_running_loop()
         head: int | None = await loop.run_in_executor(executor, self.recorder.max_notification_id)
-        self.position = head or 0
+        self.position = self.start = head or 0
         listener = self._start_listening()
         try:
             while True:
@@ -88,29 +97,34 @@ class LogFollower:
         """The tables with events stored since the last read (the position moves past them all)."""
         self.reads += 1
         if not self.watched():  # nobody to wake: move to the head without reading what is there
-            self.position = max(self.position, int(self.recorder.max_notification_id() or 0))
+            self.position = self.start = max(self.position, int(self.recorder.max_notification_id() or 0))
+            self.recent.clear()
             return set()
         tables: set[str] = set()
         while True:
-            page = self._page(self.position + 1)
+            page, reached = vouched_page(self.recorder, self.position, PAGE)
             for notification in page:
                 if isinstance(notification.originator_id, UUID) and notification.topic.startswith("domain."):
                     table = self.owner(notification.originator_id, notification.id)
                     if table is not None:
                         tables.add(table)
-            if page:
-                self.position = page[-1].id
-            if len(page) < PAGE:
+            self.recent.extend(page)
+            while len(self.recent) > KEPT:
+                self.start = self.recent.popleft().id
+            self.position = reached
+            if len(page) < PAGE:  # the head (or a page with tampered events left out: the next wake goes on)
                 return tables
 
-    def _page(self, start: int) -> Sequence[Notification]:
-        """The next notifications as stored: only which aggregates they are of is read here (each stream checks the
-        chain links of what it sends; a tampered event does not stop the follower)."""
-        unchecked: Callable[[int, int], Sequence[Notification]] | None = getattr(
-            self.recorder, "unchecked_notifications", None)
-        if unchecked is not None:
-            return unchecked(start, PAGE)
-        return self.recorder.select_notifications(start, PAGE)
+    def after(self, position: int) -> list[Notification] | None:
+        """The kept notifications after ``position`` (on the loop: no query), or None when some after it are no
+        longer kept (the stream reads them from the store)."""
+        if position < self.start:
+            return None
+        recent = self.recent
+        if not recent or recent[-1].id <= position:
+            return []
+        at = _index_after(recent, position)
+        return [recent[index] for index in range(at, len(recent))]
 
     # -- PostgreSQL's LISTEN -------------------------------------------------------------------------
 
@@ -143,3 +157,35 @@ class LogFollower:
                 if not self._stopped.is_set():
                     _log.warning("listening for other instances' events: %s; again in %g s", error, LISTEN_RETRY)
                     self._stopped.wait(LISTEN_RETRY)
+
+
+def _index_after(recent: deque[Notification], position: int) -> int:
+    """The index of the first kept notification after ``position`` (binary search over the deque)."""
+    low, high = 0, len(recent)
+    while low < high:
+        middle = (low + high) // 2
+        if recent[middle].id <= position:
+            low = middle + 1
+        else:
+            high = middle
+    return low
+
+
+def vouched_page(recorder: ApplicationRecorder, after: int, limit: int) -> tuple[Sequence[Notification], int]:
+    """The next page of the log after ``after``, every notification its chain link vouches for, and the position the
+    page reached.  An event the chain does not vouch for is never sent (R-AUD-1), but it does not stop a reader
+    either: the page is read again one event at a time and the tampered ones are left out (the service's audit
+    raises the alert the pit sees)."""
+    try:
+        page = recorder.select_notifications(start=after + 1, limit=limit)
+        return page, page[-1].id if page else after
+    except TamperedLogError:
+        stored: Sequence[Notification] = recorder.unchecked_notifications(  # type: ignore[attr-defined]
+            after + 1, limit)
+    vouched: list[Notification] = []
+    for notification in stored:
+        try:
+            vouched.extend(recorder.select_notifications(start=notification.id, limit=1, stop=notification.id))
+        except TamperedLogError as refused:
+            _log.warning("a live stream left out the event at log position %d: %s", notification.id, refused)
+    return vouched, stored[-1].id if stored else after

@@ -9,7 +9,7 @@ import contextlib
 import functools
 import json
 import logging
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable
 from datetime import datetime
 from typing import Any
 from uuid import UUID
@@ -27,10 +27,10 @@ from service.formats.render import describe, render
 from service.grpc.base import EVERY_TABLE, ServicerBase
 from service.grpc.errors import _guarded_stream, _StatusError, invalid
 from service.grpc.event_messages import timestamp, to_message
+from service.grpc.follower import vouched_page
 from service.grpc.observe import STOPPING
 from service.grpc.replies import _payload
 from service.grpc.requests import MAX_POSITION, _command_id, _table, _text
-from service.store.chain import TamperedLogError
 
 WATCH_PAGE = 200
 _log = logging.getLogger("pokertable.watch")
@@ -66,7 +66,12 @@ class StreamRpcs(ServicerBase):
                 raise _StatusError(grpc.StatusCode.UNAVAILABLE, f"{STOPPING}: resume the stream with after_position "
                                    f"{position}", "")
             stored = self._stored_event(table)  # taken before the scan, so a command stored during it is not missed
-            changes, scanned = await self._run(context, functools.partial(scan, viewer, position), offload=True)
+            follower = self.follower
+            kept = follower.after(position) if follower is not None else None
+            if follower is not None and kept is not None:  # what the follower read already (issue 18): no query
+                changes, scanned = self._changes_in(kept, table, viewer, max(position, follower.position))
+            else:
+                changes, scanned = await self._run(context, functools.partial(scan, viewer, position), offload=True)
             for change in changes:
                 yield change
             # The scan moves on past other tables' events too: a busy casino's store must not stall this table's
@@ -125,7 +130,7 @@ class StreamRpcs(ServicerBase):
         """Every table's changes in the next page of notifications (each as its table's viewer may see it), and the
         position the page reached: one read of the log for the whole floor.  Tampering the service's audit found is
         the floor's too (table "": the casino's log, :mod:`service.app.tampering`)."""
-        notifications, scanned = self._vouched_page(after)
+        notifications, scanned = vouched_page(self.app.recorder, after, WATCH_PAGE)
         changes = []
         with self._owners_lock:
             for notification in notifications:
@@ -142,24 +147,25 @@ class StreamRpcs(ServicerBase):
                     event=to_message(type(event), _payload(event, viewer.sees_down_cards(table))), table=table))
         return changes, scanned
 
-    def _vouched_page(self, after: int) -> tuple[Sequence[Notification], int]:
-        """The next page of the log for a floor's stream, and the position it reached.  An event its chain link does
-        not vouch for is never sent (R-AUD-1), but it does not stop the floor either: the page is read again one
-        event at a time and the tampered ones are left out (the service's audit raises the alert the floor shows)."""
-        recorder = self.app.recorder
-        try:
-            page = recorder.select_notifications(start=after + 1, limit=WATCH_PAGE)
-            return page, page[-1].id if page else after
-        except TamperedLogError:
-            stored: Sequence[Notification] = recorder.unchecked_notifications(  # type: ignore[attr-defined]
-                after + 1, WATCH_PAGE)
-        vouched: list[Notification] = []
-        for notification in stored:
-            try:
-                vouched.extend(recorder.select_notifications(start=notification.id, limit=1, stop=notification.id))
-            except TamperedLogError as refused:
-                _log.warning("a floor's stream left out the event at log position %d: %s", notification.id, refused)
-        return vouched, stored[-1].id if stored else after
+    def _changes_in(self, notifications: list[Notification], table: str, viewer: Viewer,
+                    reached: int) -> tuple[list[svc.WatchResponse], int]:
+        """The changes of ``table`` (every table's: ``EVERY_TABLE``) among notifications the follower read, each as
+        the viewer may see it, and the position they reach."""
+        changes = []
+        with self._owners_lock:
+            for notification in notifications:
+                originator = notification.originator_id
+                if not isinstance(originator, UUID) or not notification.topic.startswith("domain."):
+                    continue
+                owner = LOG if originator == FINDINGS_ID else self._owner(originator, notification.id)
+                if owner is None or (table and owner != table) or (table and owner == LOG):
+                    continue
+                event: Any = self.app.mapper.to_domain_event(notification)
+                changes.append(svc.WatchResponse(
+                    position=notification.id, aggregate_id=str(originator),
+                    version=notification.originator_version, timestamp=timestamp(event.timestamp),
+                    event=to_message(type(event), _payload(event, viewer.sees_down_cards(owner))), table=owner))
+        return changes, reached
 
     def _owner_of(self, originator: UUID, position: int) -> str | None:
         """The table an event's originator belongs to, for the instance's follower of the log (on its thread)."""
