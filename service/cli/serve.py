@@ -87,7 +87,6 @@ def run(args: argparse.Namespace) -> int:
     except SettingsError as error:
         print(f"pokertable serve: {error}", file=sys.stderr)
         return 2
-    configure_logging(args)
     try:
         stations = Stations.from_mapping(chosen.stations, args.config.parent)
         credentials = _credentials(args.tls_cert, args.tls_key)  # checked first: a bad file claims and creates nothing
@@ -96,6 +95,7 @@ def run(args: argparse.Namespace) -> int:
         # the dashboard's floor reads every table as an observer, with a token made for this run only
         stations, floor_token = stations.with_station("pit-dashboard-floor", Role.OBSERVER) if args.http \
             else (stations, "")
+        configure_logging(args)  # the configuration in effect is logged once it is known to be usable
         # SQLite: this process is the file's only writer while it serves
         store, created, unsigned = open_signed_store(args.db, key_path, args.sign_every)
         app, signer = store.app, store.signer
