@@ -61,7 +61,7 @@ def _play_hand(app: PokerTables, table: str, rng: random.Random, ids: Any) -> UU
     left without chips buys more first."""
     for seat, stack in app.table(table).stacks.items():
         if stack == 0:
-            app.add_chips(next(ids), table, seat, 50)
+            app.add_chips(next(ids), table, seat, 600)
     app.start_hand(next(ids), table, DeckIdentity(52, BackColour.RED))
     hand_id = app.hands_of(table)[-1]
     deck = shuffled(52, rng)
@@ -99,15 +99,18 @@ def _shift(url: str) -> tuple[PokerTables, list[UUID], datetime]:
     app = PokerTables(env=environment(url))
     ids = (f"x-{i}" for i in range(10**6))
     rng = random.Random(FIRST_SEED)
-    settings = TableSettings.create("holdem", BettingStructure.NO_LIMIT, blinds=(1, 2), antes=(0, 2),
+    # Every amount a multiple of 12: a pot split among up to four winners divides evenly. Odd chips are where our
+    # rule (R-CIRC-11: one each, clockwise from the button) and pokerkit's (all to the first) differ, tested apart
+    # (tests/test_circle_rules.py); a 4-way split of 202 chips here had pokerkit end a chip off (seed 874004684).
+    settings = TableSettings.create("holdem", BettingStructure.NO_LIMIT, blinds=(12, 24), antes=(0, 24),
                                     ante_pot=AntePot.MAIN)
     app.open_table(next(ids), "Mesa 7", settings, seat_count=9)
     for seat in (1, 3, 5, 8):
-        app.sit(next(ids), "Mesa 7", seat, 60)
+        app.sit(next(ids), "Mesa 7", seat, 720)
     started = datetime.now(UTC)
     played = [_play_hand(app, "Mesa 7", rng, ids) for _ in range(3)]
     app.leave(next(ids), "Mesa 7", 3)
-    app.sit(next(ids), "Mesa 7", 3, 80)
+    app.sit(next(ids), "Mesa 7", 3, 960)
     app.start_hand(next(ids), "Mesa 7", DeckIdentity(52, BackColour.RED))
     voided = app.hands_of("Mesa 7")[-1]
     app.hand_command(next(ids), "Mesa 7", HandCommand("void", rule="R-DECK-4", reason="two aces of spades"), PIT)
@@ -133,7 +136,7 @@ def test_r_aud_1_a_shift_exports_as_one_phhs_file_pokerkit_loads(tmp_path: Path,
         assert not problems, f"seed {FIRST_SEED}: {problems}"
         assert history.finishing_stacks == hand.stacks and history.seats == hand.seats
         assert history.venue == "Casino Gran Vía" and history.table == "Mesa 7" and history.seat_count == 9
-        assert history.antes == [0, 2] + [0] * (len(hand.seats) - 2) and history.ante_trimming_status is False
+        assert history.antes == [0, 24] + [0] * (len(hand.seats) - 2) and history.ante_trimming_status is False
         start = _started(app, hand.id).astimezone(MADRID)
         assert (history.year, history.month, history.day) == (start.year, start.month, start.day)
         assert history.time == start.time().replace(tzinfo=None, microsecond=0)
