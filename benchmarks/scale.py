@@ -62,8 +62,11 @@ async def commands(stub: svc_grpc.TableServiceStub, calls: int, tag: str) -> lis
     latencies = []
     for n in range(calls):
         started = time.perf_counter()
-        await stub.AddChips(svc.AddChipsRequest(command_id=f"{tag}-{n}", table=f"Mesa {n % TABLES + 1:02}", seat=1,
-                                                chips=1), metadata=METADATA, timeout=30)
+        try:
+            await stub.AddChips(svc.AddChipsRequest(command_id=f"{tag}-{n}", table=f"Mesa {n % TABLES + 1:02}",
+                                                    seat=1, chips=1), metadata=METADATA, timeout=10)
+        except grpc.aio.AioRpcError as error:  # the service too busy to answer: timed as it failed, and counted
+            print(f"    ({tag} command {n}: {error.code().name})", flush=True)
         latencies.append(time.perf_counter() - started)
     return latencies
 
@@ -86,7 +89,10 @@ async def measure(port: int, pid: int, args: argparse.Namespace) -> dict[str, An
         head = max(summary.position for summary in listed.tables)
         # each station its own connection (the service takes a bounded number of streams per connection): here
         # ten streams a connection, as ten stations behind one NAT would be
-        channels = [grpc.aio.insecure_channel(f"127.0.0.1:{port}") for _ in range((args.streams + 9) // 10)]
+        # (a local subchannel pool each: gRPC otherwise shares one connection among channels to the same address,
+        # and past the service's 256 streams a connection, calls would wait)
+        channels = [grpc.aio.insecure_channel(f"127.0.0.1:{port}", options=[("grpc.use_local_subchannel_pool", 1)])
+                    for _ in range((args.streams + 9) // 10)]
         streams = [svc_grpc.TableServiceStub(channels[n // 10]).Watch(  # type: ignore[no-untyped-call]
             svc.WatchRequest(table=f"Sala {n % TABLES + 1:02}", after_position=head), metadata=METADATA)
             for n in range(args.streams)]
