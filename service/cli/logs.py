@@ -82,7 +82,16 @@ class HumanFormatter(logging.Formatter):
 
 
 class _Handler(logging.StreamHandler):  # type: ignore[type-arg]
-    """The service's handler (one: configuring again replaces it)."""
+    """The service's handler (one: configuring again replaces it), writing to whatever standard error is when a
+    record is written (a test's captured stream, once closed, is not written to by a server still running)."""
+
+    @property
+    def stream(self) -> Any:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value: Any) -> None:
+        del value  # always the process's standard error of the moment
 
 
 def shown(options: dict[str, Any]) -> dict[str, Any]:
