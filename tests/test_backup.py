@@ -30,13 +30,16 @@ import pytest
 from eventsourcing.application import AggregateNotFoundError
 
 import service.store.backup
+import service.store.backup_files
+import service.store.backup_postgres
 from domain.circle.settings import BettingStructure, TableSettings
 from service.api import table_service_pb2 as svc
 from service.api import table_service_pb2_grpc as svc_grpc
 from service.api import types_pb2 as pb
 from service.app.application import PokerTables, ProcessedCommand
 from service.bootstrap import open_store
-from service.store.backup import POSTGRES_TABLES, SQLITE_TABLES
+from service.store.backup import SQLITE_TABLES
+from service.store.backup_postgres import POSTGRES_TABLES
 from service.store.persistence import claim_sole_writer, environment
 from tests.test_application import POSTGRES_URL, postgres_store
 from tests.test_attack_kill import PIT, SEATS, START, TABLES, Load
@@ -356,8 +359,9 @@ def test_a_postgres_backup_without_pg_dump_says_what_to_do(tmp_path: Path) -> No
 
 
 def test_the_service_module_examples_hold() -> None:
-    result = doctest.testmod(service.store.backup)
-    assert result.attempted >= 5 and result.failed == 0
+    results = [doctest.testmod(module) for module in (service.store.backup, service.store.backup_files,
+                                                      service.store.backup_postgres)]
+    assert sum(result.attempted for result in results) >= 5 and not any(result.failed for result in results)
 
 
 # -- PostgreSQL: the password --------------------------------------------------------------------------------------

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from service.cli.main import main
-from service.cli.settings import KEYS, SettingsError, mask_url, settings
+from service.cli.settings import KEYS, SettingsError, settings
 from service.grpc.stations import StationConfigError, Stations, digest
+from service.store.persistence import masked_url
 
 
 def test_flags_over_environment_over_file_over_defaults() -> None:
@@ -64,7 +65,7 @@ def test_the_database_password_comes_from_a_secret_and_is_never_described(tmp_pa
     assert "pw0" not in repr(from_environment.described())
     with pytest.raises(SettingsError, match="db_password_file: cannot read the secret file"):
         settings({}, {}, {"service": {"db_password_file": str(tmp_path / "missing")}})
-    assert mask_url("postgresql://u:pw0@h/d") == "postgresql://u:***@h/d"
+    assert masked_url("postgresql://u:pw0@h/d") == "postgresql://u:***@h/d"
 
 
 def test_a_password_given_as_a_flag_is_not_taken() -> None:

@@ -31,8 +31,9 @@ from service.bootstrap import open_store
 from service.cli import audit as audit_command
 from service.cli.settings import SettingsError, read_file, settings
 from service.store.audit import verify
-from service.store.backup import BackupError, backup, hide, mask, restore
-from service.store.persistence import PersistenceUrlError
+from service.store.backup import backup, restore
+from service.store.backup_files import BackupError, hide
+from service.store.persistence import PersistenceUrlError, masked_url
 from service.store.signing import SigningKeyError, load_public_key
 
 INTERRUPTED = 130
@@ -94,7 +95,7 @@ def run_backup(args: argparse.Namespace) -> int:
         return _say("pokertable backup: interrupted; no backup written", INTERRUPTED)
     position, digest = made.head
     print(f"{position}:{digest.hex()}", flush=True)
-    _say(f"pokertable backup: {mask(url)} -> {made.path} ({made.store}, {made.size:,} bytes): {made.events} "
+    _say(f"pokertable backup: {masked_url(url)} -> {made.path} ({made.store}, {made.size:,} bytes): {made.events} "
          f"events, chain head at position {position}", 0)
     return 0
 
@@ -119,7 +120,7 @@ def _restore(args: argparse.Namespace) -> int:
     except BackupError as error:
         return _say(f"pokertable restore: {error}", 1)
     schema = f" (schema {restored.schema})" if restored.schema else ""
-    _say(f"pokertable restore: {args.source} ({restored.store}) restored into {mask(url)}{schema}; its log, "
+    _say(f"pokertable restore: {args.source} ({restored.store}) restored into {masked_url(url)}{schema}; its log, "
          "checked as 'pokertable audit verify' does:", 0)
     try:
         with open_store(url, must_exist=True) as store:

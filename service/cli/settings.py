@@ -33,7 +33,7 @@ from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from service.store.persistence import DEFAULT_DB, PersistenceUrlError, environment
+from service.store.persistence import DEFAULT_DB, PersistenceUrlError, environment, masked_url
 from service.store.signing import DEFAULT_EVERY
 
 ENV_PREFIX = "POKERTABLE_"
@@ -204,24 +204,8 @@ class Settings:
             value = self.values.get(name)
             if value is None:
                 continue
-            out[name] = "***" if key.secret else mask_url(self.db) if name == "db" else str(value)
+            out[name] = "***" if key.secret else masked_url(self.db) if name == "db" else str(value)
         return out
-
-
-def mask_url(url: str) -> str:
-    """A URL with its password (if any) replaced by ``***``.
-
-    >>> mask_url("postgresql://casino:pa%40ss@db:5432/tables?schema=s1")
-    'postgresql://casino:***@db:5432/tables?schema=s1'
-    >>> mask_url("sqlite:///pokertable.db")
-    'sqlite:///pokertable.db'
-    """
-    parts = urlsplit(url)
-    if not parts.password:
-        return url
-    user = parts.username or ""
-    host = parts.hostname or ""
-    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}{f':{parts.port}' if parts.port else ''}"))
 
 
 def _read_secret(path: Path, origin: str) -> str:
