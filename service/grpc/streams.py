@@ -9,7 +9,7 @@ import contextlib
 import functools
 import json
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from datetime import datetime
 from typing import Any
 from uuid import UUID
@@ -131,34 +131,21 @@ class StreamRpcs(ServicerBase):
         position the page reached: one read of the log for the whole floor.  Tampering the service's audit found is
         the floor's too (table "": the casino's log, :mod:`service.app.tampering`)."""
         notifications, scanned = vouched_page(self.app.recorder, after, WATCH_PAGE)
+        return self._changes_in(notifications, EVERY_TABLE, viewer, scanned)
+
+    def _changes_in(self, notifications: Sequence[Notification], table: str, viewer: Viewer,
+                    reached: int) -> tuple[list[svc.WatchResponse], int]:
+        """The changes of ``table`` (every table's, the casino log's own included: ``EVERY_TABLE``) among
+        notifications read (a page of the store, or what the follower kept), each as the viewer may see it, and the
+        position they reach."""
         changes = []
         with self._owners_lock:
             for notification in notifications:
                 originator = notification.originator_id
                 if not isinstance(originator, UUID) or not notification.topic.startswith("domain."):
                     continue  # not a table's or a hand's event (a command record, a signed head)
-                table = LOG if originator == FINDINGS_ID else self._owner(originator, notification.id)
-                if table is None:
-                    continue
-                event: Any = self.app.mapper.to_domain_event(notification)
-                changes.append(svc.WatchResponse(
-                    position=notification.id, aggregate_id=str(originator),
-                    version=notification.originator_version, timestamp=timestamp(event.timestamp),
-                    event=to_message(type(event), _payload(event, viewer.sees_down_cards(table))), table=table))
-        return changes, scanned
-
-    def _changes_in(self, notifications: list[Notification], table: str, viewer: Viewer,
-                    reached: int) -> tuple[list[svc.WatchResponse], int]:
-        """The changes of ``table`` (every table's: ``EVERY_TABLE``) among notifications the follower read, each as
-        the viewer may see it, and the position they reach."""
-        changes = []
-        with self._owners_lock:
-            for notification in notifications:
-                originator = notification.originator_id
-                if not isinstance(originator, UUID) or not notification.topic.startswith("domain."):
-                    continue
                 owner = LOG if originator == FINDINGS_ID else self._owner(originator, notification.id)
-                if owner is None or (table and owner != table) or (table and owner == LOG):
+                if owner is None or (table and owner != table):
                     continue
                 event: Any = self.app.mapper.to_domain_event(notification)
                 changes.append(svc.WatchResponse(
