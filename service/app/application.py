@@ -65,6 +65,7 @@ from service.app.commands import (
     THB_ACTIONS,
     BankedCommand,
     HandCommand,
+    fingerprint,
 )
 from service.app.dealers import DealerSignIn
 from service.app.queries import TableQueries, _Locks, parse_moment
@@ -118,12 +119,6 @@ class ProcessedCommand(Aggregate):
         self.dealer = dealer
         """R-AUD-1: the dealer signed in at the table when its station sent this command ("" for none, and for the
         pit's and the director's commands)."""
-
-
-def fingerprint(table: str, what: tuple[object, ...]) -> str:
-    """What a command asks, as a digest: its table, its kind and every argument (frozen dataclasses and plain values
-    have a deterministic ``repr``).  A retry with the same command id must ask exactly this again."""
-    return hashlib.sha256(repr((table, what)).encode()).hexdigest()
 
 
 class PokerTables(AlertAcknowledgements, LogAudit, DealerSignIn, TableQueries):

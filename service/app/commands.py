@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -163,3 +164,8 @@ def _amount(command: HandCommand) -> int:
 def _card(command: HandCommand) -> Card:
     return _needs(command.action, command.card, "a card")
 
+
+def fingerprint(table: str, what: tuple[object, ...]) -> str:
+    """What a command asks, as a digest: its table, its kind and every argument (frozen dataclasses and plain values
+    have a deterministic ``repr``).  A retry with the same command id must ask exactly this again."""
+    return hashlib.sha256(repr((table, what)).encode()).hexdigest()
