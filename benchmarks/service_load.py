@@ -92,6 +92,10 @@ def postgres_url(base: str) -> str | None:
         env = environment(base)
         schema = f"bench_{uuid.uuid4().hex[:10]}"
         with psycopg.connect(host=env["POSTGRES_HOST"], port=env["POSTGRES_PORT"], user=env["POSTGRES_USER"],
+                             dbname="postgres", autocommit=True, connect_timeout=3) as admin:
+            if not admin.execute("select 1 from pg_database where datname = %s", (env["POSTGRES_DBNAME"],)).fetchone():
+                admin.execute(f'create database "{env["POSTGRES_DBNAME"]}"')  # a fresh machine: the first run
+        with psycopg.connect(host=env["POSTGRES_HOST"], port=env["POSTGRES_PORT"], user=env["POSTGRES_USER"],
                              dbname=env["POSTGRES_DBNAME"], autocommit=True, connect_timeout=3) as conn:
             conn.execute(f"create schema {schema}")
         return f"{base}?schema={schema}"
