@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Mapping
+from uuid import UUID, uuid4
 
 import pytest
 from eventsourcing.persistence import IntegrityError
@@ -22,12 +24,15 @@ class Store:
         self.rows: list[str] = []
         self.transactions: list[list[str]] = []
         self.broken = False
+        self.versions: dict[UUID, int] = {}  # what a writer's reads are checked against
 
-    def put(self, events: list[str]) -> list[int]:
+    def put(self, events: list[str], reads: Mapping[UUID, int]) -> list[int]:
         time.sleep(self.delay)
         with self.lock:
             if self.broken:
                 raise OSError("disk I/O error")
+            if any(self.versions.get(aggregate, 0) > version for aggregate, version in reads.items()):
+                raise IntegrityError(f"stale read in {events}")
             if len(set(events)) < len(events) or set(events) & set(self.rows):
                 raise IntegrityError(f"duplicate in {events}")
             start = len(self.rows)
@@ -143,3 +148,31 @@ def test_each_writer_is_all_or_nothing_whatever_the_grouping(writes: list[list[s
             stored.extend(events)
     assert sorted(stored) == sorted(store.rows)  # nothing stored but the successful writers' events, once each
     assert len(set(store.rows)) == len(store.rows)
+
+
+def test_a_writer_whose_reads_are_stale_fails_alone_and_the_rest_of_its_group_commits() -> None:
+    """A command that read an aggregate since changed (by another instance) is refused as a whole, with an integrity
+    error (its application then reads afresh and runs it again); the other commands of its group are written."""
+    store = Store()
+    changed, untouched = uuid4(), uuid4()
+    store.versions = {changed: 7, untouched: 3}
+    group: GroupCommit[str, int] = GroupCommit(store.put)
+    writes = {f"w{n}": [f"e{n}"] for n in range(6)}
+    start = threading.Barrier(len(writes))
+    outcomes: dict[str, object] = {}
+
+    def writer(name: str, events: list[str]) -> None:
+        start.wait()
+        try:
+            outcomes[name] = group.write(events, {changed: 6} if name == "w3" else {untouched: 3})
+        except IntegrityError as error:
+            outcomes[name] = error
+
+    threads = [threading.Thread(target=writer, args=item) for item in writes.items()]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert isinstance(outcomes.pop("w3"), IntegrityError)
+    assert all(isinstance(outcome, list) for outcome in outcomes.values())
+    assert sorted(store.rows) == sorted(f"e{n}" for n in range(6) if n != 3)

@@ -38,6 +38,7 @@ from domain.cards.decks import BackColour, DeckIdentity  # noqa: F401  (BackColo
 from domain.circle.settings import BettingStructure, TableSettings  # noqa: F401  (BettingStructure: doctest)
 from domain.circle.table import Table
 from domain.device_reports import DeckAlternationError, DeviceReport
+from domain.errors import RuleError
 from domain.games import game_of
 from domain.reconstruction import Step, reconstruct
 from domain.tables import LANGUAGES
@@ -139,7 +140,11 @@ class PokerTables(AlertAcknowledgements, LogAudit, DealerSignIn, TableQueries):
         self.after_save: Callable[[list[Recording[UUID]]], None] | None = None
         """Told of each batch of events stored (from the storing thread): the head signer counts them
         (:mod:`service.store.signing`)."""
-        self._group_commit: GroupCommit[DomainEventProtocol[UUID], Recording[UUID]] = GroupCommit(self.events.put)
+        self._group_commit: GroupCommit[DomainEventProtocol[UUID], Recording[UUID]] = GroupCommit(self._put)
+        self._checked_reads = bool(getattr(self.recorder, "checks_reads", False)) and self.repository.fastforward
+        """Commands use the cached aggregates as they are and the store checks, in the insert, that none has changed
+        since (PostgreSQL; :mod:`service.store.chain`): no read before a command. SQLite's sole writer needs no check:
+        its cache is the truth."""
 
     # -- commands -----------------------------------------------------------------------------------
 
@@ -349,30 +354,49 @@ class PokerTables(AlertAcknowledgements, LogAudit, DealerSignIn, TableQueries):
             raise ServiceError("a command id has 1 to 128 characters")
         digest = fingerprint(table, what)
         with self._locks(table):
-            self._local.fetched = []
-            self._local.table_record = None
-            try:
-                result, changed = change()  # a RuleError here has recorded nothing
-                self.save(*changed, ProcessedCommand(command_id=command_id, result=result, fingerprint=digest,
-                                                     dealer=self._dealer_of(table, changed)))
-                if self.on_stored is not None:
-                    self.on_stored(table)
-            except IntegrityError:
-                self._forget_fetched()  # the cached copies are ahead of the store: read them afresh next time
-                done = self._processed(command_id, digest)
-                if done is not None:  # a retry of a command already applied: its first result
-                    return done
-                raise ConflictError("the table changed meanwhile; nothing was applied: retry", rule="R-AUD-1") \
-                    from None
-            except Exception:
-                self._forget_fetched()
-                done = self._processed(command_id, digest)
-                if done is not None:
-                    return done
-                raise
-            finally:
-                del self._local.fetched
-            return result
+            # First with the cached aggregates as they are (checked by the store as it inserts); if the store finds
+            # one changed since (another instance wrote it), or the rules refuse the command, once more with each
+            # aggregate read afresh: a refusal is always decided on what the store holds.
+            for fresh in (False, True) if self._checked_reads else (True,):
+                self._local.fetched, self._local.reads, self._local.fresh = [], {}, fresh
+                self._local.table_record = None
+                try:
+                    result, changed = change()  # a RuleError here has recorded nothing
+                    self.save(*changed, ProcessedCommand(command_id=command_id, result=result, fingerprint=digest,
+                                                         dealer=self._dealer_of(table, changed)))
+                    if self.on_stored is not None:
+                        self.on_stored(table)
+                except IntegrityError:
+                    self._forget_fetched()  # the cached copies are ahead of the store: read them afresh next time
+                    done = self._processed(command_id, digest)
+                    if done is not None:  # a retry of a command already applied: its first result
+                        return done
+                    if not fresh:
+                        continue
+                    raise ConflictError("the table changed meanwhile; nothing was applied: retry", rule="R-AUD-1") \
+                        from None
+                except (RuleError, ServiceError):
+                    self._forget_fetched()
+                    if not fresh:
+                        continue
+                    done = self._processed(command_id, digest)
+                    if done is not None:
+                        return done
+                    raise
+                except Exception:
+                    self._forget_fetched()
+                    done = self._processed(command_id, digest)
+                    if done is not None:
+                        return done
+                    raise
+                finally:
+                    del self._local.fetched, self._local.reads
+                return result
+            raise AssertionError("unreachable: the last attempt returns or raises")
+
+    def _put(self, events: list[DomainEventProtocol[UUID]], reads: Mapping[UUID, int]) -> list[Recording[UUID]]:
+        """One transaction of the group commit: its events, and the reads the store checks (PostgreSQL)."""
+        return self.events.put(events, reads=reads) if reads else self.events.put(events)
 
     def _forget_fetched(self) -> None:
         cache = self.repository.cache

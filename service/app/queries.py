@@ -4,6 +4,7 @@ fetches, the storing of a command's events)."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -62,6 +63,7 @@ class TableQueries(TableFloor):
     _locks: _Locks
     _local: threading.local
     _group_commit: GroupCommit[DomainEventProtocol[UUID], Recording[UUID]]
+    _checked_reads: bool
     after_save: Callable[[list[Recording[UUID]]], None] | None
 
     @property
@@ -290,8 +292,9 @@ class TableQueries(TableFloor):
             processing_event.saved_kwargs.update(kwargs)
             recordings = self._record(processing_event)
         else:  # the usual case: in one transaction with the other commands ready now (service.store.group_commit)
-            recordings = self._group_commit.write(processing_event.events)
-            if self.repository.cache and not self.repository.fastforward:
+            reads = getattr(self._local, "reads", None) if self._checked_reads else None
+            recordings = self._group_commit.write(processing_event.events, reads)
+            if self.repository.cache and (self._checked_reads or not self.repository.fastforward):
                 for aggregate_id, aggregate in processing_event.aggregates.items():
                     self.repository.cache.put(aggregate_id, aggregate)
         self._take_snapshots(processing_event)
@@ -305,7 +308,14 @@ class TableQueries(TableFloor):
         if version is not None or not hasattr(self._local, "fetched"):
             return self.repository.get(aggregate_id, version=version)
         self._local.fetched.append(aggregate_id)
-        aggregate: object = self.repository.get(aggregate_id, deepcopy_from_cache=False)
+        aggregate: Any = None
+        if self._checked_reads and not self._local.fresh and self.repository.cache is not None:
+            with contextlib.suppress(KeyError):  # as cached, unread: the store checks it has not changed since
+                aggregate = self.repository.cache.get(aggregate_id)
+        if aggregate is None:
+            aggregate = self.repository.get(aggregate_id, deepcopy_from_cache=False)
+        if self._checked_reads:
+            self._local.reads.setdefault(aggregate_id, aggregate.version)
         if isinstance(aggregate, TableRecord):
             self._local.table_record = aggregate  # the command's table: its signed-in dealer is recorded with it
         return aggregate

@@ -7,6 +7,11 @@ writer to arrive commits everything queued so far, itself included; writers that
 leader is done the first of them leads the next group. One writer alone commits at once, with no hand-over between
 threads, so a single table's latency is what it was.
 
+Each writer may also name what its command *read* (aggregate ids and the versions it read them at): the store
+checks, in the same transaction, that none of them has changed since (PostgreSQL, where several instances write;
+:mod:`service.store.chain`), and refuses the whole transaction with an integrity error otherwise.  A group's reads
+are the union of its writers' (the lowest version where two read the same aggregate).
+
 If a group's transaction fails on an integrity error (a stale version from another service instance, a command id
 already applied), every member is written again on its own, so that only the offending members fail and the others
 commit exactly as they would have alone.
@@ -20,9 +25,10 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
+from uuid import UUID
 
 from eventsourcing.persistence import IntegrityError
 
@@ -34,6 +40,7 @@ _log = logging.getLogger(__name__)
 @dataclass(eq=False)
 class _Writer(Generic[E, R]):
     events: Sequence[E]
+    reads: Mapping[UUID, int]
     done: threading.Event = field(default_factory=threading.Event)
     lead: bool = False
     recordings: list[R] = field(default_factory=list)
@@ -41,10 +48,10 @@ class _Writer(Generic[E, R]):
 
 
 class GroupCommit(Generic[E, R]):
-    """Writes lists of events with ``put`` (one transaction a call, returning one recording an event), grouping
-    the lists of concurrent callers into one call."""
+    """Writes lists of events with ``put`` (one transaction a call, returning one recording an event; its second
+    argument: the reads to check, see the module's text), grouping the lists of concurrent callers into one call."""
 
-    def __init__(self, put: Callable[[list[E]], list[R]], *, most: int = 256) -> None:
+    def __init__(self, put: Callable[[list[E], Mapping[UUID, int]], list[R]], *, most: int = 256) -> None:
         self._put, self._most = put, most
         self._lock = threading.Lock()
         self._queue: list[_Writer[E, R]] = []
@@ -54,9 +61,10 @@ class GroupCommit(Generic[E, R]):
         """Told of each transaction committed: each of its writers' events and recordings (several transactions
         when a group was split to find the offender of an integrity error: those committed)."""
 
-    def write(self, events: Sequence[E]) -> list[R]:
-        """Write ``events`` atomically, with whatever other writers are ready; return their recordings."""
-        me: _Writer[E, R] = _Writer(events)
+    def write(self, events: Sequence[E], reads: Mapping[UUID, int] | None = None) -> list[R]:
+        """Write ``events`` atomically, with whatever other writers are ready, provided that none of the aggregates
+        in ``reads`` (id: the version read) has changed since; return their recordings."""
+        me: _Writer[E, R] = _Writer(events, reads or {})
         with self._lock:
             self._queue.append(me)
             leader = not self._leading
@@ -95,7 +103,7 @@ class GroupCommit(Generic[E, R]):
     def _commit(self, group: list[_Writer[E, R]]) -> None:
         self.largest = max(self.largest, len(group))
         try:
-            recordings = self._put([event for writer in group for event in writer.events])
+            recordings = self._put([event for writer in group for event in writer.events], _union(group))
         except IntegrityError as error:
             if len(group) == 1:
                 group[0].error = error
@@ -114,7 +122,7 @@ class GroupCommit(Generic[E, R]):
 
     def _commit_alone(self, writer: _Writer[E, R]) -> None:
         try:
-            writer.recordings = self._put(list(writer.events))
+            writer.recordings = self._put(list(writer.events), writer.reads)
         except BaseException as error:
             writer.error = error
 
@@ -123,3 +131,14 @@ class GroupCommit(Generic[E, R]):
         if writer.error is not None:
             raise writer.error
         return writer.recordings
+
+
+def _union(group: Sequence[_Writer[E, R]]) -> Mapping[UUID, int]:
+    """The reads of a group's writers: each aggregate at the lowest version any of them read it."""
+    if len(group) == 1:
+        return group[0].reads
+    reads: dict[UUID, int] = {}
+    for writer in group:
+        for aggregate_id, version in writer.reads.items():
+            reads[aggregate_id] = min(version, reads.get(aggregate_id, version))
+    return reads
