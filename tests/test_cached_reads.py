@@ -45,7 +45,7 @@ def instances() -> Iterator[tuple[PokerTables, PokerTables]]:
 
 
 def _record(app: PokerTables, command_id: str) -> ProcessedCommand:
-    record = app.repository.get(ProcessedCommand.create_id(command_id))
+    record: object = app.repository.get(ProcessedCommand.create_id(command_id))
     assert isinstance(record, ProcessedCommand)
     return record
 
@@ -67,7 +67,7 @@ def test_a_command_needs_no_read_of_the_store_when_its_cache_is_current(
         reads.append(args)
         return original(*args, **kwargs)  # type: ignore[arg-type]
 
-    recorder.select_events = counted  # type: ignore[method-assign]
+    recorder.select_events = counted  # type: ignore[method-assign,assignment]
     try:
         first.add_chips("cheap", "Mesa", 2, 5)
     finally:
