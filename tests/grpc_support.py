@@ -10,7 +10,7 @@ import asyncio
 import contextlib
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -91,8 +91,9 @@ def serving(app: PokerTables, stations: Stations) -> Iterator[int]:
 class Client:
     """A station's stub with its token: ``client.OpenTable(request)`` calls with the token and a 10 s deadline."""
 
-    def __init__(self, port: int, token: str | None) -> None:
-        self.channel = grpc.insecure_channel(f"127.0.0.1:{port}")
+    def __init__(self, port: int, token: str | None, *, target: str = "",
+                 options: Sequence[tuple[str, Any]] = ()) -> None:
+        self.channel = grpc.insecure_channel(target or f"127.0.0.1:{port}", options=list(options))
         self.stub = svc_grpc.TableServiceStub(self.channel)  # type: ignore[no-untyped-call]
         self.metadata = [("authorization", f"Bearer {token}")] if token else []
         self.prefix = uuid.uuid4().hex[:12]  # unique per client (an id() is reused once a client is collected)

@@ -25,9 +25,9 @@ from tests.test_application import postgres_store
 
 
 @contextmanager
-def instance(env: dict[str, str]) -> Iterator[tuple[int, Any]]:
-    """A service instance on the shared schema: its port and its servicer."""
-    app = PokerTables(env=env)
+def instance(env: dict[str, str], app: PokerTables | None = None) -> Iterator[tuple[int, Any]]:
+    """A service instance on the shared schema (of ``app`` if given): its port and its servicer."""
+    app = app or PokerTables(env=env)
     loop = asyncio.new_event_loop()
     thread = threading.Thread(target=loop.run_forever, daemon=True)
     thread.start()
