@@ -23,6 +23,7 @@ from service.api import commands_pb2 as cmd
 from service.api import table_service_pb2 as svc
 from service.api import table_service_pb2_grpc as svc_grpc
 from service.api import types_pb2 as pb
+from service.station import RECONNECT
 
 COMMAND_CASES = {f.name: f for f in cmd.Command.DESCRIPTOR.fields}
 """The cases of ``Command.command`` by name (``deal``, ``fold``, ..., ``reshuffle``)."""
@@ -107,8 +108,8 @@ class Station:
     counter: itertools.count[int] = field(default_factory=itertools.count)
 
     def __post_init__(self) -> None:
-        self.channel = (grpc.secure_channel(self.address, self.credentials) if self.credentials
-                        else grpc.insecure_channel(self.address))
+        self.channel = (grpc.secure_channel(self.address, self.credentials, options=RECONNECT) if self.credentials
+                        else grpc.insecure_channel(self.address, options=RECONNECT))
         self.stub = svc_grpc.TableServiceStub(self.channel)  # type: ignore[no-untyped-call]
 
     def call(self, method: str, request: Any) -> Any:

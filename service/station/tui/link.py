@@ -15,6 +15,7 @@ from service.api import commands_pb2 as cmd
 from service.api import table_service_pb2 as svc
 from service.api import table_service_pb2_grpc as svc_grpc
 from service.api import types_pb2 as pb
+from service.station import RECONNECT
 
 DEADLINE = 10.0
 """Seconds a unary call may take."""
@@ -59,8 +60,8 @@ class Link:
 
     def __init__(self, address: str, token: str, credentials: grpc.ChannelCredentials | None = None) -> None:
         self.address = address
-        self.channel = (grpc.aio.secure_channel(address, credentials) if credentials
-                        else grpc.aio.insecure_channel(address))
+        self.channel = (grpc.aio.secure_channel(address, credentials, options=RECONNECT) if credentials
+                        else grpc.aio.insecure_channel(address, options=RECONNECT))
         self.stub = svc_grpc.TableServiceStub(self.channel)  # type: ignore[no-untyped-call]
         self.metadata = (("authorization", f"Bearer {token}"),)
         self.prefix = uuid.uuid4().hex[:12]
