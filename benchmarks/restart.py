@@ -62,9 +62,9 @@ class Station(threading.Thread):
             try:
                 getattr(self.stub, method)(request, metadata=METADATA, timeout=5, wait_for_ready=True)
             except grpc.RpcError as error:
-                if error.code() in RETRIED:  # type: ignore[attr-defined]
+                if error.code() in RETRIED:
                     continue  # no answer: the same command again, with the same id
-                self.refused.append(f"{method}: {error.code().name} {error.details()}")  # type: ignore[attr-defined]
+                self.refused.append(f"{method}: {error.code().name} {error.details()}")
             self.acks.append(time.perf_counter())
             return
 
@@ -99,7 +99,7 @@ def _watch_health(port: int, stop: threading.Event, serving: list[float]) -> Non
     health = health_pb2_grpc.HealthStub(channel)
     while not stop.is_set():
         try:
-            reply = health.Check(health_pb2.HealthCheckRequest(), timeout=0.5)
+            reply = health.Check(health_pb2.HealthCheckRequest(), timeout=0.5)  # type: ignore[attr-defined]
             if reply.status == health_pb2.HealthCheckResponse.SERVING:
                 serving.append(time.perf_counter())
         except grpc.RpcError:
