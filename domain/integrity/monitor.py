@@ -159,11 +159,12 @@ class _Shift:
         active = self.expected > 0
         if not active.any() or self.expected[active].mean() < min_expected:
             return TestResult(POSITIONS, 0.0, 0.0, None)
-        values, vectors = np.linalg.eigh(self.covariance)
+        # cells no shuffle could fill have no mean and no variance: left out before the (pseudo-)inverse
+        values, vectors = np.linalg.eigh(self.covariance[np.ix_(active, active)])
         keep = values > values.max() * 1e-9
         if not keep.any():
             return TestResult(POSITIONS, 0.0, 0.0, None)
-        projected = vectors[:, keep].T @ (self.observed - self.expected)
+        projected = vectors[:, keep].T @ (self.observed - self.expected)[active]
         statistic = float(np.sum(projected**2 / values[keep]))
         df = int(keep.sum())
         return TestResult(POSITIONS, statistic, float(df), chi2_sf(statistic, df))
