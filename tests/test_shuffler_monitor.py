@@ -5,11 +5,15 @@ application with a shuffler whose reports and reads the test controls."""
 
 from __future__ import annotations
 
+import csv
+import io
 import itertools
+import json
 import math
 import random
 from collections import Counter
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -44,6 +48,8 @@ from domain.integrity.observations import (
 )
 from service.app.application import HandCommand, PokerTables
 from service.app.shufflers import shoe_reads, shuffler_report, shuffles_seen
+from service.cli.main import main
+from service.store.persistence import environment
 from tests.app_play import PIT, Ids, dealer, next_deck
 
 # -- the exact laws ------------------------------------------------------------------------------------------------
@@ -316,3 +322,61 @@ def test_only_shuffles_by_an_automatic_shuffler_and_clean_shoe_reads_are_seen() 
     assert (verdicts["red"].verdict, verdicts["red"].shuffles) == (NOT_ENOUGH, 1)
     later = shuffler_report(app, since=seen[-1].started)  # the range: by the start of the hand after the shuffle
     assert [(v.colour, v.result.shuffles) for v in later] == [("blue", 1)]
+
+
+def test_the_projection_reads_a_postgresql_store_alike() -> None:
+    from tests.test_application import postgres_store
+
+    app = PokerTables(env=postgres_store())
+    floor = _Floor(app)
+    for _ in range(6):
+        floor.hand(_pass_through, serial="SN-PG")
+    verdicts = shuffler_report(app)
+    assert [(v.serial, v.colour, v.result.verdict, v.result.alarm_test) for v in verdicts] == [
+        ("SN-PG", "blue", FAIL, ADJACENT), ("SN-PG", "red", FAIL, ADJACENT)]
+    app.close()
+
+
+# -- pokertable report shufflers ------------------------------------------------------------------------------------
+
+
+def test_report_shufflers_prints_a_table_csv_and_json_and_exits_1_on_a_failed_shuffler(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    url = f"sqlite:///{tmp_path / 'tables.db'}"
+    app = PokerTables(env=environment(url))
+    good, bad = _Floor(app, "Mesa A"), _Floor(app, "Mesa B")
+    for _ in range(4):
+        good.hand(_uniform, serial="SN-GOOD")
+        bad.hand(_pass_through, serial="SN-BAD")
+    app.close()
+    status = main(["report", "shufflers", "--db", url, "--format", "json", "--from", "2020-01-01 00:00"])
+    out, err = capsys.readouterr()
+    document = json.loads(out)
+    assert status == 1 and err == "4 shuffler deck(s), 2 failed\n"
+    assert document["settings"] == {"gathering": "read-then-stub", "level": 0.01, "looks": 160, "position_bins": 8}
+    assert document["from"].startswith("2020-01-01 00:00:00+01:00")  # the casino's zone, Europe/Madrid by default
+    assert {(s["serial"], s["colour"], s["verdict"]) for s in document["shufflers"]} == {
+        ("SN-BAD", "blue", FAIL), ("SN-BAD", "red", FAIL), ("SN-GOOD", "blue", NOT_ENOUGH),
+        ("SN-GOOD", "red", NOT_ENOUGH)}
+    status = main(["report", "shufflers", "--db", url, "--format", "csv", "--gathering", "unknown"])
+    out, _ = capsys.readouterr()
+    rows = list(csv.reader(io.StringIO(out)))
+    assert rows[0][:8] == ["serial", "device", "colour", "deck", "tables", "shuffles", "verdict", "alarm"]
+    assert len(rows) == 5 and {row[7] for row in rows[1:]} == {"-"}  # only the per-position test: no data yet
+    assert status == 0
+    status = main(["report", "shufflers", "--db", url])
+    out, _ = capsys.readouterr()
+    lines = out.splitlines()
+    assert status == 1 and lines[0].split()[:3] == ["serial", "device", "colour"]
+    assert any("SN-BAD" in line and "shuffle 1: adjacent-pairs" in line for line in lines)
+
+
+@pytest.mark.parametrize("argv", [["--level", "2"], ["--looks", "0"], ["--from", "yesterday"],
+                                  ["--from", "2026-11-25 22:00", "--to", "2026-11-25 21:00"]])
+def test_report_shufflers_refuses_a_bad_setting_or_range_as_usage(
+        argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    url = f"sqlite:///{tmp_path / 'tables.db'}"
+    PokerTables(env=environment(url)).close()
+    assert main(["report", "shufflers", "--db", url, *argv]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith("pokertable report: ")
