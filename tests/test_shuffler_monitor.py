@@ -21,6 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from benchmarks.shuffler_monitor import riffles, samples, stuck, uniform
+from domain.banked.thb import STANDARD_LIMITS, ThbSettings
 from domain.cards.cards import Card
 from domain.cards.decks import composition
 from domain.circle.settings import BettingStructure, TableSettings
@@ -46,11 +47,11 @@ from domain.integrity.observations import (
     rising_sequences,
     successions,
 )
-from service.app.application import HandCommand, PokerTables
+from service.app.application import BankedCommand, HandCommand, PokerTables
 from service.app.shufflers import shoe_reads, shuffler_report, shuffles_seen
 from service.cli.main import main
 from service.store.persistence import environment
-from tests.app_play import PIT, Ids, dealer, next_deck
+from tests.app_play import PIT, Ids, _banked_command, banked_hand_in_progress, dealer, next_deck, start_banked_hand
 
 # -- the exact laws ------------------------------------------------------------------------------------------------
 
@@ -380,3 +381,27 @@ def test_report_shufflers_refuses_a_bad_setting_or_range_as_usage(
     assert main(["report", "shufflers", "--db", url, *argv]) == 2
     out, err = capsys.readouterr()
     assert out == "" and err.startswith("pokertable report: ")
+
+
+def test_a_banked_tables_shuffler_is_judged_from_its_hands_shoe_reads() -> None:
+    """Texas Hold'em Bonus through the application: the dealer's and the boxes' cards read by the shoe; a shuffler
+    that passes the deck through fails on both decks."""
+    app = _app()
+    ids, rng, read = Ids("thb"), random.Random(3), itertools.count(1)
+    app.open_banked_table(ids(), "THB S", "holdem-bonus", ThbSettings(STANDARD_LIMITS[10]))
+    orders: dict[str, list[Card]] = {}
+    for _ in range(6):
+        colour = next_deck(app, "THB S").colour.value
+        order = orders[colour] = orders.get(colour) or _uniform(list(composition(52)), rng)
+        app.record_device_report(ids(), "THB S", DeviceReport("PT-SHUF", "SN-THB", "delivery", colour, "ok"), PIT)
+        start_banked_hand(app, "THB S", ids, {1: 10, 2: 10})
+        cards = iter(order)
+        while (hand := banked_hand_in_progress(app, "THB S")) is not None:
+            if hand.next_card is not None:
+                command = BankedCommand("deal", card=next(cards), source="shoe", sequence=next(read))
+            else:
+                command = _banked_command(hand, rng, iter(()))
+            app.banked_command(ids(), "THB S", command, dealer("THB S"))
+    verdicts = shuffler_report(app)
+    assert [(v.colour, v.deck_size, v.result.shuffles, v.result.verdict) for v in verdicts] == [
+        ("blue", 52, 2, FAIL), ("red", 52, 2, FAIL)]
