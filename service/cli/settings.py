@@ -33,6 +33,7 @@ from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from domain.integrity.observations import Gathering
 from service.store.persistence import DEFAULT_DB, PersistenceUrlError, environment, masked_url
 from service.store.signing import DEFAULT_EVERY
 
@@ -87,6 +88,16 @@ def _seconds(value: object) -> float:
         raise ValueError(f"seconds (0 or more), not {value!r}") from None
     if not 0 <= number < 10**7:
         raise ValueError(f"seconds (0 or more), not {value!r}")
+    return number
+
+
+def _probability(value: object) -> float:
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise ValueError(f"a probability between 0 and 1, not {value!r}") from None
+    if isinstance(value, bool) or not 0 < number < 1:
+        raise ValueError(f"a probability between 0 and 1, not {value!r}")
     return number
 
 
@@ -157,6 +168,12 @@ KEYS: Mapping[str, Key] = {
     "log_format": Key(_choice(LOG_FORMATS), "human", "human (a line a record) or json (one object per line)"),
     "log_level": Key(_choice(LOG_LEVELS), "info", "the least severe log records written"),
     "tz": Key(_zone, DEFAULT_TZ, "the casino's time zone, for times read and printed"),
+    "shuffler_gathering": Key(_choice(tuple(Gathering)), str(Gathering.READ_THEN_STUB),
+                              "how a hand's cards go back into the shuffler (docs/integrity.md): read-then-stub, "
+                              "stub-then-read or unknown"),
+    "shuffler_level": Key(_probability, 0.01, "the shuffler monitor's false-alarm probability for the floor in a "
+                                              "shift (0.01: 99 % confidence)"),
+    "shuffler_looks": Key(_positive, 160, "the shuffles of one deck a shift holds (the shuffler monitor's looks)"),
 }
 """Every setting, by its key in the file (the flag is ``--key-with-dashes``, the variable ``POKERTABLE_KEY``)."""
 ENVIRONMENT_ONLY = frozenset({"db_password"})

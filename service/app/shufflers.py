@@ -1,0 +1,175 @@
+"""The shufflers' integrity from the event log (issue 19, item 1; docs/integrity.md): each shuffler's shuffles, seen
+through the shoe, and the monitor's verdict on each of its decks.
+
+The projection reads what the tables stored, nothing else:
+
+- a table's ``HandStarted`` (the hand and its deck's colour) and ``DeviceReported`` events: a ``shuffle`` or a
+  ``delivery`` of a colour by an automatic shuffler (not the croupier's ``hand shuffle``) says which shuffler, by
+  serial number, shuffled that deck for the next hand dealt from it;
+- each hand's ``CardDealt`` events: the cards the shoe read, in order.  Only the reads that leave no doubt about
+  the deck's order count: from the first card on, while each is a ``shoe`` read with the next read sequence number;
+  a card keyed in by the croupier, a gap in the sequence or discards shuffled back into the stock (R-DRAW-8) ends them.
+
+A **shuffle seen** is then: a hand dealt from a deck of some colour, the previous hand dealt from that colour at the
+same table (with a deck of the same size), and a shuffler's report of that colour between them.  Its cards going in
+are the previous hand's reads, placed by the gathering setting; its cards coming out are the hand's reads.  A hand
+whose deck no automatic shuffler reported (a new deck, a shuffle by hand) starts the count again.
+
+The shuffles seen in a time range (by their hand's start) are grouped by shuffler serial, colour and deck size, in
+the order they were made, and each group goes through :class:`domain.integrity.monitor.ShufflerMonitor`, the decks of
+the range sharing the false-alarm level (``decks``).  :func:`shuffler_report` is what the service (after a hand, or on
+a timer) and ``pokertable report shufflers`` call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Protocol
+from uuid import UUID
+
+from domain.device_reports import HAND_SHUFFLE, is_shuffler_report
+from domain.integrity.monitor import MonitorResult, MonitorSettings, ShufflerMonitor
+from domain.integrity.observations import ShuffleObservation
+
+SHUFFLING_REPORTS = ("shuffle", "delivery")
+"""The reports that say a shuffler shuffled a deck (a deck check does not shuffle)."""
+
+
+class _Log(Protocol):
+    """What the projection reads of :class:`service.app.application.PokerTables`."""
+
+    def table_names(self) -> list[str]: ...
+    def any_table(self, name: str) -> Any: ...
+    @property
+    def events(self) -> Any: ...
+
+
+@dataclass(frozen=True)
+class ShuffleSeen:
+    """A shuffle seen through the shoe: at which table, by which shuffler, the hand dealt after it, when."""
+
+    table: str
+    device: str
+    serial: str
+    colour: str
+    hand: int
+    started: datetime
+    observation: ShuffleObservation
+
+
+@dataclass(frozen=True)
+class ShufflerVerdict:
+    """One shuffler deck's verdict over a time range: the shuffler (serial, model), the deck (colour, size), the
+    tables it served and the monitor's result."""
+
+    serial: str
+    device: str
+    colour: str
+    deck_size: int
+    tables: tuple[str, ...]
+    result: MonitorResult
+
+    def as_dict(self) -> dict[str, Any]:
+        """Plain data (the report's JSON)."""
+        result = self.result
+        return {"serial": self.serial, "device": self.device, "colour": self.colour, "deck_size": self.deck_size,
+                "tables": list(self.tables), "shuffles": result.shuffles, "verdict": result.verdict,
+                "alarm_at": result.alarm_at, "alarm_test": result.alarm_test, "test_level": result.test_level,
+                "tests": {test.test: {"statistic": test.statistic, "expected": test.expected,
+                                      "p_value": test.p_value} for test in result.tests}}
+
+
+def shoe_reads(events: Iterable[Any]) -> tuple[str, ...]:
+    """The cards a hand's shoe read in order, while nothing puts the deck's order in doubt (module docstring)."""
+    cards: list[str] = []
+    last: int | None = None
+    for stored in events:
+        name = type(stored).__name__
+        if name == "DiscardsReshuffled":
+            break
+        if name != "CardDealt":
+            continue
+        data = vars(stored)
+        sequence = data.get("sequence")
+        if data.get("source") != "shoe" or sequence is None or (last is not None and sequence != last + 1):
+            break
+        cards.append(str(data["card"]))
+        last = sequence
+    return tuple(cards)
+
+
+@dataclass
+class _Deck:
+    """What a table knows of one colour's deck between its hands."""
+
+    reads: tuple[str, ...] | None = None
+    size: int = 0
+    shuffler: tuple[str, str] | None = None
+
+
+@dataclass
+class _Table:
+    decks: dict[str, _Deck] = field(default_factory=dict)
+
+    def deck(self, colour: str) -> _Deck:
+        return self.decks.setdefault(colour, _Deck())
+
+
+def shuffles_seen(app: _Log, *, since: datetime | None = None, until: datetime | None = None,
+                  tables: Iterable[str] | None = None) -> list[ShuffleSeen]:
+    """Every shuffle seen at the tables (all of them by default) whose next hand started in the range, in order."""
+    seen: list[ShuffleSeen] = []
+    for name in tables if tables is not None else app.table_names():
+        record = app.any_table(name)
+        state = _Table()
+        for stored in app.events.get(record.id):
+            kind = type(stored).__name__
+            data = vars(stored)
+            if kind == "DeviceReported" and data["kind"] in SHUFFLING_REPORTS:
+                shuffled = is_shuffler_report(data["device"], data["kind"])
+                if shuffled or data["device"] == HAND_SHUFFLE:
+                    state.deck(data["colour"]).shuffler = (data["device"], data["serial"]) if shuffled else None
+            elif kind == "HandStarted" and data.get("deck_colour"):
+                found = _hand_started(app, name, state.deck(data["deck_colour"]), data["hand_id"], since=since,
+                                     until=until)
+                if found is not None:
+                    seen.append(found)
+    return sorted(seen, key=lambda shuffle: shuffle.started)
+
+
+def _hand_started(app: _Log, table: str, deck: _Deck, hand_id: UUID, *, since: datetime | None,
+                  until: datetime | None) -> ShuffleSeen | None:
+    """The shuffle before this hand, if it was seen; the deck's record moved on to this hand."""
+    events = list(app.events.get(hand_id))
+    started = vars(events[0])
+    size, colour, started_at = int(started["deck"]["size"]), str(started["deck"]["colour"]), events[0].timestamp
+    reads = shoe_reads(events)
+    found = None
+    in_range = (since is None or started_at >= since) and (until is None or started_at <= until)
+    if deck.reads is not None and deck.shuffler is not None and deck.size == size and reads and in_range:
+        found = ShuffleSeen(table, deck.shuffler[0], deck.shuffler[1], colour, int(started["number"]), started_at,
+                            ShuffleObservation(size, deck.reads, reads))
+    deck.reads, deck.size, deck.shuffler = reads, size, None  # the next hand of this colour needs its own shuffle
+    return found
+
+
+def shuffler_report(app: _Log, *, since: datetime | None = None, until: datetime | None = None,
+                    settings: MonitorSettings | None = None, decks: int | None = None) -> list[ShufflerVerdict]:
+    """Each shuffler deck's verdict over the shuffles seen in the range (every table): by serial, colour and deck
+    size.  The false-alarm level is shared by the ``decks`` shuffler decks of the floor (default: those seen)."""
+    chosen = settings or MonitorSettings()
+    groups: dict[tuple[str, str, int], list[ShuffleSeen]] = {}
+    for shuffle in shuffles_seen(app, since=since, until=until):
+        groups.setdefault((shuffle.serial, shuffle.colour, shuffle.observation.deck_size), []).append(shuffle)
+    floor = decks if decks is not None else len(groups)
+    verdicts = []
+    for (serial, colour, size), shuffles in sorted(groups.items()):
+        monitor = ShufflerMonitor(size, chosen, floor)
+        for shuffle in shuffles:
+            monitor.add(shuffle.observation.sample(chosen.gathering))
+        verdicts.append(ShufflerVerdict(serial, shuffles[-1].device, colour, size,
+                                        tuple(dict.fromkeys(shuffle.table for shuffle in shuffles)),
+                                        monitor.result()))
+    return verdicts
