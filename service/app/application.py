@@ -363,7 +363,8 @@ class PokerTables(AlertAcknowledgements, LogAudit, DealerSignIn, TableQueries):
                 try:
                     result, changed = change()  # a RuleError here has recorded nothing
                     self.save(*changed, ProcessedCommand(command_id=command_id, result=result, fingerprint=digest,
-                                                         dealer=self._dealer_of(table, changed)))
+                                                         dealer=self._dealer_of(table, changed)),
+                              reads=self._local.reads)  # checked by the store (PostgreSQL), with these events only
                     if self.on_stored is not None:
                         self.on_stored(table)
                 except IntegrityError:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, cast
@@ -274,7 +274,7 @@ class TableQueries(TableFloor):
 
     # -- machinery ----------------------------------------------------------------------------------
 
-    def save(self, *objs: Any, **kwargs: Any) -> list[Recording[UUID]]:
+    def save(self, *objs: Any, reads: Mapping[UUID, int] | None = None, **kwargs: Any) -> list[Recording[UUID]]:
         """Store the pending events of ``objs`` (aggregates only) in one transaction.
 
         What :meth:`Application.save` does, less its test of every object against the library's runtime-checkable
@@ -282,6 +282,8 @@ class TableQueries(TableFloor):
         ``benchmarks/service.py``'s commands; everything this application saves is an :class:`Aggregate`), and
         with the events of commands of other tables that are ready at the same moment written in the same
         transaction (:mod:`service.store.group_commit`): still atomic per command, and returned only once durable.
+        ``reads``: the aggregates a command read, and their versions then, for the store to check that none has
+        changed since (PostgreSQL; a save made while the command's is told, such as a signed head, has none).
         """
         processing_event: ProcessingEvent[UUID] = ProcessingEvent()
         for aggregate in objs:
@@ -292,7 +294,6 @@ class TableQueries(TableFloor):
             processing_event.saved_kwargs.update(kwargs)
             recordings = self._record(processing_event)
         else:  # the usual case: in one transaction with the other commands ready now (service.store.group_commit)
-            reads = getattr(self._local, "reads", None) if self._checked_reads else None
             recordings = self._group_commit.write(processing_event.events, reads)
             if self.repository.cache and (self._checked_reads or not self.repository.fastforward):
                 for aggregate_id, aggregate in processing_event.aggregates.items():
