@@ -34,11 +34,12 @@ def _view(client: Client, table: str) -> pb.TableView:
 
 
 def _summary(client: Client, table: str) -> pb.TableSummary:
-    (summary,) = client.ListTables(svc.ListTablesRequest(tables=[table])).tables
-    return summary
+    summaries: list[pb.TableSummary] = list(client.ListTables(svc.ListTablesRequest(tables=[table])).tables)
+    assert len(summaries) == 1
+    return summaries[0]
 
 
-def _report(client: Client, table: str, kind: pb.DeviceReportKind, colour: pb.DeckColour, result: str,
+def _report(client: Client, table: str, kind: pb.DeviceReportKind, colour: pb.DeckColour, result: str, *,
             device: str = "PT-SHUF") -> None:
     client.RecordDeviceReport(svc.RecordDeviceReportRequest(
         command_id=client.next_id(), table=table, device=device, serial="SN-19", kind=kind, colour=colour,
@@ -62,7 +63,7 @@ def test_r_hold_1_a_device_fault_holds_the_table_until_the_pit_boss_acknowledges
     open_circle(pit, "Mesa 1")
     seat(dealer, "Mesa 1", 1), seat(dealer, "Mesa 1", 2)
     assert not _view(dealer, "Mesa 1").holds
-    _report(dealer, "Mesa 1", pb.DEVICE_REPORT_KIND_FAULT, pb.DECK_COLOUR_RED, "card jam at the reader", "PT-SHOE")
+    _report(dealer, "Mesa 1", pb.DEVICE_REPORT_KIND_FAULT, pb.DECK_COLOUR_RED, "card jam at the reader", device="PT-SHOE")
 
     (hold,) = _view(tv, "Mesa 1").holds  # everyone sees what holds the table: the station and the dashboard
     assert (hold.kind, hold.rule, hold.detail) == ("device-fault", "UK GC casino equipment rules 4.1",
@@ -86,16 +87,17 @@ def test_r_hold_1_a_device_fault_holds_the_table_until_the_pit_boss_acknowledges
 
 
 def test_r_hold_1_each_holding_alert_is_acknowledged_and_a_refused_read_holds_nothing(port: int) -> None:
-    pit, dealer, director = Client(port, TOKENS["pit"]), Client(port, TOKENS["dealer"]), Client(port, TOKENS["director"])
+    pit, dealer = Client(port, TOKENS["pit"]), Client(port, TOKENS["dealer"])
+    director = Client(port, TOKENS["director"])
     open_circle(pit, "Mesa 1")
     seat(dealer, "Mesa 1", 1), seat(dealer, "Mesa 1", 2)
     _report(dealer, "Mesa 1", pb.DEVICE_REPORT_KIND_FAULT, pb.DECK_COLOUR_RED,
-            "read 7 As refused by the service: no card is due", "PT-SHOE")  # R-DECK-4: handled by the hand
+            "read 7 As refused by the service: no card is due", device="PT-SHOE")  # R-DECK-4: handled by the hand
     _report(dealer, "Mesa 1", pb.DEVICE_REPORT_KIND_FAULT, pb.DECK_COLOUR_RED,
-            "read 8 Kd: read twice (R-DECK-4)", "PT-SHOE")
+            "read 8 Kd: read twice (R-DECK-4)", device="PT-SHOE")
     assert not _view(pit, "Mesa 1").holds
     _report(dealer, "Mesa 1", pb.DEVICE_REPORT_KIND_FAULT, pb.DECK_COLOUR_BLUE, "shuffler jammed")
-    _report(dealer, "Mesa 1", pb.DEVICE_REPORT_KIND_FAULT, pb.DECK_COLOUR_RED, "shoe link lost", "PT-SHOE")
+    _report(dealer, "Mesa 1", pb.DEVICE_REPORT_KIND_FAULT, pb.DECK_COLOUR_RED, "shoe link lost", device="PT-SHOE")
     first, second = _view(pit, "Mesa 1").holds
     assert first.position < second.position
     _acknowledge(director, "Mesa 1", second.position, "shoe cable replaced")
