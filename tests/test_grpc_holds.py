@@ -63,7 +63,8 @@ def test_r_hold_1_a_device_fault_holds_the_table_until_the_pit_boss_acknowledges
     open_circle(pit, "Mesa 1")
     seat(dealer, "Mesa 1", 1), seat(dealer, "Mesa 1", 2)
     assert not _view(dealer, "Mesa 1").holds
-    _report(dealer, "Mesa 1", pb.DEVICE_REPORT_KIND_FAULT, pb.DECK_COLOUR_RED, "card jam at the reader", device="PT-SHOE")
+    _report(dealer, "Mesa 1", pb.DEVICE_REPORT_KIND_FAULT, pb.DECK_COLOUR_RED, "card jam at the reader",
+            device="PT-SHOE")
 
     (hold,) = _view(tv, "Mesa 1").holds  # everyone sees what holds the table: the station and the dashboard
     assert (hold.kind, hold.rule, hold.detail) == ("device-fault", "UK GC casino equipment rules 4.1",
