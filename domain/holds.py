@@ -18,10 +18,12 @@ Which alerts hold (:func:`report_hold`; the decision is written on the event, so
   table holds that table; one that names none (a signed head, a signature) holds every table.  Findings are the
   casino's record (:mod:`domain.audit_findings`), passed to the table's check.
 
-Alerts that do **not** hold: a read the service refused, and an irregular read the shoe reported with the rule that
-handles it (R-DECK-4: "handled by the game's rules" — the card was not dealt, or the game's rule voids or goes on, e.g.
-R-THB-11); a deck refused because it did not alternate (R-DECK-2: the table refused it already, the right deck is
-dealt).  They stay alerts the pit acknowledges, without stopping the game.
+Alerts that do **not** hold: a device out of reach — not connected, its connection lost or silent, corrupt frames
+its link discarded (and the device resent) — for no card's integrity is in doubt and the station falls back to the
+croupier (he types the cards, shuffles by hand: docs/station.md); a read the service refused, and an irregular read
+the shoe reported with the rule that handles it (R-DECK-4: "handled by the game's rules" — the card was not dealt, or
+the game's rule voids or goes on, e.g. R-THB-11); a deck refused because it did not alternate (R-DECK-2: the table
+refused it already, the right deck is dealt).  They stay alerts the pit acknowledges, without stopping the game.
 
 A hand in progress when a holding alert comes **may finish**: its cards are already in the shoe and its chips in the
 pot, and stopping it mid-deal would freeze the bets of players who did nothing wrong; the pit voids it if it doubts it
@@ -33,6 +35,8 @@ alternation still holds (R-DECK-2): with one colour out of play at a table with 
 
 >>> report_hold("fault", "card jam at the reader")
 'device-fault'
+>>> report_hold("fault", "shoe connection lost: [Errno 5] Input/output error") is None
+True
 >>> report_hold("fault", "read 4 K♠ refused by the service: no card is due (R-DECK-4)") is None
 True
 >>> report_hold("deck-check", "51 counted, INCOMPLETE: missing 1, duplicated 0, foreign 0")
@@ -77,6 +81,7 @@ MAX_ALERT_DETAIL = 200
 _RULED = re.compile(r"\(R-[A-Z0-9]+-\d+[a-z]?\)\s*$")
 _INCOMPLETE = re.compile(r"\bincomplete\b", re.IGNORECASE)
 _COMPLETE = re.compile(r"\bcomplete\b", re.IGNORECASE)
+_LINK = re.compile(r"not connected|connection lost|\blink\b|\bsilent\b", re.IGNORECASE)
 REFUSED_DECK = "deck refused:"
 """How the table's own record of a deck refused by R-DECK-2 begins (``TableRecord.record_refused_deck``)."""
 REFUSED_READ = "refused by the service"
@@ -105,6 +110,8 @@ def report_hold(kind: str, result: str) -> str | None:
         return None
     if result.startswith(REFUSED_DECK) or REFUSED_READ in result or _RULED.search(result):
         return None  # R-DECK-2 / R-DECK-4: the table refused it, or the game's rule handles it
+    if _LINK.search(result):
+        return None  # the device is out of reach: the croupier types the cards and shuffles by hand meanwhile
     return "device-fault"
 
 

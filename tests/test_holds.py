@@ -25,8 +25,12 @@ from domain.holds import HOLD_RULE, Hold, report_hold
 
 FAULTS = {  # what a device said → whether it holds play
     "card jam at the reader": True,
-    "shuffler not connected at socket://127.0.0.1:7001: refused": True,
-    "deck not ready": True,
+    "shuffler jammed; deck not ready": True,
+    "the shuffler delivered no deck": True,
+    "shuffler not connected at socket://127.0.0.1:7001: refused; waiting for it": False,  # out of reach
+    "shoe connection lost: [Errno 5] Input/output error": False,
+    "shoe link: 1 corrupt frame(s) discarded (CRC, length or end byte); the device resends": False,
+    "shoe silent: nothing heard for 3.0 s (no heartbeat)": False,
     "read 3 As refused by the service: not in the deck in play": False,  # R-DECK-4: the hand refused it
     "read 5 Kd: card read twice (R-DECK-4)": False,  # the game's rule handles it
     "read 2 7h: a face-up card in the deck (R-THB-11)": False,
