@@ -19,6 +19,7 @@ from service.api import commands_pb2 as cmd
 from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
 from service.app.application import PokerTables
+from service.station.reference import render
 from service.store.audit import Finding
 from service.store.persistence import environment
 from tests import grpc_support
@@ -70,6 +71,8 @@ def test_r_hold_1_a_device_fault_holds_the_table_until_the_pit_boss_acknowledges
     assert (hold.kind, hold.rule, hold.detail) == ("device-fault", "UK GC casino equipment rules 4.1",
                                                    "PT-SHOE SN-19: card jam at the reader")
     assert hold.position > 0 and list(_summary(tv, "Mesa 1").holds) == [hold]
+    screen = render(_view(dealer, "Mesa 1"))  # the croupier's screen says so
+    assert f"HELD by the alert at {hold.position}: PT-SHOE SN-19: card jam at the reader" in screen
 
     before = _view(pit, "Mesa 1").position
     refused = _refused(lambda: start(dealer, "Mesa 1", pb.DECK_COLOUR_RED))
@@ -96,9 +99,11 @@ def test_r_hold_1_each_holding_alert_is_acknowledged_and_a_refused_read_holds_no
             "read 7 As refused by the service: no card is due", device="PT-SHOE")  # R-DECK-4: handled by the hand
     _report(dealer, "Mesa 1", pb.DEVICE_REPORT_KIND_FAULT, pb.DECK_COLOUR_RED,
             "read 8 Kd: read twice (R-DECK-4)", device="PT-SHOE")
+    _report(dealer, "Mesa 1", pb.DEVICE_REPORT_KIND_FAULT, pb.DECK_COLOUR_RED,
+            "shoe connection lost: [Errno 5] Input/output error", device="PT-SHOE")  # out of reach: typed cards
     assert not _view(pit, "Mesa 1").holds
     _report(dealer, "Mesa 1", pb.DEVICE_REPORT_KIND_FAULT, pb.DECK_COLOUR_BLUE, "shuffler jammed")
-    _report(dealer, "Mesa 1", pb.DEVICE_REPORT_KIND_FAULT, pb.DECK_COLOUR_RED, "shoe link lost", device="PT-SHOE")
+    _report(dealer, "Mesa 1", pb.DEVICE_REPORT_KIND_FAULT, pb.DECK_COLOUR_RED, "reader jammed: two cards stuck", device="PT-SHOE")
     first, second = _view(pit, "Mesa 1").holds
     assert first.position < second.position
     _acknowledge(director, "Mesa 1", second.position, "shoe cable replaced")
@@ -118,6 +123,7 @@ def test_r_deck_3_a_deck_that_counts_wrong_leaves_play_until_a_complete_deck_is_
     (hold,) = view.holds
     assert (hold.kind, hold.rule) == ("deck-count", "R-DECK-3")
     assert list(view.decks_out_of_play) == [pb.DECK_COLOUR_RED]
+    assert "the red deck is OUT OF PLAY until a complete one is checked in (R-DECK-3)" in render(view)
     _acknowledge(pit, "Mesa 1", hold.position, "red deck taken off the table, a new one sent for")
     view = _view(pit, "Mesa 1")
     assert not view.holds and list(view.decks_out_of_play) == [pb.DECK_COLOUR_RED]  # acknowledged, still out
@@ -156,6 +162,7 @@ def test_r_hold_1_an_alert_the_service_raises_holds_a_banked_table_once(app: Pok
         raised = app.raise_alert("THB 1", kind="shuffler-integrity", detail=detail)
         assert app.raise_alert("THB 1", kind="shuffler-integrity", detail=detail) == raised  # recorded once
         (hold,) = _view(croupier, "THB 1").holds
+        assert f"HELD by the alert at {hold.position}: {detail}" in render(_view(croupier, "THB 1"))
         assert (hold.position, hold.kind, hold.rule, hold.detail) == (
             raised["position"], "shuffler-integrity", "GLI-19 §3.2.2", detail)
         refused = _refused(lambda: start(croupier, "THB 1", pb.DECK_COLOUR_BLUE))
