@@ -81,6 +81,7 @@ MAX_ALERT_DETAIL = 200
 _RULED = re.compile(r"\(R-[A-Z0-9]+-\d+[a-z]?\)\s*$")
 _INCOMPLETE = re.compile(r"\bincomplete\b", re.IGNORECASE)
 _COMPLETE = re.compile(r"\bcomplete\b", re.IGNORECASE)
+_WRONG = re.compile(r"\b(missing|short|extra|duplicat\w*|doubled|foreign|wrong|miscount\w*)\b", re.IGNORECASE)
 _LINK = re.compile(r"not connected|connection lost|\blink\b|\bsilent\b", re.IGNORECASE)
 REFUSED_DECK = "deck refused:"
 """How the table's own record of a deck refused by R-DECK-2 begins (``TableRecord.record_refused_deck``)."""
@@ -89,12 +90,17 @@ REFUSED_READ = "refused by the service"
 
 
 def deck_check_wrong(result: str) -> bool:
-    """R-DECK-3: a deck check that did not count a complete deck (the station writes ``N counted, INCOMPLETE: …``).
+    """R-DECK-3: a deck check that did not count a complete deck: the station writes ``N counted, INCOMPLETE: …``; a
+    device that does not say (in)complete, but names a card missing, short, extra, doubled, foreign or a wrong count.
 
     >>> deck_check_wrong("52 counted, complete"), deck_check_wrong("50 counted, INCOMPLETE: missing 2")
     (False, True)
+    >>> deck_check_wrong("51 counted: a card is missing"), deck_check_wrong("deck checked")
+    (True, False)
     """
-    return bool(_INCOMPLETE.search(result))
+    if _INCOMPLETE.search(result):
+        return True
+    return not _COMPLETE.search(result) and bool(_WRONG.search(result))
 
 
 def deck_check_complete(result: str) -> bool:
