@@ -103,7 +103,8 @@ def test_r_hold_1_each_holding_alert_is_acknowledged_and_a_refused_read_holds_no
             "shoe connection lost: [Errno 5] Input/output error", device="PT-SHOE")  # out of reach: typed cards
     assert not _view(pit, "Mesa 1").holds
     _report(dealer, "Mesa 1", pb.DEVICE_REPORT_KIND_FAULT, pb.DECK_COLOUR_BLUE, "shuffler jammed")
-    _report(dealer, "Mesa 1", pb.DEVICE_REPORT_KIND_FAULT, pb.DECK_COLOUR_RED, "reader jammed: two cards stuck", device="PT-SHOE")
+    _report(dealer, "Mesa 1", pb.DEVICE_REPORT_KIND_FAULT, pb.DECK_COLOUR_RED, "reader jammed: two cards stuck",
+            device="PT-SHOE")
     first, second = _view(pit, "Mesa 1").holds
     assert first.position < second.position
     _acknowledge(director, "Mesa 1", second.position, "shoe cable replaced")
