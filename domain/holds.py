@@ -179,19 +179,27 @@ class HoldBook:
             raise self.ERROR(f"the {colour} deck is out of play: its deck check counted {self.decks_out[colour]}; a "
                              f"complete {colour} deck is checked in before it is dealt", rule="R-DECK-3")
 
+    def _ensure_holds(self) -> None:
+        if not hasattr(self, "holds"):  # a record made before issue 19 (a snapshot, a cached copy)
+            self.reset_holds()
+
     def note_hold(self, version: int, kind: str, detail: str) -> None:
         """Bookkeeping of a holding alert raised by the table's event of ``version``."""
+        self._ensure_holds()
         self.holds[version] = Hold(version, kind, detail)
 
     def release_hold(self, version: int) -> None:
         """Bookkeeping of an acknowledgement of the alert raised by the table's event of ``version``."""
+        self._ensure_holds()
         self.holds.pop(version, None)
 
-    def note_deck_check(self, kind: str, colour: str, result: str) -> None:
-        """R-DECK-3: a deck check that counted wrong takes its colour out of play; a complete one brings it back."""
+    def note_deck_check(self, kind: str, colour: str, result: str, hold: str) -> None:
+        """R-DECK-3: a deck check that counted wrong (``hold`` ``deck-count``, as recorded: a check stored before
+        issue 19 takes no deck out) takes its colour out of play; a complete one brings it back."""
         if kind != "deck-check":
             return
-        if deck_check_wrong(result):
+        self._ensure_holds()
+        if hold == "deck-count":
             self.decks_out[colour] = result.split(",", 1)[0].strip() or result
         elif deck_check_complete(result):
             self.decks_out.pop(colour, None)

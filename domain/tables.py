@@ -118,7 +118,7 @@ class TableRecord(HoldBook, AlertBook):
             self.shuffler = {"device": device, "serial": serial}
         if hold:
             self.note_hold(self.version + 1, hold, f"{device} {serial}: {result}")
-        self.note_deck_check(kind, colour, result)
+        self.note_deck_check(kind, colour, result, hold)
 
     # -- alerts (R-HOLD-1, R-AUD-1) -------------------------------------------------------------------
 

@@ -83,6 +83,23 @@ def test_r_hold_1_the_casino_s_alerts_hold_a_table_and_are_named_first_by_its_ow
     assert table.hands_started == 0 and tampering.rule == "R-AUD-1"
 
 
+@pytest.mark.parametrize("table", [_circle, _banked])
+def test_r_hold_1_reports_stored_before_holds_hold_nothing_on_replay(table: Any) -> None:
+    record = table()
+    record.record_device_report(DeviceReport("PT-SHUF", "S-1", "fault", "red", "jam"))
+    record.record_device_report(DeviceReport("PT-SHUF", "S-1", "deck-check", "blue",
+                                             "51 counted, INCOMPLETE: missing 1, duplicated 0, foreign 0"))
+    assert record.is_held and record.decks_out == {"blue": "51 counted"}
+    events = record.collect_events()
+    for stored in events:  # as stored before issue 19: no ``hold``
+        stored.__dict__.pop("hold", None)
+    replayed: Any = None
+    for stored in events:
+        replayed = stored.mutate(replayed)
+    assert not replayed.is_held and replayed.decks_out == {}
+    replayed.start_hand(DeckIdentity(52, BackColour.BLUE))
+
+
 def test_r_hold_1_the_service_raises_only_the_alerts_it_knows() -> None:
     table = _banked()
     for kind, detail in (("coffee", "spilt"), ("shuffler-integrity", ""), ("shuffler-integrity", "x" * 201)):
