@@ -194,6 +194,10 @@ CALLS: list[Call] = [
         command_id=c.next_id(), table="Mesa 1", dealer_id="D-1001")),
     Call("SignIn.banked", "SignIn", "THB 1", "sign-in", lambda c: svc.SignInRequest(
         command_id=c.next_id(), table="THB 1", dealer_id="D-2002")),
+    Call("SignOut.circle", "SignOut", "Mesa 1", "sign-in", lambda c: svc.SignOutRequest(
+        command_id=c.next_id(), table="Mesa 1")),
+    Call("SignOut.banked", "SignOut", "THB 1", "sign-in", lambda c: svc.SignOutRequest(
+        command_id=c.next_id(), table="THB 1")),
     _acknowledge("Mesa 1"),
     _acknowledge("THB 1"),
     Call("ReconstructHand", "ReconstructHand", "Mesa 1", "reconstruct", lambda c: svc.ReconstructHandRequest(

@@ -69,6 +69,7 @@ from service.app.commands import (
     fingerprint,
 )
 from service.app.dealers import DealerSignIn
+from service.app.holds import AlertHolds
 from service.app.queries import TableQueries, _Locks, parse_moment
 from service.app.tampering import LogAudit
 from service.app.visibility import reconstruction_step
@@ -122,7 +123,7 @@ class ProcessedCommand(Aggregate):
         pit's and the director's commands)."""
 
 
-class PokerTables(AlertAcknowledgements, LogAudit, DealerSignIn, TableQueries):
+class PokerTables(AlertAcknowledgements, AlertHolds, LogAudit, DealerSignIn, TableQueries):
     """Tables and hands of circle poker."""
 
     name = "pokertable"
@@ -233,7 +234,7 @@ class PokerTables(AlertAcknowledgements, LogAudit, DealerSignIn, TableQueries):
         """Start the next hand with the deck in play (the shuffler's red or blue deck)."""
         def change() -> tuple[dict[str, Any], list[Aggregate]]:
             record = self.table(table)
-            hand = record.start_hand(deck)
+            hand = record.start_hand(deck, self.casino_holds(table))  # R-HOLD-1: the audit's findings too
             return {"table": table, "hand_id": str(hand.id), "number": hand.number}, [record, hand]
 
         try:
@@ -296,7 +297,7 @@ class PokerTables(AlertAcknowledgements, LogAudit, DealerSignIn, TableQueries):
         """Open the next banked hand for bets."""
         def change() -> tuple[dict[str, Any], list[Aggregate]]:
             record = self.banked_table(table)
-            hand = record.start_hand(deck)
+            hand = record.start_hand(deck, self.casino_holds(table))  # R-HOLD-1: the audit's findings too
             return {"table": table, "hand_id": str(hand.id), "number": hand.number}, [record, hand]
 
         try:

@@ -65,6 +65,7 @@ class TableQueries(TableFloor):
     _group_commit: GroupCommit[DomainEventProtocol[UUID], Recording[UUID]]
     _checked_reads: bool
     after_save: Callable[[list[Recording[UUID]]], None] | None
+    holds_of: Callable[[Table | BankedTable], list[dict[str, Any]]]  # service.app.holds.AlertHolds (R-HOLD-1)
 
     @property
     def sole_writer(self) -> bool:
@@ -169,7 +170,8 @@ class TableQueries(TableFloor):
                                "bank_result": record.bank_result, "hand": None,
                                "reshuffle_required": record.reshuffle_pending or "", "dealer": record.dealer_id,
                                "language": record.language, "deck_colour": record.last_deck_colour or "",
-                               "opened": str(record.created_on)}
+                               "opened": str(record.created_on), "holds": self.holds_of(record),
+                               "decks_out": sorted(record.decks_out)}
         if record.hand_in_progress is None:
             return out
         hand = self.banked_hand(record.hand_in_progress)
@@ -259,6 +261,7 @@ class TableQueries(TableFloor):
             "closed": record.closed, "dealer": record.dealer_id, "language": record.language,
             "reshuffle_required": record.reshuffle_required["colour"] if record.reshuffle_required else "",
             "deck_colour": record.last_deck_colour or "", "opened": str(record.created_on),
+            "holds": self.holds_of(record), "decks_out": sorted(record.decks_out),
         }
         if record.hand_in_progress is not None:
             hand = self.hand(record.hand_in_progress)

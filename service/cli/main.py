@@ -49,6 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     reconstruct_command.add_history_parser(commands)
     export_command.add_parser(commands)
     export_command.add_search_parser(commands)
+    report_command.add_parser(commands)
     tokens_command.add_parser(commands)
     health_command.add_parser(commands)
     report_command.add_parser(commands)

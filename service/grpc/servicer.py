@@ -233,6 +233,17 @@ class TableServicer(QueryRpcs, StreamRpcs, ServicerBase, svc_grpc.TableServiceSe
         return await self._run(context, work)
 
     @_guarded
+    async def SignOut(self, request: svc.SignOutRequest, context: Any) -> svc.SignOutResponse:  # noqa: N802
+        """R-AUD-1: the dealer signed in at the table leaves it (a rotation); the same stations as SignIn."""
+        command_id, table = _command_id(request.command_id), _table(request.table)
+
+        def work(viewer: Viewer) -> svc.SignOutResponse:
+            self.app.authorize(viewer, table, "sign-in")
+            return svc.SignOutResponse(result=command_result(self.app.sign_out(command_id, table, viewer)))
+
+        return await self._run(context, work)
+
+    @_guarded
     async def AcknowledgeAlert(  # noqa: N802
         self, request: svc.AcknowledgeAlertRequest, context: Any
     ) -> svc.AcknowledgeAlertResponse:

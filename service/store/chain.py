@@ -178,6 +178,14 @@ class ChainedSQLiteRecorder(SQLiteApplicationRecorder):
         found: Sequence[Notification] = super().select_notifications(start, limit)
         return found
 
+    def position_of(self, originator_id: UUID, version: int) -> int | None:
+        """The log position of an aggregate's event of ``version`` (an alert is named by it), or ``None``."""
+        with self.datastore.transaction(commit=False) as c:
+            c.execute(f"SELECT rowid FROM {self.events_table_name} WHERE originator_id = ? AND originator_version = ?",
+                      (originator_id.hex, version))
+            row = c.fetchone()
+            return int(row[0]) if row else None
+
     def _insert_events(self, c: SQLiteCursor, stored_events: Sequence[StoredEvent],
                        **kwargs: Any) -> Sequence[int] | None:
         positions = super()._insert_events(c, stored_events, **kwargs)
@@ -286,6 +294,16 @@ class ChainedPostgresRecorder(PostgresApplicationRecorder):
         """Notifications in log order as stored, for ``audit verify`` to judge."""
         found: Sequence[Notification] = super().select_notifications(start, limit)
         return found
+
+    @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
+    def position_of(self, originator_id: UUID, version: int) -> int | None:
+        """The log position of an aggregate's event of ``version`` (an alert is named by it), or ``None``."""
+        statement = SQL("SELECT notification_id FROM {0}.{1} WHERE originator_id = %s AND originator_version = %s"
+                        ).format(Identifier(self.datastore.schema), Identifier(self.events_table_name))
+        with self.datastore.get_connection() as conn, conn.cursor() as curs:
+            curs.execute(statement, (originator_id, version))
+            row = curs.fetchone()
+            return int(row["notification_id"]) if row else None
 
     checks_reads = True
     """``insert_events`` takes ``reads`` (aggregate id: version read) and refuses the insert if any has changed since:
