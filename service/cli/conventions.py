@@ -80,6 +80,8 @@ EXIT_STATUS: dict[str, str] = {
     "health": "0 SERVING; 1 anything else: NOT_SERVING, no answer, an unreadable --tls-ca (never 2: Docker's "
               "HEALTHCHECK reserves it)",
     "completion": "0 printed; 2 usage (a shell it does not know)",
+    "report": "shift: 0 reported (none found is an answer too: the count on standard error says 0); 1 no such "
+              "table; 2 usage (a bad time or zone), a database that cannot be used",
 }
 """Each subcommand's exit statuses, for its ``--help`` and docs/cli.md; 130 (interrupted) and 141 (output closed)
 hold for every one."""

@@ -17,6 +17,7 @@ from service.cli import export as export_command
 from service.cli import hand as hand_command
 from service.cli import health as health_command
 from service.cli import reconstruct as reconstruct_command
+from service.cli import report as report_command
 from service.cli import serve as serve_command
 from service.cli import tokens as tokens_command
 from service.cli.conventions import BROKEN_PIPE, EXIT_STATUS, INTERRUPTED, epilog
@@ -50,6 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     export_command.add_search_parser(commands)
     tokens_command.add_parser(commands)
     health_command.add_parser(commands)
+    report_command.add_parser(commands)
     completion_command.add_parser(commands, parser)
     for name, command in commands.choices.items():  # every subcommand's --help ends with its streams and statuses
         if name in EXIT_STATUS and not command.epilog:
