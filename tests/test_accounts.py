@@ -17,9 +17,19 @@ from hypothesis import strategies as st
 from domain.accounts import AccountsError, TableAccounts
 from domain.banked.cdp import CdpSettings
 from domain.banked.thb import STANDARD_LIMITS, ThbSettings
+from domain.circle.settings import BettingStructure, RakePolicy, TableSettings
 from service.app.application import AccessDeniedError, PokerTables, PreconditionError, Role, ServiceError, Viewer
 from service.store.persistence import environment
-from tests.app_play import DIRECTOR, PIT, Ids, dealer, play_banked_hand, start_banked_hand
+from tests.app_play import (
+    DIRECTOR,
+    PIT,
+    Ids,
+    dealer,
+    play_banked_hand,
+    play_circle_hand,
+    start_banked_hand,
+    start_circle_hand,
+)
 
 DENOMINATIONS = (100, 25, 5, 1)
 OBSERVER = Viewer("obs", Role.OBSERVER)
@@ -249,3 +259,28 @@ def test_the_tray_is_counted_between_hands_and_an_unsigned_fill_never_counts(app
     app.record_drop(ids(), table, 400, DIRECTOR)  # the count comes after the close
     assert app.shift_accounts(table)["drop"] == 400
     assert [s["shift"] for s in app.shifts_between(table)] == [1]
+
+
+def test_a_circle_tables_win_is_its_rake_exactly(app: PokerTables) -> None:
+    ids, table = Ids("circle"), "Mesa R"
+    settings = TableSettings.create("holdem", BettingStructure.NO_LIMIT, blinds=(1, 2), burn_cards=False,
+                                    rake=RakePolicy(percent=10, cap=5))
+    app.open_table(ids(), table, settings)
+    for seat in (1, 2, 3):
+        app.sit(ids(), table, seat, 200)
+    app.open_shift(ids(), table, {1: 1_000}, PIT)
+    rng, raked = random.Random(12), 0
+    for _ in range(4):
+        deck, _number = start_circle_hand(app, table, ids)
+        hand = play_circle_hand(app, table, deck, rng, ids)
+        raked += sum(rake for _, rake, _ in hand.snapshot()["awards"])
+    assert raked > 0
+    report = app.shift_accounts(table)
+    assert (report["game"], report["theoretical"]["low"], report["theoretical"]["high"]) == ("circle", raked, raked)
+    closed = app.close_shift(ids(), table, {1: 1_000 + raked}, dealer(table))  # the rake went to the tray
+    assert closed["win"] == raked and not closed["flagged"]
+    app.open_shift(ids(), table, {1: 1_000 + raked}, PIT)
+    deck, _number = start_circle_hand(app, table, ids)
+    more = sum(rake for _, rake, _ in play_circle_hand(app, table, deck, rng, ids).snapshot()["awards"])
+    closed = app.close_shift(ids(), table, {1: 1_000 + raked + more - 1}, PIT)  # one chip short of the rake
+    assert closed["win"] == more - 1 and closed["flagged"]
