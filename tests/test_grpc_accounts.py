@@ -69,10 +69,12 @@ def test_a_shift_over_grpc_from_opener_to_closer(served: tuple[int, PokerTables]
     pit.SignTransfer(acc.SignTransferRequest(command_id=pit.next_id(), table=TABLE, slip="F-1"))
     director.RequestTransfer(acc.RequestTransferRequest(command_id=director.next_id(), table=TABLE, slip="C-1",
                                                         kind=acc.TRANSFER_KIND_CREDIT, chips=counts(c25=4)))
+    croupier.RequestTransfer(acc.RequestTransferRequest(command_id=croupier.next_id(), table=TABLE, slip="F-9",
+                                                        kind=acc.TRANSFER_KIND_FILL, chips=counts(c100=3)))
     head = app.recorder.max_notification_id()
     shift = acc.GetShiftAccountsRequest(table=TABLE)
     before = pit.GetShiftAccounts(shift).accounts
-    assert (before.fills, before.credits) == (500, 0)  # the credit C-1 waits for the croupier: it does not count
+    assert (before.fills, before.credits) == (500, 0)  # F-9 and C-1 wait for their sign-off: they do not count
 
     def req(message: type, **fields: Any) -> Any:
         return message(command_id=pit.next_id(), table=TABLE, **fields)
@@ -101,6 +103,8 @@ def test_a_shift_over_grpc_from_opener_to_closer(served: tuple[int, PokerTables]
     assert pit.GetShiftAccounts(shift).accounts == before
 
     croupier.SignTransfer(acc.SignTransferRequest(command_id=croupier.next_id(), table=TABLE, slip="C-1"))
+    pit.WithdrawTransfer(acc.WithdrawTransferRequest(command_id=pit.next_id(), table=TABLE, slip="F-9",
+                                                     reason="the cage sent it to THB 2"))
     pit.RecordDrop(acc.RecordDropRequest(command_id=pit.next_id(), table=TABLE, amount=400))
     # the tray: 2,000 + 1,000 opened, + 10 (the ante), + 500 filled, − 100 credited
     closed = pit.CloseShift(acc.CloseShiftRequest(command_id=pit.next_id(), table=TABLE,
@@ -111,4 +115,5 @@ def test_a_shift_over_grpc_from_opener_to_closer(served: tuple[int, PokerTables]
     assert (accounts.fills, accounts.credits, accounts.drop) == (500, 100, 400)
     assert accounts.theoretical.box_hands == 1 and accounts.theoretical.wagered["ante"] == 10
     assert accounts.theoretical.low <= 10 <= accounts.theoretical.high and not accounts.outside_band
-    assert [t.signed_by for t in accounts.transfers] == ["pit", "thb-1"]
+    assert [(t.slip, t.signed_by, t.withdrawn) for t in accounts.transfers] == [
+        ("F-1", "pit", False), ("C-1", "thb-1", False), ("F-9", "", True)]
