@@ -5,8 +5,9 @@ tables.  The bonus bet's own mean and variance are exact (enumeration); only its
 simulated here.
 
 Run with ``.venv/bin/python benchmarks/hold_figures.py [THB deals] [CDP hands]`` (defaults 2,000,000 and 200,000,
-seed 2026): it prints the figures :data:`domain.banked.hold.THB_MAIN` and :data:`domain.banked.hold.CDP` quote, and,
-beside them, the figures this run measured.
+seed 2026): for each setting the figures cover (THB's ante paid from a straight or a flush, R-THB-8; CDP's play bet
+returned or paid when the bank does not qualify, R-CDP-5), the figures this run measured and, beside them, those
+:mod:`domain.banked.hold` quotes.
 """
 
 from __future__ import annotations
@@ -22,12 +23,13 @@ if not __package__:  # run as a script: benchmarks/ heads sys.path, where servic
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from domain.banked import hold
-from domain.banked.cdp_rules import HOUSE_WAYS, CdpSettings, box_result, qualifies
+from domain.banked.cdp_rules import HOUSE_WAYS, UNQUALIFIED_PLAY_BET, CdpSettings, box_result, qualifies
 from domain.banked.paytables import bonus_class
 from domain.banked.thb_settings import STANDARD_LIMITS, ThbSettings
 from domain.banked.thb_settlement import ante_paid, bonus_net, main_results, versus
 from domain.cards.batch import batch_evaluator
 from domain.cards.cards import ALL_CARDS
+from domain.cards.hand_classes import Category
 from domain.cards.ranking import hand_ranking
 from service.cli.odds import (
     _bets_street,
@@ -58,9 +60,8 @@ def _moments(nets: dict[str, NDArray[np.float64]], staked: dict[str, NDArray[np.
     return spots, correlations
 
 
-def thb(deals: int) -> Moments:
-    """One box a deal, stated basic strategy, ante 1 and bonus 1; the regulation's table."""
-    settings = ThbSettings(STANDARD_LIMITS[5])
+def thb(deals: int, settings: ThbSettings) -> Moments:
+    """One box a deal, stated basic strategy, ante 1 and bonus 1, at a table of these settings."""
     evaluator = batch_evaluator(52)
     category_of = _categories()
     bonus_of = np.zeros((52, 52), dtype=np.int64)
@@ -93,9 +94,8 @@ def thb(deals: int) -> Moments:
     return _moments({s: np.concatenate(v) for s, v in nets.items()}, {s: np.concatenate(v) for s, v in staked.items()})
 
 
-def cdp(hands: int) -> Moments:
-    """One box a hand, stated basic strategy, ante 1 (play 2); the regulation's table."""
-    table = CdpSettings(1, 1)
+def cdp(hands: int, table: CdpSettings) -> Moments:
+    """One box a hand, stated basic strategy, ante 1 (play 1: figures are per unit), at a table of these settings."""
     bank_way = HOUSE_WAYS[table.house_way]
     ranking = hand_ranking(52)
     rng = np.random.default_rng(SEED)
@@ -134,11 +134,17 @@ def _print(game: str, measured: Moments, quoted: hold.GameFigures) -> None:
 
 
 def main() -> None:
-    """Print the measured and the quoted figures."""
+    """Print the measured and the quoted figures, for each setting the figures cover."""
     deals = int(sys.argv[1]) if len(sys.argv) > 1 else 2_000_000
     hands = int(sys.argv[2]) if len(sys.argv) > 2 else 200_000
-    _print(f"Texas Hold'em Bonus ({deals:,} deals, seed {SEED})", thb(deals), hold.THB_FIGURES)
-    _print(f"Casino Draw Poker ({hands:,} hands, seed {SEED})", cdp(hands), hold.CDP_FIGURES)
+    for pays_from in (Category.STRAIGHT, Category.FLUSH):
+        settings = ThbSettings(STANDARD_LIMITS[5], ante_pays_from=pays_from)
+        _print(f"Texas Hold'em Bonus, ante paid from a {pays_from.name.lower()} ({deals:,} deals, seed {SEED})",
+               thb(deals, settings), hold.figures_for(settings))
+    for play_bet in UNQUALIFIED_PLAY_BET:
+        table = CdpSettings(1, 1, unqualified_play_bet=play_bet)
+        _print(f"Casino Draw Poker, play bet {play_bet} when the bank does not qualify ({hands:,} hands, seed "
+               f"{SEED})", cdp(hands, table), hold.figures_for(table))
 
 
 if __name__ == "__main__":

@@ -12,13 +12,23 @@ import numpy as np
 import pytest
 
 from domain.banked.cdp_rules import HOUSE_WAYS, CdpSettings, box_result, qualifies
-from domain.banked.hold import CDP_FIGURES, THB_FIGURES, Z_99, bonus_distribution, fixed_theory, shift_theory
-from domain.banked.paytables import STANDARD_BONUS, bonus_class
+from domain.banked.hold import (
+    CDP_FIGURES,
+    THB_FIGURES,
+    Z_99,
+    GameFigures,
+    bonus_distribution,
+    figures_for,
+    fixed_theory,
+    shift_theory,
+)
+from domain.banked.paytables import STANDARD_BONUS, STANDARD_CASINO_DRAW, CasinoDrawPayTable, bonus_class
 from domain.banked.thb_settings import STANDARD_LIMITS, ThbSettings
 from domain.banked.thb_settlement import bonus_net
 from domain.cards.cards import ALL_CARDS
+from domain.cards.hand_classes import Category
 from domain.cards.ranking import hand_ranking
-from service.cli.odds import _cdp_exchange, _cdp_plays, bonus_exact, deal_rows, thb_chunk, thb_deals
+from service.cli.odds import _cdp_exchange, _cdp_plays, bonus_exact, cdp_chunk, deal_rows, thb_chunk, thb_deals
 
 THB = ThbSettings(STANDARD_LIMITS[5])
 
@@ -32,17 +42,34 @@ def test_the_bonus_figure_is_exact_and_agrees_with_the_odds_engine() -> None:
     assert THB_FIGURES.spots["bonus"].edge == pytest.approx(float(-mean))
 
 
-def test_the_quoted_main_figures_are_what_a_fresh_simulation_measures() -> None:
-    fresh = thb_chunk(77, 200_000, "basic").report()  # seeds the quoted figures were not measured with
-    quoted = THB_FIGURES.spots["ante"].edge + _later_bets_edge()  # the house's edge per ante, all main spots
-    assert quoted == pytest.approx(fresh["house_edge"], abs=0.01)
+@pytest.mark.parametrize("pays_from", [Category.STRAIGHT, Category.FLUSH])
+def test_the_quoted_figures_follow_the_tables_ante_setting(pays_from: Category) -> None:
+    settings = ThbSettings(STANDARD_LIMITS[5], ante_pays_from=pays_from)  # R-THB-8's setting
+    figures = figures_for(settings)
+    fresh = thb_chunk(79, 200_000, "basic", 1, settings.to_dict()).report()  # seeds the figures were not measured with
+    assert figures.spots["ante"].edge + _later_bets_edge(figures) == pytest.approx(fresh["house_edge"], abs=0.01)
+    assert figures.note == ""
 
 
-def _later_bets_edge() -> float:
+@pytest.mark.parametrize("play_bet", ["returned", "paid"])
+def test_the_quoted_cdp_figures_follow_the_tables_unqualified_play_bet(play_bet: str) -> None:
+    table = CdpSettings(1, 1, unqualified_play_bet=play_bet)  # R-CDP-5's decision
+    figures = figures_for(table)
+    fresh = cdp_chunk(80, 10_000, "basic", table.to_dict())
+    played = (fresh.wagered - fresh.hands) / 2 / fresh.hands  # a box wagers 1 ante, and 2 more when it plays
+    quoted = figures.spots["ante"].edge + 2 * played * figures.spots["play"].edge  # per ante
+    assert quoted == pytest.approx(fresh.report()["house_edge"], abs=0.06)  # ~3 standard errors
+    assert figures.note == ""
+    richer = CasinoDrawPayTable({**STANDARD_CASINO_DRAW.pays, "pair": 2})  # figures not simulated for it
+    other = figures_for(CdpSettings(1, 1, pay_table=richer, unqualified_play_bet=play_bet))
+    assert "not the regulation's" in other.note and other.spots == figures.spots
+
+
+def _later_bets_edge(figures: GameFigures = THB_FIGURES) -> float:
     """The house's edge per ante from the flop, turn and river bets of the stated strategy: each spot's edge times
     how often it is staked, measured on one more fresh simulation."""
     deals = thb_deals(deal_rows(np.random.default_rng(78), 200_000, 9), "basic", 1, THB)
-    spots = THB_FIGURES.spots
+    spots = figures.spots
     return float(2 * deals.plays.mean() * spots["flop"].edge + deals.turn.mean() * spots["turn"].edge
                  + deals.river.mean() * spots["river"].edge)
 

@@ -12,8 +12,9 @@ Where the figures come from:
 
 - the **bonus** bet (R-THB-9): exact, by enumerating the player's 1,326 two-card holdings (and, for A-A, the
   dealer's 1,225), with the table's own pay table (:func:`bonus_figure`);
-- the **main spots** of THB and CDP: simulation under the stated strategies of ``pokertable odds`` (``basic``) at
-  the regulation's tables (THB's ante paid from a straight, CDP's house way and returned play bet), measured by
+- the **main spots** of THB and CDP: simulation under the stated strategies of ``pokertable odds`` (``basic``),
+  for each value of the settings that move them (THB's ante paid from a straight or a flush, R-THB-8; CDP's play bet
+  returned or paid when the bank does not qualify, R-CDP-5) at the regulation's pay table and house way, measured by
   ``benchmarks/hold_figures.py`` (THB 2,000,000 deals, CDP 200,000 hands, seed 2026).  Players who play otherwise
   move the true edge: the band is the house's expectation under that strategy, as the casino's own figures are.
 
@@ -35,7 +36,9 @@ from fractions import Fraction
 from itertools import combinations
 from types import MappingProxyType
 
-from domain.banked.paytables import STANDARD_BONUS, BonusPayTable, bonus_class
+from domain.banked.cdp_rules import CdpSettings
+from domain.banked.paytables import STANDARD_BONUS, STANDARD_CASINO_DRAW, BonusPayTable, bonus_class
+from domain.banked.thb_settings import ThbSettings
 from domain.cards.cards import ALL_CARDS
 from domain.errors import RuleError
 
@@ -63,6 +66,8 @@ class GameFigures:
 
     spots: Mapping[str, SpotFigure]
     correlations: Mapping[tuple[str, str], float] = field(default_factory=dict)
+    note: str = ""
+    """Where the figures do not fit the table's settings exactly, why ("" when they do)."""
 
     def correlation(self, a: str, b: str) -> float:
         """ρ of spots ``a`` and ``b`` of one box (1 for a spot with itself)."""
@@ -91,6 +96,8 @@ class ShiftTheory:
     variance: float
     box_hands: int
     wagered: Mapping[str, int]
+    note: str = ""
+    """Where the figures do not fit the table exactly, why (:attr:`GameFigures.note`)."""
 
     @property
     def sd(self) -> float:
@@ -122,7 +129,7 @@ def shift_theory(boxes: Iterable[Mapping[str, int]], figures: GameFigures) -> Sh
         expected, variance, count = expected + mean, variance + var, count + 1
         for spot, amount in stakes.items():
             wagered[spot] = wagered.get(spot, 0) + amount
-    return ShiftTheory(expected, variance, count, MappingProxyType(wagered))
+    return ShiftTheory(expected, variance, count, MappingProxyType(wagered), figures.note)
 
 
 def fixed_theory(expected: int) -> ShiftTheory:
@@ -167,41 +174,74 @@ def bonus_figure(table: BonusPayTable) -> SpotFigure:
     return SpotFigure(float(-mean), float(variance))
 
 
-THB_MAIN: Mapping[str, SpotFigure] = MappingProxyType({
-    "ante": SpotFigure(0.41104, 0.41184),
-    "flop": SpotFigure(-0.01605, 0.95988),
-    "turn": SpotFigure(-0.42243, 0.79665),
-    "river": SpotFigure(-0.42206, 0.79486),
+THB_MAIN: Mapping[str, Mapping[str, SpotFigure]] = MappingProxyType({
+    "STRAIGHT": MappingProxyType({
+        "ante": SpotFigure(0.41104, 0.41184),
+        "flop": SpotFigure(-0.01605, 0.95988),
+        "turn": SpotFigure(-0.42243, 0.79665),
+        "river": SpotFigure(-0.42206, 0.79486),
+    }),
+    "FLUSH": MappingProxyType({
+        "ante": SpotFigure(0.44695, 0.34512),
+        "flop": SpotFigure(-0.01605, 0.95988),
+        "turn": SpotFigure(-0.42243, 0.79665),
+        "river": SpotFigure(-0.42206, 0.79486),
+    }),
 })
-"""Texas Hold'em Bonus's main spots (R-THB-5, R-THB-6, R-THB-8), simulated (module docstring): the house wins its
-edge on the ante (folds lose it, a win below a straight only returns it) and loses on the later bets, which the
-stated strategy makes with the stronger hands."""
-THB_CORRELATIONS: Mapping[tuple[str, str], float] = MappingProxyType({
-    ("ante", "flop"): 0.8994, ("ante", "turn"): 0.8567, ("ante", "river"): 0.8464,
-    ("flop", "turn"): 1.0, ("flop", "river"): 1.0, ("turn", "river"): 1.0,
-    ("ante", "bonus"): 0.0788, ("flop", "bonus"): 0.0920, ("turn", "bonus"): 0.0464, ("river", "bonus"): 0.0462,
+"""Texas Hold'em Bonus's main spots (R-THB-5, R-THB-6, R-THB-8), by the table's ``ante_pays_from``, simulated (module
+docstring): the house wins its edge on the ante (folds lose it, a win below a straight — or a flush — only returns
+it) and loses on the later bets, which the stated strategy makes with the stronger hands."""
+THB_CORRELATIONS: Mapping[str, Mapping[tuple[str, str], float]] = MappingProxyType({
+    "STRAIGHT": MappingProxyType({
+        ("ante", "flop"): 0.8994, ("ante", "turn"): 0.8567, ("ante", "river"): 0.8464,
+        ("flop", "turn"): 1.0, ("flop", "river"): 1.0, ("turn", "river"): 1.0,
+        ("ante", "bonus"): 0.0788, ("flop", "bonus"): 0.0920, ("turn", "bonus"): 0.0464, ("river", "bonus"): 0.0462,
+    }),
+    "FLUSH": MappingProxyType({
+        ("ante", "flop"): 0.9194, ("ante", "turn"): 0.8711, ("ante", "river"): 0.8691,
+        ("flop", "turn"): 1.0, ("flop", "river"): 1.0, ("turn", "river"): 1.0,
+        ("ante", "bonus"): 0.0923, ("flop", "bonus"): 0.0920, ("turn", "bonus"): 0.0464, ("river", "bonus"): 0.0462,
+    }),
 })
 """ρ of two spots of one THB box, given both staked, simulated (module docstring); flop, turn and river all settle
 on the same comparison with the croupier (R-THB-8), so their ρ is 1."""
-CDP: Mapping[str, SpotFigure] = MappingProxyType({
-    "ante": SpotFigure(-0.04122, 0.99829),
-    "play": SpotFigure(0.03421, 1.19189),
+CDP: Mapping[str, Mapping[str, SpotFigure]] = MappingProxyType({
+    "returned": MappingProxyType({"ante": SpotFigure(-0.04122, 0.99829), "play": SpotFigure(0.03421, 1.19189)}),
+    "paid": MappingProxyType({"ante": SpotFigure(-0.04122, 0.99829), "play": SpotFigure(-0.44480, 1.47422)}),
 })
-"""Casino Draw Poker's ante and play bet (R-CDP-3, R-CDP-5, R-CDP-6), simulated (module docstring), per unit staked
-(the play bet is 2× the ante)."""
-CDP_FIGURES = GameFigures(CDP, MappingProxyType({("ante", "play"): 0.6190}))
+"""Casino Draw Poker's ante and play bet (R-CDP-3, R-CDP-5, R-CDP-6), by the table's ``unqualified_play_bet``,
+simulated (module docstring), per unit staked (the play bet is 2× the ante)."""
+CDP_CORRELATIONS: Mapping[str, float] = MappingProxyType({"returned": 0.6190, "paid": 0.8327})
+"""ρ of the ante and the play bet of one CDP box, given both staked."""
 
 
-def thb_figures(bonus_table: BonusPayTable) -> GameFigures:
-    """THB's figures with the bonus bet's exact figure for the table's pay table."""
-    return GameFigures(MappingProxyType({**THB_MAIN, "bonus": bonus_figure(bonus_table)}), THB_CORRELATIONS)
+def thb_figures(bonus_table: BonusPayTable, ante_pays_from: str = "STRAIGHT") -> GameFigures:
+    """THB's figures: the main spots' for the table's R-THB-8 setting, the bonus bet's exact for its pay table."""
+    return GameFigures(MappingProxyType({**THB_MAIN[ante_pays_from], "bonus": bonus_figure(bonus_table)}),
+                       THB_CORRELATIONS[ante_pays_from])
+
+
+def cdp_figures(unqualified_play_bet: str = "returned") -> GameFigures:
+    """CDP's figures for the table's R-CDP-5 decision, at the regulation's pay table and house way."""
+    return GameFigures(CDP[unqualified_play_bet], MappingProxyType({("ante", "play"):
+                                                                    CDP_CORRELATIONS[unqualified_play_bet]}))
 
 
 THB_FIGURES = thb_figures(STANDARD_BONUS)
-"""THB's figures at the regulation's table (R-THB-9's pay table)."""
+"""THB's figures at the regulation's table (R-THB-8: the ante paid from a straight; R-THB-9's pay table)."""
+CDP_FIGURES = cdp_figures()
+"""CDP's figures at the regulation's table (R-CDP-4, R-CDP-5, R-CDP-6's decisions)."""
 
 
-def figures_for(settings: object) -> GameFigures:
-    """A banked table's figures from its settings: THB's with its own bonus pay table, or CDP's."""
-    pays = getattr(settings, "bonus_table", None)
-    return thb_figures(pays) if isinstance(pays, BonusPayTable) else CDP_FIGURES
+def figures_for(settings: ThbSettings | CdpSettings) -> GameFigures:
+    """A banked table's figures from its settings (THB: its R-THB-8 setting and its own bonus pay table; CDP: its
+    R-CDP-5 decision), with a note when the table's settings are not those the main spots were simulated at (another
+    CDP pay table or house way: the regulation's figures are used)."""
+    if isinstance(settings, ThbSettings):
+        return thb_figures(settings.bonus_table, settings.ante_pays_from.name)
+    figures = cdp_figures(settings.unqualified_play_bet)
+    if settings.pay_table != STANDARD_CASINO_DRAW or settings.house_way != "regulation":
+        return GameFigures(figures.spots, figures.correlations,
+                           note="the table's pay table or house way is not the regulation's: the figures are the "
+                                "regulation's (R-CDP-4, R-CDP-6)")
+    return figures

@@ -164,7 +164,7 @@ class TableAccountsBook:
                 "expected": round(theory.expected, 2), "low": theory.low, "high": theory.high,
                 "sd": round(theory.sd, 2), "confidence": CONFIDENCE if banked else "exact (rake)",
                 "box_hands": theory.box_hands, "wagered": dict(theory.wagered),
-                "hold": round(theory.expected / drop, 6) if drop else None,
+                "hold": round(theory.expected / drop, 6) if drop else None, "note": theory.note,
             },
             "outside_band": win is not None and theory.outside(win),
             "flag": shift.flag,

@@ -57,7 +57,8 @@ def shift_accounts(report: dict[str, Any]) -> acc.ShiftAccounts:
                    for t in report["transfers"]],
         theoretical=acc.TheoreticalHold(expected=theory["expected"], low=theory["low"], high=theory["high"],
                                         sd=theory["sd"], confidence=theory["confidence"],
-                                        box_hands=theory["box_hands"], wagered=theory["wagered"]))
+                                        box_hands=theory["box_hands"], wagered=theory["wagered"],
+                                        note=theory["note"]))
     for name, value in (("closer_value", report["closer_value"]), ("win", report["win"]),
                         ("hold", report["hold"])):
         if value is not None:
