@@ -113,6 +113,7 @@ class TableAccounts(Aggregate):
         self.opener: dict[int, int] = _loaded(opener)
         self.closer: dict[int, int] | None = None
         self.last_hand: int | None = None
+        self.closed_by = ""
         self.transfers: dict[str, dict[str, Any]] = {}
         self.drop = 0
         self.drops = 0

@@ -246,8 +246,11 @@ def test_the_tray_is_counted_between_hands_and_an_unsigned_fill_never_counts(app
     play_banked_hand(app, table, random.Random(1), ids)
     with pytest.raises(PreconditionError):
         app.request_transfer(ids(), table, "F1", "fill", {25: 4}, viewer=PIT)  # no shift open
+    with pytest.raises(AccountsError) as bad:
+        app.open_shift(ids(), table, {25: -100}, PIT)  # R-ACC-2: refused, and the table's book of shifts unmoved
+    assert bad.value.rule == "R-ACC-2"
     app.open_shift(ids(), table, {25: 100}, PIT)
-    assert app.shift_accounts(table)["first_hand"] == 2
+    assert app.shift_accounts(table)["first_hand"] == 2 and app.shift_accounts(table)["shift"] == 1
     app.request_transfer(ids(), table, "F1", "fill", {25: 4}, viewer=PIT)
     app.withdraw_transfer(ids(), table, "F1", "wrong table", PIT)
     with pytest.raises(AccountsError):

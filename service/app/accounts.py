@@ -51,10 +51,10 @@ class TableAccountsBook:
             record = self.any_table(table)
             self._verify_between_hands(record)
             book = self._book(table)
-            number = book.begin()
-            shift = TableAccounts.open_shift(table, number, opener, first_hand=record.hands_started + 1,
-                                             by=viewer.station)
-            return {"table": table, "shift": number}, [book, shift]
+            shift = TableAccounts.open_shift(table, book.shifts + 1, opener, first_hand=record.hands_started + 1,
+                                             by=viewer.station)  # the opener checked (R-ACC-2) before the book moves
+            book.begin()
+            return {"table": table, "shift": shift.number}, [book, shift]
 
         return self._execute(command_id, table, change, ("open_shift", sorted(opener.items())))
 
@@ -150,7 +150,7 @@ class TableAccountsBook:
         return {
             "table": shift.table, "game": record.game if banked else "circle", "shift": shift.number,
             "open": shift.is_open, "opened_at": shift.created_on.isoformat(), "opened_by": shift.opened_by,
-            "closed_by": getattr(shift, "closed_by", ""), "first_hand": shift.first_hand,
+            "closed_by": shift.closed_by, "first_hand": shift.first_hand,
             "last_hand": shift.last_hand if shift.last_hand is not None else record.hands_started,
             "opener": {str(d): n for d, n in sorted(shift.opener.items())}, "opener_value": shift.opener_value,
             "closer": None if shift.closer is None else {str(d): n for d, n in sorted(shift.closer.items())},
