@@ -53,6 +53,7 @@ from service.app.access import (
     Viewer,
     authorize,
 )
+from service.app.accounts import TableAccountsBook
 from service.app.alerts import AlertAcknowledgements
 from service.app.commands import (
     BANKED_ACTIONS,
@@ -123,7 +124,7 @@ class ProcessedCommand(Aggregate):
         pit's and the director's commands)."""
 
 
-class PokerTables(AlertAcknowledgements, AlertHolds, LogAudit, DealerSignIn, TableQueries):
+class PokerTables(TableAccountsBook, AlertAcknowledgements, AlertHolds, LogAudit, DealerSignIn, TableQueries):
     """Tables and hands of circle poker."""
 
     name = "pokertable"

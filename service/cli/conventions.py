@@ -81,8 +81,8 @@ EXIT_STATUS: dict[str, str] = {
               "HEALTHCHECK reserves it)",
     "completion": "0 printed; 2 usage (a shell it does not know)",
     "report": "0 reported (a report with nothing in the period too: its count on standard error says 0); 1 found "
-              "bad (shufflers: a shuffler deck failed its tests); 2 usage (a bad time, zone, period or setting), a "
-              "database that cannot be used",
+              "bad (shufflers: a shuffler deck failed its tests; shift: no such table); 2 usage (a bad time, zone, "
+              "period or setting), a database that cannot be used",
 }
 """Each subcommand's exit statuses, for its ``--help`` and docs/cli.md; 130 (interrupted) and 141 (output closed)
 hold for every one."""

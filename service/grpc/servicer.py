@@ -28,6 +28,7 @@ from service.app.application import (
     ServiceError,
     Viewer,
 )
+from service.grpc.accounts import AccountsRpcs
 from service.grpc.act import Parsed, parse_command
 from service.grpc.base import ServicerBase
 from service.grpc.errors import _guarded, _StatusError, invalid
@@ -75,7 +76,7 @@ FAMILY_COMMANDS: Mapping[str, FamilyCommand] = {"circle": _circle_command, "bank
 """Act, by the table's family: the application's hand command or banked command."""
 
 
-class TableServicer(QueryRpcs, StreamRpcs, ServicerBase, svc_grpc.TableServiceServicer):
+class TableServicer(AccountsRpcs, QueryRpcs, StreamRpcs, ServicerBase, svc_grpc.TableServiceServicer):
     """Thin translation between pokertable.v1 and :class:`PokerTables`."""
 
     # -- administration -----------------------------------------------------------------------------
