@@ -52,7 +52,6 @@ def build_parser() -> argparse.ArgumentParser:
     report_command.add_parser(commands)
     tokens_command.add_parser(commands)
     health_command.add_parser(commands)
-    report_command.add_parser(commands)
     completion_command.add_parser(commands, parser)
     for name, command in commands.choices.items():  # every subcommand's --help ends with its streams and statuses
         if name in EXIT_STATUS and not command.epilog:
