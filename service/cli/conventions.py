@@ -80,6 +80,10 @@ EXIT_STATUS: dict[str, str] = {
     "health": "0 SERVING; 1 anything else: NOT_SERVING, no answer, an unreadable --tls-ca (never 2: Docker's "
               "HEALTHCHECK reserves it)",
     "completion": "0 printed; 2 usage (a shell it does not know)",
+    "group": "sync: 0 every casino reached and its log checked (--follow: stopped by SIGTERM), 1 a casino not reached "
+             "(a network cut: caught up with later) or its log refused (R-AUD-1), or the group's store lost; "
+             "report: 0; verify: 0 clean (and reconciled), 1 tampered with, different or a casino not reached; 2 "
+             "usage, a configuration, a key or a group store that cannot be used",
 }
 """Each subcommand's exit statuses, for its ``--help`` and docs/cli.md; 130 (interrupted) and 141 (output closed)
 hold for every one."""

@@ -126,9 +126,9 @@ class Follower:
         except BaseException:  # nothing of the page was stored: the hands rebuilt from it are forgotten too
             self._forget(casino.name)
             raise
-        for (name, hand_id), hand in list(self._hands.items()):
-            if name == casino.name and hand_id in page.hands and page.hands[hand_id].figures.outcome != "in-progress":
-                del self._hands[(name, hand_id)]  # over: rebuilt from the store should another event come
+        for hand_id, row in page.hands.items():
+            if row.figures.outcome != "in-progress":  # over: rebuilt from the store should another event come
+                self._hands.pop((casino.name, hand_id), None)
         return len(page.events)
 
     def _forget(self, casino: str) -> None:
@@ -140,8 +140,7 @@ class Follower:
         links = _links(casino.recorder, since + 1, found[-1].id)
         received: list[Received] = []
         hashes: dict[int, bytes] = {}
-        at = 0
-        for notification in found:
+        for at, notification in enumerate(found):
             position = notification.id
             if position < 1:
                 raise ChainBrokenError(casino.name, position, "inserted",
@@ -158,7 +157,6 @@ class Follower:
                     f"{describe(notification)} does not match its chain link, or does not chain to the event the "
                     f"group received before it: altered, or the casino's log was rewritten and its chain recomputed")
             previous = hashes[position] = links[at][1]
-            at += 1
             received.append(Received(position, _uuid(notification.originator_id), notification.originator_version,
                                      notification.topic, bytes(notification.state), previous))
         page = Page(received, previous, [], [], {}, 0)

@@ -141,7 +141,7 @@ class GroupStore:
                 self.connection.execute("SELECT pg_advisory_xact_lock(hashtext('pokertable-group-tables'))")
                 for statement in TABLES.split(";"):
                     if statement.strip():
-                        self.connection.execute(statement)  # type: ignore[call-overload]
+                        self.connection.execute(statement)
         except psycopg.Error as error:
             raise GroupStoreError(f"the group's store {masked_url(url)}: {str(error).strip()}") from None
 
