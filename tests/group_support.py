@@ -66,3 +66,20 @@ class Casino:
                 bonuses = {box: 5 for box in antes if table == "Bonus" and self.rng.random() < 0.3}
                 start_banked_hand(self.app, name, self.ids, antes, bonuses)
                 play_banked_hand(self.app, name, self.rng, self.ids)
+
+
+def floor_counts(app: PokerTables) -> dict[str, dict[str, int]]:
+    """A casino's own figures per game from its own queries (not from the group's code): the hands and how they
+    ended (its search), the chips bet in hands that ended in play (each hand's pot as its search lists it), and
+    the house's result at banked tables (each table's running bank result, R-THB-8, R-CDP-6)."""
+    counts: dict[str, dict[str, int]] = {}
+    for name in app.table_names():
+        record = app.any_table(name)
+        game = counts.setdefault(record.game, {"hands": 0, "voided": 0, "bet": 0, "house": 0})
+        for summary in app.search_hands(name):
+            game["hands"] += 1
+            game["voided"] += summary["outcome"] == "voided"
+            if summary["outcome"] in ("showdown", "uncontested", "blank", "settled"):
+                game["bet"] += summary["pot"]
+        game["house"] += getattr(record, "bank_result", 0)
+    return counts

@@ -38,7 +38,7 @@ from service.cli.conventions import OK, REFUSED, USAGE, add_time_options, casino
 from service.cli.group_settings import GroupConfig, group_config
 from service.cli.settings import SettingsError, read_file
 from service.group.figures import Totals
-from service.group.follower import CasinoLog, Follower, Synced
+from service.group.follower import PAGE, CasinoLog, Follower, Synced
 from service.group.store import GroupStore, GroupStoreError
 from service.group.verify import reconcile, verify_received
 from service.store.signing import SigningKeyError, load_public_key
@@ -60,6 +60,8 @@ def add_parser(commands: Any) -> None:
     parser.add_argument("--follow", action="store_true", help="sync: go on syncing until stopped")
     parser.add_argument("--interval", type=float, metavar="SECONDS",
                         help="sync --follow: seconds between two reads (default 1, or [group] interval)")
+    parser.add_argument("--page", type=int, default=PAGE, metavar="EVENTS",
+                        help=f"sync: events stored in one transaction of the group's store (default {PAGE})")
     parser.add_argument("--by", choices=("game", "table"), default="game", help="report: per game or per table")
     parser.add_argument("--format", choices=("table", "csv", "json"), default="table", help="report's format")
     parser.add_argument("--reconcile", action="store_true",
@@ -85,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
         return fail("group", error, USAGE)
     with store:
         if args.action == "sync":
-            return _sync(store, config, keys, follow=args.follow)
+            return _sync(store, config, keys, follow=args.follow, page=args.page)
         if args.action == "report":
             return _report(store, args.by, args.format, zone)
         return _verify(store, config, keys, reconcile_too=args.reconcile)
@@ -133,11 +135,14 @@ def _each(casinos: _Casinos, store: GroupStore, act: Callable[[CasinoLog], bool]
     return fine
 
 
-def _sync(store: GroupStore, config: GroupConfig, keys: dict[str, tuple[Any, ...]], *, follow: bool) -> int:
+def _sync(store: GroupStore, config: GroupConfig, keys: dict[str, tuple[Any, ...]], *, follow: bool,
+          page: int) -> int:
     """One pass over every casino, or (``follow``) passes every interval until SIGTERM or Ctrl-C."""
     if not config.casinos:
         return fail("group", "no casino: give --casino NAME=URL or [group.casinos.NAME] in the configuration", USAGE)
-    follower, casinos = Follower(store), _Casinos(config, keys)
+    if page < 1:
+        return fail("group", f"--page: 1 or more events, not {page}", USAGE)
+    follower, casinos = Follower(store, page), _Casinos(config, keys)
     stop = threading.Event()
     if follow:
         signal.signal(signal.SIGTERM, lambda *_: stop.set())
