@@ -77,7 +77,7 @@ def databases() -> Iterator[list[str]]:
                 admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-def play_casino(name: str, url: str, hands: int, seed: int, directory: Path, every: int = 120) -> Played:
+def play_casino(name: str, url: str, hands: int, seed: int, *, directory: Path, every: int = 120) -> Played:
     """A casino dealing ``hands`` hands on its own store, its service's key signing the chain head every ``every``
     events."""
     app = PokerTables(env=environment(url))
@@ -93,8 +93,8 @@ def play_casino(name: str, url: str, hands: int, seed: int, directory: Path, eve
 @pytest.fixture(scope="module")
 def casinos(databases: list[str], tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[Played]]:
     directory = tmp_path_factory.mktemp("keys")
-    played = [play_casino("Gran Via", databases[0], 6, 11, directory),
-              play_casino("Costa", databases[1], 5, 12, directory)]
+    played = [play_casino("Gran Via", databases[0], 6, 11, directory=directory),
+              play_casino("Costa", databases[1], 5, 12, directory=directory)]
     yield played
     for one in played:
         one.app.close()

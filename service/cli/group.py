@@ -43,6 +43,8 @@ from service.group.store import GroupStore, GroupStoreError
 from service.group.verify import reconcile, verify_received
 from service.store.signing import SigningKeyError, load_public_key
 
+CONNECT_TIMEOUT = 5
+"""Seconds a casino's PostgreSQL is waited for before it is taken as cut off (and the next casino synced)."""
 COLUMNS = ("hands", "played", "voided", "in_progress", "bet", "paid", "rake", "house")
 
 
@@ -62,6 +64,9 @@ def add_parser(commands: Any) -> None:
                         help="sync --follow: seconds between two reads (default 1, or [group] interval)")
     parser.add_argument("--page", type=int, default=PAGE, metavar="EVENTS",
                         help=f"sync: events stored in one transaction of the group's store (default {PAGE})")
+    parser.add_argument("--connect-timeout", type=int, default=CONNECT_TIMEOUT, metavar="SECONDS",
+                        help=f"seconds a casino's PostgreSQL is waited for before it is taken as cut off (default "
+                             f"{CONNECT_TIMEOUT})")
     parser.add_argument("--by", choices=("game", "table"), default="game", help="report: per game or per table")
     parser.add_argument("--format", choices=("table", "csv", "json"), default="table", help="report's format")
     parser.add_argument("--reconcile", action="store_true",
@@ -87,22 +92,23 @@ def run(args: argparse.Namespace) -> int:
         return fail("group", error, USAGE)
     with store:
         if args.action == "sync":
-            return _sync(store, config, keys, follow=args.follow, page=args.page)
+            return _sync(store, _Casinos(config, keys, args.connect_timeout), follow=args.follow, page=args.page)
         if args.action == "report":
             return _report(store, args.by, args.format, zone)
-        return _verify(store, config, keys, reconcile_too=args.reconcile)
+        return _verify(store, _Casinos(config, keys, args.connect_timeout), reconcile_too=args.reconcile)
 
 
 class _Casinos:
     """Each casino's store, opened when first needed and opened again after it failed (a network cut)."""
 
-    def __init__(self, config: GroupConfig, keys: dict[str, tuple[Any, ...]]) -> None:
-        self.config, self.keys = config, keys
+    def __init__(self, config: GroupConfig, keys: dict[str, tuple[Any, ...]], timeout: int) -> None:
+        self.config, self.keys, self.timeout = config, keys, timeout
         self.open: dict[str, Store] = {}
 
     def log(self, name: str) -> CasinoLog:
         if name not in self.open:
-            self.open[name] = open_store(self.config.casinos[name].url, must_exist=True)
+            self.open[name] = open_store(self.config.casinos[name].url, must_exist=True,
+                                         connect_timeout=self.timeout)
         app = self.open[name].app
         return CasinoLog(name, app.recorder, app.mapper, self.keys.get(name, ()))
 
@@ -135,14 +141,14 @@ def _each(casinos: _Casinos, store: GroupStore, act: Callable[[CasinoLog], bool]
     return fine
 
 
-def _sync(store: GroupStore, config: GroupConfig, keys: dict[str, tuple[Any, ...]], *, follow: bool,
-          page: int) -> int:
+def _sync(store: GroupStore, casinos: _Casinos, *, follow: bool, page: int) -> int:
     """One pass over every casino, or (``follow``) passes every interval until SIGTERM or Ctrl-C."""
+    config = casinos.config
     if not config.casinos:
         return fail("group", "no casino: give --casino NAME=URL or [group.casinos.NAME] in the configuration", USAGE)
     if page < 1:
         return fail("group", f"--page: 1 or more events, not {page}", USAGE)
-    follower, casinos = Follower(store, page), _Casinos(config, keys)
+    follower = Follower(store, page)
     stop = threading.Event()
     if follow:
         signal.signal(signal.SIGTERM, lambda *_: stop.set())
@@ -224,9 +230,9 @@ def _report(store: GroupStore, by: str, form: str, zone: Any) -> int:
     return OK
 
 
-def _verify(store: GroupStore, config: GroupConfig, keys: dict[str, tuple[Any, ...]], *, reconcile_too: bool) -> int:
+def _verify(store: GroupStore, casinos: _Casinos, *, reconcile_too: bool) -> int:
     """Check what the group holds of each casino; with ``reconcile_too``, its totals against each casino's own."""
-    clean = True
+    clean, config, keys = True, casinos.config, casinos.keys
     names = sorted({one.casino for one in store.every_tracked()} | set(config.casinos))
     for name in names:
         verdict = verify_received(store, name, keys.get(name, ()))
@@ -251,7 +257,6 @@ def _verify(store: GroupStore, config: GroupConfig, keys: dict[str, tuple[Any, .
                           f"{result.group.get(game)}, casino {result.own.get(game)}")
             return False
 
-        casinos = _Casinos(config, keys)
         try:
             clean = _each(casinos, store, compare) and clean
         finally:
