@@ -1,8 +1,8 @@
 """A casino group's follower (issue 18, item 3; docs/group.md): two casinos of 100,000 events each, every card, bet
 and decision played through the application (:mod:`tests.group_support`: four circle games, two with a rake, and both
 banked games), each casino's service signing its chain head every 1,000 events; the group's follower
-(``pokertable group sync --follow``, a real process) killed with SIGKILL at five random moments and started again
-each time, then left to catch up. Printed: the kill points, events/s, and the group's totals per casino and game
+(``pokertable group sync --follow``, a real process) killed with SIGKILL at five random moments (0 to 4 s after it
+stored its first page since it started) and started again each time, then left to catch up. Printed: the kill points, events/s, and the group's totals per casino and game
 beside each casino's own, computed from its log alone (they must be equal).
 
 The casinos' events are made quickly and are still real: each casino plays its hands through the application on an
@@ -96,8 +96,10 @@ def follow(line: list[str], group_url: str, heads: dict[str, int], rng: random.R
         before = sum(positions(group_url).values())
         started = time.perf_counter()
         process = subprocess.Popen(line, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        if kill <= kills:
-            time.sleep(rng.uniform(1.0, 6.0))
+        if kill <= kills:  # a random moment once it is storing again (its start takes seconds on a busy machine)
+            while sum(positions(group_url).values()) <= before and process.poll() is None:
+                time.sleep(0.05)
+            time.sleep(rng.uniform(0.0, 4.0))
             process.send_signal(signal.SIGKILL)
             process.wait()
             at = positions(group_url)

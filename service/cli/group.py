@@ -33,6 +33,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import psycopg
+from eventsourcing.persistence import InterfaceError, OperationalError
+
 from service.bootstrap import Store, open_store
 from service.cli.conventions import OK, REFUSED, USAGE, add_time_options, casino_zone, fail, show_time
 from service.cli.group_settings import GroupConfig, group_config
@@ -135,10 +138,17 @@ def _each(casinos: _Casinos, store: GroupStore, act: Callable[[CasinoLog], bool]
             casinos.drop(name)
             if store.connection.broken or store.connection.closed:
                 raise GroupStoreError(f"the group's store was lost: {error}") from None
-            print(f"pokertable group: {name}: not reached, caught up with later: {str(error).strip()}",
-                  file=sys.stderr, flush=True)
+            why = "not reached, caught up with later" if _unreachable(error) else \
+                f"not synced ({type(error).__name__}), tried again later"
+            print(f"pokertable group: {name}: {why}: {str(error).strip()}", file=sys.stderr, flush=True)
             fine = False
     return fine
+
+
+def _unreachable(error: BaseException) -> bool:
+    """Whether an error says a store could not be reached (a network cut, a server down), rather than read."""
+    return isinstance(error, psycopg.OperationalError | psycopg.InterfaceError | OperationalError | InterfaceError |
+                      OSError)
 
 
 def _sync(store: GroupStore, casinos: _Casinos, *, follow: bool, page: int) -> int:

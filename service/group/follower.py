@@ -160,11 +160,17 @@ class Follower:
             received.append(Received(position, _uuid(notification.originator_id), notification.originator_version,
                                      notification.topic, bytes(notification.state), previous))
         page = Page(received, previous, [], [], {}, 0)
+        touched: dict[UUID, _Hand] = {}
         for notification in found:
-            self._derive(casino, notification, page, hashes)
+            self._derive(casino, notification, page, hashes, touched)
+        for hand_id, hand in touched.items():  # each hand's figures once a page, as its last event there left it
+            page.hands[hand_id] = HandRow(hand_id, _uuid(hand.started.table_id), int(hand.started.number),
+                                          hand.started.timestamp, hand.last.timestamp,
+                                          hand_figures(hand.aggregate, hand.started))
         return page
 
-    def _derive(self, casino: CasinoLog, notification: Notification, page: Page, hashes: dict[int, bytes]) -> None:
+    def _derive(self, casino: CasinoLog, notification: Notification, page: Page, hashes: dict[int, bytes],
+                touched: dict[UUID, _Hand]) -> None:
         """What one checked event changes: a signed head, a table opened, a hand."""
         topic = notification.topic
         if topic in SIGNED_HEAD_TOPICS:
@@ -178,9 +184,7 @@ class Follower:
             hand = self._hand(casino, event, notification.id)
             hand.aggregate = event.mutate(hand.aggregate)
             hand.last = event
-            page.hands[hand.aggregate.id] = HandRow(
-                hand.aggregate.id, _uuid(hand.started.table_id), int(hand.started.number),
-                hand.started.timestamp, event.timestamp, hand_figures(hand.aggregate, hand.started))
+            touched[hand.aggregate.id] = hand
 
     def _hand(self, casino: CasinoLog, event: Any, position: int) -> _Hand:
         """The hand an event belongs to, as it stood before it (rebuilt from the group's store if not kept)."""
