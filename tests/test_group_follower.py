@@ -5,6 +5,8 @@ never received again; a casino's tampered or forged event is refused (R-AUD-1)."
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 import random
@@ -184,6 +186,15 @@ def test_a_follower_killed_mid_stream_and_started_again_loses_nothing_and_counts
     assert {row["game"]: Totals(**{k: v for k, v in row.items() if k != "game"}) for row in figures["group"]} == summed
     assert figures["total"] == sum(summed.values(), Totals()).as_dict()
     assert all(casino["signed"] > 0 for casino in figures["casinos"])  # the signed heads came along, checked
+
+    status, out, _ = run(capsys, group("report", "--format", "csv", played=casinos, group_db=group_db))
+    lines = list(csv.reader(io.StringIO(out)))
+    assert lines[0] == ["casino", "game", "hands", "played", "voided", "in_progress", "bet", "paid", "rake", "house"]
+    assert lines[-1] == ["(group)", "(all)", *map(str, figures["total"].values())]
+    assert len(lines) == 1 + len(figures["rows"]) + len(figures["group"]) + 1
+    status, out, _ = run(capsys, group("report", "--by", "table", played=casinos, group_db=group_db))
+    assert status == 0 and out.startswith("casino") and f"{casinos[0].name} Holdem" in out
+    assert f"{casinos[1].name}: received up to position {casinos[1].head} ({casinos[1].head} events)" in out
 
     status, out, _ = run(capsys, group("sync", played=casinos, group_db=group_db))
     assert status == 0 and out == ""  # from the tracked position: nothing received twice

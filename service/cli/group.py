@@ -46,6 +46,8 @@ from service.group.store import GroupStore, GroupStoreError
 from service.group.verify import reconcile, verify_received
 from service.store.signing import SigningKeyError, load_public_key
 
+ROUND = 10
+"""Pages read from one casino before the next one's turn (--follow): a casino far behind does not hold the others."""
 CONNECT_TIMEOUT = 5
 """Seconds a casino's PostgreSQL is waited for before it is taken as cut off (and the next casino synced)."""
 COLUMNS = ("hands", "played", "voided", "in_progress", "bet", "paid", "rake", "house")
@@ -163,9 +165,12 @@ def _sync(store: GroupStore, casinos: _Casinos, *, follow: bool, page: int) -> i
     if follow:
         signal.signal(signal.SIGTERM, lambda *_: stop.set())
 
+    behind: set[str] = set()
+
     def one(casino: CasinoLog) -> bool:
-        synced = follower.sync(casino)
+        synced = follower.sync(casino, pages=ROUND if follow else None)
         _say(synced, store)
+        (behind.add if synced.more else behind.discard)(casino.name)
         return synced.refused is None
 
     try:
@@ -173,7 +178,7 @@ def _sync(store: GroupStore, casinos: _Casinos, *, follow: bool, page: int) -> i
             fine = _each(casinos, store, one)
             if not follow:
                 return OK if fine else REFUSED
-            if stop.wait(config.interval):
+            if stop.wait(0 if behind else config.interval):
                 return OK
     except GroupStoreError as error:
         return fail("group", error, REFUSED)

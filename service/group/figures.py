@@ -5,8 +5,8 @@ One hand's figures follow from the hand alone (:func:`hand_figures`): the follow
 received, and :func:`casino_totals` from a casino's own log, so that both are the same function of the same events.
 
 - **bet**: the chips the players put in (circle: every contribution to the pots; banked: every stake on every spot);
-- **paid**: the chips paid back to the players over their own (circle: the pots less the rake; banked: what the
-  winning boxes won);
+- **paid**: the chips paid to players: circle, the pots awarded less their rake (the winners' own chips in them
+  included); banked, what the bank paid the winning boxes beyond their stakes;
 - **rake**: the house's commission on circle pots (R-CIRC-12), 0 at banked tables;
 - **house**: the house's result: the rake at circle tables, the bank's net result at banked ones (R-THB-8, R-CDP-6).
 

@@ -72,6 +72,8 @@ class Synced:
     events: int
     position: int
     refused: ChainBrokenError | None = None
+    more: bool = False
+    """Stopped at its number of pages with more to read."""
 
 
 @dataclass
@@ -107,9 +109,9 @@ class Follower:
                 self.store.alert(casino.name, error.position, error.kind, str(error))
                 return Synced(casino.name, stored, self.store.tracked(casino.name).position, error)
             if count == 0:
-                break
+                return Synced(casino.name, stored, self.store.tracked(casino.name).position)
             stored, done = stored + count, done + 1
-        return Synced(casino.name, stored, self.store.tracked(casino.name).position)
+        return Synced(casino.name, stored, self.store.tracked(casino.name).position, more=True)
 
     def step(self, casino: CasinoLog) -> int:
         """Read, check and store one page of ``casino``'s log; the number of events stored (0: none new)."""
