@@ -1,9 +1,10 @@
 """A casino group's follower (issue 18, item 3; docs/group.md): two casinos of 100,000 events each, every card, bet
 and decision played through the application (:mod:`tests.group_support`: four circle games, two with a rake, and both
 banked games), each casino's service signing its chain head every 1,000 events; the group's follower
-(``pokertable group sync --follow``, a real process) killed with SIGKILL at five random moments (0 to 4 s after it
-stored its first page since it started) and started again each time, then left to catch up. Printed: the kill points, events/s, and the group's totals per casino and game
-beside each casino's own, computed from its log alone (they must be equal).
+(``pokertable group sync --follow``, a real process) killed with SIGKILL at five random moments of the stream (once
+it has stored a number of events drawn at random) and started again each time, then left to catch up. Printed: the
+kill points, events/s, and the group's totals per casino and game beside each casino's own, computed from its log
+alone (they must be equal).
 
 The casinos' events are made quickly and are still real: each casino plays its hands through the application on an
 in-memory store (one process per casino, both at once), then its stored events are written, a thousand at a time,
@@ -79,41 +80,55 @@ def make_casino(name: str, url: str, events: int, seed: int, key_file: str) -> t
     return name, casino.turn, written, time.perf_counter() - started
 
 
-def positions(group_url: str) -> dict[str, int]:
-    try:
-        with GroupStore(group_url) as store:
-            return {one.casino: one.position for one in store.every_tracked()}
-    except Exception:  # not made yet
-        return {}
+class Positions:
+    """The positions the group's store tracks, read on one connection of its own."""
+
+    def __init__(self, group_url: str) -> None:
+        self.url = group_url
+        self.connection: psycopg.Connection[Any] | None = None
+
+    def __call__(self) -> dict[str, int]:
+        try:
+            if self.connection is None:
+                self.connection = psycopg.connect(self.url, autocommit=True)
+            rows = self.connection.execute("SELECT casino, position FROM group_casinos").fetchall()
+        except psycopg.errors.UndefinedTable:  # the follower has not made its tables yet
+            return {}
+        return {str(casino): int(position) for casino, position in rows}
 
 
 def follow(line: list[str], group_url: str, heads: dict[str, int], rng: random.Random, kills: int) -> None:
-    """Start the follower, SIGKILL it at ``kills`` random moments (starting it again each time), then let it catch
-    up; print what happened."""
+    """Start the follower and SIGKILL it at ``kills`` random moments of the stream (once it has stored a number of
+    events drawn at random), starting it again each time; then let it catch up. Print what happened."""
     whole = sum(heads.values())
+    positions = Positions(group_url)
     runs: list[tuple[float, int]] = []
     for kill in range(1, kills + 2):
-        before = sum(positions(group_url).values())
+        before = sum(positions().values())
+        # a number of events this run is to store before its kill: at random, the kills spread over what is left
+        target = before + rng.randint(1, max(1, (whole - before) // (kills - kill + 2)))
         started = time.perf_counter()
         process = subprocess.Popen(line, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        if kill <= kills:  # a random moment once it is storing again (its start takes seconds on a busy machine)
-            while sum(positions(group_url).values()) <= before and process.poll() is None:
-                time.sleep(0.05)
-            time.sleep(rng.uniform(0.0, 4.0))
+        if kill <= kills:
+            while sum(positions().values()) < target and process.poll() is None:
+                time.sleep(0.005)
             process.send_signal(signal.SIGKILL)
             process.wait()
-            at = positions(group_url)
+            at = positions()
             stored = sum(at.values())
             where = "mid-stream" if 0 < stored < whole else "at the end" if stored == whole else "before any"
-            print(f"  kill {kill}: SIGKILL after {time.perf_counter() - started:4.1f} s at positions "
+            print(f"  kill {kill}: SIGKILL after {time.perf_counter() - started:4.1f} s, once {target:,} "
+                  f"events in all were stored: positions "
                   f"{', '.join(f'{name} {position:,}' for name, position in sorted(at.items()))} ({where})")
         else:
-            while positions(group_url) != heads:
-                time.sleep(0.2)
+            while positions() != heads:
+                time.sleep(0.05)
             process.send_signal(signal.SIGTERM)
             process.wait()
             stored = whole
         runs.append((time.perf_counter() - started, stored - before))
+    if positions.connection is not None:
+        positions.connection.close()
     seconds = sum(run[0] for run in runs)
     print(f"  {whole:,} events received in {len(runs)} runs, {seconds:.1f} s of the follower's life (its "
           f"restarts included): {whole / seconds:,.0f} events/s")
