@@ -112,7 +112,7 @@ class _Casinos:
 
     def log(self, name: str) -> CasinoLog:
         if name not in self.open:
-            self.open[name] = open_store(self.config.casinos[name].url, must_exist=True,
+            self.open[name] = open_store(self.config.casinos[name].url, must_exist=True, read_only=True,
                                          connect_timeout=self.timeout)
         app = self.open[name].app
         return CasinoLog(name, app.recorder, app.mapper, self.keys.get(name, ()))
