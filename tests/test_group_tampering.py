@@ -2,13 +2,16 @@
 chain was recomputed (the casino's signed head after it gives it away), a casino's log rewritten before what the group
 already received, a head signed by another key; and, without the casinos, a row altered in the group's own store.
 A refused page stores nothing, and the refusal is recorded once. A casino that cannot be reached is skipped and
-caught up with later."""
+caught up with later, by a role that may only read the casino's tables."""
 
 from __future__ import annotations
 
+import contextlib
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 import pytest
@@ -75,6 +78,22 @@ def rewrite(casino: Played, position: int, *, recompute: bool) -> None:
         for at, link in links(bytes(previous[0]) if previous else bytes(32), [row[0] for row in rows], stored):
             connection.execute(sql.SQL("UPDATE {}.{} SET hash = %s WHERE position = %s").format(schema, chain),
                                (link, at))
+
+
+@contextlib.contextmanager
+def reader(casino: Played) -> Iterator[str]:
+    """The URL of the casino's store for a new role that may only read its tables (dropped afterwards)."""
+    role = f"reader_{uuid.uuid4().hex[:10]}"
+    schema = casino.app.recorder.datastore.schema  # type: ignore[attr-defined]
+    with psycopg.connect(POSTGRES_URL, autocommit=True) as connection:
+        connection.execute(sql.SQL("CREATE ROLE {} LOGIN").format(sql.Identifier(role)))
+        try:
+            connection.execute(sql.SQL("GRANT USAGE ON SCHEMA {0} TO {1}; GRANT SELECT ON ALL TABLES IN SCHEMA {0} "
+                                       "TO {1}").format(sql.Identifier(schema), sql.Identifier(role)))
+            parts = urlsplit(casino.url)
+            yield urlunsplit(parts._replace(netloc=f"{role}@{parts.hostname}:{parts.port or 5432}"))
+        finally:
+            connection.execute(sql.SQL("DROP OWNED BY {0}; DROP ROLE {0}").format(sql.Identifier(role)))
 
 
 def sync(capsys: pytest.CaptureFixture[str], casino: Played, store: GroupStore, *extra: str,
@@ -154,11 +173,12 @@ def test_a_casino_cut_off_is_skipped_and_caught_up_with_later(casino: Played, st
                             url="postgresql://postgres@127.0.0.1:1/nowhere")
     assert status == 1 and out == "" and "Mar: not reached, caught up with later" in err
     config = tmp_path / "group.toml"
-    config.write_text(f'[group]\ndb = "{POSTGRES_URL}?schema={store.schema}"\n'
-                      f'[group.casinos.{casino.name}]\ndb = "{casino.url}"\npublic_key = "{casino.key_file}"\n',
-                      encoding="utf-8")
-    capsys.readouterr()
-    assert main(["group", "sync", "--config", str(config)]) == 0
+    with reader(casino) as url:  # the group's role at the casino may only read its tables
+        config.write_text(f'[group]\ndb = "{POSTGRES_URL}?schema={store.schema}"\n'
+                          f'[group.casinos.{casino.name}]\ndb = "{url}"\npublic_key = "{casino.key_file}"\n',
+                          encoding="utf-8")
+        capsys.readouterr()
+        assert main(["group", "sync", "--config", str(config)]) == 0
     out = capsys.readouterr().out
     assert out.startswith(f"{casino.name}\t+{casino.head} events\tposition {casino.head}\tsigned up to ")
     assert store.tracked(casino.name).position == casino.head
