@@ -196,6 +196,13 @@ def test_a_follower_killed_mid_stream_and_started_again_loses_nothing_and_counts
     assert status == 0 and out.startswith("casino") and f"{casinos[0].name} Holdem" in out
     assert f"{casinos[1].name}: received up to position {casinos[1].head} ({casinos[1].head} events)" in out
 
+    status, out, _ = run(capsys, group("report", "--format", "json", "--to", "2999-01-01 00:00", played=casinos,
+                                       group_db=group_db))
+    assert json.loads(out)["total"] == figures["total"]
+    status, out, _ = run(capsys, group("report", "--format", "json", "--from", "2999-01-01T00:00+00:00",
+                                       played=casinos, group_db=group_db))
+    assert json.loads(out)["rows"] == [] and json.loads(out)["total"]["hands"] == 0
+
     status, out, _ = run(capsys, group("sync", played=casinos, group_db=group_db))
     assert status == 0 and out == ""  # from the tracked position: nothing received twice
     status, out, err = run(capsys, group("verify", "--reconcile", played=casinos, group_db=group_db))

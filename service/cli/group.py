@@ -10,8 +10,9 @@ casino whose log does not check is refused, and the refusal recorded. ``--follow
 seconds until stopped (SIGTERM or Ctrl-C).
 
 ``report`` prints, per casino and game (``--by table``: per table), the hands and how they ended, the chips bet, the
-chips paid to players, the rake of circle games and the house's result, with the group's total per game; ``--format
-table`` (default), ``csv`` or ``json``. ``verify`` checks again what the group holds of each casino, without the
+chips paid to players, the rake of circle games and the house's result, with the group's total per game; ``--from``
+and ``--to`` keep the hands started in a period (a shift, a day; the casino's time, ``--tz``); ``--format table``
+(default), ``csv`` or ``json``. ``verify`` checks again what the group holds of each casino, without the
 casinos; ``--reconcile`` also compares the group's totals of each reachable casino with the casino's own, computed
 from its log up to the position received.
 
@@ -30,6 +31,7 @@ import signal
 import sys
 import threading
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +39,7 @@ import psycopg
 from eventsourcing.persistence import InterfaceError, OperationalError
 
 from service.bootstrap import Store, open_store
-from service.cli.conventions import OK, REFUSED, USAGE, add_time_options, casino_zone, fail, show_time
+from service.cli.conventions import OK, REFUSED, USAGE, add_time_options, casino_zone, fail, read_time, show_time
 from service.cli.group_settings import GroupConfig, group_config
 from service.cli.settings import SettingsError, read_file
 from service.group.figures import Totals
@@ -73,6 +75,9 @@ def add_parser(commands: Any) -> None:
                         help=f"seconds a casino's PostgreSQL is waited for before it is taken as cut off (default "
                              f"{CONNECT_TIMEOUT})")
     parser.add_argument("--by", choices=("game", "table"), default="game", help="report: per game or per table")
+    parser.add_argument("--from", dest="since", metavar="TIME",
+                        help="report: hands started from this time (e.g. '2026-11-25 21:00', the casino's time, --tz)")
+    parser.add_argument("--to", dest="until", metavar="TIME", help="report: hands started before this time")
     parser.add_argument("--format", choices=("table", "csv", "json"), default="table", help="report's format")
     parser.add_argument("--reconcile", action="store_true",
                         help="verify: compare with each reachable casino's own totals, from its log")
@@ -92,6 +97,7 @@ def run(args: argparse.Namespace) -> int:
             raise SettingsError("no group store: give --group-db URL or [group] db in the configuration")
         keys = {name: tuple(load_public_key(key) for key in casino.keys) for name, casino in config.casinos.items()}
         zone = casino_zone(args)
+        since, until = read_time(args.since, zone), read_time(args.until, zone)
         store = GroupStore(config.db)
     except (SettingsError, SigningKeyError, GroupStoreError, ValueError) as error:
         return fail("group", error, USAGE)
@@ -99,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
         if args.action == "sync":
             return _sync(store, _Casinos(config, keys, args.connect_timeout), follow=args.follow, page=args.page)
         if args.action == "report":
-            return _report(store, args.by, args.format, zone)
+            return _report(store, args.by, args.format, zone, (since, until))
         return _verify(store, _Casinos(config, keys, args.connect_timeout), reconcile_too=args.reconcile)
 
 
@@ -197,9 +203,10 @@ def _say(synced: Synced, store: GroupStore) -> None:
               flush=True)
 
 
-def _report(store: GroupStore, by: str, form: str, zone: Any) -> int:
-    """The figures per casino and game (or table), and the group's total per game."""
-    rows = store.totals(by_table=by == "table")
+def _report(store: GroupStore, by: str, form: str, zone: Any, period: tuple[datetime | None, datetime | None]) -> int:
+    """The figures per casino and game (or table) of the hands started in ``period``, and the group's total per
+    game."""
+    rows = store.totals(by_table=by == "table", since=period[0], until=period[1])
     group: dict[str, Totals] = {}
     if by == "game":
         for (_, game), totals in rows.items():

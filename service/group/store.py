@@ -232,8 +232,10 @@ class GroupStore:
 
     # -- the report's and the verifier's side ------------------------------------------------------------
 
-    def totals(self, *, by_table: bool = False) -> dict[tuple[str, str], Totals]:
-        """The totals per casino and game (or per casino and table, ``by_table``), from the hands received."""
+    def totals(self, *, by_table: bool = False, since: datetime | None = None,
+               until: datetime | None = None) -> dict[tuple[str, str], Totals]:
+        """The totals per casino and game (or per casino and table, ``by_table``), from the hands received (those
+        started from ``since`` and before ``until``, if given)."""
         key = sql.SQL("coalesce(t.name, h.table_id::text)" if by_table else "h.game")
         query = sql.SQL(
             "SELECT h.casino, {0} AS key, count(*) AS hands, count(*) FILTER (WHERE h.outcome = ANY(%s)) AS played, "
@@ -241,9 +243,11 @@ class GroupStore:
             "count(*) FILTER (WHERE h.outcome = 'in-progress') AS in_progress, sum(h.bet) AS bet, "
             "sum(h.paid) AS paid, sum(h.rake) AS rake, sum(h.house) AS house FROM group_hands h "
             "LEFT JOIN group_tables t ON t.casino = h.casino AND t.table_id = h.table_id "
+            "WHERE h.started >= coalesce(%s::timestamptz, '-infinity') "
+            "AND h.started < coalesce(%s::timestamptz, 'infinity') "
             "GROUP BY h.casino, {0} ORDER BY h.casino, {0}").format(key)
         with self.connection.transaction():
-            rows = self.connection.execute(query, (list(PLAYED),)).fetchall()
+            rows = self.connection.execute(query, (list(PLAYED), since, until)).fetchall()
         return {(row["casino"], row["key"]): Totals(int(row["hands"]), int(row["played"]), int(row["voided"]),
                                                    int(row["in_progress"]), int(row["bet"]), int(row["paid"]),
                                                    int(row["rake"]), int(row["house"])) for row in rows}
