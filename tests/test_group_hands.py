@@ -5,10 +5,11 @@ casino's own, computed from its log."""
 
 from __future__ import annotations
 
+import os
 import random
+import threading
 import uuid
 from collections.abc import Iterator
-from pathlib import Path
 
 import psycopg
 import pytest
@@ -19,16 +20,31 @@ from service.group.figures import casino_totals, total
 from service.group.follower import CasinoLog, Follower
 from service.group.store import GroupStore
 from tests.app_play import play_circle_hand, start_circle_hand
-from tests.test_application import POSTGRES_URL, postgres_store
+from tests.postgres_schemas import drop_schemas
+from tests.test_application import POSTGRES_URL, _postgres_available, postgres_store
 from tests.test_group_follower import Played, play_casino
 
 
-@pytest.fixture
-def casino(tmp_path: Path) -> Iterator[Played]:
-    played = play_casino("Sol", f"{POSTGRES_URL}?schema={postgres_store()['POSTGRES_SCHEMA']}", 6, 31,
-                         directory=tmp_path, every=50)
-    yield played
-    played.app.close()
+@pytest.fixture(scope="module")
+def casino(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Played]:
+    """A casino on a schema of its own for the module's tests (which leave it with every hand finished), dropped at
+    the end."""
+    if not _postgres_available():
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"PostgreSQL is required in CI ({POSTGRES_URL})")
+        pytest.skip(f"no PostgreSQL at {POSTGRES_URL}")
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(POSTGRES_URL, autocommit=True) as connection:
+        connection.execute(f'CREATE SCHEMA "{schema}"')
+    played = None
+    try:
+        played = play_casino("Sol", f"{POSTGRES_URL}?schema={schema}", 5, 31,
+                             directory=tmp_path_factory.mktemp("sol"), every=50)
+        yield played
+    finally:
+        if played is not None:
+            played.app.close()
+        drop_schemas([schema])
 
 
 def _log(casino: Played) -> CasinoLog:
@@ -74,3 +90,32 @@ def test_whatever_the_pages_and_the_restarts_the_groups_totals_are_the_casinos_o
                 connection.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
 
     check()
+
+
+def test_two_followers_of_one_casino_at_once_never_both_store_a_page(casino: Played) -> None:
+    schema = postgres_store()["POSTGRES_SCHEMA"]
+    stores = [GroupStore(f"{POSTGRES_URL}?schema={schema}") for _ in range(2)]
+    moved: list[int] = []
+
+    class Counting(Follower):
+        def _forget(self, name: str) -> None:  # called when the other follower stored the page first (or a failure)
+            moved.append(1)
+            super()._forget(name)
+
+    try:
+        threads = [threading.Thread(target=Counting(store, page=5).sync, args=(_log(casino),)) for store in stores]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        with stores[0].connection.transaction():
+            row = stores[0].connection.execute("SELECT count(*) AS events, count(DISTINCT position) AS positions "
+                                               "FROM group_events").fetchone()
+        assert row == {"events": casino.head, "positions": casino.head}
+        assert stores[0].tracked(casino.name).events == casino.head  # each page counted by one follower only
+        assert stores[0].totals() == {(casino.name, game): totals for game, totals in
+                                      casino_totals(casino.app.recorder, casino.app.mapper).items()}
+        assert moved  # they did meet: one found the position moved and read on from it
+    finally:
+        for store in stores:
+            store.close()
