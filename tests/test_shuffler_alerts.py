@@ -13,6 +13,7 @@ import pytest
 from domain.errors import RuleError
 from domain.integrity.monitor import MonitorSettings
 from service.app.access import ServiceError
+from service.app.application import PokerTables
 from service.app.shuffler_watch import KIND, raise_shuffler_alerts, shift_start
 from tests.app_play import PIT, next_deck
 from tests.test_shuffler_monitor import _app, _Floor, _pass_through, _uniform
@@ -20,10 +21,10 @@ from tests.test_shuffler_monitor import _app, _Floor, _pass_through, _uniform
 MADRID = ZoneInfo("Europe/Madrid")
 
 
-def _held(app: object, table: str) -> str:
+def _held(app: PokerTables, table: str) -> str:
     """The rule a hand's start is refused by at ``table`` ("" if it starts: the hand is then voided by the pit)."""
     try:
-        app.start_hand("probe-" + table, table, next_deck(app, table))  # type: ignore[attr-defined]
+        app.start_hand("probe-" + table, table, next_deck(app, table))
     except (RuleError, ServiceError) as refused:
         return str(getattr(refused, "rule", ""))
     return ""
