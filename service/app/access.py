@@ -80,13 +80,15 @@ PERMISSIONS: Mapping[str, tuple[frozenset[Role], str]] = {
     "request-correction": (frozenset({Role.DEALER, Role.PIT_BOSS}), "R-AUD-1"),
     "decide-correction": (frozenset({Role.PIT_BOSS, Role.GAMES_DIRECTOR}), "R-AUD-1"),
     "acknowledge-alert": (frozenset({Role.PIT_BOSS, Role.GAMES_DIRECTOR}), "R-AUD-1"),
+    "shufflers": (frozenset({Role.PIT_BOSS, Role.GAMES_DIRECTOR}), "R-DECK-2"),
 }
 """The role matrix (docs/service.md): what each role may do, and the rule a refusal names.  A croupier's station
 (``dealer``) and a device's act only at their own table; a device only deals from the shoe and reports; the pit boss
 runs the floor (voids, corrections); the games director approves, refuses and reconstructs, and never deals; an
 observer only reads, and never sees a face-down card.  A dealer signs in at the table's croupier station (or the pit
 boss signs him in); the croupier asks for a correction of a keyed action, the pit boss or games director decides
-it, and acknowledges a table's alerts (device faults, voids; R-AUD-1)."""
+it, and acknowledges a table's alerts (device faults, voids; R-AUD-1).  The shufflers' integrity over the floor
+(``shufflers``: every shuffler's verdict, docs/integrity.md) is the pit's: the pit boss and the games director."""
 
 
 def authorize(viewer: Viewer, table: str, action: str) -> None:

@@ -18,23 +18,29 @@ whose deck no automatic shuffler reported (a new deck, a shuffle by hand) starts
 The shuffles seen in a time range (by their hand's start) are grouped by shuffler serial, colour and deck size, in
 the order they were made, and each group goes through :class:`domain.integrity.monitor.ShufflerMonitor`, the decks of
 the range sharing the false-alarm level (``decks``).  :func:`shuffler_report` is what the service (after a hand, or on
-a timer) and ``pokertable report shufflers`` call.
+a timer) and ``pokertable report shufflers`` call; :func:`shift_report` is the pit's view of it (``ListShufflers``,
+the dashboard's ``/shufflers``): by default the current shift (:data:`SHIFT`, the eight hours up to now), the failed
+decks first.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 from uuid import UUID
 
 from domain.device_reports import HAND_SHUFFLE, is_shuffler_report
-from domain.integrity.monitor import MonitorResult, MonitorSettings, ShufflerMonitor
+from domain.integrity.monitor import FAIL, MonitorResult, MonitorSettings, ShufflerMonitor
 from domain.integrity.observations import ShuffleObservation
+from service.app.access import ServiceError
 
 SHUFFLING_REPORTS = ("shuffle", "delivery")
 """The reports that say a shuffler shuffled a deck (a deck check does not shuffle)."""
+SHIFT = timedelta(hours=8)
+"""The current shift, the pit's default range: the eight hours up to now (the monitor's default ``looks``, 160
+shuffles of a deck, is eight hours at up to 40 hands an hour, the red and blue decks alternating)."""
 
 
 class _Log(Protocol):
@@ -62,7 +68,8 @@ class ShuffleSeen:
 @dataclass(frozen=True)
 class ShufflerVerdict:
     """One shuffler deck's verdict over a time range: the shuffler (serial, model), the deck (colour, size), the
-    tables it served and the monitor's result."""
+    tables it served and the monitor's result; the cards compared (whose place going in and coming out were both
+    known, summed over the shuffles) and the shuffle it first alarmed at (which table, which hand, when)."""
 
     serial: str
     device: str
@@ -70,13 +77,17 @@ class ShufflerVerdict:
     deck_size: int
     tables: tuple[str, ...]
     result: MonitorResult
+    cards_compared: int = 0
+    alarmed_at: ShuffleSeen | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """Plain data (the report's JSON)."""
-        result = self.result
+        result, alarm = self.result, self.alarmed_at
         return {"serial": self.serial, "device": self.device, "colour": self.colour, "deck_size": self.deck_size,
-                "tables": list(self.tables), "shuffles": result.shuffles, "verdict": result.verdict,
-                "alarm_at": result.alarm_at, "alarm_test": result.alarm_test, "test_level": result.test_level,
+                "tables": list(self.tables), "shuffles": result.shuffles, "cards_compared": self.cards_compared,
+                "verdict": result.verdict, "alarm_at": result.alarm_at, "alarm_test": result.alarm_test,
+                "alarm_table": alarm.table if alarm else None, "alarm_hand": alarm.hand if alarm else None,
+                "alarm_time": alarm.started.isoformat() if alarm else None, "test_level": result.test_level,
                 "tests": {test.test: {"statistic": test.statistic, "expected": test.expected,
                                       "p_value": test.p_value} for test in result.tests}}
 
@@ -167,9 +178,60 @@ def shuffler_report(app: _Log, *, since: datetime | None = None, until: datetime
     verdicts = []
     for (serial, colour, size), shuffles in sorted(groups.items()):
         monitor = ShufflerMonitor(size, chosen, floor)
+        compared = 0
         for shuffle in shuffles:
-            monitor.add(shuffle.observation.sample(chosen.gathering))
+            sample = shuffle.observation.sample(chosen.gathering)
+            compared += len(sample.pairs)
+            monitor.add(sample)
+        result = monitor.result()
         verdicts.append(ShufflerVerdict(serial, shuffles[-1].device, colour, size,
-                                        tuple(dict.fromkeys(shuffle.table for shuffle in shuffles)),
-                                        monitor.result()))
+                                        tuple(dict.fromkeys(shuffle.table for shuffle in shuffles)), result,
+                                        compared, shuffles[result.alarm_at - 1] if result.alarm_at else None))
     return verdicts
+
+
+class ShiftRangeError(ServiceError):
+    """A range of the shufflers' report that cannot be: it ends before it starts, or no deck shares the level."""
+
+
+@dataclass(frozen=True)
+class ShiftReport:
+    """The pit's view of the shufflers (``ListShufflers``): the range judged, the monitor's settings, how many
+    shuffler decks of the floor share its level, and each deck's verdict, the failed ones first."""
+
+    since: datetime
+    until: datetime
+    settings: MonitorSettings
+    decks: int
+    verdicts: tuple[ShufflerVerdict, ...]
+
+
+def shift_report(app: _Log, *, since: datetime | None = None, until: datetime | None = None,
+                 settings: MonitorSettings | None = None, decks: int | None = None,
+                 now: datetime | None = None) -> ShiftReport:
+    """Every shuffler deck's verdict over a range, by default the current shift (:data:`SHIFT` up to ``now``);
+    failed decks first, then by serial, colour and deck size.  :class:`ShiftRangeError` (R-DECK-2) for a range that
+    ends before it starts or fewer than one deck sharing the level.
+
+    >>> from eventsourcing.application import Application
+    >>> class Empty(Application):
+    ...     def table_names(self): return []
+    >>> report = shift_report(Empty(), now=datetime(2026, 11, 25, 22, 0, tzinfo=UTC))
+    >>> report.since.isoformat(), report.decks, report.verdicts
+    ('2026-11-25T14:00:00+00:00', 0, ())
+    >>> shift_report(Empty(), decks=0)
+    Traceback (most recent call last):
+    ...
+    service.app.shufflers.ShiftRangeError: the level is shared by at least one shuffler deck (R-DECK-2)
+    """
+    if decks is not None and decks < 1:
+        raise ShiftRangeError("the level is shared by at least one shuffler deck", rule="R-DECK-2")
+    until = until or now or datetime.now(UTC)
+    since = since or until - SHIFT
+    if until < since:
+        raise ShiftRangeError("the range ends before it starts", rule="R-DECK-2")
+    chosen = settings or MonitorSettings()
+    verdicts = shuffler_report(app, since=since, until=until, settings=chosen, decks=decks)
+    failed = [verdict for verdict in verdicts if verdict.result.verdict == FAIL]
+    return ShiftReport(since, until, chosen, decks if decks is not None else len(verdicts),
+                       (*failed, *(verdict for verdict in verdicts if verdict.result.verdict != FAIL)))

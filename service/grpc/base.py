@@ -14,6 +14,7 @@ from uuid import UUID
 import grpc
 
 from domain.games import Game, game_of
+from domain.integrity.monitor import MonitorSettings
 from service.app.application import PokerTables, Viewer
 from service.grpc.errors import UNAUTHENTICATED_MESSAGE, _StatusError
 from service.grpc.follower import LogFollower
@@ -33,8 +34,11 @@ EVERY_TABLE = ""
 class ServicerBase:
     """The application, the stations, and the machinery of the RPCs."""
 
-    def __init__(self, app: PokerTables, stations: Stations, executor: ThreadPoolExecutor) -> None:
+    def __init__(self, app: PokerTables, stations: Stations, executor: ThreadPoolExecutor, *,
+                 shufflers: MonitorSettings | None = None) -> None:
         self.app, self.stations, self.executor = app, stations, executor
+        self.shufflers = shufflers or MonitorSettings()
+        """The shuffler integrity monitor's settings (``pokertable serve``'s ``shuffler_*``; ListShufflers)."""
         self._stored: dict[str, asyncio.Event] = {}  # by table: set (and replaced) when a command of it is stored
         self._games: dict[str, Game] = {}  # by table name: its game never changes
         self._latest: dict[str, tuple[str, int]] = {}  # by table name: its newest hand's id and number
