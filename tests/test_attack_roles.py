@@ -4,7 +4,8 @@ pokertable.v1 and every command case of Act (issue 14).
 The matrix: the pit boss opens, configures, corrects, closes and voids; a croupier's station (dealer) seats, starts
 hands, plays and deals at its own table, and reports devices and cut exposures there; a device deals only what the
 shoe reads, at its own table, and reports; the games director approves and refuses bonuses, reconstructs and
-acknowledges alerts (with the pit boss), and does not seat, deal, bet or report; an observer only reads. Everyone
+acknowledges alerts (with the pit boss), and does not seat, deal, bet or report; an observer only reads. The
+shufflers' integrity over the floor (ListShufflers) is the pit boss's and the games director's alone. Everyone
 reads every table — the floor's list of tables, its view, history, legal actions, hands, search, exports and Watch
 stream (docs/service.md: "list the tables, read views, Watch, hands, history, search" for every role) — and only the
 pit boss and the games director see face-down cards: observers, devices and every croupier's station, its own
@@ -57,6 +58,7 @@ MATRIX: dict[str, frozenset[str]] = {
     "request-correction": frozenset({"pit-boss", "dealer"}),  # R-AUD-1: the croupier asks
     "decide-correction": frozenset({"pit-boss", "games-director"}),  # R-AUD-1: the pit decides
     "acknowledge-alert": frozenset({"pit-boss", "games-director"}),  # R-AUD-1: the pit clears a table's alerts
+    "shufflers": frozenset({"pit-boss", "games-director"}),  # R-DECK-2: the shufflers' integrity is the pit's
 }
 """The role matrix of docs/service.md, written out here as the test's own statement of it."""
 HOLE = "As Kd Qh Ac Kc Qs"
@@ -217,6 +219,7 @@ CALLS: list[Call] = [
     Call("ExportHand", "ExportHand", "Mesa 1", "read", lambda c: svc.ExportHandRequest(
         table="Mesa 1", hand_number=1, format=pb.EXPORT_FORMAT_JSON)),
     Call("Watch", "Watch", "Mesa 1", "read", lambda c: svc.WatchRequest(table="Mesa 1")),
+    Call("ListShufflers", "ListShufflers", "", "shufflers", lambda c: svc.ListShufflersRequest()),
 ]
 WRITES = [call for call in CALLS if call.action != "read"]
 
@@ -282,9 +285,9 @@ def test_every_role_is_refused_every_call_the_matrix_does_not_give_it_and_nothin
             if denied.code() != grpc.StatusCode.PERMISSION_DENIED:
                 wrong.append((call.name, denied.code().name, denied.details() or ""))
             elif call.action in ("approve", "reconstruct", "sign-in", "request-correction", "decide-correction",
-                                 "acknowledge-alert"):
-                assert rule_of(denied) == {"approve": "R-THB-10", "reconstruct": "R-THB-13"}.get(
-                    call.action, "R-AUD-1"), call.name
+                                 "acknowledge-alert", "shufflers"):
+                assert rule_of(denied) == {"approve": "R-THB-10", "reconstruct": "R-THB-13",
+                                           "shufflers": "R-DECK-2"}.get(call.action, "R-AUD-1"), call.name
             elif call.name == "Act.deal.croupier" and STATIONS[who][0] == "device":
                 assert rule_of(denied) == "R-DECK-4"
         else:
