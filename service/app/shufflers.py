@@ -25,6 +25,7 @@ decks first.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -128,14 +129,51 @@ class _Table:
         return self.decks.setdefault(colour, _Deck())
 
 
+@dataclass(frozen=True)
+class HandReads:
+    """What the projection needs of one hand: its deck (size, colour), number, start and the shoe's reads."""
+
+    size: int
+    colour: str
+    number: int
+    started: datetime
+    reads: tuple[str, ...]
+
+    @classmethod
+    def of(cls, events: list[Any]) -> HandReads:
+        """From the hand's stored events."""
+        first = vars(events[0])
+        return cls(int(first["deck"]["size"]), str(first["deck"]["colour"]), int(first["number"]),
+                   events[0].timestamp, shoe_reads(events))
+
+
+FINISHED_HANDS_KEPT = 100_000
+"""Finished hands whose reads each application keeps (a few hundred bytes each): a full floor's week."""
+_FINISHED: weakref.WeakKeyDictionary[object, dict[UUID, HandReads]] = weakref.WeakKeyDictionary()
+
+
+def _finished_hands(app: _Log) -> dict[UUID, HandReads]:
+    """The reads of an application's finished hands, kept: a hand followed by another at its table has ended, and
+    nothing is dealt in a hand that has ended, so its reads never change.  The pit's page asks for the whole shift
+    again as hands go on: only the tables' own events and each table's last hand are read again."""
+    try:
+        return _FINISHED.setdefault(app, {})
+    except TypeError:  # an object no weak reference can name: nothing kept
+        return {}
+
+
 def shuffles_seen(app: _Log, *, since: datetime | None = None, until: datetime | None = None,
                   tables: Iterable[str] | None = None) -> list[ShuffleSeen]:
     """Every shuffle seen at the tables (all of them by default) whose next hand started in the range, in order."""
     seen: list[ShuffleSeen] = []
+    finished = _finished_hands(app)
     for name in tables if tables is not None else app.table_names():
         record = app.any_table(name)
         state = _Table()
-        for stored in app.events.get(record.id):
+        events = list(app.events.get(record.id))
+        started = [vars(stored)["hand_id"] for stored in events if type(stored).__name__ == "HandStarted"]
+        last = started[-1] if started else None
+        for stored in events:
             kind = type(stored).__name__
             data = vars(stored)
             if kind == "DeviceReported" and data["kind"] in SHUFFLING_REPORTS:
@@ -143,26 +181,29 @@ def shuffles_seen(app: _Log, *, since: datetime | None = None, until: datetime |
                 if shuffled or data["device"] == HAND_SHUFFLE:
                     state.deck(data["colour"]).shuffler = (data["device"], data["serial"]) if shuffled else None
             elif kind == "HandStarted" and data.get("deck_colour"):
-                found = _hand_started(app, name, state.deck(data["deck_colour"]), data["hand_id"], since=since,
-                                     until=until)
+                hand_id = data["hand_id"]
+                hand = finished.get(hand_id)
+                if hand is None:
+                    hand = HandReads.of(list(app.events.get(hand_id)))
+                    if hand_id != last:  # a later hand started at this table: this one has ended
+                        if len(finished) >= FINISHED_HANDS_KEPT:
+                            del finished[next(iter(finished))]
+                        finished[hand_id] = hand
+                found = _hand_started(name, state.deck(data["deck_colour"]), hand, since=since, until=until)
                 if found is not None:
                     seen.append(found)
     return sorted(seen, key=lambda shuffle: shuffle.started)
 
 
-def _hand_started(app: _Log, table: str, deck: _Deck, hand_id: UUID, *, since: datetime | None,
+def _hand_started(table: str, deck: _Deck, hand: HandReads, *, since: datetime | None,
                   until: datetime | None) -> ShuffleSeen | None:
     """The shuffle before this hand, if it was seen; the deck's record moved on to this hand."""
-    events = list(app.events.get(hand_id))
-    started = vars(events[0])
-    size, colour, started_at = int(started["deck"]["size"]), str(started["deck"]["colour"]), events[0].timestamp
-    reads = shoe_reads(events)
     found = None
-    in_range = (since is None or started_at >= since) and (until is None or started_at <= until)
-    if deck.reads is not None and deck.shuffler is not None and deck.size == size and reads and in_range:
-        found = ShuffleSeen(table, deck.shuffler[0], deck.shuffler[1], colour, int(started["number"]), started_at,
-                            ShuffleObservation(size, deck.reads, reads))
-    deck.reads, deck.size, deck.shuffler = reads, size, None  # the next hand of this colour needs its own shuffle
+    in_range = (since is None or hand.started >= since) and (until is None or hand.started <= until)
+    if deck.reads is not None and deck.shuffler is not None and deck.size == hand.size and hand.reads and in_range:
+        found = ShuffleSeen(table, deck.shuffler[0], deck.shuffler[1], hand.colour, hand.number, hand.started,
+                            ShuffleObservation(hand.size, deck.reads, hand.reads))
+    deck.reads, deck.size, deck.shuffler = hand.reads, hand.size, None  # the next hand of this colour: its own shuffle
     return found
 
 
