@@ -31,8 +31,9 @@ from service.web.api import RefusedError, timestamp, typed_time
 from service.web.app import KEEPALIVE, Dashboard, stream
 from service.web.sessions import Session
 
-REFRESH_PAUSE = 5.0
-"""The least time between two reads of the shufflers by one page's stream."""
+REFRESH_PAUSE = 15.0
+"""The least time between two reads of the shufflers by one page's stream (benchmarks/shuffler_view.py: a full
+floor's shift, 6,400 hands, costs the service about a second of one core a read once its finished hands are kept)."""
 TEST_NAMES = {pb.SHUFFLER_TEST_ADJACENT_PAIRS: "adjacent pairs", pb.SHUFFLER_TEST_POSITIONS: "positions",
               pb.SHUFFLER_TEST_RISING_SEQUENCES: "rising sequences"}
 VERDICTS = {pb.SHUFFLER_VERDICT_PASS: "pass", pb.SHUFFLER_VERDICT_FAIL: "fail",
