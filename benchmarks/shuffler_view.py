@@ -10,8 +10,9 @@ shuffler and reported) deals ``--hands`` hands each through the application, on 
 - **after a hand**: one more hand dealt at one table, then the report.
 
 Printed with the time per hand of the range, and scaled to a full floor's shift (20 tables, 320 hands each: 8 hours
-at 40 hands an hour).  Warm, what is left is mostly the monitor itself: it looks after every shuffle of a deck.  Run with ``.venv/bin/python -m benchmarks.shuffler_view [--tables 8]
-[--hands 60]`` (about a minute to deal the floor).
+at 40 hands an hour).  Warm, what is left is mostly the monitor itself: it looks after every shuffle of a deck.
+Run with ``.venv/bin/python -m benchmarks.shuffler_view [--tables 8] [--hands 60]`` (half a minute to deal the
+floor).
 """
 
 from __future__ import annotations
