@@ -23,6 +23,7 @@ from domain.integrity.observations import Gathering
 from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
 from service.bootstrap import open_store
+from service.cli.settings import settings
 from tests import grpc_support
 from tests.grpc_support import STATIONS, TOKENS, Client, rule_of, serving, violations
 from tests.shoe_support import ShoeTable, pass_through, uniform
@@ -134,3 +135,12 @@ def test_the_server_judges_by_its_own_monitor_settings(tmp_path: Path) -> None:
         assert [test.test for test in deck.tests] == [pb.SHUFFLER_TEST_POSITIONS]
         assert deck.cards_compared == 12  # every card read, placed by its own place in the deck's order
         assert deck.verdict == pb.SHUFFLER_VERDICT_NOT_ENOUGH_DATA  # one shuffle of each deck: too few to judge
+
+
+def test_serve_s_shuffler_settings_come_from_its_flags_environment_and_file() -> None:
+    """What ``pokertable serve`` passes to the server (:meth:`Settings.shuffler_monitor`): the ``shuffler_*`` keys of
+    the configuration file's ``[service]`` table, overridden by ``POKERTABLE_SHUFFLER_*``, else the defaults."""
+    chosen = settings(environ={"POKERTABLE_SHUFFLER_LOOKS": "80"},
+                      file={"service": {"shuffler_level": 0.05, "shuffler_gathering": "stub-then-read"}})
+    assert chosen.shuffler_monitor() == MonitorSettings(level=0.05, looks=80, gathering=Gathering.STUB_THEN_READ)
+    assert settings(environ={}, file={}).shuffler_monitor() == MonitorSettings()
