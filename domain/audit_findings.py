@@ -53,6 +53,8 @@ class Finding:
     message: str
     table: str
     by: str
+    version: int = 0
+    """The record's version of the event that recorded the finding (its alert is named by that event's position)."""
 
 
 class AuditFindings(AlertBook, Aggregate):
@@ -90,7 +92,7 @@ class AuditFindings(AlertBook, Aggregate):
     @event("TamperingFound")
     def _tampering_found(self, *, kind: str, position: int, message: str, table: str, by: str) -> None:
         """R-AUD-1: the audit run by ``by`` found ``kind`` at log ``position`` (of ``table``, "" when unknown)."""
-        self.findings.append(Finding(kind, position, message, table, by))
+        self.findings.append(Finding(kind, position, message, table, by, self.version + 1))
 
     @event("AlertAcknowledged")
     def _alert_acknowledged(self, *, position: int, reason: str, by: str) -> None:

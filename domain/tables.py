@@ -35,6 +35,7 @@ from uuid import UUID
 from domain.alerts import AlertBook
 from domain.cards.decks import DeckIdentity
 from domain.device_reports import DeckAlternationError, DeviceReport, alternation_problem, is_shuffler_report
+from domain.holds import HoldBook, report_hold, verify_raised_alert
 from domain.reconstruction_requests import request_problem
 
 LANGUAGES = ("es", "en")
@@ -43,7 +44,7 @@ MAX_DEALER_ID = 64
 """The longest dealer's id a sign-in records (a badge or employee number)."""
 
 
-class TableRecord(AlertBook):
+class TableRecord(HoldBook, AlertBook):
     """What both kinds of table record (mixed into each table aggregate, before ``Aggregate``)."""
 
     hands_started: int
@@ -53,6 +54,8 @@ class TableRecord(AlertBook):
     last_deck_colour: str | None
     shuffler: dict[str, str] | None
     dealer: dict[str, str] | None
+    version: int
+    """The aggregate's version (its events' count): an alert is named at the table by its event's version."""
 
     def reset_record(self) -> None:
         """The record of a table just opened (called by the aggregate's ``Opened`` event)."""
@@ -67,6 +70,7 @@ class TableRecord(AlertBook):
         """R-AUD-1: the dealer signed in here (id, station), recorded with every command of the table's stations."""
         self.acknowledged_alerts = set()
         """R-AUD-1: the log positions of the alerts (device faults, voids) the pit acknowledged here."""
+        self.reset_holds()  # R-HOLD-1, R-DECK-3: no alert holds the table, every deck in play
 
     def hand_id(self, number: int) -> UUID:
         """The id of hand ``number`` of this table (each family's hands have their own)."""
@@ -76,7 +80,9 @@ class TableRecord(AlertBook):
 
     def verify_deck_colour(self, deck: DeckIdentity) -> None:
         """R-DECK-2: once a shuffler reported here, the colour that was not in play in the last hand
-        (:class:`DeckAlternationError`: the service records the refused deck as the shuffler's fault)."""
+        (:class:`DeckAlternationError`: the service records the refused deck as the shuffler's fault); R-DECK-3: not
+        a colour out of play since a deck check counted it wrong."""
+        self.verify_deck_in_play(deck.colour.value)
         if alternation := alternation_problem(deck.colour.value, last=self.last_deck_colour, hand=self.hands_started,
                                               shuffler=self.shuffler is not None):
             raise DeckAlternationError(alternation, rule="R-DECK-2")
@@ -96,16 +102,56 @@ class TableRecord(AlertBook):
     def record_device_report(self, report: DeviceReport) -> None:
         """A shuffle, deck check, delivery or fault of a device at this table (R-DECK-2, R-DECK-3, R-AUD-1)."""
         self._device_reported(device=report.device, serial=report.serial, kind=report.kind, colour=report.colour,
-                              result=report.result)
+                              result=report.result, hold=report_hold(report.kind, report.result) or "")
 
-    def _device_reported(self, *, device: str, serial: str, kind: str, colour: str, result: str) -> None:
+    def _device_reported(self, *, device: str, serial: str, kind: str, colour: str, result: str,
+                         hold: str = "") -> None:
         raise NotImplementedError  # the aggregate's own ``DeviceReported`` event
 
-    def note_device_report(self, device: str, serial: str, kind: str) -> None:
-        """Bookkeeping of a device report (from the aggregate's ``DeviceReported`` event)."""
+    def note_device_report(self, device: str, serial: str, kind: str, *, colour: str = "", result: str = "",
+                           hold: str = "") -> None:
+        """Bookkeeping of a device report (from the aggregate's ``DeviceReported`` event, before its version is
+        set): a holding report holds the table (R-HOLD-1), a deck check takes its deck out of or back into play
+        (R-DECK-3)."""
         self.device_reports += 1
         if is_shuffler_report(device, kind):
             self.shuffler = {"device": device, "serial": serial}
+        if hold:
+            self.note_hold(self.version + 1, hold, f"{device} {serial}: {result}")
+        self.note_deck_check(kind, colour, result, hold)
+
+    # -- alerts (R-HOLD-1, R-AUD-1) -------------------------------------------------------------------
+
+    def raise_alert(self, kind: str, detail: str, by: str) -> None:
+        """R-HOLD-1: the service raises an alert at this table (a shuffler that failed the integrity monitor,
+        GLI-19 §3.2.2); it holds the table until the pit acknowledges it."""
+        verify_raised_alert(kind, detail)
+        if not isinstance(by, str) or not by.strip():
+            raise self.ERROR("an alert names who raised it", rule="R-AUD-1")
+        self._alert_raised(kind=kind, detail=detail, by=by)
+
+    def _alert_raised(self, *, kind: str, detail: str, by: str) -> None:
+        raise NotImplementedError  # the aggregate's own ``AlertRaised`` event
+
+    def note_alert_raised(self, kind: str, detail: str) -> None:
+        """Bookkeeping of an alert raised (from the aggregate's ``AlertRaised`` event, before its version is set)."""
+        self.note_hold(self.version + 1, kind, detail)
+
+    def acknowledge_alert(self, position: int, reason: str, by: str, version: int = 0) -> None:
+        """R-AUD-1: the pit boss or the games director acknowledges the alert raised at log ``position`` — the
+        table's own event of ``version`` (0: an event of one of its hands) — with a reason; an alert that held the
+        table releases it (R-HOLD-1)."""
+        self.verify_acknowledge_alert(position, reason, by)
+        self._alert_acknowledged(position=position, reason=reason, by=by, version=version)
+
+    def _alert_acknowledged(self, *, position: int, reason: str, by: str, version: int = 0) -> None:
+        raise NotImplementedError  # the aggregate's own ``AlertAcknowledged`` event
+
+    def note_table_alert_acknowledged(self, position: int, version: int) -> None:
+        """Bookkeeping of an acknowledgement (from the aggregate's ``AlertAcknowledged`` event)."""
+        self.note_alert_acknowledged(position)
+        if version:
+            self.release_hold(version)
 
     def record_refused_deck(self, colour: str, reason: str) -> None:
         """R-DECK-2: a deck refused because it does not alternate, recorded as the shuffler's fault: the refused
@@ -142,6 +188,22 @@ class TableRecord(AlertBook):
     def note_dealer_signed_in(self, dealer_id: str, station: str) -> None:
         """Bookkeeping of a sign-in (from the aggregate's ``DealerSignedIn`` event)."""
         self.dealer = {"dealer_id": dealer_id, "station": station}
+
+    def verify_sign_out(self, station: str) -> None:
+        """A dealer is signed in here, and the station signing him out is named (R-AUD-1)."""
+        if not self.dealer_id:
+            raise self.ERROR("no dealer is signed in at this table", rule="R-AUD-1")
+        if not isinstance(station, str) or not station.strip():
+            raise self.ERROR("a sign-out names the station it was made at", rule="R-AUD-1")
+
+    def sign_out(self, station: str) -> None:
+        """R-AUD-1: the dealer signed in here leaves the table (a rotation, a break, the end of his shift); the
+        table has no dealer until the next sign-in.  The event's time is the end of his time at the table."""
+        self.verify_sign_out(station)
+        self._dealer_signed_out(dealer_id=self.dealer_id, station=station)
+
+    def _dealer_signed_out(self, *, dealer_id: str, station: str) -> None:
+        raise NotImplementedError  # the aggregate's own ``DealerSignedOut`` event
 
     # -- disputes (R-THB-13, R-AUD-1) ---------------------------------------------------------------
 

@@ -43,19 +43,28 @@ class Store:
         self.close()
 
 
-def open_store(url: str, *, writer: bool = False, must_exist: bool = False) -> Store:
+def open_store(url: str, *, writer: bool = False, must_exist: bool = False, read_only: bool = False,
+               connect_timeout: int | None = None) -> Store:
     """The application on the store at ``url`` (``sqlite:///FILE``, a path, ``postgresql://…``, ``memory://``).
 
     ``writer``: this process writes, so on an SQLite file it claims the file as its sole writer first
     (:class:`service.store.persistence.StoreInUseError` while a service holds it) and, as the sole writer, trusts its
     aggregate cache. ``must_exist``: an SQLite file that is not there is an error (a reader never creates one).
+    ``read_only``: the store's tables are not made (a PostgreSQL role that may only read them will do: the group's
+    follower at a casino, :mod:`service.cli.group`). ``connect_timeout``: seconds a PostgreSQL server is waited for
+    (eventsourcing's default: 30), for a reader that has other stores to read meanwhile (the same follower).
     Errors: :class:`service.store.persistence.PersistenceUrlError`, ``StoreInUseError``, ``ValueError``."""
     env = environment(url)
     if must_exist and "SQLITE_DBNAME" in env and not Path(env["SQLITE_DBNAME"]).exists():
         raise ValueError(f"no database {env['SQLITE_DBNAME']!r}")
     claim = claim_sole_writer(url) if writer else None
     try:
-        return Store(PokerTables(env=environment(url, sole_writer=claim is not None)), claim)
+        env = environment(url, sole_writer=claim is not None)
+        if connect_timeout is not None and "POSTGRES_HOST" in env:
+            env["POSTGRES_CONNECT_TIMEOUT"] = str(connect_timeout)
+        if read_only:
+            env["CREATE_TABLE"] = "n"
+        return Store(PokerTables(env=env), claim)
     except BaseException:
         if claim is not None:
             claim.release()

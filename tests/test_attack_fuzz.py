@@ -24,6 +24,7 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor, MethodDescri
 from google.protobuf.message_factory import GetMessageClass
 
 from domain.cards.cards import ALL_CARDS
+from service.api import accounts_pb2 as acc
 from service.api import commands_pb2 as cmd
 from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
@@ -148,8 +149,8 @@ def _bodies(method: MethodDescriptor, rng: random.Random, ids: list[str]) -> lis
 
 
 def _prepare(port: int) -> None:
-    """A circle hand in progress at Mesa 1 (dealt, preflop), Mesa 2 a draw table, a Hold'em Bonus table with a hand
-    taking bets and a Casino Draw Poker table with a hand taking bets."""
+    """A circle hand in progress at Mesa 1 (dealt, preflop), Mesa 2 a draw table, a Hold'em Bonus table with a shift
+    open and a hand taking bets and a Casino Draw Poker table with a hand taking bets."""
     pit, dealer = Client(port, TOKENS["pit"]), Client(port, TOKENS["dealer"])
     open_circle(pit, "Mesa 1", no_burns=True)
     for number in (1, 2, 3):
@@ -159,6 +160,8 @@ def _prepare(port: int) -> None:
     open_circle(pit, "Mesa 2", pb.GAME_DRAW, structure=pb.BETTING_STRUCTURE_FIXED_LIMIT, ante=1, small_bet=2,
                 big_bet=4)
     open_banked(pit, "THB 1", pb.GAME_HOLDEM_BONUS)
+    pit.OpenShift(acc.OpenShiftRequest(command_id=pit.next_id(), table="THB 1",  # the accounts' RPCs reach the rules
+                                       opener=[acc.ChipCount(denomination=25, chips=400)]))
     start(pit, "THB 1")
     act(pit, "THB 1", ante=cmd.Ante(seat=1, amount=10))
     open_banked(pit, "CDP 1", pb.GAME_CASINO_DRAW)
@@ -169,8 +172,8 @@ def test_every_command_case_and_every_request_message_is_fuzzed() -> None:
     """The generator builds each RPC's request and, through Act, every case of Command."""
     rng, ids = random.Random(1), list[str]()
     inputs = {method.input_type.full_name for method in METHODS}
-    assert inputs == {svc.DESCRIPTOR.message_types_by_name[name].full_name
-                      for name in svc.DESCRIPTOR.message_types_by_name if name.endswith("Request")}
+    assert inputs == {module.DESCRIPTOR.message_types_by_name[name].full_name for module in (svc, acc)
+                      for name in module.DESCRIPTOR.message_types_by_name if name.endswith("Request")}
     act_request = next(method.input_type for method in METHODS if method.name == "Act")
     cases = {_message(act_request, rng, ids).command.WhichOneof("command") for _ in range(2_000)}
     assert cases >= {field.name for field in cmd.Command.DESCRIPTOR.fields}

@@ -4,11 +4,13 @@ pokertable.v1 and every command case of Act (issue 14).
 The matrix: the pit boss opens, configures, corrects, closes and voids; a croupier's station (dealer) seats, starts
 hands, plays and deals at its own table, and reports devices and cut exposures there; a device deals only what the
 shoe reads, at its own table, and reports; the games director approves and refuses bonuses, reconstructs and
-acknowledges alerts (with the pit boss), and does not seat, deal, bet or report; an observer only reads. The
-shufflers' integrity over the floor (ListShufflers) is the pit boss's and the games director's alone. Everyone
-reads every table — the floor's list of tables, its view, history, legal actions, hands, search, exports and Watch
-stream (docs/service.md: "list the tables, read views, Watch, hands, history, search" for every role) — and only the
-pit boss and the games director see face-down cards: observers, devices and every croupier's station, its own
+acknowledges alerts (with the pit boss), and does not seat, deal, bet or report; an observer only reads. A table's
+accounts (docs/accounts.md): its croupier or the pit boss counts the tray, a fill or credit is asked and signed by
+the croupier and the pit (boss or director), the pit records the drop; an observer or a device never reads them. The
+shufflers' integrity over the floor (ListShufflers) is the pit boss's and the games director's alone.
+Everyone reads every table — the floor's list of tables, its view, history, legal actions, hands, search, exports
+and Watch stream (docs/service.md: "list the tables, read views, Watch, hands, history, search" for every role) — and
+only the pit boss and the games director see face-down cards: observers, devices and every croupier's station, its own
 table's too (issue 15, item 5), see "??". Every refusal is PERMISSION_DENIED and changes nothing.
 """
 
@@ -23,6 +25,7 @@ import grpc
 import pytest
 from google.protobuf.timestamp_pb2 import Timestamp
 
+from service.api import accounts_pb2 as acc
 from service.api import commands_pb2 as cmd
 from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
@@ -59,6 +62,10 @@ MATRIX: dict[str, frozenset[str]] = {
     "decide-correction": frozenset({"pit-boss", "games-director"}),  # R-AUD-1: the pit decides
     "acknowledge-alert": frozenset({"pit-boss", "games-director"}),  # R-AUD-1: the pit clears a table's alerts
     "shufflers": frozenset({"pit-boss", "games-director"}),  # R-DECK-2: the shufflers' integrity is the pit's
+    "accounts-count": frozenset({"pit-boss", "dealer"}),  # R-ACC-1: the tray counted by its croupier or the pit
+    "accounts-transfer": frozenset({"pit-boss", "dealer", "games-director"}),  # R-ACC-3: one side asks, one signs
+    "accounts-drop": frozenset({"pit-boss", "games-director"}),  # R-ACC-4: the pit records the drop
+    "accounts-read": frozenset({"pit-boss", "dealer", "games-director"}),  # a table's accounts: never an observer
 }
 """The role matrix of docs/service.md, written out here as the test's own statement of it."""
 HOLE = "As Kd Qh Ac Kc Qs"
@@ -196,8 +203,28 @@ CALLS: list[Call] = [
         command_id=c.next_id(), table="Mesa 1", dealer_id="D-1001")),
     Call("SignIn.banked", "SignIn", "THB 1", "sign-in", lambda c: svc.SignInRequest(
         command_id=c.next_id(), table="THB 1", dealer_id="D-2002")),
+    Call("SignOut.circle", "SignOut", "Mesa 1", "sign-in", lambda c: svc.SignOutRequest(
+        command_id=c.next_id(), table="Mesa 1")),
+    Call("SignOut.banked", "SignOut", "THB 1", "sign-in", lambda c: svc.SignOutRequest(
+        command_id=c.next_id(), table="THB 1")),
     _acknowledge("Mesa 1"),
     _acknowledge("THB 1"),
+    # a table's accounts (docs/accounts.md): THB 1's shift is open, slips W-1 and W-2 asked for by the pit wait
+    Call("OpenShift", "OpenShift", "THB 1", "accounts-count", lambda c: acc.OpenShiftRequest(
+        command_id=c.next_id(), table="THB 1", opener=[acc.ChipCount(denomination=25, chips=40)])),
+    Call("RequestTransfer", "RequestTransfer", "THB 1", "accounts-transfer", lambda c: acc.RequestTransferRequest(
+        command_id=c.next_id(), table="THB 1", slip=c.next_id(), kind=acc.TRANSFER_KIND_FILL,
+        chips=[acc.ChipCount(denomination=100, chips=50)])),
+    Call("SignTransfer", "SignTransfer", "THB 1", "accounts-transfer", lambda c: acc.SignTransferRequest(
+        command_id=c.next_id(), table="THB 1", slip="W-1")),
+    Call("WithdrawTransfer", "WithdrawTransfer", "THB 1", "accounts-transfer", lambda c: acc.WithdrawTransferRequest(
+        command_id=c.next_id(), table="THB 1", slip="W-2", reason="a forged withdrawal")),
+    Call("RecordDrop", "RecordDrop", "THB 1", "accounts-drop", lambda c: acc.RecordDropRequest(
+        command_id=c.next_id(), table="THB 1", amount=1_000_000)),
+    Call("CloseShift", "CloseShift", "THB 1", "accounts-count", lambda c: acc.CloseShiftRequest(
+        command_id=c.next_id(), table="THB 1", closer=[acc.ChipCount(denomination=1, chips=1)])),
+    Call("GetShiftAccounts", "GetShiftAccounts", "THB 1", "accounts-read",
+         lambda c: acc.GetShiftAccountsRequest(table="THB 1")),
     Call("ReconstructHand", "ReconstructHand", "Mesa 1", "reconstruct", lambda c: svc.ReconstructHandRequest(
         command_id=c.next_id(), table="Mesa 1", hand_number=1, reason="seat 3 disputes")),
     Call("CloseTable", "CloseTable", "Mesa 1", "close", lambda c: svc.CloseTableRequest(
@@ -247,6 +274,12 @@ def _prepare(port: int) -> Client:
     start(dealer, "Mesa 1")
     deal(dealer, "Mesa 1", SECOND)
     open_banked(pit, "THB 1", pb.GAME_HOLDEM_BONUS)
+    pit.OpenShift(acc.OpenShiftRequest(command_id=pit.next_id(), table="THB 1",
+                                       opener=[acc.ChipCount(denomination=25, chips=400)]))
+    for slip in ("W-1", "W-2"):
+        pit.RequestTransfer(acc.RequestTransferRequest(command_id=pit.next_id(), table="THB 1", slip=slip,
+                                                       kind=acc.TRANSFER_KIND_CREDIT,
+                                                       chips=[acc.ChipCount(denomination=25, chips=4)]))
     start(thb, "THB 1")
     act(thb, "THB 1", ante=cmd.Ante(seat=1, amount=10))
     open_banked(pit, "CDP 1", pb.GAME_CASINO_DRAW)
@@ -266,7 +299,9 @@ def _everything(pit: Client) -> list[Any]:
         with pytest.raises(grpc.RpcError) as missing:
             pit.GetTable(svc.GetTableRequest(table=table))
         assert missing.value.code() == grpc.StatusCode.NOT_FOUND
-    return [*views, [list(pit.ListHands(svc.ListHandsRequest(table=t)).hands) for t in ("Mesa 1", "THB 1")]]
+    accounts = pit.GetShiftAccounts(acc.GetShiftAccountsRequest(table="THB 1")).accounts
+    return [*views, [list(pit.ListHands(svc.ListHandsRequest(table=t)).hands) for t in ("Mesa 1", "THB 1")],
+            accounts]
 
 
 @pytest.mark.parametrize("who", sorted(STATIONS))
@@ -284,6 +319,9 @@ def test_every_role_is_refused_every_call_the_matrix_does_not_give_it_and_nothin
         except grpc.RpcError as denied:
             if denied.code() != grpc.StatusCode.PERMISSION_DENIED:
                 wrong.append((call.name, denied.code().name, denied.details() or ""))
+            elif call.action.startswith("accounts-"):
+                assert rule_of(denied) == {"accounts-count": "R-ACC-1", "accounts-transfer": "R-ACC-3",
+                                           "accounts-drop": "R-ACC-4"}.get(call.action, "R-ACC-5"), call.name
             elif call.action in ("approve", "reconstruct", "sign-in", "request-correction", "decide-correction",
                                  "acknowledge-alert", "shufflers"):
                 assert rule_of(denied) == {"approve": "R-THB-10", "reconstruct": "R-THB-13",

@@ -11,8 +11,10 @@ serve``'s ``shuffler_*``) are the ones it judges by."""
 from __future__ import annotations
 
 import itertools
-from datetime import timedelta
+import time
+from datetime import UTC, datetime
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import grpc
 import pytest
@@ -22,6 +24,7 @@ from domain.integrity.monitor import MonitorSettings
 from domain.integrity.observations import Gathering
 from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
+from service.app.shufflers import shift_start
 from service.bootstrap import open_store
 from service.cli.settings import settings
 from tests import grpc_support
@@ -55,7 +58,11 @@ def test_a_pass_through_shuffler_fails_first_with_where_it_alarmed_and_a_fair_on
         fair.hand(uniform, serial="SN-FAIR")
     for _ in range(4):
         broken.hand(pass_through, serial="SN-BROKEN", device="PT-SHUF-2")
-    reply: svc.ListShufflersResponse = pit.ListShufflers(svc.ListShufflersRequest())
+    shift = pit.ListShufflers(svc.ListShufflersRequest())  # the current shift: from 00:00, 08:00 or 16:00 (UTC here)
+    until = shift.until.ToDatetime(tzinfo=UTC)
+    assert shift.since.ToDatetime(tzinfo=UTC) == shift_start(until, ZoneInfo("UTC")) and until <= datetime.now(UTC)
+    hour_ago = Timestamp(seconds=shift.until.seconds - 3600)  # the last hour: a shift's start may fall in the test
+    reply: svc.ListShufflersResponse = pit.ListShufflers(svc.ListShufflersRequest(since=hour_ago))
     assert [(deck.serial, deck.colour, deck.verdict) for deck in reply.shufflers] == [
         ("SN-BROKEN", pb.DECK_COLOUR_BLUE, pb.SHUFFLER_VERDICT_FAIL),
         ("SN-BROKEN", pb.DECK_COLOUR_RED, pb.SHUFFLER_VERDICT_FAIL),
@@ -65,7 +72,6 @@ def test_a_pass_through_shuffler_fails_first_with_where_it_alarmed_and_a_fair_on
     assert (settings.level, settings.looks, settings.gathering, settings.decks) == (
         0.01, 160, pb.SHUFFLER_GATHERING_READ_THEN_STUB, 4)
     assert settings.test_level == pytest.approx(0.01 / (3 * 160 * 4))
-    assert reply.until.ToDatetime() - reply.since.ToDatetime() == timedelta(hours=8)  # the current shift
     for deck in reply.shufflers:
         table = broken if deck.serial == "SN-BROKEN" else fair
         shuffles, compared, kept = _compared(table, deck.colour)
@@ -88,7 +94,7 @@ def test_a_pass_through_shuffler_fails_first_with_where_it_alarmed_and_a_fair_on
         assert reply.since.ToDatetime() <= alarm.time.ToDatetime() <= reply.until.ToDatetime()
         assert figures[pb.SHUFFLER_TEST_ADJACENT_PAIRS].p_value < settings.test_level
     director = Client(port, TOKENS["director"]).ListShufflers(svc.ListShufflersRequest(
-        until=reply.until, decks=20))  # the games director, the whole floor's 20 decks sharing the level
+        since=hour_ago, until=reply.until, decks=20))  # the games director; 20 decks share the level
     assert [deck.verdict for deck in director.shufflers] == [deck.verdict for deck in reply.shufflers]
     assert director.settings.test_level == pytest.approx(0.01 / (3 * 160 * 20))
     earlier = Timestamp(seconds=reply.since.seconds - 3600)
@@ -115,22 +121,25 @@ def test_a_range_that_ends_before_it_starts_or_a_floor_of_no_deck_is_refused(por
 
 
 def test_the_server_judges_by_its_own_monitor_settings(tmp_path: Path) -> None:
-    """``pokertable serve`` passes its ``shuffler_*`` settings to the server: with an unknown gathering only the
-    per-position test applies, at the level and looks configured."""
+    """``pokertable serve`` passes its ``shuffler_*`` settings and the casino's time zone to the server: with an
+    unknown gathering only the per-position test applies, at the level and looks configured; the default range is
+    the casino's current shift."""
     store = open_store(f"sqlite:///{tmp_path / 'tables.db'}", writer=True)
-    chosen = MonitorSettings(level=0.05, looks=80, gathering=Gathering.UNKNOWN)
+    chosen, madrid = MonitorSettings(level=0.05, looks=80, gathering=Gathering.UNKNOWN), ZoneInfo("Europe/Madrid")
     try:
-        with serving(store.app, STATIONS, shufflers=chosen) as bound:
+        with serving(store.app, STATIONS, shufflers=chosen, zone=madrid) as bound:
             pit = Client(bound, TOKENS["pit"])
             table = ShoeTable(pit, Client(bound, TOKENS["dealer"]), "Mesa 1")
             for _ in range(4):
                 table.hand(pass_through, serial="SN-1")
-            reply = pit.ListShufflers(svc.ListShufflersRequest())
+            reply = pit.ListShufflers(svc.ListShufflersRequest(since=Timestamp(seconds=int(time.time()) - 3600)))
+            shift = pit.ListShufflers(svc.ListShufflersRequest())  # the casino's shift: from its 00:00, 08:00, 16:00
     finally:
         store.close()
     assert (reply.settings.level, reply.settings.looks, reply.settings.gathering) == (
         0.05, 80, pb.SHUFFLER_GATHERING_UNKNOWN)
     assert reply.settings.test_level == pytest.approx(0.05 / (1 * 80 * 2))
+    assert shift.since.ToDatetime(tzinfo=UTC) == shift_start(shift.until.ToDatetime(tzinfo=UTC), madrid)
     for deck in reply.shufflers:
         assert [test.test for test in deck.tests] == [pb.SHUFFLER_TEST_POSITIONS]
         assert deck.cards_compared == 12  # every card read, placed by its own place in the deck's order

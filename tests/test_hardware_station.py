@@ -19,6 +19,7 @@ from domain.cards.cards import Card
 from domain.circle.hand import Hand
 from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
+from service.app.access import Role, Viewer
 from service.app.application import PokerTables
 from service.grpc.server import Stations, create_server
 from service.station.client import card_due
@@ -281,6 +282,11 @@ def test_shuffler_jam_miscount_and_corrupt_shoe_frames_are_shown_and_recorded(
             draw_and_wait(shoe, hardware)
         while (legal := dealer.legal("Mesa HW")).HasField("seat"):
             dealer.act("Mesa HW", "fold" if pb.ACTION_KIND_CALL in legal.allowed else "check", seat=legal.seat)
+        # the jam holds the table (R-HOLD-1; the hand in progress finished): the pit boss clears it first
+        (jam,) = app.holds_of(app.table("Mesa HW"))
+        assert jam["kind"] == "device-fault" and "jam" in jam["detail"]
+        app.acknowledge_alert("ack-jam", "Mesa HW", jam["position"], "shuffler cleared, blue deck counted",
+                              Viewer("pit", Role.PIT_BOSS))
         shuffler.miscount_next = [51]
         hardware.start_hand()  # the red deck comes back from the shuffler a card short
         reports = [vars(e) for e in app.events.get(app.table("Mesa HW").id) if type(e).__name__ == "DeviceReported"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -50,10 +51,10 @@ def test_the_failed_decks_come_first_with_the_cards_compared_and_where_they_alar
         fair.hand(_uniform, serial="SN-A")
     for _ in range(4):
         broken.hand(_pass_through, serial="SN-Z")
-    report = shift_report(app)
+    report = shift_report(app, since=datetime.now(UTC) - timedelta(hours=1))
     assert [(v.serial, v.colour, v.result.verdict) for v in report.verdicts] == [
         ("SN-Z", "blue", FAIL), ("SN-Z", "red", FAIL), ("SN-A", "blue", PASS), ("SN-A", "red", PASS)]
-    assert report.until - report.since == SHIFT and report.decks == 4
+    assert report.decks == 4
     for verdict in report.verdicts[:2]:
         assert verdict.cards_compared == 11 and verdict.result.alarm_test == ADJACENT  # 11 cards read, all seen
         alarm = verdict.alarmed_at
@@ -63,16 +64,28 @@ def test_the_failed_decks_come_first_with_the_cards_compared_and_where_they_alar
         assert verdict.alarmed_at is None and 0 < verdict.cards_compared <= 11 * 10
 
 
-def test_a_range_is_the_shift_before_its_end_and_nothing_outside_it_counts() -> None:
+@pytest.mark.parametrize(("now", "zone", "start"), [
+    ("2026-11-25T21:30:00+00:00", "Europe/Madrid", "2026-11-25T16:00:00+01:00"),
+    ("2026-11-25T23:30:00+00:00", "Europe/Madrid", "2026-11-26T00:00:00+01:00"),  # past midnight in Madrid
+    ("2026-11-25T07:59:59+00:00", "UTC", "2026-11-25T00:00:00+00:00"),
+    ("2026-07-01T06:15:00+00:00", "Europe/Madrid", "2026-07-01T08:00:00+02:00"),  # summer time
+])
+def test_the_default_range_is_the_casino_s_current_shift(now: str, zone: str, start: str) -> None:
+    report = shift_report(_app(), now=datetime.fromisoformat(now), zone=ZoneInfo(zone))
+    assert report.since.isoformat() == start and report.until == datetime.fromisoformat(now)
+    assert timedelta(0) <= report.until - report.since < SHIFT
+
+
+def test_only_the_range_counts_and_a_range_that_cannot_be_is_refused() -> None:
     app = _app()
     floor = _Floor(app)
     for _ in range(4):
         floor.hand(_pass_through)
     now = datetime.now(UTC)
-    assert [v.result.verdict for v in shift_report(app, now=now).verdicts] == [FAIL, FAIL]
-    tomorrow = shift_report(app, now=now + SHIFT + timedelta(minutes=1))
-    assert tomorrow.verdicts == () and tomorrow.since == now + timedelta(minutes=1)
-    assert len(shift_report(app, since=now - timedelta(days=1), until=now).verdicts) == 2
+    assert [v.result.verdict for v in shift_report(app, since=now - timedelta(days=1), until=now).verdicts] == [
+        FAIL, FAIL]
+    assert shift_report(app, now=now + 2 * SHIFT).verdicts == ()  # a later shift: none of these hands
+    assert shift_report(app, since=now - timedelta(days=2), until=now - timedelta(days=1)).verdicts == ()
     with pytest.raises(ShiftRangeError, match="ends before it starts") as refused:
         shift_report(app, since=now, until=now - timedelta(seconds=1))
     assert refused.value.rule == "R-DECK-2"

@@ -44,11 +44,11 @@ def test_r_deck_2_every_table_keeps_the_same_record_and_refuses_the_deck_just_in
 @pytest.mark.parametrize(("index", "rule"), [(0, "R-CARD-2"), (1, "R-THB-1"), (2, "R-CDP-1")])
 def test_r_card_2_the_table_refuses_a_deck_of_the_wrong_size_and_records_nothing(index: int, rule: str) -> None:
     table = _tables()[index]
-    version = table.version  # type: ignore[attr-defined]
+    version = table.version
     with pytest.raises(RuleError) as refused:
         table.start_hand(DeckIdentity(32, BackColour.BLUE))  # type: ignore[attr-defined]
     assert refused.value.rule == rule
-    assert table.version == version and table.hands_started == 0 and table.hand_in_progress is None  # type: ignore[attr-defined]
+    assert table.version == version and table.hands_started == 0 and table.hand_in_progress is None
 
 
 @pytest.mark.parametrize("index", [0, 1, 2])
@@ -109,11 +109,11 @@ def test_r_aud_1_every_table_records_acknowledged_alerts_once_and_replay_rebuild
 def test_r_aud_1_an_acknowledgement_names_its_alert_its_reason_and_its_station(position: int, reason: str,
                                                                                by: str) -> None:
     for table in _tables():
-        version = table.version  # type: ignore[attr-defined]
+        version = table.version
         with pytest.raises(RuleError) as refused:
             table.acknowledge_alert(position, reason, by)
         assert refused.value.rule == "R-AUD-1"
-        assert table.version == version and table.acknowledged_alerts == set()  # type: ignore[attr-defined]
+        assert table.version == version and table.acknowledged_alerts == set()
     _tables()[0].acknowledge_alert(5, "x" * 200, "pit")  # 200 characters is the most
 
 

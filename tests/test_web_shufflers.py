@@ -9,6 +9,7 @@ observer's session is refused by the service (R-DECK-2).  ``UPDATE_SCREENSHOTS=1
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +37,11 @@ def test_the_pit_boss_sees_the_failed_shuffler_decks_first_and_live(chromium: An
         broken.hand(pass_through, serial="SHUF-0001", device="PT-SHUF")
         fair.hand(uniform, serial="SHUF-0002", device="PT-SHUF")
     page = page_of(chromium, pit, "pit")
-    page.get_by_role("link", name="Shufflers").click()
+    page.get_by_role("link", name="Shufflers").click()  # the current shift (a shift may have begun since the hands)
+    page.get_by_role("heading", name="Shufflers").wait_for()
+    hour_ago = (datetime.now(UTC) - timedelta(hours=1)).replace(tzinfo=None).isoformat(timespec="minutes")
+    page.get_by_label("From").fill(hour_ago)
+    page.get_by_role("button", name="Show").click()
     page.get_by_role("alert").get_by_text("2 shuffler decks failed").wait_for()
     rows = page.locator("table.shufflers tbody tr")
     assert [rows.nth(i).get_attribute("data-serial") for i in range(4)] == [

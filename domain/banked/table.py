@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 from uuid import UUID, uuid5
 
@@ -19,6 +20,7 @@ from domain.banked.cdp import CdpHand, CdpSettings
 from domain.banked.thb import ThbHand, ThbSettings
 from domain.cards.decks import DeckIdentity
 from domain.errors import RuleError
+from domain.holds import Hold
 from domain.ids import TABLES_NAMESPACE
 from domain.names import verify_name
 from domain.tables import LANGUAGES, TableRecord
@@ -71,10 +73,12 @@ class BankedTable(TableRecord, Aggregate):
         """The id of hand ``number`` of this table."""
         return GAMES[self.game][0].hand_id(self.id, number)
 
-    def start_hand(self, deck: DeckIdentity) -> ThbHand | CdpHand:
-        """Open the next hand for bets; save the table and the hand together."""
+    def start_hand(self, deck: DeckIdentity, casino: Sequence[Hold] = ()) -> ThbHand | CdpHand:
+        """Open the next hand for bets; save the table and the hand together.  Refused while an alert holds the table
+        (R-HOLD-1; ``casino``: the casino's alerts that concern it) or the deck is out of play (R-DECK-3)."""
         if self.hand_in_progress is not None:
             raise BankedTableError("a hand is in progress", rule="R-AUD-1")
+        self.verify_not_held(casino)
         if self.reshuffle_pending is not None:
             raise BankedTableError(f"a full reshuffle of the {self.reshuffle_pending} deck is required before the "
                                    "next hand: record the shuffler's shuffle of that deck, or the croupier's "
@@ -119,8 +123,10 @@ class BankedTable(TableRecord, Aggregate):
         self.reconstructions += 1
 
     @event("DeviceReported")
-    def _device_reported(self, *, device: str, serial: str, kind: str, colour: str, result: str) -> None:
-        self.note_device_report(device, serial, kind)
+    def _device_reported(self, *, device: str, serial: str, kind: str, colour: str, result: str,
+                         hold: str = "") -> None:
+        """A device's report; ``hold``: the kind of hold it puts the table on ("" for none; R-HOLD-1)."""
+        self.note_device_report(device, serial, kind, colour=colour, result=result, hold=hold)
         if kind == "shuffle" and colour == self.reshuffle_pending:  # R-THB-11: the shuffler reshuffled that deck
             self.reshuffle_pending = None
 
@@ -131,11 +137,25 @@ class BankedTable(TableRecord, Aggregate):
         self.note_dealer_signed_in(dealer_id, station)
 
     @event("AlertAcknowledged")
-    def _alert_acknowledged(self, *, position: int, reason: str, by: str) -> None:
+    def _alert_acknowledged(self, *, position: int, reason: str, by: str, version: int = 0) -> None:
         """R-AUD-1: the alert raised by the event at log ``position`` (a device fault, a void) acknowledged by the
-        station ``by`` (the pit boss's or the games director's), and why."""
+        station ``by`` (the pit boss's or the games director's), and why; ``version``: the table's version of that
+        event (0: an event of one of its hands, and before issue 19), whose hold it releases (R-HOLD-1)."""
         del reason, by
-        self.note_alert_acknowledged(position)
+        self.note_table_alert_acknowledged(position, version)
+
+    @event("AlertRaised")
+    def _alert_raised(self, *, kind: str, detail: str, by: str) -> None:
+        """R-HOLD-1: the service (``by``) raised an alert of ``kind`` here (a shuffler that failed the integrity
+        monitor); it holds the table until acknowledged."""
+        del by
+        self.note_alert_raised(kind, detail)
+
+    @event("DealerSignedOut")
+    def _dealer_signed_out(self, *, dealer_id: str, station: str) -> None:
+        """R-AUD-1: the dealer ``dealer_id`` left the table, signed out at ``station``; none deals until the next."""
+        del dealer_id, station
+        self.dealer = None
 
     @event("ReshuffleRequired")
     def _reshuffle_required(self, *, hand_id: UUID, colour: str, rule: str) -> None:

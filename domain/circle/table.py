@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 from uuid import UUID, uuid5
 
@@ -22,6 +23,7 @@ from domain.cards.decks import DeckIdentity, lowest_rank
 from domain.circle.hand import TABLES_NAMESPACE, Hand
 from domain.circle.settings import MAX_SEATS, TableSettings
 from domain.circle.state import HandRuleError
+from domain.holds import Hold
 from domain.names import verify_name
 from domain.tables import LANGUAGES, TableRecord
 
@@ -144,10 +146,12 @@ class Table(TableRecord, Aggregate):
 
     # -- hands --------------------------------------------------------------------------------------
 
-    def verify_start_hand(self, deck: DeckIdentity) -> list[int]:
-        """Two or more players with chips (at most as many as the game deals in), no hand in progress, no deck
-        waiting for a new shuffle (R-CIRC-2); returns the seats dealt in."""
+    def verify_start_hand(self, deck: DeckIdentity, casino: Sequence[Hold] = ()) -> list[int]:
+        """Two or more players with chips (at most as many as the game deals in), no hand in progress, no alert
+        holding the table (R-HOLD-1; ``casino``: the casino's alerts that concern it), no deck waiting for a new
+        shuffle (R-CIRC-2) or out of play (R-DECK-3); returns the seats dealt in."""
         self._require_between_hands()
+        self.verify_not_held(casino)
         if self.reshuffle_required is not None:
             required = self.reshuffle_required
             raise HandRuleError(f"a card was exposed at the cut ({required['card']}): the {required['colour']} deck "
@@ -162,9 +166,9 @@ class Table(TableRecord, Aggregate):
                               rule="R-DRAW-8" if self.settings.deck_by_players else "R-CARD-2")
         return players
 
-    def start_hand(self, deck: DeckIdentity) -> Hand:
+    def start_hand(self, deck: DeckIdentity, casino: Sequence[Hold] = ()) -> Hand:
         """Move the button (R-CIRC-1) and start the next hand; save the table and the hand together."""
-        players = self.verify_start_hand(deck)
+        players = self.verify_start_hand(deck, casino)
         if self.settings.marker_speaks_first:  # R-CIRC-1: the holder of la mano is dealt first and speaks first
             button = _next_clockwise(players, self.button_seat)
             order = [s for s in players if s >= button] + [s for s in players if s < button]
@@ -269,9 +273,12 @@ class Table(TableRecord, Aggregate):
         self.reconstructions += 1
 
     @event("DeviceReported")
-    def _device_reported(self, *, device: str, serial: str, kind: str, colour: str, result: str) -> None:
-        """A shuffle of the deck whose card was exposed at the cut lifts the hold on the next deal (R-CIRC-2)."""
-        self.note_device_report(device, serial, kind)
+    def _device_reported(self, *, device: str, serial: str, kind: str, colour: str, result: str,
+                         hold: str = "") -> None:
+        """A shuffle of the deck whose card was exposed at the cut lifts the hold on the next deal (R-CIRC-2); a
+        report that holds play (``hold``, the kind of hold; "" for none and before issue 19) holds the table until
+        acknowledged (R-HOLD-1); a deck check takes its deck out of or back into play (R-DECK-3)."""
+        self.note_device_report(device, serial, kind, colour=colour, result=result, hold=hold)
         if kind == "shuffle" and self.reshuffle_required is not None and self.reshuffle_required["colour"] == colour:
             self.reshuffle_required = None
 
@@ -282,11 +289,25 @@ class Table(TableRecord, Aggregate):
         self.note_dealer_signed_in(dealer_id, station)
 
     @event("AlertAcknowledged")
-    def _alert_acknowledged(self, *, position: int, reason: str, by: str) -> None:
+    def _alert_acknowledged(self, *, position: int, reason: str, by: str, version: int = 0) -> None:
         """R-AUD-1: the alert raised by the event at log ``position`` (a device fault, a void) acknowledged by the
-        station ``by`` (the pit boss's or the games director's), and why."""
+        station ``by`` (the pit boss's or the games director's), and why; ``version``: the table's version of that
+        event (0: an event of one of its hands, and before issue 19), whose hold it releases (R-HOLD-1)."""
         del reason, by
-        self.note_alert_acknowledged(position)
+        self.note_table_alert_acknowledged(position, version)
+
+    @event("AlertRaised")
+    def _alert_raised(self, *, kind: str, detail: str, by: str) -> None:
+        """R-HOLD-1: the service (``by``) raised an alert of ``kind`` here (a shuffler that failed the integrity
+        monitor); it holds the table until acknowledged."""
+        del by
+        self.note_alert_raised(kind, detail)
+
+    @event("DealerSignedOut")
+    def _dealer_signed_out(self, *, dealer_id: str, station: str) -> None:
+        """R-AUD-1: the dealer ``dealer_id`` left the table, signed out at ``station``; none deals until the next."""
+        del dealer_id, station
+        self.dealer = None
 
     @event("CutCardExposed")
     def _cut_card_exposed(self, *, card: str, colour: str, by: str) -> None:

@@ -80,6 +80,10 @@ PERMISSIONS: Mapping[str, tuple[frozenset[Role], str]] = {
     "request-correction": (frozenset({Role.DEALER, Role.PIT_BOSS}), "R-AUD-1"),
     "decide-correction": (frozenset({Role.PIT_BOSS, Role.GAMES_DIRECTOR}), "R-AUD-1"),
     "acknowledge-alert": (frozenset({Role.PIT_BOSS, Role.GAMES_DIRECTOR}), "R-AUD-1"),
+    "accounts-count": (frozenset({Role.DEALER, Role.PIT_BOSS}), "R-ACC-1"),
+    "accounts-transfer": (frozenset({Role.DEALER, Role.PIT_BOSS, Role.GAMES_DIRECTOR}), "R-ACC-3"),
+    "accounts-drop": (frozenset({Role.PIT_BOSS, Role.GAMES_DIRECTOR}), "R-ACC-4"),
+    "accounts-read": (frozenset({Role.DEALER, Role.PIT_BOSS, Role.GAMES_DIRECTOR}), "R-ACC-5"),
     "shufflers": (frozenset({Role.PIT_BOSS, Role.GAMES_DIRECTOR}), "R-DECK-2"),
 }
 """The role matrix (docs/service.md): what each role may do, and the rule a refusal names.  A croupier's station
@@ -87,8 +91,12 @@ PERMISSIONS: Mapping[str, tuple[frozenset[Role], str]] = {
 runs the floor (voids, corrections); the games director approves, refuses and reconstructs, and never deals; an
 observer only reads, and never sees a face-down card.  A dealer signs in at the table's croupier station (or the pit
 boss signs him in); the croupier asks for a correction of a keyed action, the pit boss or games director decides
-it, and acknowledges a table's alerts (device faults, voids; R-AUD-1).  The shufflers' integrity over the floor
-(``shufflers``: every shuffler's verdict, docs/integrity.md) is the pit's: the pit boss and the games director."""
+it, and acknowledges a table's alerts (device faults, voids; R-AUD-1).  A shift's accounts (docs/accounts.md): the
+croupier or the pit boss counts the tray; a fill or credit is asked by one side (the croupier's station, or the pit
+boss or games director) and signed off by the other; the pit records the drop; the accounts are read by the
+table's croupier and the pit (never by an observer or a device).  The shufflers' integrity over
+the floor (``shufflers``: every shuffler's verdict, docs/integrity.md) is the pit's: the pit boss and the games
+director."""
 
 
 def authorize(viewer: Viewer, table: str, action: str) -> None:

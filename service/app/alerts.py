@@ -1,6 +1,7 @@
 """Alerts acknowledged (issue 16, item 4; R-AUD-1): the pit boss or the games director acknowledges an alert of a
 table — a device fault, a void — named by the log position of the event that raised it, with a reason; the
-acknowledgement is an event of the table (``AlertAcknowledged``), and an alert is acknowledged once.
+acknowledgement is an event of the table (``AlertAcknowledged``), and an alert is acknowledged once.  An alert that
+holds the table (issue 19, R-HOLD-1: :mod:`domain.holds`) is released by its acknowledgement.
 
 :class:`AlertAcknowledgements` is a part of :class:`service.app.application.PokerTables`: the acknowledgement is a
 table command like the others (executed once per command id, with its record, under the table's lock).
@@ -48,19 +49,21 @@ class AlertAcknowledgements:
         def change() -> tuple[dict[str, Any], list[Aggregate]]:
             record = self.any_table(table)
             record.verify_acknowledge_alert(position, reason, viewer.station)
-            self._verify_event_of(record, position)
-            record.acknowledge_alert(position, reason, viewer.station)
+            version = self._verify_event_of(record, position)
+            record.acknowledge_alert(position, reason, viewer.station, version)  # R-HOLD-1: releases its hold
             return {"table": table, "version": record.version}, [record]
 
         return self._execute(command_id, table, change, ("acknowledge_alert", position, reason))
 
-    def _verify_event_of(self, record: Table | BankedTable, position: int) -> None:
+    def _verify_event_of(self, record: Table | BankedTable, position: int) -> int:
         """The event at log ``position`` is the table's own or one of its hands' (R-AUD-1): an alert of another
-        table, or of no event at all, is not this table's to acknowledge."""
+        table, or of no event at all, is not this table's to acknowledge.  Returns the table's version of that event
+        (0 for a hand's event): the hold it releases, if it holds the table (R-HOLD-1)."""
         found = self.recorder.select_notifications(start=position, limit=1, stop=position)
         if found and found[0].id == position:
             originator = found[0].originator_id
-            if originator == record.id or any(originator == record.hand_id(number)
-                                              for number in range(record.hands_started, 0, -1)):
-                return
+            if originator == record.id:
+                return int(found[0].originator_version)
+            if any(originator == record.hand_id(number) for number in range(record.hands_started, 0, -1)):
+                return 0
         raise NotFoundError(f"no event of the table {record.name!r} is at log position {position}", rule="R-AUD-1")

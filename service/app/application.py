@@ -2,8 +2,8 @@
 
 Every command carries a client-chosen command id.  A command's changes and a record of the command (with its result)
 are saved in one transaction, so a retried command returns the first result and is never applied twice, and two
-service instances on one PostgreSQL never both apply conflicting commands: the loser gets :class:`ConflictError`
-(retryable) and changes nothing.
+service instances on one PostgreSQL never both apply conflicting commands: the loser is run once more on fresh copies
+(:mod:`service.app.unit`), and if it still conflicts gets :class:`ConflictError` (retryable) and changes nothing.
 
 >>> app = PokerTables(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
 >>> settings = TableSettings.create("holdem", BettingStructure.NO_LIMIT, blinds=(1, 2), burn_cards=False)
@@ -19,16 +19,14 @@ service instances on one PostgreSQL never both apply conflicting commands: the l
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 from uuid import NAMESPACE_URL, UUID, uuid5
 
-from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.domain import Aggregate, DomainEventProtocol, event
-from eventsourcing.persistence import IntegrityError, Recording
+from eventsourcing.persistence import Recording
 
 from domain.banked.cdp import CdpSettings
 from domain.banked.table import BankedTable
@@ -38,7 +36,6 @@ from domain.cards.decks import BackColour, DeckIdentity  # noqa: F401  (BackColo
 from domain.circle.settings import BettingStructure, TableSettings  # noqa: F401  (BettingStructure: doctest)
 from domain.circle.table import Table
 from domain.device_reports import DeckAlternationError, DeviceReport
-from domain.errors import RuleError
 from domain.games import game_of
 from domain.reconstruction import Step, reconstruct
 from domain.tables import LANGUAGES
@@ -53,6 +50,7 @@ from service.app.access import (
     Viewer,
     authorize,
 )
+from service.app.accounts import TableAccountsBook
 from service.app.alerts import AlertAcknowledgements
 from service.app.commands import (
     BANKED_ACTIONS,
@@ -69,8 +67,10 @@ from service.app.commands import (
     fingerprint,
 )
 from service.app.dealers import DealerSignIn
+from service.app.holds import AlertHolds
 from service.app.queries import TableQueries, _Locks, parse_moment
 from service.app.tampering import LogAudit
+from service.app.unit import CommandUnit
 from service.app.visibility import reconstruction_step
 from service.store.group_commit import GroupCommit
 from service.store.topics import register_moved_topics
@@ -122,10 +122,12 @@ class ProcessedCommand(Aggregate):
         pit's and the director's commands)."""
 
 
-class PokerTables(AlertAcknowledgements, LogAudit, DealerSignIn, TableQueries):
+class PokerTables(CommandUnit, TableAccountsBook, AlertAcknowledgements, AlertHolds, LogAudit, DealerSignIn,
+                  TableQueries):
     """Tables and hands of circle poker."""
 
     name = "pokertable"
+    COMMAND_RECORD = ProcessedCommand
     CACHE_SIZE = "2000"
     """Aggregates kept in memory (copied out for each command, fast-forwarded from the store), so that a command's
     cost does not grow with a table's history."""
@@ -233,7 +235,7 @@ class PokerTables(AlertAcknowledgements, LogAudit, DealerSignIn, TableQueries):
         """Start the next hand with the deck in play (the shuffler's red or blue deck)."""
         def change() -> tuple[dict[str, Any], list[Aggregate]]:
             record = self.table(table)
-            hand = record.start_hand(deck)
+            hand = record.start_hand(deck, self.casino_holds(table))  # R-HOLD-1: the audit's findings too
             return {"table": table, "hand_id": str(hand.id), "number": hand.number}, [record, hand]
 
         try:
@@ -296,7 +298,7 @@ class PokerTables(AlertAcknowledgements, LogAudit, DealerSignIn, TableQueries):
         """Open the next banked hand for bets."""
         def change() -> tuple[dict[str, Any], list[Aggregate]]:
             record = self.banked_table(table)
-            hand = record.start_hand(deck)
+            hand = record.start_hand(deck, self.casino_holds(table))  # R-HOLD-1: the audit's findings too
             return {"table": table, "hand_id": str(hand.id), "number": hand.number}, [record, hand]
 
         try:
@@ -345,76 +347,3 @@ class PokerTables(AlertAcknowledgements, LogAudit, DealerSignIn, TableQueries):
             return {"table": table, "version": record.version}, [record]
 
         return self._execute(command_id, table, change, what)
-
-    def _execute(self, command_id: str, table: str, change: Callable[[], tuple[dict[str, Any], list[Aggregate]]],
-                 what: tuple[object, ...]) -> dict[str, Any]:
-        """Apply a change once per command id, atomically with the record of it.  ``what`` is the command and its
-        arguments: a retry must ask the same at the same table, or it is refused (:class:`DuplicateCommandError`)."""
-        if not command_id or len(command_id) > 128:
-            raise ServiceError("a command id has 1 to 128 characters")
-        digest = fingerprint(table, what)
-        with self._locks(table):
-            # First with the cached aggregates as they are (checked by the store as it inserts); if the store finds
-            # one changed since (another instance wrote it), or the rules refuse the command, once more with each
-            # aggregate read afresh: a refusal is always decided on what the store holds.
-            for fresh in (False, True) if self._checked_reads else (True,):
-                self._local.fetched, self._local.reads, self._local.fresh = [], {}, fresh
-                self._local.table_record = None
-                try:
-                    result, changed = change()  # a RuleError here has recorded nothing
-                    self.save(*changed, ProcessedCommand(command_id=command_id, result=result, fingerprint=digest,
-                                                         dealer=self._dealer_of(table, changed)))
-                    if self.on_stored is not None:
-                        self.on_stored(table)
-                except IntegrityError:
-                    self._forget_fetched()  # the cached copies are ahead of the store: read them afresh next time
-                    done = self._processed(command_id, digest)
-                    if done is not None:  # a retry of a command already applied: its first result
-                        return done
-                    if not fresh:
-                        continue
-                    raise ConflictError("the table changed meanwhile; nothing was applied: retry", rule="R-AUD-1") \
-                        from None
-                except (RuleError, ServiceError):
-                    self._forget_fetched()
-                    if not fresh:
-                        continue
-                    done = self._processed(command_id, digest)
-                    if done is not None:
-                        return done
-                    raise
-                except Exception:
-                    self._forget_fetched()
-                    done = self._processed(command_id, digest)
-                    if done is not None:
-                        return done
-                    raise
-                finally:
-                    del self._local.fetched, self._local.reads
-                return result
-            raise AssertionError("unreachable: the last attempt returns or raises")
-
-    def _put(self, events: list[DomainEventProtocol[UUID]], reads: Mapping[UUID, int]) -> list[Recording[UUID]]:
-        """One transaction of the group commit: its events, and the reads the store checks (PostgreSQL)."""
-        return self.events.put(events, reads=reads) if reads else self.events.put(events)
-
-    def _forget_fetched(self) -> None:
-        cache = self.repository.cache
-        for aggregate_id in getattr(self._local, "fetched", []):
-            if cache is not None:
-                with contextlib.suppress(KeyError):
-                    cache.get(aggregate_id, evict=True)
-
-    def _processed(self, command_id: str, digest: str) -> dict[str, Any] | None:
-        """The first result of a command already applied, if this is a true retry of it; ``None`` if no command
-        has this id; :class:`DuplicateCommandError` if the id was used for another command or table."""
-        try:
-            record: object = self.repository.get(ProcessedCommand.create_id(command_id))
-        except AggregateNotFoundError:
-            return None
-        assert isinstance(record, ProcessedCommand)
-        if record.fingerprint and record.fingerprint != digest:
-            raise DuplicateCommandError(f"command id {command_id!r} was already used for another command; a retry "
-                                        "repeats the same command at the same table, a new command takes a new id",
-                                        rule="R-AUD-1")
-        return record.result

@@ -46,6 +46,18 @@ class DealerSignIn:
 
         return self._execute(command_id, table, change, ("sign_in", dealer_id))
 
+    def sign_out(self, command_id: str, table: str, viewer: Viewer) -> dict[str, Any]:
+        """R-AUD-1: the dealer signed in at a table leaves it (a rotation, a break, the end of his shift), signed out
+        at its croupier's station or by the pit boss; the table has no dealer until the next sign-in."""
+        authorize(viewer, table, "sign-in")
+
+        def change() -> tuple[dict[str, Any], list[Aggregate]]:
+            record = self.any_table(table)
+            record.sign_out(viewer.station)
+            return {"table": table, "version": record.version}, [record]
+
+        return self._execute(command_id, table, change, ("sign_out",))
+
     @contextlib.contextmanager
     def acting(self, viewer: Viewer) -> Iterator[None]:
         """The station whose commands run within: each command's record names the table's signed-in dealer when

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, cast
@@ -65,6 +65,7 @@ class TableQueries(TableFloor):
     _group_commit: GroupCommit[DomainEventProtocol[UUID], Recording[UUID]]
     _checked_reads: bool
     after_save: Callable[[list[Recording[UUID]]], None] | None
+    holds_of: Callable[[Table | BankedTable], list[dict[str, Any]]]  # service.app.holds.AlertHolds (R-HOLD-1)
 
     @property
     def sole_writer(self) -> bool:
@@ -169,7 +170,8 @@ class TableQueries(TableFloor):
                                "bank_result": record.bank_result, "hand": None,
                                "reshuffle_required": record.reshuffle_pending or "", "dealer": record.dealer_id,
                                "language": record.language, "deck_colour": record.last_deck_colour or "",
-                               "opened": str(record.created_on)}
+                               "opened": str(record.created_on), "holds": self.holds_of(record),
+                               "decks_out": sorted(record.decks_out)}
         if record.hand_in_progress is None:
             return out
         hand = self.banked_hand(record.hand_in_progress)
@@ -259,6 +261,7 @@ class TableQueries(TableFloor):
             "closed": record.closed, "dealer": record.dealer_id, "language": record.language,
             "reshuffle_required": record.reshuffle_required["colour"] if record.reshuffle_required else "",
             "deck_colour": record.last_deck_colour or "", "opened": str(record.created_on),
+            "holds": self.holds_of(record), "decks_out": sorted(record.decks_out),
         }
         if record.hand_in_progress is not None:
             hand = self.hand(record.hand_in_progress)
@@ -274,7 +277,7 @@ class TableQueries(TableFloor):
 
     # -- machinery ----------------------------------------------------------------------------------
 
-    def save(self, *objs: Any, **kwargs: Any) -> list[Recording[UUID]]:
+    def save(self, *objs: Any, reads: Mapping[UUID, int] | None = None, **kwargs: Any) -> list[Recording[UUID]]:
         """Store the pending events of ``objs`` (aggregates only) in one transaction.
 
         What :meth:`Application.save` does, less its test of every object against the library's runtime-checkable
@@ -282,6 +285,8 @@ class TableQueries(TableFloor):
         ``benchmarks/service.py``'s commands; everything this application saves is an :class:`Aggregate`), and
         with the events of commands of other tables that are ready at the same moment written in the same
         transaction (:mod:`service.store.group_commit`): still atomic per command, and returned only once durable.
+        ``reads``: the aggregates a command read, and their versions then, for the store to check that none has
+        changed since (PostgreSQL; a save made while the command's is told, such as a signed head, has none).
         """
         processing_event: ProcessingEvent[UUID] = ProcessingEvent()
         for aggregate in objs:
@@ -292,7 +297,6 @@ class TableQueries(TableFloor):
             processing_event.saved_kwargs.update(kwargs)
             recordings = self._record(processing_event)
         else:  # the usual case: in one transaction with the other commands ready now (service.store.group_commit)
-            reads = getattr(self._local, "reads", None) if self._checked_reads else None
             recordings = self._group_commit.write(processing_event.events, reads)
             if self.repository.cache and (self._checked_reads or not self.repository.fastforward):
                 for aggregate_id, aggregate in processing_event.aggregates.items():

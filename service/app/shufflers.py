@@ -19,8 +19,9 @@ The shuffles seen in a time range (by their hand's start) are grouped by shuffle
 the order they were made, and each group goes through :class:`domain.integrity.monitor.ShufflerMonitor`, the decks of
 the range sharing the false-alarm level (``decks``).  :func:`shuffler_report` is what the service (after a hand, or on
 a timer) and ``pokertable report shufflers`` call; :func:`shift_report` is the pit's view of it (``ListShufflers``,
-the dashboard's ``/shufflers``): by default the current shift (:data:`SHIFT`, the eight hours up to now), the failed
-decks first.
+the dashboard's ``/shufflers``): by default the current shift (:func:`shift_start`: shifts of :data:`SHIFT` from
+the casino's midnight, 00:00, 08:00 and 16:00 in its time zone, as the service's own watch of the shufflers counts
+them), the failed decks first.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 from uuid import UUID
+from zoneinfo import ZoneInfo
 
 from domain.device_reports import HAND_SHUFFLE, is_shuffler_report
 from domain.integrity.monitor import FAIL, MonitorResult, MonitorSettings, ShufflerMonitor
@@ -40,8 +42,19 @@ from service.app.access import ServiceError
 SHUFFLING_REPORTS = ("shuffle", "delivery")
 """The reports that say a shuffler shuffled a deck (a deck check does not shuffle)."""
 SHIFT = timedelta(hours=8)
-"""The current shift, the pit's default range: the eight hours up to now (the monitor's default ``looks``, 160
-shuffles of a deck, is eight hours at up to 40 hands an hour, the red and blue decks alternating)."""
+"""A shift: the monitor's looks and false-alarm level are counted per shift (the default ``looks``, 160 shuffles of a
+deck, is eight hours at up to 40 hands an hour, the red and blue decks alternating)."""
+
+
+def shift_start(now: datetime, zone: ZoneInfo) -> datetime:
+    """The start of the shift ``now`` falls in: 00:00, 08:00 or 16:00 of the casino's day (its time zone).
+
+    >>> shift_start(datetime(2026, 11, 25, 21, 30, tzinfo=UTC), ZoneInfo("Europe/Madrid")).isoformat()
+    '2026-11-25T16:00:00+01:00'
+    """
+    local = now.astimezone(zone)
+    midnight = local.replace(hour=0, minute=0, second=0, microsecond=0)
+    return midnight + SHIFT * ((local - midnight) // SHIFT)
 
 
 class _Log(Protocol):
@@ -248,18 +261,19 @@ class ShiftReport:
 
 
 def shift_report(app: _Log, *, since: datetime | None = None, until: datetime | None = None,
-                 settings: MonitorSettings | None = None, decks: int | None = None,
-                 now: datetime | None = None) -> ShiftReport:
-    """Every shuffler deck's verdict over a range, by default the current shift (:data:`SHIFT` up to ``now``);
-    failed decks first, then by serial, colour and deck size.  :class:`ShiftRangeError` (R-DECK-2) for a range that
-    ends before it starts or fewer than one deck sharing the level.
+                 settings: MonitorSettings | None = None, decks: int | None = None, now: datetime | None = None,
+                 zone: ZoneInfo | None = None) -> ShiftReport:
+    """Every shuffler deck's verdict over a range, by default the current shift: from the start of the shift
+    ``until`` (default ``now``) falls in, in the casino's time ``zone`` (UTC if none), to ``until``; failed decks
+    first, then by serial, colour and deck size.  :class:`ShiftRangeError` (R-DECK-2) for a range that ends before
+    it starts or fewer than one deck sharing the level.
 
     >>> from eventsourcing.application import Application
     >>> class Empty(Application):
     ...     def table_names(self): return []
-    >>> report = shift_report(Empty(), now=datetime(2026, 11, 25, 22, 0, tzinfo=UTC))
+    >>> report = shift_report(Empty(), now=datetime(2026, 11, 25, 22, 0, tzinfo=UTC), zone=ZoneInfo("Europe/Madrid"))
     >>> report.since.isoformat(), report.decks, report.verdicts
-    ('2026-11-25T14:00:00+00:00', 0, ())
+    ('2026-11-25T16:00:00+01:00', 0, ())
     >>> shift_report(Empty(), decks=0)
     Traceback (most recent call last):
     ...
@@ -268,7 +282,7 @@ def shift_report(app: _Log, *, since: datetime | None = None, until: datetime | 
     if decks is not None and decks < 1:
         raise ShiftRangeError("the level is shared by at least one shuffler deck", rule="R-DECK-2")
     until = until or now or datetime.now(UTC)
-    since = since or until - SHIFT
+    since = since or shift_start(until, zone or ZoneInfo("UTC"))
     if until < since:
         raise ShiftRangeError("the range ends before it starts", rule="R-DECK-2")
     chosen = settings or MonitorSettings()

@@ -80,8 +80,13 @@ EXIT_STATUS: dict[str, str] = {
     "health": "0 SERVING; 1 anything else: NOT_SERVING, no answer, an unreadable --tls-ca (never 2: Docker's "
               "HEALTHCHECK reserves it)",
     "completion": "0 printed; 2 usage (a shell it does not know)",
-    "report": "0 reported; 1 found bad (shufflers: a shuffler deck failed its tests); 2 usage (a bad time, zone or "
-              "setting), a database that cannot be used",
+    "report": "0 reported (a report with nothing in the period too: its count on standard error says 0); 1 found "
+              "bad (shufflers: a shuffler deck failed its tests; shift: no such table); 2 usage (a bad time, zone, "
+              "period or setting), a database that cannot be used",
+    "group": "sync: 0 every casino reached and its log checked (--follow: stopped by SIGTERM), 1 a casino not reached "
+             "(a network cut: caught up with later) or its log refused (R-AUD-1), or the group's store lost; "
+             "report: 0; verify: 0 clean (and reconciled), 1 tampered with, different or a casino not reached; 2 "
+             "usage, a configuration, a key or a group store that cannot be used",
 }
 """Each subcommand's exit statuses, for its ``--help`` and docs/cli.md; 130 (interrupted) and 141 (output closed)
 hold for every one."""

@@ -14,6 +14,7 @@ from service.cli import backup as backup_command
 from service.cli import completion as completion_command
 from service.cli import demo, odds, station
 from service.cli import export as export_command
+from service.cli import group as group_command
 from service.cli import hand as hand_command
 from service.cli import health as health_command
 from service.cli import reconstruct as reconstruct_command
@@ -49,9 +50,10 @@ def build_parser() -> argparse.ArgumentParser:
     reconstruct_command.add_history_parser(commands)
     export_command.add_parser(commands)
     export_command.add_search_parser(commands)
+    report_command.add_parser(commands)
     tokens_command.add_parser(commands)
     health_command.add_parser(commands)
-    report_command.add_parser(commands)
+    group_command.add_parser(commands)
     completion_command.add_parser(commands, parser)
     for name, command in commands.choices.items():  # every subcommand's --help ends with its streams and statuses
         if name in EXIT_STATUS and not command.epilog:

@@ -1,5 +1,11 @@
 """``pokertable report KIND --from --to``: the floor's reports from the event log, as a table, CSV or JSON.
 
+``report dealers`` (issue 19, item 4; docs/alerts.md, :mod:`service.cli.report_dealers`): each dealer's hands per
+hour, voids, corrections and exposed cards over a period, and the rotations.
+
+``report shift`` (issue 19, item 3; docs/accounts.md, :mod:`service.cli.report_shift`): a table's accounts by shift
+(opener, closer, fills, credits, drop, win, hold and the theoretical hold with its band).
+
 ``report shufflers`` (issue 19, item 1; docs/integrity.md) judges every automatic shuffler by what the shoe read
 before and after its shuffles: one row per shuffler deck (serial number, colour, deck size) with the shuffles seen,
 the three tests' figures and the verdict (``pass``, ``fail``, ``not enough data``).  The monitor's settings come from
@@ -26,6 +32,7 @@ from domain.integrity.monitor import FAIL, POSITIONS, TESTS, MonitorSettings
 from domain.integrity.observations import Gathering
 from service.app.shufflers import ShufflerVerdict, shuffler_report
 from service.bootstrap import open_store
+from service.cli import report_dealers, report_shift
 from service.cli.conventions import OK, REFUSED, USAGE, add_time_options, casino_zone, fail, read_time, show_time
 from service.cli.settings import SettingsError, read_file, settings
 from service.store.persistence import DEFAULT_DB, PersistenceUrlError
@@ -150,8 +157,10 @@ def shuffler_row(verdict: ShufflerVerdict) -> list[object]:
 
 REPORTS: tuple[Callable[[Any], None], ...] = (
     add_shufflers,
+    report_dealers.add_parser,
+    report_shift.add_parser,
 )
-"""Each report's registration (``report shift`` and ``report dealers`` go here, one line each)."""
+"""Each report's registration, one line each."""
 
 
 def add_parser(commands: Any) -> None:

@@ -11,6 +11,7 @@ import socket
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import grpc
 from cryptography import x509
@@ -20,6 +21,7 @@ from cryptography.hazmat.primitives import serialization
 from domain.integrity.monitor import MonitorSettings
 from service.app.access import Role
 from service.app.application import PokerTables
+from service.app.shuffler_watch import watch_shufflers
 from service.app.tampering import audit_periodically
 from service.bootstrap import open_signed_store
 from service.cli.logs import add_logging_arguments, configure_logging
@@ -63,6 +65,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
            "(docs/pit.md), /metrics, /livez and /readyz")
     option("audit_every", kind=float, metavar="SECONDS", more="; tampering found is an alert of the pit (R-AUD-1)")
     option("grace", kind=float, metavar="SECONDS", more=" (SIGTERM: no new call, those in flight finish)")
+    option("shuffler_check_every", kind=float, metavar="SECONDS",
+           more="; a shuffler deck that fails holds its tables (R-HOLD-1, docs/integrity.md)")
     option("db_password_file", kind=Path)
     add_logging_arguments(parser)  # --log-format, --log-level (docs/ops/monitoring.md)
     parser.set_defaults(run=run, hardening=HARDENED,  # benchmarks/flood.py alone runs it as it was (GRPC_DEFAULTS)
@@ -117,10 +121,13 @@ def run(args: argparse.Namespace) -> int:
     status = 0
     try:
         audit = audit_periodically(app, args.audit_every, signer.public_key) if args.audit_every > 0 else None
+        monitor, zone = chosen.shuffler_monitor(), ZoneInfo(args.tz)
+        shufflers = watch_shufflers(app, monitor, zone, args.shuffler_check_every) \
+            if args.shuffler_check_every > 0 else None
         asyncio.run(_until_stopped(_service(args, app, stations, credentials=credentials, ready=ready, warm=warm,
                                             listener=listener, floor_token=floor_token,
-                                            metrics=ServiceMetrics(signer), shufflers=chosen.shuffler_monitor()),
-                                   audit))
+                                            metrics=ServiceMetrics(signer), shufflers=monitor, zone=zone),
+                                   audit, shufflers))
     except (KeyboardInterrupt, asyncio.CancelledError):
         pass
     except ListenError as error:  # the port is taken, or the address is not this machine's
@@ -141,13 +148,14 @@ def run(args: argparse.Namespace) -> int:
 async def _service(args: argparse.Namespace, app: PokerTables, stations: Stations, *,
                    credentials: grpc.ServerCredentials | None, ready: Callable[[int], None],
                    warm: Callable[[float], None], listener: socket.socket | None, floor_token: str,
-                   metrics: ServiceMetrics, shufflers: MonitorSettings | None = None) -> None:
-    """The gRPC service (``shufflers``: the shuffler integrity monitor's settings, for ListShufflers); with
-    ``--http``, the pit's dashboard beside it, once the service listens, and the service's metrics at its
-    ``/metrics``."""
+                   metrics: ServiceMetrics, shufflers: MonitorSettings | None = None,
+                   zone: ZoneInfo | None = None) -> None:
+    """The gRPC service (``shufflers``: the shuffler integrity monitor's settings, and ``zone`` the casino's time
+    zone, whose shifts ListShufflers counts); with ``--http``, the pit's dashboard beside it, once the service
+    listens, and the service's metrics at its ``/metrics``."""
     if listener is None:
         await serve(app, stations, f"{args.host}:{args.port}", ready, credentials, warm=warm, hardening=args.hardening,
-                    metrics=metrics, grace=args.grace, shufflers=shufflers)
+                    metrics=metrics, grace=args.grace, shufflers=shufflers, zone=zone)
         return
     bound: asyncio.Future[int] = asyncio.get_running_loop().create_future()
 
@@ -161,7 +169,7 @@ async def _service(args: argparse.Namespace, app: PokerTables, stations: Station
 
     service = asyncio.ensure_future(serve(app, stations, f"{args.host}:{args.port}", listening, credentials,
                                           warm=warm, hardening=args.hardening, metrics=metrics, grace=args.grace,
-                                          shufflers=shufflers))
+                                          shufflers=shufflers, zone=zone))
     dashboard = asyncio.ensure_future(serve_dashboard(
         listener, bound, args.host, stations.authenticate, floor_token,
         tls=Tls(args.tls_cert, args.tls_key) if credentials else None, ready=dashboard_ready, metrics=metrics.render))
@@ -184,11 +192,12 @@ async def _ended(task: asyncio.Future[None]) -> None:
     await asyncio.wait((task,))
 
 
-async def _until_stopped(serving: Awaitable[None], beside: Awaitable[None] | None = None) -> None:
+async def _until_stopped(serving: Awaitable[None], *beside: Awaitable[None] | None) -> None:
     """Serve until SIGINT or SIGTERM (a service manager's stop), which end it as an interrupt does; ``beside`` (the
-    service's own audit of its log) runs as long as the service does."""
+    service's own audit of its log, its watch of the shufflers) runs as long as the service does."""
     task = asyncio.ensure_future(serving)
-    helper = asyncio.ensure_future(beside) if beside is not None else None
+    helpers = [work for work in beside if work is not None]
+    helper = asyncio.ensure_future(asyncio.gather(*helpers)) if helpers else None
     loop = asyncio.get_running_loop()
     for stop in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(stop, task.cancel)

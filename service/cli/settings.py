@@ -175,6 +175,8 @@ KEYS: Mapping[str, Key] = {
     "shuffler_level": Key(_probability, 0.01, "the shuffler monitor's false-alarm probability for the floor in a "
                                               "shift (0.01: 99 % confidence)"),
     "shuffler_looks": Key(_positive, 160, "the shuffles of one deck a shift holds (the shuffler monitor's looks)"),
+    "shuffler_check_every": Key(_seconds, 300.0, "seconds between the service's checks of its shufflers over the "
+                                                 "shift; a deck that fails holds its tables (0: never)"),
 }
 """Every setting, by its key in the file (the flag is ``--key-with-dashes``, the variable ``POKERTABLE_KEY``)."""
 ENVIRONMENT_ONLY = frozenset({"db_password"})

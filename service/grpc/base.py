@@ -10,8 +10,10 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 from uuid import UUID
+from zoneinfo import ZoneInfo
 
 import grpc
+from eventsourcing.persistence import Recording
 
 from domain.games import Game, game_of
 from domain.integrity.monitor import MonitorSettings
@@ -35,10 +37,12 @@ class ServicerBase:
     """The application, the stations, and the machinery of the RPCs."""
 
     def __init__(self, app: PokerTables, stations: Stations, executor: ThreadPoolExecutor, *,
-                 shufflers: MonitorSettings | None = None) -> None:
+                 shufflers: MonitorSettings | None = None, zone: ZoneInfo | None = None) -> None:
         self.app, self.stations, self.executor = app, stations, executor
         self.shufflers = shufflers or MonitorSettings()
         """The shuffler integrity monitor's settings (``pokertable serve``'s ``shuffler_*``; ListShufflers)."""
+        self.zone = zone
+        """The casino's time zone: ListShufflers' default range is its current shift (UTC's when None)."""
         self._stored: dict[str, asyncio.Event] = {}  # by table: set (and replaced) when a command of it is stored
         self._games: dict[str, Game] = {}  # by table name: its game never changes
         self._latest: dict[str, tuple[str, int]] = {}  # by table name: its newest hand's id and number
@@ -57,6 +61,9 @@ class ServicerBase:
         self.follower = None if app.sole_writer else LogFollower(app.recorder, self._owner_of, self._wake,
                                                                   lambda: bool(self._stored))
         self._following = None if self.follower is None else asyncio.ensure_future(self.follower.run(executor))
+        self._after_save = app.after_save  # the head signer's, if any: still told first
+        if self.follower is not None:
+            app.after_save = self._saved
         # The sole writer of an SQLite file applies a command on the event loop itself: the work is a fraction of a
         # millisecond of Python plus one fsync'd commit, and SQLite writes one transaction at a time anyway, while
         # the hop to a worker thread and back costs two thread wake-ups (≈ 0.5 ms a command on a 2-core machine;
@@ -125,16 +132,25 @@ class ServicerBase:
         applied on the loop itself wakes the streams directly, without writing to the loop's wake-up pipe."""
         if table not in self._stored and EVERY_TABLE not in self._stored:
             return
-        if self.follower is not None:  # several instances: the follower reads what was stored and wakes each table
-            self.follower.wake()
-            return
+        # Several instances: the follower kept this instance's own events when they were stored (or reads them, when
+        # another instance's came between), so the table's streams find them in what it kept.
         if threading.get_ident() == self._loop_thread:
             self._wake(table)
         else:
             self._loop.call_soon_threadsafe(self._wake, table)
 
+    def _saved(self, recordings: list[Recording[UUID]]) -> None:
+        """The application stored events (on the storing thread): the signer counts them, the follower keeps them
+        as this instance's own (or reads them, when they do not follow what it kept)."""
+        if self._after_save is not None:
+            self._after_save(recordings)
+        if self.follower is not None and not self.follower.note_stored(recordings):
+            self.follower.wake()
+
     async def stop_following(self) -> None:
         """Stop the instance's follower of the log (and its LISTEN connection), once the calls are done."""
+        if self.app.after_save == self._saved:
+            self.app.after_save = self._after_save
         if self._following is not None:
             self._following.cancel()
             await asyncio.wait((self._following,))

@@ -148,6 +148,14 @@ FIELD_NOTES: Mapping[str, str] = {
     "AuditFindingsTamperingFound.table": "the table the tampered event belongs to; empty when it cannot be told",
     "AuditFindingsTamperingFound.by": "who ran the check (\"service audit\": the service itself)",
     "AuditFindingsAlertAcknowledged.position": "the log position of the TamperingFound event acknowledged (R-AUD-1)",
+    # alerts that hold play (domain.holds; issue 19)
+    "hold": "the hold it puts the table on (R-HOLD-1): device-fault or deck-count; empty: none",
+    "version": "the table's version of the event that raised the alert (its hold released, R-HOLD-1); 0: a hand's",
+    "detail": "what the alert says", "dealer_id": "the dealer's id (his badge or employee number)",
+    "TableAlertRaised.kind": "the alert (R-HOLD-1): shuffler-integrity", "BankedTableAlertRaised.kind":
+        "the alert (R-HOLD-1): shuffler-integrity",
+    "TableDealerSignedOut.station": "the station that signed him out",
+    "BankedTableDealerSignedOut.station": "the station that signed him out",
 }
 """What a field of that name means in any event, or in one message's (``Message.field``; a field's own comment,
 where it has one, comes first)."""

@@ -4,10 +4,12 @@ Several instances of the service share one PostgreSQL database. A Watch stream m
 of them; it used to poll the log every 50 ms, each stream on its own (500 idle streams: 98 % of a core, and every
 command of the casino slowed from 3.9 to 401 ms). Now each instance has one :class:`LogFollower`:
 
-- it is woken when this instance stores a command, and by PostgreSQL's ``NOTIFY`` on the events table's channel
-  (eventsourcing's PostgreSQL recorder sends one with every insert, whichever instance makes it), on a connection of
-  its own that ``LISTEN``\\ s; and at least every :data:`SAFETY_POLL` seconds, for a notification lost with a dropped
-  connection;
+- it is woken when this instance stores a command of a watched table, and by PostgreSQL's ``NOTIFY`` on the events
+  table's channel (every insert sends one, whichever instance makes it, with the last position inserted), on a
+  connection of its own that ``LISTEN``\\ s — except for this instance's own inserts, which it knows by their
+  positions (:meth:`LogFollower.note_stored`): their watched tables woke it already, and a read for each of them
+  cost every command of the casino a quarter of its time while streams were open; and at least every
+  :data:`SAFETY_POLL` seconds, for a notification lost with a dropped connection;
 - woken, it reads the notifications stored since the last it read (only their ids and originators matter here),
   finds the tables they belong to, and wakes the streams of those tables (and the floors' streams) once;
 - each woken stream reads its own table's changes from its own position, as before: a stream that falls behind
@@ -39,6 +41,10 @@ PAGE = 500
 """Notifications read at a time."""
 KEPT = 20_000
 """The notifications the follower keeps, newest last: a woken stream takes its table's from them without a query."""
+OWN_KEPT = 4096
+"""This instance's inserts remembered, to tell their notifications from other instances'."""
+OWN_WAIT, OWN_WAITS = 0.001, 5
+"""A notification not known as this instance's is read after 5 × 1 ms (its storing thread may not have said yet)."""
 LISTEN_RETRY = 1.0
 """Seconds before the listening connection is made again after it broke (the database restarted, a network cut)."""
 _log = logging.getLogger(__name__)
@@ -64,11 +70,60 @@ class LogFollower:
         self._wake = asyncio.Event()
         self._loop = asyncio.get_running_loop()
         self._stopped = threading.Event()
+        self._own: deque[int] = deque(maxlen=OWN_KEPT)
+        """The last positions of this instance's own inserts, newest last (appended from the storing threads)."""
+        self._own_set: set[int] = set()
+        self._own_lock = threading.Lock()
+        self._keep_lock = threading.Lock()
+        """Held while the kept notifications change: by a read (a thread of the pool) and by note_stored (the storing
+        threads)."""
 
     def wake(self) -> None:
         """Read the log now (from any thread): this instance stored a command, or another one did."""
         with contextlib.suppress(RuntimeError):  # the loop is closed: the service has stopped
             self._loop.call_soon_threadsafe(self._wake.set)
+
+    def note_stored(self, recordings: Sequence[Any]) -> bool:
+        """This instance stored these events (from the storing thread, once committed): the NOTIFY of their insert
+        is its own, and when they follow what the follower kept they are kept at once, with no read. False when
+        they do not (another instance's events came between, or a failed insert left a gap in the positions): the
+        next read takes them."""
+        if not recordings:
+            return True
+        notifications = sorted((recording.notification for recording in recordings), key=lambda n: int(n.id))
+        last = int(notifications[-1].id)
+        with self._own_lock:
+            if len(self._own) == self._own.maxlen:
+                self._own_set.discard(self._own[0])
+            self._own.append(last)
+            self._own_set.add(last)
+        with self._keep_lock:
+            if int(notifications[0].id) != self.position + 1 or last - self.position != len(notifications):
+                return False
+            self._keep(notifications, last)
+            return True
+
+    def _keep(self, notifications: Sequence[Notification], reached: int) -> None:
+        """Keep notifications that follow :attr:`position` (under the keeping lock), and move to ``reached``."""
+        self.recent.extend(notification for notification in notifications if notification.id > self.position)
+        while len(self.recent) > KEPT:
+            self.start = self.recent.popleft().id
+        self.position = max(self.position, reached)
+
+    def _is_own(self, payload: str) -> bool:
+        """Whether a notification's payload is the last position of one of this instance's own inserts (waiting a
+        moment for the storing thread to say so: the notification may come first)."""
+        try:
+            position = int(payload)
+        except ValueError:  # no position (an insert made by another program): read
+            return False
+        for _ in range(OWN_WAITS):
+            with self._own_lock:
+                if position in self._own_set:
+                    return True
+            if self._stopped.wait(OWN_WAIT):
+                return True
+        return False
 
     async def run(self, executor: Executor | None) -> None:
         """Follow the log until cancelled, from its head as it is now (each stream reads its own history)."""
@@ -102,8 +157,10 @@ class LogFollower:
         """The tables with events stored since the last read (the position moves past them all)."""
         self.reads += 1
         if not self.watched():  # nobody to wake: move to the head without reading what is there
-            self.position = self.start = max(self.position, int(self.recorder.max_notification_id() or 0))
-            self.recent.clear()
+            head = int(self.recorder.max_notification_id() or 0)
+            with self._keep_lock:
+                self.position = self.start = max(self.position, head)
+                self.recent.clear()
             return set()
         tables: set[str] = set()
         while True:
@@ -113,10 +170,8 @@ class LogFollower:
                     table = self.owner(notification.originator_id, notification.id)
                     if table is not None:
                         tables.add(table)
-            self.recent.extend(page)
-            while len(self.recent) > KEPT:
-                self.start = self.recent.popleft().id
-            self.position = reached
+            with self._keep_lock:  # this instance's own may have been kept meanwhile (note_stored)
+                self._keep(page, reached)
             if len(page) < PAGE:  # the head (or a page with tampered events left out: the next wake goes on)
                 return tables
 
@@ -156,8 +211,9 @@ class LogFollower:
                     conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(channel)))
                     self.wake()  # (re)connected: whatever was stored meanwhile is read now
                     while not self._stopped.is_set():
-                        for _ in conn.notifies(timeout=0.5, stop_after=1):
-                            self.wake()
+                        for notification in conn.notifies(timeout=0.5, stop_after=1):
+                            if not self._is_own(notification.payload):
+                                self.wake()
             except psycopg.Error as error:
                 if not self._stopped.is_set():
                     _log.warning("listening for other instances' events: %s; again in %g s", error, LISTEN_RETRY)

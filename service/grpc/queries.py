@@ -17,7 +17,7 @@ from service.app.exports import export_hand
 from service.app.visibility import banked_hand_state, circle_snapshot
 from service.grpc.base import ServicerBase
 from service.grpc.errors import _guarded, invalid
-from service.grpc.replies import banked_detail, circle_detail, hand_summary, table_summary, table_view
+from service.grpc.replies import banked_detail, circle_detail, hand_summary, holds, table_summary, table_view
 from service.grpc.requests import _code, _table, moment
 
 Detail = Callable[[dict[str, Any], dict[str, Any] | None], Any]
@@ -71,7 +71,7 @@ class QueryRpcs(ServicerBase):
         hand_id = str(game.hand_id(game.table_class.create_id(table), number)) if number else ""
         return table_view(game, table, hands_started=view["hands_started"], hand_id=hand_id, hand_number=number,
                           position=position, time=None, detail=DETAILS[game.family](view, hand),
-                          dealer=view.get("dealer", ""), language=view["language"])
+                          dealer=view.get("dealer", ""), language=view["language"], held=holds(view))
 
     def _history(self, table: str, game: Game, viewer: Viewer, position: int | None,
                  at: datetime | None) -> pb.TableView:

@@ -111,14 +111,22 @@ def banked_detail(table: dict[str, Any], hand: dict[str, Any] | None) -> pb.Bank
     return out
 
 
+def holds(view: dict[str, Any]) -> dict[str, Any]:
+    """The alerts holding a table and its decks out of play (R-HOLD-1, R-DECK-3), as TableView and TableSummary
+    carry them, from the application's view of it (none in a view without them: a past moment's)."""
+    return {"holds": [pb.Hold(**hold) for hold in view.get("holds", [])],
+            "decks_out_of_play": [_colour(colour) for colour in view.get("decks_out", [])]}
+
+
 def table_view(game: Game, name: str, *, hands_started: int, hand_id: str, hand_number: int, position: int,
                time: datetime | None, detail: pb.CircleTableView | pb.BankedTableView,
-               dealer: str = "", language: str = "") -> pb.TableView:
-    """The common part of a TableView and its detail by family."""
+               dealer: str = "", language: str = "", held: dict[str, Any] | None = None) -> pb.TableView:
+    """The common part of a TableView and its detail by family (``held``: :func:`holds`)."""
     view = pb.TableView(table=name, game=value_of(pb.Game, game.code),  # type: ignore[arg-type]
                         family=value_of(pb.GameFamily, game.family),  # type: ignore[arg-type]
                         hands_started=hands_started, hand_in_progress=bool(hand_id), hand_id=hand_id,
-                        hand_number=hand_number, position=position, dealer_id=dealer, language=language)
+                        hand_number=hand_number, position=position, dealer_id=dealer, language=language,
+                        **(held or {}))
     if time is not None:
         view.time.CopyFrom(timestamp(time))
     getattr(view, game.family).CopyFrom(detail)
@@ -139,7 +147,7 @@ def table_summary(game: Game, name: str, view: dict[str, Any], hand: dict[str, A
                           status=value_of(pb.TableStatus, status),  # type: ignore[arg-type]
                           hand_number=view["hands_started"], hands_started=view["hands_started"],
                           chips_in_play=chips, seats=seats, deck_colour=_colour(view["deck_colour"]),
-                          position=position, language=view["language"])
+                          position=position, language=view["language"], **holds(view))
     out.opened.CopyFrom(timestamp(datetime.fromisoformat(view["opened"])))
     return out
 

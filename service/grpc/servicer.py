@@ -29,6 +29,7 @@ from service.app.application import (
     ServiceError,
     Viewer,
 )
+from service.grpc.accounts import AccountsRpcs
 from service.grpc.act import Parsed, parse_command
 from service.grpc.base import ServicerBase
 from service.grpc.errors import _guarded, _StatusError, invalid
@@ -77,7 +78,8 @@ FAMILY_COMMANDS: Mapping[str, FamilyCommand] = {"circle": _circle_command, "bank
 """Act, by the table's family: the application's hand command or banked command."""
 
 
-class TableServicer(QueryRpcs, ShufflerRpcs, StreamRpcs, ServicerBase, svc_grpc.TableServiceServicer):
+class TableServicer(AccountsRpcs, QueryRpcs, ShufflerRpcs, StreamRpcs, ServicerBase,
+                    svc_grpc.TableServiceServicer):
     """Thin translation between pokertable.v1 and :class:`PokerTables`."""
 
     # -- administration -----------------------------------------------------------------------------
@@ -231,6 +233,17 @@ class TableServicer(QueryRpcs, ShufflerRpcs, StreamRpcs, ServicerBase, svc_grpc.
         def work(viewer: Viewer) -> svc.SignInResponse:
             self.app.authorize(viewer, table, "sign-in")
             return svc.SignInResponse(result=command_result(self.app.sign_in(command_id, table, dealer_id, viewer)))
+
+        return await self._run(context, work)
+
+    @_guarded
+    async def SignOut(self, request: svc.SignOutRequest, context: Any) -> svc.SignOutResponse:  # noqa: N802
+        """R-AUD-1: the dealer signed in at the table leaves it (a rotation); the same stations as SignIn."""
+        command_id, table = _command_id(request.command_id), _table(request.table)
+
+        def work(viewer: Viewer) -> svc.SignOutResponse:
+            self.app.authorize(viewer, table, "sign-in")
+            return svc.SignOutResponse(result=command_result(self.app.sign_out(command_id, table, viewer)))
 
         return await self._run(context, work)
 

@@ -85,6 +85,6 @@ class ShufflerRpcs(ServicerBase):
         def work(viewer: Viewer) -> svc.ListShufflersResponse:
             self.app.authorize(viewer, "", "shufflers")  # R-DECK-2: the pit's, not a croupier's or an observer's
             return shift_reply(shift_report(self.app, since=since, until=until, settings=self.shufflers,
-                                            decks=decks))
+                                            decks=decks, zone=self.zone))
 
         return await self._run(context, work, offload=True)

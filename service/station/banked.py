@@ -67,6 +67,10 @@ def render_banked(view: pb.TableView) -> str:
     """The banked table as the croupier's screen shows it (the croupier's own cards hidden until turned)."""
     banked = view.banked
     lines = [f"{view.table} · {word(pb.Game, view.game)} · hands {view.hands_started} · house {banked.bank_result:+}"]
+    lines.extend(f"  HELD by the alert at {hold.position}: {hold.detail} ({hold.rule}) (R-HOLD-1)"
+                 for hold in view.holds)
+    lines.extend(f"  the {word(pb.DeckColour, colour)} deck is OUT OF PLAY (R-DECK-3)"
+                 for colour in view.decks_out_of_play)
     if banked.HasField("reshuffle_required"):
         lines.append(f"  RESHUFFLE the {word(pb.DeckColour, banked.reshuffle_required)} deck fully before the next "
                      "hand (R-THB-11)")

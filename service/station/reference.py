@@ -42,13 +42,21 @@ if TYPE_CHECKING:
 SEAT_ACTIONS = ("fold", "check", "call", "all-in", "bring-in", "show", "muck", "expose-hand", "absent")
 
 
+def held(view: pb.TableView) -> list[str]:
+    """What holds the table (R-HOLD-1) and its decks out of play (R-DECK-3), a line each."""
+    return [*(f"  HELD by the alert at {hold.position}: {hold.detail} ({hold.rule}); the pit boss acknowledges it "
+              "before the next hand (R-HOLD-1)" for hold in view.holds),
+            *(f"  the {word(pb.DeckColour, colour)} deck is OUT OF PLAY until a complete one is checked in (R-DECK-3)"
+              for colour in view.decks_out_of_play)]
+
+
 def render(view: pb.TableView) -> str:
     """The table as the croupier's screen shows it: ``[As]`` a face-down card, ``As`` a face-up one, ``??`` hidden.
     A banked table is drawn by :func:`service.station.banked.render_banked`."""
     if view.WhichOneof("detail") == "banked":
         return render_banked(view)
     circle = view.circle
-    lines = [f"{view.table} · {word(pb.Game, view.game)} · hands {view.hands_started}"]
+    lines = [f"{view.table} · {word(pb.Game, view.game)} · hands {view.hands_started}", *held(view)]
     if not view.hand_in_progress:
         stacks = "  ".join(f"seat {seat}: {stack}" for seat, stack in sorted(circle.stacks.items()))
         lines.append(f"  between hands — {stacks}")

@@ -178,6 +178,14 @@ class ChainedSQLiteRecorder(SQLiteApplicationRecorder):
         found: Sequence[Notification] = super().select_notifications(start, limit)
         return found
 
+    def position_of(self, originator_id: UUID, version: int) -> int | None:
+        """The log position of an aggregate's event of ``version`` (an alert is named by it), or ``None``."""
+        with self.datastore.transaction(commit=False) as c:
+            c.execute(f"SELECT rowid FROM {self.events_table_name} WHERE originator_id = ? AND originator_version = ?",
+                      (originator_id.hex, version))
+            row = c.fetchone()
+            return int(row[0]) if row else None
+
     def _insert_events(self, c: SQLiteCursor, stored_events: Sequence[StoredEvent],
                        **kwargs: Any) -> Sequence[int] | None:
         positions = super()._insert_events(c, stored_events, **kwargs)
@@ -287,6 +295,16 @@ class ChainedPostgresRecorder(PostgresApplicationRecorder):
         found: Sequence[Notification] = super().select_notifications(start, limit)
         return found
 
+    @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
+    def position_of(self, originator_id: UUID, version: int) -> int | None:
+        """The log position of an aggregate's event of ``version`` (an alert is named by it), or ``None``."""
+        statement = SQL("SELECT notification_id FROM {0}.{1} WHERE originator_id = %s AND originator_version = %s"
+                        ).format(Identifier(self.datastore.schema), Identifier(self.events_table_name))
+        with self.datastore.get_connection() as conn, conn.cursor() as curs:
+            curs.execute(statement, (originator_id, version))
+            row = curs.fetchone()
+            return int(row["notification_id"]) if row else None
+
     checks_reads = True
     """``insert_events`` takes ``reads`` (aggregate id: version read) and refuses the insert if any has changed since:
     the application may then use its cached aggregates without reading the store first (issue 18, item 4)."""
@@ -296,8 +314,9 @@ class ChainedPostgresRecorder(PostgresApplicationRecorder):
                       **kwargs: Any) -> Sequence[int] | None:
         """Insert and chain ``stored_events`` in one statement, hence one round trip and one implicit transaction
         (issue 18, item 4): the function made by :meth:`_insert_function` locks the events table, checks that no
-        aggregate of ``reads`` has an event past the version read, notifies the followers, inserts the events in
-        order and chains each one.  A stale version, a stale read or a command id already recorded is an
+        aggregate of ``reads`` has an event past the version read, inserts the events in order, chains each one and
+        notifies the followers with the last position (the payload lets an instance tell its own inserts from
+        others', :mod:`service.grpc.follower`).  A stale version, a stale read or a command id already recorded is an
         ``IntegrityError``, and nothing of the call is written."""
         if not stored_events:
             return []
@@ -310,7 +329,8 @@ class ChainedPostgresRecorder(PostgresApplicationRecorder):
 
     def _insert_function(self) -> Composed:
         """The server-side insert: the events table's lock (so positions commit in order, as eventsourcing's own
-        insert does), the followers' notification, and for each event its row and its chain link, hashed as
+        insert does), for each event its row and its chain link, then the followers' notification (payload: the
+        last position inserted), hashed as
         :func:`chain_hash` hashes it (``sha256`` over the previous hash, the position, the length-prefixed originator,
         the version, the length-prefixed topic and state; integers big-endian): the link is computed where the
         position is known, in the insert's transaction, so the head is never read back to the client."""
@@ -328,7 +348,6 @@ class ChainedPostgresRecorder(PostgresApplicationRecorder):
             "FROM {schema}.{events} x WHERE x.originator_id = r.id AND x.originator_version > r.version)) THEN "
             "RAISE EXCEPTION 'an aggregate the command read has changed since it was read: read it again' "
             "USING ERRCODE = 'unique_violation'; END IF; "
-            "NOTIFY {channel}; "
             "SELECT c.hash INTO previous FROM {schema}.{chain} c ORDER BY c.position DESC LIMIT 1; "
             "previous := COALESCE(previous, {genesis}::bytea); "
             "FOREACH e IN ARRAY events LOOP "
@@ -342,9 +361,10 @@ class ChainedPostgresRecorder(PostgresApplicationRecorder):
             "INSERT INTO {schema}.{chain} (position, hash) VALUES (at, previous); "
             "RETURN NEXT at; "
             "END LOOP; "
+            "PERFORM pg_notify({channel_name}, at::text); "
             "END; $BODY$"
         ).format(schema=schema, function=Identifier(self._insert_function_name), chain=chain, events=events,
-                 event_type=Identifier(self.stored_event_type_name), channel=Identifier(self.channel_name),
+                 event_type=Identifier(self.stored_event_type_name), channel_name=Literal(self.channel_name),
                  timeout=Literal(f"{self.datastore.lock_timeout}s"), genesis=Literal(GENESIS),
                  id_type=Identifier(self.datastore.originator_id_type))
 

@@ -165,6 +165,8 @@ class Floor:
                 self._tasks.add(task)
                 task.add_done_callback(self._tasks.discard)
             row.status, row.hand_number = STATUS.get(summary.status, ""), summary.hand_number
+            if summary.holds:  # R-HOLD-1: no hand starts until the pit acknowledges each alert holding it
+                row.status += f", HELD by {len(summary.holds)} alert{'s' if len(summary.holds) > 1 else ''}"
             row.hands_started, row.chips_in_play = summary.hands_started, summary.chips_in_play
             row.deck = COLOURS.get(summary.deck_colour, "") if summary.HasField("deck_colour") else ""
             row.position = max(row.position, summary.position)
@@ -203,10 +205,12 @@ class Floor:
                 row.started.append(when)
         elif kind in DEVICE_REPORTS and body is not None:
             what = f"{body.device} {body.serial}: {body.result}"
-            if body.kind == "fault":
-                self.alerts.append(Alert(row.table, change.position, at, "device", what))
-            elif body.kind in ("shuffle", "deck-check", "delivery"):
+            if body.kind == "fault" or body.hold:  # R-HOLD-1: a deck check that counted wrong is an alert too
+                self.alerts.append(Alert(row.table, change.position, at, body.hold or "device", what))
+            if body.kind in ("shuffle", "deck-check", "delivery"):
                 row.shuffler = f"{body.kind} {body.colour}: {body.result}"
+        elif kind in ("table_alert_raised", "banked_table_alert_raised") and body is not None:
+            self.alerts.append(Alert(row.table, change.position, at, body.kind, body.detail))  # R-HOLD-1
         elif kind in VOIDS:
             self.alerts.append(Alert(row.table, change.position, at, "void", kind.replace("_", " ")))
         elif kind == "hand_correction_requested" and body is not None:

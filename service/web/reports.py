@@ -5,6 +5,10 @@ irregularities — on a page and as CSV.
 Everything comes from the service's ``SearchHands`` (each hand's outcome, pot and every seat's or box's net) and the
 floor's alerts: chips are integers throughout.  A circle hand's rake is what the seats' nets leave (the house took
 it: ``-sum(net)``); a banked hand's bank result is the opposite of the boxes' nets.
+
+Beside them, each table's accounts (issue 19, item 3; docs/accounts.md): its open or last shift's win and hold
+against the theoretical win and its band, from ``GetShiftAccounts`` (the pit's and the table's croupier's to read: an
+observer's report leaves them out).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from service.api import accounts_pb2 as acc
 from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
 from service.web.api import RefusedError, timestamp, typed_time
@@ -42,6 +47,8 @@ class TableShift:
     irregularities: int = 0
     results: list[tuple[int, int]] = field(default_factory=list)
     """Banked: (hand number, the bank's result) in order."""
+    accounts: acc.ShiftAccounts | None = None
+    """The table's open or last shift's accounts, if it has any and the station may read them."""
 
     def per_hour(self, hours: float) -> float:
         return round(self.hands / hours, 1) if hours > 0 else 0.0
@@ -112,6 +119,7 @@ def routes(dashboard: Dashboard) -> list[Route]:
             except RefusedError:
                 continue
             shift = shift_of(row.table, row.game, row.family, list(reply.hands))
+            shift.accounts = await _accounts(dashboard, row.table, session.token)
             shift.irregularities = sum(1 for alert in dashboard.floor.alerts if alert.table == row.table and
                                        alert.kind == "device" and since.isoformat() <= alert.at <= until.isoformat())
             shifts.append(shift)
@@ -120,9 +128,31 @@ def routes(dashboard: Dashboard) -> list[Route]:
             return Response(csv_of(shifts, hours), media_type="text/csv", headers={
                 "Content-Disposition": f'attachment; filename="shift-{since:%Y%m%dT%H%M}-{until:%Y%m%dT%H%M}.csv"'})
         return dashboard.page("report.html", session, shifts=shifts, hours=hours, since=since, until=until,
-                              chart=running_chart)
+                              chart=running_chart, hold=hold_percent)
 
     return [Route("/reports/shift", dashboard.signed_in(report))]
+
+
+async def _accounts(dashboard: Dashboard, table: str, token: str) -> acc.ShiftAccounts | None:
+    """A table's open or last shift's accounts; ``None`` for a table without a shift, or a station that may not
+    read them (R-ACC-5)."""
+    try:
+        reply: acc.GetShiftAccountsResponse = await dashboard.api.call(
+            "GetShiftAccounts", acc.GetShiftAccountsRequest(table=table), token)
+    except RefusedError:
+        return None
+    return reply.accounts
+
+
+def hold_percent(accounts: acc.ShiftAccounts, theoretical: bool = False) -> str:
+    """The hold (or the theoretical hold) as a percentage with two decimals; "" without a drop or a close.
+
+    >>> hold_percent(acc.ShiftAccounts(hold=0.125))
+    '12.50'
+    """
+    if theoretical:
+        return f"{100 * accounts.theoretical.hold:.2f}" if accounts.theoretical.HasField("hold") else ""
+    return f"{100 * accounts.hold:.2f}" if accounts.HasField("hold") else ""
 
 
 def csv_of(shifts: list[TableShift], hours: float) -> str:
@@ -140,4 +170,15 @@ def csv_of(shifts: list[TableShift], hours: float) -> str:
         for number, result in shift.results:
             running += result
             writer.writerow([shift.table, number, result, running])
+    writer.writerow([])
+    writer.writerow(["table", "shift", "state", "opener", "closer", "fills", "credits", "drop", "win", "hold_pct",
+                     "expected", "low", "high", "theoretical_hold_pct", "flagged"])
+    for shift in shifts:
+        a = shift.accounts
+        if a is not None:
+            writer.writerow([shift.table, a.shift, "open" if a.open else "closed", a.opener_value,
+                             a.closer_value if a.HasField("closer_value") else "", a.fills, a.credits, a.drop,
+                             a.win if a.HasField("win") else "", hold_percent(a), round(a.theoretical.expected),
+                             a.theoretical.low, a.theoretical.high, hold_percent(a, theoretical=True),
+                             "outside band" if a.flagged or a.outside_band else ""])
     return out.getvalue()

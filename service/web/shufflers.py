@@ -6,7 +6,8 @@ alarmed (which shuffle, which test, which table and hand, when).  Failed decks c
 from the service's ``ListShufflers`` (the work is the service's, with its own monitor settings), called with the
 session's token: the pit boss and the games director see them, an observer is refused by the service (R-DECK-2).
 
-The range is the current shift (the eight hours up to now) unless the page's form names one.  The page keeps itself
+The range is the current shift (from 00:00, 08:00 or 16:00 in the casino's time zone, as the service counts shifts)
+unless the page's form names one (times typed without a zone are UTC).  The page keeps itself
 current as the table page does: a server-sent events stream (``/events/shufflers``) sends the deck table drawn
 again when a hand started or ended on the floor (the floor's stream says so), at most every
 :data:`REFRESH_PAUSE` seconds — ``ListShufflers`` reads every hand of the range, which is not free on a busy floor.

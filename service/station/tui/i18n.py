@@ -28,6 +28,12 @@ TEXTS: Mapping[str, tuple[str, str]] = {
     "reshuffle": ("BARAJAR de nuevo la baraja {colour} antes de la próxima mano ({rule})",
                   "RESHUFFLE the {colour} deck before the next hand ({rule})"),
     "closed": ("mesa cerrada", "table closed"),
+    "table_held": ("MESA RETENIDA por una alerta sin reconocer: {detail} ({rule}); el jefe de mesa la reconoce "
+                   "antes de la próxima mano (R-HOLD-1)",
+                   "TABLE HELD by an alert not acknowledged: {detail} ({rule}); the pit boss acknowledges it "
+                   "before the next hand (R-HOLD-1)"),
+    "deck_out": ("baraja {colour} FUERA DE JUEGO hasta que se registre una completa (R-DECK-3)",
+                 "the {colour} deck is OUT OF PLAY until a complete one is checked in (R-DECK-3)"),
     "seat": ("asiento {seat}", "seat {seat}"),
     "box": ("caja {seat}", "box {seat}"),
     "col_seat": ("Asiento", "Seat"),

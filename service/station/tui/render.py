@@ -90,13 +90,23 @@ def header(view: pb.TableView, log: HandLog, labels: Labels) -> Text:
     return text
 
 
+def holds_lines(view: pb.TableView, labels: Labels) -> list[RenderableType]:
+    """The alerts holding the table (R-HOLD-1) and its decks out of play (R-DECK-3), in bold red."""
+    lines: list[RenderableType] = [
+        Text(labels("table_held", detail=hold.detail, rule=hold.rule), style="bold red")
+        for hold in view.holds]
+    lines.extend(Text(labels("deck_out", colour=labels(word(pb.DeckColour, colour))), style="bold red")
+                 for colour in view.decks_out_of_play)
+    return lines
+
+
 def circle_panel(view: pb.TableView, labels: Labels, *, sees_down_cards: bool) -> RenderableType:
     """Seats, stacks, bets, cards, the board and the pots of a circle table."""
     circle = view.circle
     table = Table(expand=True, show_edge=False, pad_edge=False)
     for column in ("col_seat", "col_stack", "col_bet", "col_in", "col_cards", "col_state"):
         table.add_column(labels(column))
-    lines: list[RenderableType] = []
+    lines: list[RenderableType] = holds_lines(view, labels)
     if circle.HasField("reshuffle_required"):
         lines.append(Text(labels("reshuffle", colour=labels(word(pb.DeckColour, circle.reshuffle_required)),
                                  rule="R-CIRC-2"), style="bold red"))
@@ -131,7 +141,7 @@ def circle_panel(view: pb.TableView, labels: Labels, *, sees_down_cards: bool) -
 def banked_panel(view: pb.TableView, labels: Labels, *, sees_down_cards: bool) -> RenderableType:
     """The boxes, their bets and cards, the house's cards and the board of a banked table."""
     banked = view.banked
-    lines: list[RenderableType] = [Text(labels("bank_result", amount=banked.bank_result))]
+    lines: list[RenderableType] = [Text(labels("bank_result", amount=banked.bank_result)), *holds_lines(view, labels)]
     if banked.HasField("reshuffle_required"):
         lines.append(Text(labels("reshuffle", colour=labels(word(pb.DeckColour, banked.reshuffle_required)),
                                  rule="R-THB-11"), style="bold red"))
