@@ -71,14 +71,15 @@ def port(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[int]:
 
 
 @contextlib.contextmanager
-def serving(app: PokerTables, stations: Stations) -> Iterator[int]:
+def serving(app: PokerTables, stations: Stations, **options: Any) -> Iterator[int]:
     """A real server of ``app`` for ``stations`` on a free port (its port), in its own event loop thread, stopped
-    on exit."""
+    on exit; ``options``: :func:`create_server`'s (the shuffler monitor's settings, say)."""
     loop = asyncio.new_event_loop()
     thread = threading.Thread(target=loop.run_forever, daemon=True)
     thread.start()
     try:
-        server, bound = asyncio.run_coroutine_threadsafe(create_server(app, stations), loop).result(timeout=30)
+        server, bound = asyncio.run_coroutine_threadsafe(create_server(app, stations, **options),
+                                                         loop).result(timeout=30)
         try:
             yield bound
         finally:

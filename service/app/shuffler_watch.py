@@ -4,10 +4,11 @@ shuffler_report`) and, for each deck that fails, raises a shuffler-integrity ale
 that shift — an event of the table that holds it (R-HOLD-1: no hand starts) until the pit boss or the games director
 acknowledges it.
 
-Shifts are :data:`SHIFT` long from the casino's midnight (00:00, 08:00 and 16:00, in the casino's time zone): the
-monitor's false-alarm level holds per shift (``shuffler_level``), and a deck that failed is alerted once per shift
-and table (the alert's command id is made of the table, its kind and its words, which name the shift): another check,
-or another instance of the service, records nothing more.
+Shifts are eight hours long from the casino's midnight (00:00, 08:00 and 16:00, in the casino's time zone;
+:func:`service.app.shufflers.shift_start`, the pit's view's too): the monitor's false-alarm level holds per shift
+(``shuffler_level``), and a deck that failed is alerted once per shift and table (the alert's command id is made of
+the table, its kind and its words, which name the shift): another check, or another instance of the service, records
+nothing more.
 
 >>> from zoneinfo import ZoneInfo
 >>> shift_start(datetime(2026, 11, 25, 21, 30, tzinfo=UTC), ZoneInfo("Europe/Madrid")).isoformat()
@@ -18,29 +19,22 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from domain.errors import RuleError
 from domain.integrity.monitor import FAIL, MonitorSettings
 from service.app.access import ServiceError
-from service.app.shufflers import ShufflerVerdict, shuffler_report
+from service.app.shufflers import ShufflerVerdict, shift_start, shuffler_report
 
 if TYPE_CHECKING:
     from service.app.application import PokerTables
 
-SHIFT = timedelta(hours=8)
-"""A shift: the monitor's looks and false-alarm level are counted per shift."""
+__all__ = ["KIND", "alert_words", "raise_shuffler_alerts", "shift_start", "watch_shufflers"]
+"""shift_start lives in service.app.shufflers (the pit's view counts shifts alike): named here as before."""
 KIND = "shuffler-integrity"
 _log = logging.getLogger(__name__)
-
-
-def shift_start(now: datetime, zone: ZoneInfo) -> datetime:
-    """The start of the shift ``now`` falls in: 00:00, 08:00 or 16:00 of the casino's day (its time zone)."""
-    local = now.astimezone(zone)
-    midnight = local.replace(hour=0, minute=0, second=0, microsecond=0)
-    return midnight + SHIFT * ((local - midnight) // SHIFT)
 
 
 def alert_words(verdict: ShufflerVerdict, since: datetime) -> str:

@@ -18,23 +18,43 @@ whose deck no automatic shuffler reported (a new deck, a shuffle by hand) starts
 The shuffles seen in a time range (by their hand's start) are grouped by shuffler serial, colour and deck size, in
 the order they were made, and each group goes through :class:`domain.integrity.monitor.ShufflerMonitor`, the decks of
 the range sharing the false-alarm level (``decks``).  :func:`shuffler_report` is what the service (after a hand, or on
-a timer) and ``pokertable report shufflers`` call.
+a timer) and ``pokertable report shufflers`` call; :func:`shift_report` is the pit's view of it (``ListShufflers``,
+the dashboard's ``/shufflers``): by default the current shift (:func:`shift_start`: shifts of :data:`SHIFT` from
+the casino's midnight, 00:00, 08:00 and 16:00 in its time zone, as the service's own watch of the shufflers counts
+them), the failed decks first.
 """
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 from uuid import UUID
+from zoneinfo import ZoneInfo
 
 from domain.device_reports import HAND_SHUFFLE, is_shuffler_report
-from domain.integrity.monitor import MonitorResult, MonitorSettings, ShufflerMonitor
+from domain.integrity.monitor import FAIL, MonitorResult, MonitorSettings, ShufflerMonitor
 from domain.integrity.observations import ShuffleObservation
+from service.app.access import ServiceError
 
 SHUFFLING_REPORTS = ("shuffle", "delivery")
 """The reports that say a shuffler shuffled a deck (a deck check does not shuffle)."""
+SHIFT = timedelta(hours=8)
+"""A shift: the monitor's looks and false-alarm level are counted per shift (the default ``looks``, 160 shuffles of a
+deck, is eight hours at up to 40 hands an hour, the red and blue decks alternating)."""
+
+
+def shift_start(now: datetime, zone: ZoneInfo) -> datetime:
+    """The start of the shift ``now`` falls in: 00:00, 08:00 or 16:00 of the casino's day (its time zone).
+
+    >>> shift_start(datetime(2026, 11, 25, 21, 30, tzinfo=UTC), ZoneInfo("Europe/Madrid")).isoformat()
+    '2026-11-25T16:00:00+01:00'
+    """
+    local = now.astimezone(zone)
+    midnight = local.replace(hour=0, minute=0, second=0, microsecond=0)
+    return midnight + SHIFT * ((local - midnight) // SHIFT)
 
 
 class _Log(Protocol):
@@ -62,7 +82,8 @@ class ShuffleSeen:
 @dataclass(frozen=True)
 class ShufflerVerdict:
     """One shuffler deck's verdict over a time range: the shuffler (serial, model), the deck (colour, size), the
-    tables it served and the monitor's result."""
+    tables it served and the monitor's result; the cards compared (whose place going in and coming out were both
+    known, summed over the shuffles) and the shuffle it first alarmed at (which table, which hand, when)."""
 
     serial: str
     device: str
@@ -70,13 +91,17 @@ class ShufflerVerdict:
     deck_size: int
     tables: tuple[str, ...]
     result: MonitorResult
+    cards_compared: int = 0
+    alarmed_at: ShuffleSeen | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """Plain data (the report's JSON)."""
-        result = self.result
+        result, alarm = self.result, self.alarmed_at
         return {"serial": self.serial, "device": self.device, "colour": self.colour, "deck_size": self.deck_size,
-                "tables": list(self.tables), "shuffles": result.shuffles, "verdict": result.verdict,
-                "alarm_at": result.alarm_at, "alarm_test": result.alarm_test, "test_level": result.test_level,
+                "tables": list(self.tables), "shuffles": result.shuffles, "cards_compared": self.cards_compared,
+                "verdict": result.verdict, "alarm_at": result.alarm_at, "alarm_test": result.alarm_test,
+                "alarm_table": alarm.table if alarm else None, "alarm_hand": alarm.hand if alarm else None,
+                "alarm_time": alarm.started.isoformat() if alarm else None, "test_level": result.test_level,
                 "tests": {test.test: {"statistic": test.statistic, "expected": test.expected,
                                       "p_value": test.p_value} for test in result.tests}}
 
@@ -117,14 +142,51 @@ class _Table:
         return self.decks.setdefault(colour, _Deck())
 
 
+@dataclass(frozen=True)
+class HandReads:
+    """What the projection needs of one hand: its deck (size, colour), number, start and the shoe's reads."""
+
+    size: int
+    colour: str
+    number: int
+    started: datetime
+    reads: tuple[str, ...]
+
+    @classmethod
+    def of(cls, events: list[Any]) -> HandReads:
+        """From the hand's stored events."""
+        first = vars(events[0])
+        return cls(int(first["deck"]["size"]), str(first["deck"]["colour"]), int(first["number"]),
+                   events[0].timestamp, shoe_reads(events))
+
+
+FINISHED_HANDS_KEPT = 100_000
+"""Finished hands whose reads each application keeps (a few hundred bytes each): a full floor's week."""
+_FINISHED: weakref.WeakKeyDictionary[object, dict[UUID, HandReads]] = weakref.WeakKeyDictionary()
+
+
+def _finished_hands(app: _Log) -> dict[UUID, HandReads]:
+    """The reads of an application's finished hands, kept: a hand followed by another at its table has ended, and
+    nothing is dealt in a hand that has ended, so its reads never change.  The pit's page asks for the whole shift
+    again as hands go on: only the tables' own events and each table's last hand are read again."""
+    try:
+        return _FINISHED.setdefault(app, {})
+    except TypeError:  # an object no weak reference can name: nothing kept
+        return {}
+
+
 def shuffles_seen(app: _Log, *, since: datetime | None = None, until: datetime | None = None,
                   tables: Iterable[str] | None = None) -> list[ShuffleSeen]:
     """Every shuffle seen at the tables (all of them by default) whose next hand started in the range, in order."""
     seen: list[ShuffleSeen] = []
+    finished = _finished_hands(app)
     for name in tables if tables is not None else app.table_names():
         record = app.any_table(name)
         state = _Table()
-        for stored in app.events.get(record.id):
+        events = list(app.events.get(record.id))
+        started = [vars(stored)["hand_id"] for stored in events if type(stored).__name__ == "HandStarted"]
+        last = started[-1] if started else None
+        for stored in events:
             kind = type(stored).__name__
             data = vars(stored)
             if kind == "DeviceReported" and data["kind"] in SHUFFLING_REPORTS:
@@ -132,26 +194,29 @@ def shuffles_seen(app: _Log, *, since: datetime | None = None, until: datetime |
                 if shuffled or data["device"] == HAND_SHUFFLE:
                     state.deck(data["colour"]).shuffler = (data["device"], data["serial"]) if shuffled else None
             elif kind == "HandStarted" and data.get("deck_colour"):
-                found = _hand_started(app, name, state.deck(data["deck_colour"]), data["hand_id"], since=since,
-                                     until=until)
+                hand_id = data["hand_id"]
+                hand = finished.get(hand_id)
+                if hand is None:
+                    hand = HandReads.of(list(app.events.get(hand_id)))
+                    if hand_id != last:  # a later hand started at this table: this one has ended
+                        if len(finished) >= FINISHED_HANDS_KEPT:
+                            del finished[next(iter(finished))]
+                        finished[hand_id] = hand
+                found = _hand_started(name, state.deck(data["deck_colour"]), hand, since=since, until=until)
                 if found is not None:
                     seen.append(found)
     return sorted(seen, key=lambda shuffle: shuffle.started)
 
 
-def _hand_started(app: _Log, table: str, deck: _Deck, hand_id: UUID, *, since: datetime | None,
+def _hand_started(table: str, deck: _Deck, hand: HandReads, *, since: datetime | None,
                   until: datetime | None) -> ShuffleSeen | None:
     """The shuffle before this hand, if it was seen; the deck's record moved on to this hand."""
-    events = list(app.events.get(hand_id))
-    started = vars(events[0])
-    size, colour, started_at = int(started["deck"]["size"]), str(started["deck"]["colour"]), events[0].timestamp
-    reads = shoe_reads(events)
     found = None
-    in_range = (since is None or started_at >= since) and (until is None or started_at <= until)
-    if deck.reads is not None and deck.shuffler is not None and deck.size == size and reads and in_range:
-        found = ShuffleSeen(table, deck.shuffler[0], deck.shuffler[1], colour, int(started["number"]), started_at,
-                            ShuffleObservation(size, deck.reads, reads))
-    deck.reads, deck.size, deck.shuffler = reads, size, None  # the next hand of this colour needs its own shuffle
+    in_range = (since is None or hand.started >= since) and (until is None or hand.started <= until)
+    if deck.reads is not None and deck.shuffler is not None and deck.size == hand.size and hand.reads and in_range:
+        found = ShuffleSeen(table, deck.shuffler[0], deck.shuffler[1], hand.colour, hand.number, hand.started,
+                            ShuffleObservation(hand.size, deck.reads, hand.reads))
+    deck.reads, deck.size, deck.shuffler = hand.reads, hand.size, None  # the next hand of this colour: its own shuffle
     return found
 
 
@@ -167,9 +232,61 @@ def shuffler_report(app: _Log, *, since: datetime | None = None, until: datetime
     verdicts = []
     for (serial, colour, size), shuffles in sorted(groups.items()):
         monitor = ShufflerMonitor(size, chosen, floor)
+        compared = 0
         for shuffle in shuffles:
-            monitor.add(shuffle.observation.sample(chosen.gathering))
+            sample = shuffle.observation.sample(chosen.gathering)
+            compared += len(sample.pairs)
+            monitor.add(sample)
+        result = monitor.result()
         verdicts.append(ShufflerVerdict(serial, shuffles[-1].device, colour, size,
-                                        tuple(dict.fromkeys(shuffle.table for shuffle in shuffles)),
-                                        monitor.result()))
+                                        tuple(dict.fromkeys(shuffle.table for shuffle in shuffles)), result,
+                                        compared, shuffles[result.alarm_at - 1] if result.alarm_at else None))
     return verdicts
+
+
+class ShiftRangeError(ServiceError):
+    """A range of the shufflers' report that cannot be: it ends before it starts, or no deck shares the level."""
+
+
+@dataclass(frozen=True)
+class ShiftReport:
+    """The pit's view of the shufflers (``ListShufflers``): the range judged, the monitor's settings, how many
+    shuffler decks of the floor share its level, and each deck's verdict, the failed ones first."""
+
+    since: datetime
+    until: datetime
+    settings: MonitorSettings
+    decks: int
+    verdicts: tuple[ShufflerVerdict, ...]
+
+
+def shift_report(app: _Log, *, since: datetime | None = None, until: datetime | None = None,
+                 settings: MonitorSettings | None = None, decks: int | None = None, now: datetime | None = None,
+                 zone: ZoneInfo | None = None) -> ShiftReport:
+    """Every shuffler deck's verdict over a range, by default the current shift: from the start of the shift
+    ``until`` (default ``now``) falls in, in the casino's time ``zone`` (UTC if none), to ``until``; failed decks
+    first, then by serial, colour and deck size.  :class:`ShiftRangeError` (R-DECK-2) for a range that ends before
+    it starts or fewer than one deck sharing the level.
+
+    >>> from eventsourcing.application import Application
+    >>> class Empty(Application):
+    ...     def table_names(self): return []
+    >>> report = shift_report(Empty(), now=datetime(2026, 11, 25, 22, 0, tzinfo=UTC), zone=ZoneInfo("Europe/Madrid"))
+    >>> report.since.isoformat(), report.decks, report.verdicts
+    ('2026-11-25T16:00:00+01:00', 0, ())
+    >>> shift_report(Empty(), decks=0)
+    Traceback (most recent call last):
+    ...
+    service.app.shufflers.ShiftRangeError: the level is shared by at least one shuffler deck (R-DECK-2)
+    """
+    if decks is not None and decks < 1:
+        raise ShiftRangeError("the level is shared by at least one shuffler deck", rule="R-DECK-2")
+    until = until or now or datetime.now(UTC)
+    since = since or shift_start(until, zone or ZoneInfo("UTC"))
+    if until < since:
+        raise ShiftRangeError("the range ends before it starts", rule="R-DECK-2")
+    chosen = settings or MonitorSettings()
+    verdicts = shuffler_report(app, since=since, until=until, settings=chosen, decks=decks)
+    failed = [verdict for verdict in verdicts if verdict.result.verdict == FAIL]
+    return ShiftReport(since, until, chosen, decks if decks is not None else len(verdicts),
+                       (*failed, *(verdict for verdict in verdicts if verdict.result.verdict != FAIL)))

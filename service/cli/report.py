@@ -105,9 +105,7 @@ def monitor_settings(args: argparse.Namespace) -> MonitorSettings:
     wanted = {"POKERTABLE_" + key.upper() for key in SHUFFLER_KEYS}
     environ = {name: value for name, value in os.environ.items() if name in wanted}
     flags = {"shuffler_gathering": args.gathering, "shuffler_level": args.level, "shuffler_looks": args.looks}
-    chosen = settings(flags=flags, environ=environ, file=file, path=path)
-    return MonitorSettings(level=chosen.shuffler_level, looks=chosen.shuffler_looks,
-                           gathering=Gathering(chosen.shuffler_gathering))
+    return settings(flags=flags, environ=environ, file=file, path=path).shuffler_monitor()
 
 
 def run_shufflers(args: argparse.Namespace) -> int:

@@ -19,7 +19,6 @@ from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
 
 from domain.integrity.monitor import MonitorSettings
-from domain.integrity.observations import Gathering
 from service.app.access import Role
 from service.app.application import PokerTables
 from service.app.shuffler_watch import watch_shufflers
@@ -122,13 +121,13 @@ def run(args: argparse.Namespace) -> int:
     status = 0
     try:
         audit = audit_periodically(app, args.audit_every, signer.public_key) if args.audit_every > 0 else None
-        shufflers = watch_shufflers(app, MonitorSettings(level=args.shuffler_level, looks=args.shuffler_looks,
-                                                         gathering=Gathering(args.shuffler_gathering)),
-                                    ZoneInfo(args.tz), args.shuffler_check_every) \
+        monitor, zone = chosen.shuffler_monitor(), ZoneInfo(args.tz)
+        shufflers = watch_shufflers(app, monitor, zone, args.shuffler_check_every) \
             if args.shuffler_check_every > 0 else None
         asyncio.run(_until_stopped(_service(args, app, stations, credentials=credentials, ready=ready, warm=warm,
                                             listener=listener, floor_token=floor_token,
-                                            metrics=ServiceMetrics(signer)), audit, shufflers))
+                                            metrics=ServiceMetrics(signer), shufflers=monitor, zone=zone),
+                                   audit, shufflers))
     except (KeyboardInterrupt, asyncio.CancelledError):
         pass
     except ListenError as error:  # the port is taken, or the address is not this machine's
@@ -149,12 +148,14 @@ def run(args: argparse.Namespace) -> int:
 async def _service(args: argparse.Namespace, app: PokerTables, stations: Stations, *,
                    credentials: grpc.ServerCredentials | None, ready: Callable[[int], None],
                    warm: Callable[[float], None], listener: socket.socket | None, floor_token: str,
-                   metrics: ServiceMetrics) -> None:
-    """The gRPC service; with ``--http``, the pit's dashboard beside it, once the service listens, and the
-    service's metrics at its ``/metrics``."""
+                   metrics: ServiceMetrics, shufflers: MonitorSettings | None = None,
+                   zone: ZoneInfo | None = None) -> None:
+    """The gRPC service (``shufflers``: the shuffler integrity monitor's settings, and ``zone`` the casino's time
+    zone, whose shifts ListShufflers counts); with ``--http``, the pit's dashboard beside it, once the service
+    listens, and the service's metrics at its ``/metrics``."""
     if listener is None:
         await serve(app, stations, f"{args.host}:{args.port}", ready, credentials, warm=warm, hardening=args.hardening,
-                    metrics=metrics, grace=args.grace)
+                    metrics=metrics, grace=args.grace, shufflers=shufflers, zone=zone)
         return
     bound: asyncio.Future[int] = asyncio.get_running_loop().create_future()
 
@@ -167,7 +168,8 @@ async def _service(args: argparse.Namespace, app: PokerTables, stations: Station
         print(f"pokertable pit dashboard on {scheme}://{host}:{port}/", flush=True)
 
     service = asyncio.ensure_future(serve(app, stations, f"{args.host}:{args.port}", listening, credentials,
-                                          warm=warm, hardening=args.hardening, metrics=metrics, grace=args.grace))
+                                          warm=warm, hardening=args.hardening, metrics=metrics, grace=args.grace,
+                                          shufflers=shufflers, zone=zone))
     dashboard = asyncio.ensure_future(serve_dashboard(
         listener, bound, args.host, stations.authenticate, floor_token,
         tls=Tls(args.tls_cert, args.tls_key) if credentials else None, ready=dashboard_ready, metrics=metrics.render))

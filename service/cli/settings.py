@@ -33,6 +33,7 @@ from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from domain.integrity.monitor import MonitorSettings
 from domain.integrity.observations import Gathering
 from service.store.persistence import DEFAULT_DB, PersistenceUrlError, environment, masked_url
 from service.store.signing import DEFAULT_EVERY
@@ -215,6 +216,12 @@ class Settings:
         host = parts.hostname or ""
         netloc = f"{user}:{quote(password, safe='')}@{host}{f':{parts.port}' if parts.port else ''}"
         return urlunsplit(parts._replace(netloc=netloc))
+
+    def shuffler_monitor(self) -> MonitorSettings:
+        """The shuffler integrity monitor's settings (``shuffler_level``, ``shuffler_looks``,
+        ``shuffler_gathering``): ``pokertable serve`` passes them to the server, ``report shufflers`` uses them."""
+        return MonitorSettings(level=self.values["shuffler_level"], looks=self.values["shuffler_looks"],
+                               gathering=Gathering(self.values["shuffler_gathering"]))
 
     def described(self) -> dict[str, str]:
         """Every setting as text for a log or a screen: secrets masked, the database URL's password too."""

@@ -10,11 +10,13 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 from uuid import UUID
+from zoneinfo import ZoneInfo
 
 import grpc
 from eventsourcing.persistence import Recording
 
 from domain.games import Game, game_of
+from domain.integrity.monitor import MonitorSettings
 from service.app.application import PokerTables, Viewer
 from service.grpc.errors import UNAUTHENTICATED_MESSAGE, _StatusError
 from service.grpc.follower import LogFollower
@@ -34,8 +36,13 @@ EVERY_TABLE = ""
 class ServicerBase:
     """The application, the stations, and the machinery of the RPCs."""
 
-    def __init__(self, app: PokerTables, stations: Stations, executor: ThreadPoolExecutor) -> None:
+    def __init__(self, app: PokerTables, stations: Stations, executor: ThreadPoolExecutor, *,
+                 shufflers: MonitorSettings | None = None, zone: ZoneInfo | None = None) -> None:
         self.app, self.stations, self.executor = app, stations, executor
+        self.shufflers = shufflers or MonitorSettings()
+        """The shuffler integrity monitor's settings (``pokertable serve``'s ``shuffler_*``; ListShufflers)."""
+        self.zone = zone
+        """The casino's time zone: ListShufflers' default range is its current shift (UTC's when None)."""
         self._stored: dict[str, asyncio.Event] = {}  # by table: set (and replaced) when a command of it is stored
         self._games: dict[str, Game] = {}  # by table name: its game never changes
         self._latest: dict[str, tuple[str, int]] = {}  # by table name: its newest hand's id and number

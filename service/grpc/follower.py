@@ -135,6 +135,11 @@ class LogFollower:
             while True:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), self.safety_poll)
+                task = asyncio.current_task()
+                if task is not None and task.cancelling():
+                    # Python 3.11's wait_for drops a cancellation that comes as the wake-up does (gh-86296): the
+                    # stop (stop_following) then waited for the next wake-up, up to the safety poll's 30 s
+                    raise asyncio.CancelledError
                 self._wake.clear()
                 try:
                     tables = await loop.run_in_executor(executor, self._read)

@@ -33,6 +33,7 @@ import weakref
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
+from zoneinfo import ZoneInfo
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -40,6 +41,7 @@ from grpc_health.v1.health import aio as health_aio
 
 from domain.cards.decks import DECK_SIZES
 from domain.cards.ranking import hand_ranking
+from domain.integrity.monitor import MonitorSettings
 from service.api import table_service_pb2 as svc
 from service.api import table_service_pb2_grpc as svc_grpc
 from service.app.application import PokerTables
@@ -141,13 +143,17 @@ async def create_server(app: PokerTables, stations: Stations, address: str = "12
                         credentials: grpc.ServerCredentials | None = None, *,
                         hardening: Hardening = HARDENED,
                         ready_check: Callable[[], object] | None = None,
-                        metrics: ServiceMetrics | None = None) -> tuple[grpc.aio.Server, int]:
+                        metrics: ServiceMetrics | None = None,
+                        shufflers: MonitorSettings | None = None,
+                        zone: ZoneInfo | None = None) -> tuple[grpc.aio.Server, int]:
     """A started server on ``address`` (port 0: a free port), with health checking and reflection; calls without a
     station token are refused before they are parsed, and requests and connections are limited
     (:mod:`service.grpc.hardening`).  Health says SERVING once ready (``ready_check``: one more thing to wait for,
     run on a worker thread after the store's read).  Every RPC is counted, timed and logged by one interceptor, the
     outermost, and what the application stores is counted, into ``metrics`` (a registry of the server's own when none
-    is given: :func:`metrics_of`)."""
+    is given: :func:`metrics_of`).  ``shufflers``: the shuffler integrity monitor's settings (ListShufflers; the
+    defaults of docs/integrity.md when none are given); ``zone``: the casino's time zone, whose shifts (from 00:00,
+    08:00, 16:00) are ListShufflers' default range (UTC when none is given)."""
     metrics = metrics if metrics is not None else ServiceMetrics()
     observer = RequestObserver(metrics, stations.by_token.get, SERVICE_NAME)
     gate = StationGate(SERVICE_NAME, stations.by_token.__contains__,
@@ -161,7 +167,7 @@ async def create_server(app: PokerTables, stations: Stations, address: str = "12
     # tables of a busy floor share transactions. The sole writer of an SQLite file applies commands on the event
     # loop and only sends long reads here.
     executor = ThreadPoolExecutor(max_workers=2 if app.sole_writer else 16, thread_name_prefix="pokertable")
-    servicer = TableServicer(app, stations, executor)
+    servicer = TableServicer(app, stations, executor, shufflers=shufflers, zone=zone)
     svc_grpc.add_TableServiceServicer_to_server(servicer, server)  # type: ignore[no-untyped-call]
     health = health_aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
@@ -218,16 +224,18 @@ async def serve(app: PokerTables, stations: Stations, address: str,
                 ready: Callable[[int], Awaitable[None] | None] | None = None,
                 credentials: grpc.ServerCredentials | None = None, *,
                 warm: Callable[[float], None] | None = None, hardening: Hardening = HARDENED,
-                metrics: ServiceMetrics | None = None, grace: float = STOP_GRACE_S) -> None:
+                metrics: ServiceMetrics | None = None, grace: float = STOP_GRACE_S,
+                shufflers: MonitorSettings | None = None, zone: ZoneInfo | None = None) -> None:
     """Serve until cancelled (then stopped with ``grace`` seconds for the calls in flight); ``warm`` is told how
     long building the hand-ranking tables took (a few seconds of one core). They are built before the server
     listens: every command loads a hand, which needs them, and built meanwhile they held back the first commands
     after a restart (issue 13: 6 s on PostgreSQL). The start and the stop are logged (``service.grpc.server``);
-    ``metrics``: see :func:`create_server`."""
+    ``metrics``, ``shufflers`` and ``zone``: see :func:`create_server`."""
     started = time.perf_counter()
     await asyncio.get_running_loop().run_in_executor(None, _warm_up)
     built = time.perf_counter() - started
-    server, port = await create_server(app, stations, address, credentials, hardening=hardening, metrics=metrics)
+    server, port = await create_server(app, stations, address, credentials, hardening=hardening, metrics=metrics,
+                                       shufflers=shufflers, zone=zone)
     roles = Counter(viewer.role.value for viewer in stations.by_token.values())
     _log.info("serving on %s (port %d)%s; stations: %s", address, port, " over TLS" if credentials else "",
               ", ".join(f"{count} {role}" for role, count in sorted(roles.items())) or "none",

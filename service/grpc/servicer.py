@@ -1,6 +1,7 @@
 """The gRPC servicer of pokertable.v1's TableService: each RPC checks its request, runs the application command for
 the calling station, and replies; nothing more.  The command RPCs are here; the reads are in
-:mod:`service.grpc.queries`, the streams in :mod:`service.grpc.streams`, the machinery in :mod:`service.grpc.base`.
+:mod:`service.grpc.queries` (the shufflers' integrity in :mod:`service.grpc.shufflers`), the streams in
+:mod:`service.grpc.streams`, the machinery in :mod:`service.grpc.base`.
 
 A table's family (circle or banked, ``domain.games.GAMES``) picks the application command: a hand's commands, a
 start or an open of either family go to the same RPC, and no game is named here."""
@@ -48,6 +49,7 @@ from service.grpc.requests import (
     deck,
     open_table,
 )
+from service.grpc.shufflers import ShufflerRpcs
 from service.grpc.streams import WATCH_PAGE, StreamRpcs
 
 __all__ = ["WATCH_PAGE", "TableServicer"]
@@ -76,7 +78,8 @@ FAMILY_COMMANDS: Mapping[str, FamilyCommand] = {"circle": _circle_command, "bank
 """Act, by the table's family: the application's hand command or banked command."""
 
 
-class TableServicer(AccountsRpcs, QueryRpcs, StreamRpcs, ServicerBase, svc_grpc.TableServiceServicer):
+class TableServicer(AccountsRpcs, QueryRpcs, ShufflerRpcs, StreamRpcs, ServicerBase,
+                    svc_grpc.TableServiceServicer):
     """Thin translation between pokertable.v1 and :class:`PokerTables`."""
 
     # -- administration -----------------------------------------------------------------------------

@@ -94,6 +94,8 @@ document.addEventListener("DOMContentLoaded", () => {
   if (floor) followFloor(floor);
   const panel = document.getElementById("panel");
   if (panel && panel.dataset.stream) followPanel(panel);
+  const shufflers = document.getElementById("shufflers");  // the shufflers' table, drawn again as hands end
+  if (shufflers && shufflers.dataset.stream) followPanel(shufflers);
   const watch = document.getElementById("watch");
   if (watch) redrawOnChange(watch);
   const steps = document.getElementById("steps");
