@@ -82,6 +82,9 @@ class StreamRpcs(ServicerBase):
                 # on one PostgreSQL) are found by the poll.
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(stored.wait(), self.poll)
+                task = asyncio.current_task()
+                if task is not None and task.cancelling():  # Python 3.11's wait_for drops a cancellation that
+                    raise asyncio.CancelledError             # comes with the wake-up (gh-86296): the stream ends
 
     @_guarded_stream
     async def ReconstructHand(  # noqa: N802
