@@ -100,6 +100,10 @@ class LogFollower:
         with self._keep_lock:
             if int(notifications[0].id) != self.position + 1 or last - self.position != len(notifications):
                 return False
+            if not self.watched():  # nobody to hand them to: move past them, keeping nothing (as a read does)
+                self.recent.clear()
+                self.position = self.start = last
+                return True
             self._keep(notifications, last)
             return True
 
