@@ -7,7 +7,8 @@ shoe reads, at its own table, and reports; the games director approves and refus
 acknowledges alerts (with the pit boss), and does not seat, deal, bet or report; an observer only reads. A table's
 accounts (docs/accounts.md): its croupier or the pit boss counts the tray, a fill or credit is asked and signed by
 the croupier and the pit (boss or director), the pit records the drop; an observer or a device never reads them. The
-shufflers' integrity over the floor (ListShufflers) is the pit boss's and the games director's alone.
+shufflers' integrity over the floor (ListShufflers) and the dealers' figures (ListDealerFigures) are the pit boss's and
+the games director's alone.
 Everyone reads every table — the floor's list of tables, its view, history, legal actions, hands, search, exports
 and Watch stream (docs/service.md: "list the tables, read views, Watch, hands, history, search" for every role) — and
 only the pit boss and the games director see face-down cards: observers, devices and every croupier's station, its own
@@ -62,6 +63,7 @@ MATRIX: dict[str, frozenset[str]] = {
     "decide-correction": frozenset({"pit-boss", "games-director"}),  # R-AUD-1: the pit decides
     "acknowledge-alert": frozenset({"pit-boss", "games-director"}),  # R-AUD-1: the pit clears a table's alerts
     "shufflers": frozenset({"pit-boss", "games-director"}),  # R-DECK-2: the shufflers' integrity is the pit's
+    "dealers": frozenset({"pit-boss", "games-director"}),  # R-AUD-1: the dealers' figures are the pit's
     "accounts-count": frozenset({"pit-boss", "dealer"}),  # R-ACC-1: the tray counted by its croupier or the pit
     "accounts-transfer": frozenset({"pit-boss", "dealer", "games-director"}),  # R-ACC-3: one side asks, one signs
     "accounts-drop": frozenset({"pit-boss", "games-director"}),  # R-ACC-4: the pit records the drop
@@ -247,6 +249,7 @@ CALLS: list[Call] = [
         table="Mesa 1", hand_number=1, format=pb.EXPORT_FORMAT_JSON)),
     Call("Watch", "Watch", "Mesa 1", "read", lambda c: svc.WatchRequest(table="Mesa 1")),
     Call("ListShufflers", "ListShufflers", "", "shufflers", lambda c: svc.ListShufflersRequest()),
+    Call("ListDealerFigures", "ListDealerFigures", "", "dealers", lambda c: svc.ListDealerFiguresRequest()),
 ]
 WRITES = [call for call in CALLS if call.action != "read"]
 
@@ -323,7 +326,7 @@ def test_every_role_is_refused_every_call_the_matrix_does_not_give_it_and_nothin
                 assert rule_of(denied) == {"accounts-count": "R-ACC-1", "accounts-transfer": "R-ACC-3",
                                            "accounts-drop": "R-ACC-4"}.get(call.action, "R-ACC-5"), call.name
             elif call.action in ("approve", "reconstruct", "sign-in", "request-correction", "decide-correction",
-                                 "acknowledge-alert", "shufflers"):
+                                 "acknowledge-alert", "shufflers", "dealers"):
                 assert rule_of(denied) == {"approve": "R-THB-10", "reconstruct": "R-THB-13",
                                            "shufflers": "R-DECK-2"}.get(call.action, "R-AUD-1"), call.name
             elif call.name == "Act.deal.croupier" and STATIONS[who][0] == "device":

@@ -15,7 +15,7 @@ from starlette.routing import Route
 
 from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
-from service.web import decisions, disputes, reports
+from service.web import dealers, decisions, disputes, reports, shufflers
 from service.web.app import Dashboard, create_app
 from service.web.sessions import COOKIE
 from tests.web_support import TOKENS, Pit, pit_service, sign_in, thb_waiting_for_the_director, until
@@ -32,7 +32,7 @@ def every_route() -> list[tuple[str, str]]:
     dashboard = Dashboard.__new__(Dashboard)  # the routes only, nothing served
     cast("Any", dashboard).signed_in = lambda handler, changes=False: handler
     app = create_app(dashboard, [*decisions.routes(dashboard), *disputes.routes(dashboard),
-                                 *reports.routes(dashboard)])
+                                 *reports.routes(dashboard), *shufflers.routes(dashboard), *dealers.routes(dashboard)])
     out: list[tuple[str, str]] = []
     for route in app.routes:
         if not isinstance(route, Route) or route.path == "/signin":
@@ -46,7 +46,7 @@ def every_route() -> list[tuple[str, str]]:
 def test_every_route_is_listed() -> None:
     paths = {path for _, path in every_route()}
     assert {"/", "/events/floor", "/tables/THB 1", "/approvals", "/alerts", "/disputes",
-            "/reports/shift", "/export/THB 1/1.json"} <= paths
+            "/reports/shift", "/export/THB 1/1.json", "/shufflers", "/dealers", "/events/dealers"} <= paths
     assert ("POST", "/approvals/THB 1") in every_route() and ("POST", "/signout") in every_route()
 
 

@@ -85,6 +85,7 @@ PERMISSIONS: Mapping[str, tuple[frozenset[Role], str]] = {
     "accounts-drop": (frozenset({Role.PIT_BOSS, Role.GAMES_DIRECTOR}), "R-ACC-4"),
     "accounts-read": (frozenset({Role.DEALER, Role.PIT_BOSS, Role.GAMES_DIRECTOR}), "R-ACC-5"),
     "shufflers": (frozenset({Role.PIT_BOSS, Role.GAMES_DIRECTOR}), "R-DECK-2"),
+    "dealers": (frozenset({Role.PIT_BOSS, Role.GAMES_DIRECTOR}), "R-AUD-1"),
 }
 """The role matrix (docs/service.md): what each role may do, and the rule a refusal names.  A croupier's station
 (``dealer``) and a device's act only at their own table; a device only deals from the shoe and reports; the pit boss
@@ -96,7 +97,8 @@ croupier or the pit boss counts the tray; a fill or credit is asked by one side 
 boss or games director) and signed off by the other; the pit records the drop; the accounts are read by the
 table's croupier and the pit (never by an observer or a device).  The shufflers' integrity over
 the floor (``shufflers``: every shuffler's verdict, docs/integrity.md) is the pit's: the pit boss and the games
-director."""
+director; so are the dealers' figures (``dealers``: each dealer's hands per hour and irregularities and the rotations,
+docs/alerts.md; R-AUD-1)."""
 
 
 def authorize(viewer: Viewer, table: str, action: str) -> None:

@@ -151,8 +151,8 @@ async def _service(args: argparse.Namespace, app: PokerTables, stations: Station
                    metrics: ServiceMetrics, shufflers: MonitorSettings | None = None,
                    zone: ZoneInfo | None = None) -> None:
     """The gRPC service (``shufflers``: the shuffler integrity monitor's settings, and ``zone`` the casino's time
-    zone, whose shifts ListShufflers counts); with ``--http``, the pit's dashboard beside it, once the service
-    listens, and the service's metrics at its ``/metrics``."""
+    zone, whose shifts ListShufflers and ListDealerFigures count); with ``--http``, the pit's dashboard beside it,
+    once the service listens, and the service's metrics at its ``/metrics``."""
     if listener is None:
         await serve(app, stations, f"{args.host}:{args.port}", ready, credentials, warm=warm, hardening=args.hardening,
                     metrics=metrics, grace=args.grace, shufflers=shufflers, zone=zone)

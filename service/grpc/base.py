@@ -42,7 +42,8 @@ class ServicerBase:
         self.shufflers = shufflers or MonitorSettings()
         """The shuffler integrity monitor's settings (``pokertable serve``'s ``shuffler_*``; ListShufflers)."""
         self.zone = zone
-        """The casino's time zone: ListShufflers' default range is its current shift (UTC's when None)."""
+        """The casino's time zone: ListShufflers' and ListDealerFigures' default range is its current shift (UTC's
+        when None)."""
         self._stored: dict[str, asyncio.Event] = {}  # by table: set (and replaced) when a command of it is stored
         self._games: dict[str, Game] = {}  # by table name: its game never changes
         self._latest: dict[str, tuple[str, int]] = {}  # by table name: its newest hand's id and number

@@ -153,7 +153,7 @@ async def create_server(app: PokerTables, stations: Stations, address: str = "12
     outermost, and what the application stores is counted, into ``metrics`` (a registry of the server's own when none
     is given: :func:`metrics_of`).  ``shufflers``: the shuffler integrity monitor's settings (ListShufflers; the
     defaults of docs/integrity.md when none are given); ``zone``: the casino's time zone, whose shifts (from 00:00,
-    08:00, 16:00) are ListShufflers' default range (UTC when none is given)."""
+    08:00, 16:00) are ListShufflers' and ListDealerFigures' default range (UTC when none is given)."""
     metrics = metrics if metrics is not None else ServiceMetrics()
     observer = RequestObserver(metrics, stations.by_token.get, SERVICE_NAME)
     gate = StationGate(SERVICE_NAME, stations.by_token.__contains__,

@@ -1,7 +1,7 @@
 """The gRPC servicer of pokertable.v1's TableService: each RPC checks its request, runs the application command for
 the calling station, and replies; nothing more.  The command RPCs are here; the reads are in
-:mod:`service.grpc.queries` (the shufflers' integrity in :mod:`service.grpc.shufflers`), the streams in
-:mod:`service.grpc.streams`, the machinery in :mod:`service.grpc.base`.
+:mod:`service.grpc.queries` (the shufflers' integrity in :mod:`service.grpc.shufflers`, the dealers' figures in
+:mod:`service.grpc.dealers`), the streams in :mod:`service.grpc.streams`, the machinery in :mod:`service.grpc.base`.
 
 A table's family (circle or banked, ``domain.games.GAMES``) picks the application command: a hand's commands, a
 start or an open of either family go to the same RPC, and no game is named here."""
@@ -32,6 +32,7 @@ from service.app.application import (
 from service.grpc.accounts import AccountsRpcs
 from service.grpc.act import Parsed, parse_command
 from service.grpc.base import ServicerBase
+from service.grpc.dealers import DealerRpcs
 from service.grpc.errors import _guarded, _StatusError, invalid
 from service.grpc.queries import QueryRpcs
 from service.grpc.replies import command_result
@@ -78,7 +79,7 @@ FAMILY_COMMANDS: Mapping[str, FamilyCommand] = {"circle": _circle_command, "bank
 """Act, by the table's family: the application's hand command or banked command."""
 
 
-class TableServicer(AccountsRpcs, QueryRpcs, ShufflerRpcs, StreamRpcs, ServicerBase,
+class TableServicer(AccountsRpcs, QueryRpcs, ShufflerRpcs, DealerRpcs, StreamRpcs, ServicerBase,
                     svc_grpc.TableServiceServicer):
     """Thin translation between pokertable.v1 and :class:`PokerTables`."""
 

@@ -96,6 +96,8 @@ document.addEventListener("DOMContentLoaded", () => {
   if (panel && panel.dataset.stream) followPanel(panel);
   const shufflers = document.getElementById("shufflers");  // the shufflers' table, drawn again as hands end
   if (shufflers && shufflers.dataset.stream) followPanel(shufflers);
+  const dealers = document.getElementById("dealers");  // the dealers' figures, drawn again as the floor moves
+  if (dealers && dealers.dataset.stream) followPanel(dealers);
   const watch = document.getElementById("watch");
   if (watch) redrawOnChange(watch);
   const steps = document.getElementById("steps");
