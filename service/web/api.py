@@ -13,9 +13,10 @@ import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import grpc
+from google.protobuf.message import Message
 from google.protobuf.timestamp_pb2 import Timestamp
 from google.rpc import error_details_pb2, status_pb2
 
@@ -59,6 +60,10 @@ async def _streamed(call: Any) -> AsyncIterator[Any]:
         raise refused(error) from None
 
 
+M = TypeVar("M", bound=Message)
+"""A request message of the API."""
+
+
 def typed_time(text: str) -> datetime | None:
     """A time typed on a page (ISO 8601; without a zone, UTC); None when nothing was typed (``ValueError`` when
     it is not a time)."""
@@ -66,6 +71,16 @@ def typed_time(text: str) -> datetime | None:
         return None
     moment = datetime.fromisoformat(text)
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def ranged(request: M, since: datetime | None, until: datetime | None) -> M:
+    """A request of a range (``since``/``until`` timestamps: ``ListShufflers``, ``ListDealerFigures``) with the bounds
+    given set; an unset bound is the service's default (the current shift, or now)."""
+    if since is not None:
+        request.since.CopyFrom(timestamp(since))  # type: ignore[attr-defined]
+    if until is not None:
+        request.until.CopyFrom(timestamp(until))  # type: ignore[attr-defined]
+    return request
 
 
 def timestamp(moment: datetime) -> Timestamp:

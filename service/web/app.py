@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -31,7 +32,7 @@ from starlette.staticfiles import StaticFiles
 
 from service.api import types_pb2 as pb
 from service.web import cards
-from service.web.api import Api, RefusedError
+from service.web.api import Api, RefusedError, typed_time
 from service.web.floor import Floor
 from service.web.sessions import COOKIE, Session, Sessions
 
@@ -192,7 +193,7 @@ class Dashboard:
                     wake.clear()
                     view = await self.api.table(session.token, table)
                     html = self.table_panel(view)
-                    yield "event: panel\n" + "".join(f"data: {line}\n" for line in html.splitlines()) + "\n"
+                    yield panel_event(html)
                     await asyncio.sleep(STREAM_PAUSE)
             finally:
                 follower.cancel()
@@ -213,6 +214,17 @@ def same_origin(request: Request) -> bool:
         return True  # not a browser's cross-site request (browsers send Origin with every POST)
     parts = urlsplit(origin)
     return parts.netloc == request.headers.get("host") and parts.scheme in ("http", "https")
+
+
+def panel_event(html: str) -> str:
+    """A panel drawn again, as the server-sent event the pages' script swaps in (``event: panel``)."""
+    return "event: panel\n" + "".join(f"data: {line}\n" for line in html.splitlines()) + "\n"
+
+
+def range_asked(request: Request) -> tuple[datetime | None, datetime | None]:
+    """The range a report page asks for (its ``from`` and ``to``; ``ValueError`` for a text that is no time);
+    unset: the service's default."""
+    return typed_time(request.query_params.get("from", "")), typed_time(request.query_params.get("to", ""))
 
 
 def stream(request: Request, events: AsyncIterator[str]) -> StreamingResponse:

@@ -29,8 +29,8 @@ from starlette.routing import Route
 
 from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
-from service.web.api import RefusedError, timestamp, typed_time
-from service.web.app import KEEPALIVE, Dashboard, stream
+from service.web.api import RefusedError, ranged
+from service.web.app import KEEPALIVE, Dashboard, panel_event, range_asked, stream
 from service.web.sessions import Session
 
 REFRESH_PAUSE = 15.0
@@ -88,30 +88,17 @@ def report_of(reply: svc.ListDealerFiguresResponse) -> dict[str, Any]:
             "rotations": [rotation_row(rotation) for rotation in reply.rotations]}
 
 
-def _request(since: datetime | None, until: datetime | None) -> svc.ListDealerFiguresRequest:
-    request = svc.ListDealerFiguresRequest()
-    if since is not None:
-        request.since.CopyFrom(timestamp(since))
-    if until is not None:
-        request.until.CopyFrom(timestamp(until))
-    return request
-
-
 def routes(dashboard: Dashboard) -> list[Route]:
     """The dealers' page and its stream."""
 
-    def wanted(request: Request) -> tuple[datetime | None, datetime | None]:
-        """The range the page asks for (``ValueError`` for a text that is no time); unset: the current shift."""
-        return typed_time(request.query_params.get("from", "")), typed_time(request.query_params.get("to", ""))
-
     async def read(session: Session, since: datetime | None, until: datetime | None) -> dict[str, Any]:
-        reply: svc.ListDealerFiguresResponse = await dashboard.api.call("ListDealerFigures", _request(since, until),
-                                                                        session.token)
+        asked = ranged(svc.ListDealerFiguresRequest(), since, until)
+        reply: svc.ListDealerFiguresResponse = await dashboard.api.call("ListDealerFigures", asked, session.token)
         return report_of(reply)
 
     async def page(request: Request, session: Session) -> Response:
         try:
-            since, until = wanted(request)
+            since, until = range_asked(request)
         except ValueError:
             return Response("from and to are ISO 8601 times (2026-11-25T21:00)", status_code=400)
         seen = dashboard.floor.version
@@ -132,7 +119,7 @@ def routes(dashboard: Dashboard) -> list[Route]:
         at most every :data:`REFRESH_PAUSE` seconds) or :data:`IDLE_REFRESH` seconds went by, sent only when they
         changed."""
         try:
-            since, until = wanted(request)
+            since, until = range_asked(request)
             seen = int(request.query_params.get("seen", "-1"))
         except ValueError:
             return Response("from and to are ISO 8601 times, seen a number", status_code=400)
@@ -156,7 +143,7 @@ def routes(dashboard: Dashboard) -> list[Route]:
                     return
                 if html != sent:
                     sent = html
-                    yield "event: panel\n" + "".join(f"data: {line}\n" for line in html.splitlines()) + "\n"
+                    yield panel_event(html)
 
         return stream(request, panels())
 

@@ -28,8 +28,8 @@ from starlette.routing import Route
 
 from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
-from service.web.api import RefusedError, timestamp, typed_time
-from service.web.app import KEEPALIVE, Dashboard, stream
+from service.web.api import RefusedError, ranged
+from service.web.app import KEEPALIVE, Dashboard, panel_event, range_asked, stream
 from service.web.sessions import Session
 
 REFRESH_PAUSE = 15.0
@@ -87,30 +87,17 @@ def report_of(reply: svc.ListShufflersResponse) -> dict[str, Any]:
                          "test_level": f"{settings.test_level:.3g}", "min_shuffles": settings.min_shuffles}}
 
 
-def _request(since: datetime | None, until: datetime | None) -> svc.ListShufflersRequest:
-    request = svc.ListShufflersRequest()
-    if since is not None:
-        request.since.CopyFrom(timestamp(since))
-    if until is not None:
-        request.until.CopyFrom(timestamp(until))
-    return request
-
-
 def routes(dashboard: Dashboard) -> list[Route]:
     """The shufflers' page and its stream."""
 
-    def wanted(request: Request) -> tuple[datetime | None, datetime | None]:
-        """The range the page asks for (``ValueError`` for a text that is no time); unset: the current shift."""
-        return typed_time(request.query_params.get("from", "")), typed_time(request.query_params.get("to", ""))
-
     async def read(session: Session, since: datetime | None, until: datetime | None) -> dict[str, Any]:
-        reply: svc.ListShufflersResponse = await dashboard.api.call("ListShufflers", _request(since, until),
-                                                                    session.token)
+        asked = ranged(svc.ListShufflersRequest(), since, until)
+        reply: svc.ListShufflersResponse = await dashboard.api.call("ListShufflers", asked, session.token)
         return report_of(reply)
 
     async def page(request: Request, session: Session) -> Response:
         try:
-            since, until = wanted(request)
+            since, until = range_asked(request)
         except ValueError:
             return Response("from and to are ISO 8601 times (2026-11-25T21:00)", status_code=400)
         try:
@@ -127,7 +114,7 @@ def routes(dashboard: Dashboard) -> list[Route]:
         """The deck table drawn again once hands started or ended on the floor, at most every
         :data:`REFRESH_PAUSE` seconds, sent only when it changed."""
         try:
-            since, until = wanted(request)
+            since, until = range_asked(request)
         except ValueError:
             return Response("from and to are ISO 8601 times", status_code=400)
         template = dashboard.pages.get_template("shufflers_panel.html")
@@ -153,7 +140,7 @@ def routes(dashboard: Dashboard) -> list[Route]:
                     return
                 if html != sent:
                     sent = html
-                    yield "event: panel\n" + "".join(f"data: {line}\n" for line in html.splitlines()) + "\n"
+                    yield panel_event(html)
 
         return stream(request, panels())
 
