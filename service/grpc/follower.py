@@ -137,13 +137,7 @@ class LogFollower:
         listener = self._start_listening()
         try:
             while True:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._wake.wait(), self.safety_poll)
-                task = asyncio.current_task()
-                if task is not None and task.cancelling():
-                    # Python 3.11's wait_for drops a cancellation that comes as the wake-up does (gh-86296): the
-                    # stop (stop_following) then waited for the next wake-up, up to the safety poll's 30 s
-                    raise asyncio.CancelledError
+                await woken(self._wake, self.safety_poll)
                 self._wake.clear()
                 try:
                     tables = await loop.run_in_executor(executor, self._read)
@@ -222,6 +216,17 @@ class LogFollower:
                 if not self._stopped.is_set():
                     _log.warning("listening for other instances' events: %s; again in %g s", error, LISTEN_RETRY)
                     self._stopped.wait(LISTEN_RETRY)
+
+
+async def woken(wake: asyncio.Event, timeout: float | None) -> None:
+    """Wait until ``wake`` is set or ``timeout`` seconds went by (None: no limit). A cancellation that comes as the
+    wake-up does is not lost: Python 3.11's ``wait_for`` drops it (gh-86296), and a stop waiting on the follower, or
+    on a Watch stream, then hung until the next wake-up."""
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(wake.wait(), timeout)
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError
 
 
 def _index_after(recent: deque[Notification], position: int) -> int:

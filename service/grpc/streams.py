@@ -4,8 +4,6 @@ mapped to its message by :func:`service.grpc.event_messages.to_message`."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import functools
 import json
 import logging
@@ -27,7 +25,7 @@ from service.formats.render import describe, render
 from service.grpc.base import EVERY_TABLE, ServicerBase
 from service.grpc.errors import _guarded_stream, _StatusError, invalid
 from service.grpc.event_messages import timestamp, to_message
-from service.grpc.follower import vouched_page
+from service.grpc.follower import vouched_page, woken
 from service.grpc.observe import STOPPING
 from service.grpc.replies import _payload
 from service.grpc.requests import MAX_POSITION, _command_id, _table, _text
@@ -82,11 +80,7 @@ class StreamRpcs(ServicerBase):
                 # on one PostgreSQL) through the follower, which reads the log at least once a second and wakes
                 # the tables concerned: with a follower the stream itself never polls (500 idle streams, each
                 # scanning the whole floor's events every 30 s, had slowed the casino's commands by a third).
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(stored.wait(), None if follower is not None else self.poll)
-                task = asyncio.current_task()
-                if task is not None and task.cancelling():  # Python 3.11's wait_for drops a cancellation that
-                    raise asyncio.CancelledError             # comes with the wake-up (gh-86296): the stream ends
+                await woken(stored, None if follower is not None else self.poll)
 
     @_guarded_stream
     async def ReconstructHand(  # noqa: N802
