@@ -173,16 +173,19 @@ class LogFollower:
             if len(page) < PAGE:  # the head (or a page with tampered events left out: the next wake goes on)
                 return tables
 
-    def after(self, position: int) -> list[Notification] | None:
-        """The kept notifications after ``position`` (on the loop: no query), or None when some after it are no
+    def after(self, position: int) -> tuple[list[Notification], int] | None:
+        """The kept notifications after ``position`` and the position they reach, taken together (on the loop: no
+        query; the storing threads and a read may be keeping more meanwhile: a stream that read the reach apart
+        from the notifications could move past some it never saw), or None when some after ``position`` are no
         longer kept (the stream reads them from the store)."""
-        if position < self.start:
-            return None
-        recent = self.recent
-        if not recent or recent[-1].id <= position:
-            return []
-        at = _index_after(recent, position)
-        return [recent[index] for index in range(at, len(recent))]
+        with self._keep_lock:
+            if position < self.start:
+                return None
+            recent, reached = self.recent, self.position
+            if not recent or recent[-1].id <= position:
+                return [], reached
+            at = _index_after(recent, position)
+            return [recent[index] for index in range(at, len(recent))], reached
 
     # -- PostgreSQL's LISTEN -------------------------------------------------------------------------
 

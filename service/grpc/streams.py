@@ -66,8 +66,8 @@ class StreamRpcs(ServicerBase):
             stored = self._stored_event(table)  # taken before the scan, so a command stored during it is not missed
             follower = self.follower
             kept = follower.after(position) if follower is not None else None
-            if follower is not None and kept is not None:  # what the follower read already (issue 18): no query
-                changes, scanned = self._changes_in(kept, table, viewer, max(position, follower.position))
+            if kept is not None:  # what the follower read already (issue 18): no query
+                changes, scanned = self._changes_in(kept[0], table, viewer, max(position, kept[1]))
             else:
                 changes, scanned = await self._run(context, functools.partial(scan, viewer, position), offload=True)
             for change in changes:
