@@ -12,13 +12,17 @@ makes one of them stale on purpose.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
 from domain.cards.cards import Card
 from domain.cards.decks import BackColour, DeckIdentity
+from domain.errors import RuleError
 from service.app.application import HandCommand, PokerTables, ProcessedCommand, Role, Viewer
+from service.bootstrap import open_store
+from service.store.audit import Finding
 from tests.circle_support import holdem
 from tests.test_application import postgres_store
 
@@ -129,3 +133,72 @@ def test_a_true_refusal_is_still_refused_and_records_nothing(instances: tuple[Po
         second.hand_command("deal", "Mesa", HandCommand("deal", card=Card.parse("As")), PIT)
     assert getattr(refused.value, "rule", "") == "R-CIRC-2"
     assert _events(second) == before
+
+
+def _counting_reads(app: PokerTables) -> tuple[list[object], Callable[[], None]]:
+    """Every read of an aggregate's events from the store, noted; and how to stop noting them."""
+    reads: list[object] = []
+    recorder = app.recorder
+    original = recorder.select_events
+
+    def counted(*args: object, **kwargs: object) -> object:
+        reads.append(args)
+        return original(*args, **kwargs)  # type: ignore[arg-type]
+
+    recorder.select_events = counted  # type: ignore[method-assign,assignment]
+    return reads, lambda: setattr(recorder, "select_events", original)
+
+
+def _second_table(app: PokerTables, name: str) -> None:
+    app.open_table(f"open-{name}", name, holdem())
+    for seat in (1, 2):
+        app.sit(f"sit-{name}-{seat}", name, seat, 1000)
+
+
+def test_a_start_hand_needs_no_read_of_the_store_for_the_audit_findings_it_found_absent(
+        instances: tuple[PokerTables, PokerTables]) -> None:
+    """R-HOLD-1 asks each StartHand whether the audit found tampering (the casino's record of findings): once found
+    absent, the next StartHand takes it as absent without a read, and the store checks it still is."""
+    first, _ = instances
+    for name in ("Mesa 2", "Mesa 3"):  # tables the first instance wrote last: its copies are current
+        _second_table(first, name)
+    first.start_hand("start-1", "Mesa 2", DeckIdentity(52, BackColour.RED))  # the findings read, found absent
+    reads, stop = _counting_reads(first)
+    try:
+        first.start_hand("start-2", "Mesa 3", DeckIdentity(52, BackColour.RED))
+    finally:
+        stop()
+    assert reads == []
+
+
+def test_r_hold_1_a_finding_recorded_at_another_instance_holds_the_next_hand_here(
+        instances: tuple[PokerTables, PokerTables]) -> None:
+    """An attacker's hope: the second instance remembers that the audit had found nothing, the first records
+    tampering of the whole log (no table), and the second starts a hand as if nothing were found. The store refuses
+    the second's insert (the findings it read as absent exist now), the command runs again on what the store holds,
+    and R-HOLD-1 refuses it: nothing is recorded."""
+    first, second = instances
+    _second_table(first, "Mesa 2")
+    second.start_hand("start-1", "Mesa 2", DeckIdentity(52, BackColour.RED))  # absent, remembered at the second
+    assert first.record_finding(Finding("head", 10**6, "the signed head is ahead of the log"))
+    before = _events(first)
+    with pytest.raises(RuleError, match="held by an alert") as refused:
+        second.start_hand("start-2", "Mesa", DeckIdentity(52, BackColour.RED))
+    assert refused.value.rule == "R-HOLD-1"
+    assert _events(first) == before and first.table("Mesa").hands_started == 0
+
+
+def test_r_hold_1_the_sole_writer_of_an_sqlite_file_holds_the_next_hand_once_it_records_a_finding(
+        tmp_path: Path) -> None:
+    """The sole writer of an SQLite file trusts what it remembers as absent, and forgets it when it stores it."""
+    with open_store(f"sqlite:///{tmp_path / 'tables.db'}", writer=True) as store:
+        app = store.app
+        assert app.sole_writer
+        for name in ("Mesa", "Mesa 2"):
+            _second_table(app, name)
+        app.start_hand("start-1", "Mesa 2", DeckIdentity(52, BackColour.RED))
+        assert app.record_finding(Finding("head", 10**6, "the signed head is ahead of the log"))
+        with pytest.raises(RuleError, match="held by an alert") as refused:
+            app.start_hand("start-2", "Mesa", DeckIdentity(52, BackColour.RED))
+        assert refused.value.rule == "R-HOLD-1" and app.table("Mesa").hands_started == 0
+        assert [hold["kind"] for hold in app.view("Mesa", PIT)["holds"]] == ["audit"]

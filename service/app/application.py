@@ -64,6 +64,7 @@ from service.app.commands import (
     THB_ACTIONS,
     BankedCommand,
     HandCommand,
+    NextDeck,
     fingerprint,
 )
 from service.app.dealers import DealerSignIn
@@ -78,8 +79,9 @@ from service.store.topics import register_moved_topics
 __all__ = [  # what is imported from here, as before the split into access, commands and queries
     "BANKED_ACTIONS", "BANKED_PERMISSIONS", "BANKED_TABLE_ACTIONS", "CDP_ACTIONS", "CORRECTION_ACTIONS",
     "HAND_ACTIONS", "HAND_PERMISSIONS", "MAX_CHIPS", "THB_ACTIONS", "AccessDeniedError", "BankedCommand",
-    "ConflictError", "DuplicateCommandError", "HandCommand", "NotFoundError", "PokerTables", "PreconditionError",
-    "ProcessedCommand", "Role", "ServiceError", "Viewer", "authorize", "fingerprint", "parse_moment",
+    "ConflictError", "DuplicateCommandError", "HandCommand", "NextDeck", "NotFoundError", "PokerTables",
+    "PreconditionError", "ProcessedCommand", "Role", "ServiceError", "Viewer", "authorize", "fingerprint",
+    "parse_moment",
 ]
 
 COMMANDS_NAMESPACE = uuid5(NAMESPACE_URL, "https://pokertable.invalid/commands")
@@ -137,6 +139,9 @@ class PokerTables(CommandUnit, TableAccountsBook, AlertAcknowledgements, AlertHo
         super().__init__({"AGGREGATE_CACHE_MAXSIZE": self.CACHE_SIZE, **(env or {})})
         self._locks = _Locks()
         self._local = threading.local()  # per command: the aggregates it fetched
+        self._absent: set[UUID] = set()
+        """Aggregates a command found not to exist (the casino's record of audit findings, most often: every
+        StartHand asks for it): not asked of the store again by the next command (:meth:`TableQueries._fetch`)."""
         self.on_stored: Callable[[str], None] | None = None
         """Told the table's name each time a command of it is stored (from the storing thread): watchers look then."""
         self.after_save: Callable[[list[Recording[UUID]]], None] | None = None
@@ -231,17 +236,23 @@ class PokerTables(CommandUnit, TableAccountsBook, AlertAcknowledgements, AlertHo
         return [reconstruction_step(step, sees_down_cards=sees) for step in reconstruct(self.events.get(
             UUID(result["hand_id"])))]
 
-    def start_hand(self, command_id: str, table: str, deck: DeckIdentity) -> dict[str, Any]:
-        """Start the next hand with the deck in play (the shuffler's red or blue deck)."""
+    def start_hand(self, command_id: str, table: str, deck: DeckIdentity | NextDeck) -> dict[str, Any]:
+        """Start the next hand with the deck in play (the shuffler's red or blue deck); a :class:`NextDeck`: of the
+        size the table's next hand needs."""
+        dealt = deck if isinstance(deck, DeckIdentity) else None
+
         def change() -> tuple[dict[str, Any], list[Aggregate]]:
+            nonlocal dealt
             record = self.table(table)
-            hand = record.start_hand(deck, self.casino_holds(table))  # R-HOLD-1: the audit's findings too
+            dealt = deck if isinstance(deck, DeckIdentity) else deck.identity(record)
+            hand = record.start_hand(dealt, self.casino_holds(table))  # R-HOLD-1: the audit's findings too
             return {"table": table, "hand_id": str(hand.id), "number": hand.number}, [record, hand]
 
         try:
             return self._execute(command_id, table, change, ("start_hand", deck))
         except DeckAlternationError as error:
-            self._record_refused_deck(command_id, table, deck, error)
+            assert dealt is not None  # the refusal came from the table, with the deck resolved
+            self._record_refused_deck(command_id, table, dealt, error)
             raise
 
     def _record_refused_deck(self, command_id: str, table: str, deck: DeckIdentity,

@@ -11,7 +11,9 @@ from domain.banked.cdp import CdpHand
 from domain.banked.table import BankedTable
 from domain.banked.thb import ThbHand
 from domain.cards.cards import Card
+from domain.cards.decks import BackColour, DeckIdentity
 from domain.circle.hand import Hand
+from domain.circle.table import Table
 from service.app.access import ServiceError, Viewer
 
 V = TypeVar("V")
@@ -37,6 +39,18 @@ class HandCommand:
     """``request-correction``: the betting action that happened (R-AUD-1)."""
     approve: bool = False
     """``decide-correction``: approved (else refused)."""
+
+
+@dataclass(frozen=True)
+class NextDeck:
+    """The deck a circle table's next hand needs (its game's, or by players dealt in, R-DRAW-8), of this back colour
+    and label: a StartHand that names no size, resolved with the table the command holds (no read of its own)."""
+
+    colour: BackColour
+    label: str = ""
+
+    def identity(self, table: Table) -> DeckIdentity:
+        return DeckIdentity(table.deck_size_for_next_hand(), self.colour, self.label)
 
 
 HAND_ACTIONS: Mapping[str, Callable[[Hand, HandCommand], None]] = {

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, cast
@@ -42,6 +42,10 @@ def _next_card(hand: ThbHand | CdpHand) -> str:
 
 
 
+ABSENT_KEPT = 1024
+"""The most aggregates :meth:`TableQueries._fetch` remembers as absent (then it forgets them all)."""
+
+
 @dataclass
 class _Locks:
     """One lock per table: a table's commands apply one at a time, in order, within this process, and a copy of a
@@ -64,6 +68,7 @@ class TableQueries(TableFloor):
     _local: threading.local
     _group_commit: GroupCommit[DomainEventProtocol[UUID], Recording[UUID]]
     _checked_reads: bool
+    _absent: set[UUID]
     after_save: Callable[[list[Recording[UUID]]], None] | None
     holds_of: Callable[[Table | BankedTable], list[dict[str, Any]]]  # service.app.holds.AlertHolds (R-HOLD-1)
 
@@ -161,7 +166,7 @@ class TableQueries(TableFloor):
         """A banked table as a station may see it: players' down cards only for the table's dealer and the pit;
         the dealer's cards for the pit, or for everyone once the hand is settled; with the colour of its last hand's
         deck and when it was opened."""
-        with self._locks(table):
+        with self._peeking(table):
             return self._banked_view(table, viewer)
 
     def _banked_view(self, table: str, viewer: Viewer) -> dict[str, Any]:
@@ -250,8 +255,19 @@ class TableQueries(TableFloor):
     def view(self, table: str, viewer: Viewer) -> dict[str, Any]:
         """The table as a station may see it: face-down cards hidden unless the viewer may see them; with the colour
         of its last hand's deck and when it was opened."""
-        with self._locks(table):
+        with self._peeking(table):
             return self._view(table, viewer)
+
+    @contextlib.contextmanager
+    def _peeking(self, table: str) -> Iterator[None]:
+        """A view of ``table`` is built: under its lock (no command changes it meanwhile), from the cached objects
+        themselves rather than copies (the sole writer's; the view copies what it takes of them)."""
+        with self._locks(table):
+            self._local.peek = True
+            try:
+                yield
+            finally:
+                self._local.peek = False
 
     def _view(self, table: str, viewer: Viewer) -> dict[str, Any]:
         record = self.table(table)
@@ -293,6 +309,7 @@ class TableQueries(TableFloor):
             if aggregate is not None:
                 processing_event.events.extend(aggregate.collect_events())
                 processing_event.aggregates[aggregate.id] = aggregate
+                self._absent.discard(aggregate.id)
         if kwargs:
             processing_event.saved_kwargs.update(kwargs)
             recordings = self._record(processing_event)
@@ -309,20 +326,57 @@ class TableQueries(TableFloor):
 
     def _fetch(self, aggregate_id: UUID, version: int | None = None) -> object:
         """An aggregate for a command: the cached object itself (no copy), forgotten if the command fails."""
-        if version is not None or not hasattr(self._local, "fetched"):
+        if version is not None:
             return self.repository.get(aggregate_id, version=version)
+        if not hasattr(self._local, "fetched"):  # a read, not a command
+            if self.sole_writer:  # its cache is the truth: what is absent stays absent until it saves it
+                if aggregate_id in self._absent:
+                    raise AggregateNotFoundError(aggregate_id)
+                peek = getattr(self._local, "peek", False)  # a view built under the table's lock, copying what it takes
+                try:
+                    return self.repository.get(aggregate_id, deepcopy_from_cache=not peek)
+                except AggregateNotFoundError:
+                    self._note_absent(aggregate_id)
+                    raise
+            return self.repository.get(aggregate_id)
         self._local.fetched.append(aggregate_id)
         aggregate: Any = None
         if self._checked_reads and not self._local.fresh and self.repository.cache is not None:
             with contextlib.suppress(KeyError):  # as cached, unread: the store checks it has not changed since
                 aggregate = self.repository.cache.get(aggregate_id)
         if aggregate is None:
-            aggregate = self.repository.get(aggregate_id, deepcopy_from_cache=False)
+            aggregate = self._stored_or_absent(aggregate_id)
         if self._checked_reads:
             self._local.reads.setdefault(aggregate_id, aggregate.version)
         if isinstance(aggregate, TableRecord):
             self._local.table_record = aggregate  # the command's table: its signed-in dealer is recorded with it
         return aggregate
+
+    def _stored_or_absent(self, aggregate_id: UUID) -> Any:
+        """An aggregate for a command from the store (or the cache); :class:`AggregateNotFoundError` when it does
+        not exist, then remembered as absent (at most :data:`ABSENT_KEPT` of them), so that the next command does
+        not ask the store again: the sole writer of an SQLite file knows it is still absent, and on PostgreSQL a
+        command's first attempt takes it as absent and the store checks, in the insert, that no event of it has
+        been stored since (a read at version 0); the fresh attempt asks the store."""
+        if aggregate_id in self._absent and (self.sole_writer or (self._checked_reads and not self._local.fresh)):
+            self._read_absent(aggregate_id)
+            raise AggregateNotFoundError(aggregate_id)
+        try:
+            return self.repository.get(aggregate_id, deepcopy_from_cache=False)
+        except AggregateNotFoundError:
+            self._note_absent(aggregate_id)
+            self._read_absent(aggregate_id)
+            raise
+
+    def _note_absent(self, aggregate_id: UUID) -> None:
+        if len(self._absent) >= ABSENT_KEPT:  # ids named by stations (a table that does not exist): bounded
+            self._absent.clear()
+        self._absent.add(aggregate_id)
+
+    def _read_absent(self, aggregate_id: UUID) -> None:
+        """The command read ``aggregate_id`` as absent: the store checks it still is (PostgreSQL)."""
+        if self._checked_reads:
+            self._local.reads.setdefault(aggregate_id, 0)
 
     def _verify_name_free(self, name: str) -> None:
         """One name space for circle and banked tables: a name is taken by a table of either kind (R-AUD-1)."""

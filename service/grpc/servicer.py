@@ -25,6 +25,7 @@ from service.app.application import (
     CORRECTION_ACTIONS,
     HAND_ACTIONS,
     MAX_CHIPS,
+    NextDeck,
     PokerTables,
     ServiceError,
     Viewer,
@@ -194,9 +195,9 @@ class TableServicer(AccountsRpcs, QueryRpcs, ShufflerRpcs, DealerRpcs, StreamRpc
 
         def work(viewer: Viewer) -> svc.StartHandResponse:
             self.app.authorize(viewer, table, "start-hand")
-            if self._game(table).family == "circle":
-                size = wanted.size or self.app.table(table).deck_size_for_next_hand()
-                result = self.app.start_hand(command_id, table, wanted.identity(size))
+            if self._game(table).family == "circle":  # no size named: the size the next hand needs (R-DRAW-8)
+                result = self.app.start_hand(command_id, table, wanted.identity() if wanted.size
+                                             else NextDeck(wanted.colour, wanted.label))
             else:
                 result = self.app.start_banked_hand(command_id, table, wanted.identity(52))
             self._started(table, result["hand_id"], result["number"])
