@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import grpc
 import httpx
 
 from service.api import commands_pb2 as cmd
@@ -20,7 +21,8 @@ from service.api import types_pb2 as pb
 from service.app.access import Role
 from service.app.application import PokerTables
 from service.bootstrap import open_store
-from service.grpc.server import Stations, create_server, stop
+from service.grpc.server import Stations, create_server, metrics_of, stop
+from service.web.floor import IDLE_AFTER
 from service.web.server import bind, serve_dashboard
 from tests.grpc_support import Client, act, deal, open_banked, open_circle, seat, start
 
@@ -47,6 +49,13 @@ class Pit:
     """The service's application (a test runs the service's own audit of its log with it)."""
     database: Path
     """Its SQLite file (an attacker's edits)."""
+    server: grpc.aio.Server
+
+    def answered(self, rpc: str) -> int:
+        """How many calls of ``rpc`` the service has answered (OK) so far."""
+        metrics = metrics_of(self.server)
+        assert metrics is not None
+        return int(metrics.registry.get_sample_value("pokertable_rpcs_total", {"rpc": rpc, "code": "OK"}) or 0)
 
     def client(self, who: str) -> Client:
         """A gRPC client of one of the stations."""
@@ -54,7 +63,7 @@ class Pit:
 
 
 @contextmanager
-def pit_service(tmp_path: Path) -> Iterator[Pit]:
+def pit_service(tmp_path: Path, *, floor_idle_after: float | None = IDLE_AFTER) -> Iterator[Pit]:
     """``pokertable serve --http`` as the CLI composes it, in this process."""
     store = open_store(f"sqlite:///{tmp_path / 'tables.db'}", writer=True)
     stations, floor_token = Stations.from_mapping(STATIONS).with_station("pit-dashboard-floor", Role.OBSERVER)
@@ -69,10 +78,10 @@ def pit_service(tmp_path: Path) -> Iterator[Pit]:
         loop.call_soon_threadsafe(bound.set_result, port)
         dashboard = asyncio.run_coroutine_threadsafe(serve_dashboard(
             listener, bound, "127.0.0.1", stations.authenticate, floor_token,
-            ready=http_port.set_result), loop)
+            ready=http_port.set_result, floor_idle_after=floor_idle_after), loop)
         asyncio.run_coroutine_threadsafe(asyncio.wait_for(asyncio.shield(http_port), 30), loop).result(timeout=30)
         try:
-            yield Pit(port, f"http://127.0.0.1:{http_port.result()}", store.app, tmp_path / "tables.db")
+            yield Pit(port, f"http://127.0.0.1:{http_port.result()}", store.app, tmp_path / "tables.db", server)
         finally:
             dashboard.cancel()
             time.sleep(0.2)

@@ -78,7 +78,8 @@ def routes(dashboard: Dashboard) -> list[Route]:
         if query:  # the form was sent: one table, or every table (of one game)
             try:
                 game_code = _choice(pb.Game, "GAME_", game)
-                searched = [table] if table else [row.table for row in rows if not game_code or row.game == game_code]
+                searched = [table] if table else [row.table for row in rows  # a table just opened: game not known yet
+                                                  if not game_code or row.game in (game_code, 0)]
                 request_ = svc.SearchHandsRequest(outcome=_choice(pb.HandOutcome, "HAND_OUTCOME_",
                                                                   query.get("outcome", "")), game=game_code)
                 for field, text in (("since", query.get("since", "")), ("until", query.get("until", ""))):

@@ -32,6 +32,17 @@ from service.web.api import Api, RefusedError, timestamp
 
 REFRESH_PAUSE = 0.1
 """The least time between two reads of the tables' summaries (a busy floor is read at most ten times a second)."""
+REFRESH_SHARE = 0.1
+"""The most of the time the floor spends reading the tables' summaries: after a read that took ``t`` seconds the next
+waits at least ``t / REFRESH_SHARE`` (a large busy floor is read less often rather than slow the tables' commands),
+but never more than :data:`MAX_PAUSE`."""
+MAX_PAUSE = 1.0
+IDLE_AFTER = 120.0
+"""Seconds after the last dashboard request (a page, or a live stream still open) that the floor stops reading the
+tables' summaries (its Watch stream goes on: the alerts and the devices are never missed); the next request has them
+read again before its page is drawn."""
+CATCH_UP_WAIT = 2.0
+"""The most a page waits for the tables' summaries of a floor nobody looked at (then it shows what it has)."""
 HOUR = 3600.0
 VOIDS = ("table_hand_voided", "hand_voided", "thb_hand_voided", "cdp_hand_voided", "thb_hand_box_voided")
 """The events that void a hand or a box: each an alert for the pit (R-CIRC-14, R-THB-11)."""
@@ -99,8 +110,14 @@ class Floor:
     """Every table, live; ``wait_change`` tells subscribers when rows moved."""
 
     def __init__(self, api: Api, token: str, *, pause: float = REFRESH_PAUSE,
-                 clock: Callable[[], float] = time.time) -> None:
-        self.api, self.token, self.pause, self.clock = api, token, pause, clock
+                 clock: Callable[[], float] = time.time, idle_after: float | None = IDLE_AFTER) -> None:
+        self.api, self.token, self.pause, self.clock, self.idle_after = api, token, pause, clock, idle_after
+        self.position = 0
+        """The log position the floor has followed to (its Watch stream resumes after it when it breaks)."""
+        self._wanted_until = time.monotonic() + (idle_after or 0.0)  # followed from the start, then while looked at
+        self._awake = asyncio.Event()  # set while the floor reads the tables' summaries as they change
+        self._asked = asyncio.Event()  # a dashboard asked for the floor while it slept
+        self._fresh = asyncio.Event()  # the tables' summaries were read since the floor last woke
         self.rows: dict[str, Row] = {}
         self.alerts: list[Alert] = []
         self.version = 0
@@ -115,31 +132,65 @@ class Floor:
     # -- reading the tables -------------------------------------------------------------------------
 
     async def run(self) -> None:
-        """Follow every table until cancelled: one Watch stream of the whole floor, and the tables' summaries read
-        again (one ``ListTables``) at most every ``pause`` seconds while anything changes."""
+        """Follow every table until cancelled: one Watch stream of the whole floor (its alerts, devices, hands
+        started), and, while dashboards look at the floor (:meth:`want`), the tables' summaries read again (one
+        ``ListTables``) at most every ``pause`` seconds while anything changes, and at most
+        :data:`REFRESH_SHARE` of the time. Nobody looking for ``idle_after`` seconds, the summaries are not read;
+        the next request has them read again first."""
         follower = asyncio.ensure_future(self._watch())
         try:
-            self._wake.set()
             while True:
-                await self._wake.wait()
-                self._wake.clear()
-                try:
-                    await self._refresh()
-                except RefusedError:
-                    self._wake.set()
-                await asyncio.sleep(self.pause)
+                self._asked.clear()
+                if not self._wanted():
+                    await self._asked.wait()
+                await self._follow()
         finally:
             follower.cancel()
             for task in self._tasks:
                 task.cancel()
 
+    async def _follow(self) -> None:
+        """Read the tables' summaries as they change while the floor is wanted."""
+        self._awake.set()
+        self._wake.set()
+        try:
+            while self._wanted():
+                await _woken(self._wake, self._wanted_until - time.monotonic() if self.idle_after else None)
+                if not self._wake.is_set():
+                    continue  # no change, and nobody looked meanwhile: the loop asks whether the floor is wanted
+                self._wake.clear()
+                started = time.monotonic()
+                try:
+                    await self._refresh()
+                    self._fresh.set()
+                except RefusedError:
+                    self._wake.set()
+                await asyncio.sleep(min(MAX_PAUSE, max(self.pause, (time.monotonic() - started) / REFRESH_SHARE)))
+        finally:
+            self._awake.clear()
+            self._fresh.clear()
+
+    def _wanted(self) -> bool:
+        return self.idle_after is None or time.monotonic() < self._wanted_until
+
+    async def want(self) -> None:
+        """A dashboard looks at the floor: it follows the log for :data:`IDLE_AFTER` seconds more; woken from
+        sleep, it is given up to :data:`CATCH_UP_WAIT` seconds to read the tables' summaries again."""
+        if self.idle_after is None:
+            return
+        self._wanted_until = time.monotonic() + self.idle_after
+        if self._awake.is_set() and self._fresh.is_set():
+            return
+        self._asked.set()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(self._fresh.wait()), CATCH_UP_WAIT)
+
     async def _watch(self) -> None:
         """Every table's changes from the whole log (its alerts and devices), resumed where it broke."""
-        position = 0
         while True:
             try:
-                async for change in self.api.watch(self.token, "", position):
-                    position = change.position
+                async for change in self.api.watch(self.token, "", self.position):
+                    self.position = change.position
                     if not change.table:  # the casino's log itself: tampering the service's audit found
                         self._note_log(change)
                         self._wake.set()
@@ -250,9 +301,11 @@ class Floor:
         self._moved.set()
 
     async def wait_change(self, version: int, timeout: float) -> int:
-        """Wait until the floor moved past ``version`` (or ``timeout`` seconds); the version now. No lock is held
-        while waiting: an asyncio.Condition waited on with a timeout could not be cancelled cleanly at the service's
-        stop (Python 3.11: its lock re-taken in a loop that swallowed the cancellation, the process never exited)."""
+        """Wait until the floor moved past ``version`` (or ``timeout`` seconds); the version now. A live stream
+        waiting keeps the floor followed (:meth:`want`). No lock is held while waiting: an asyncio.Condition waited
+        on with a timeout could not be cancelled cleanly at the service's stop (Python 3.11: its lock re-taken in a
+        loop that swallowed the cancellation, the process never exited)."""
+        await self.want()
         if self.version <= version:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._moved.wait(), timeout)
@@ -295,3 +348,13 @@ class Floor:
             self._touched.clear()
             self._drawn_version = self.version
         return [self._drawn[table] for table in self.rows]
+
+
+async def _woken(wake: asyncio.Event, timeout: float | None) -> None:
+    """Wait until ``wake`` is set or ``timeout`` seconds went by, a cancellation coming with the wake-up kept
+    (Python 3.11's ``wait_for`` drops it, gh-86296)."""
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(wake.wait(), timeout if timeout is None else max(0.0, timeout))
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError

@@ -33,7 +33,7 @@ from starlette.routing import Route
 from service.web import dealers, decisions, disputes, reports, shufflers
 from service.web.api import Api
 from service.web.app import Dashboard, create_app
-from service.web.floor import Floor
+from service.web.floor import IDLE_AFTER, Floor
 from service.web.sessions import Authenticate, Sessions
 
 SERVICE = "pokertable.v1.TableService"
@@ -124,9 +124,11 @@ def bind(address: str) -> socket.socket:
 
 async def serve_dashboard(listener: socket.socket, grpc_port: Awaitable[int], grpc_host: str,
                           authenticate: Authenticate, floor_token: str, *, tls: Tls | None = None,
-                          ready: Callable[[int], None] = lambda port: None, metrics: Metrics | None = None) -> None:
+                          ready: Callable[[int], None] = lambda port: None, metrics: Metrics | None = None,
+                          floor_idle_after: float | None = IDLE_AFTER) -> None:
     """Serve the dashboard on ``listener`` until cancelled, once the gRPC service listens on ``grpc_port``; with
-    ``metrics``, ``/metrics`` too."""
+    ``metrics``, ``/metrics`` too. The floor follows the log while dashboards look, and ``floor_idle_after``
+    seconds after the last request (:mod:`service.web.floor`; ``None``: always)."""
     port = await grpc_port
     host = "127.0.0.1" if grpc_host in ("", "0.0.0.0", "::", "[::]") else grpc_host
     if tls is not None:
@@ -134,7 +136,7 @@ async def serve_dashboard(listener: socket.socket, grpc_port: Awaitable[int], gr
         api = Api(f"{host}:{port}", credentials, target_name=name)
     else:
         api = Api(f"{host}:{port}")
-    floor = Floor(api, floor_token)
+    floor = Floor(api, floor_token, idle_after=floor_idle_after)
     dashboard = Dashboard(api, Sessions(authenticate), floor, secure=tls is not None)
     app = create_app(dashboard, [*decisions.routes(dashboard), *disputes.routes(dashboard),
                                  *reports.routes(dashboard), *shufflers.routes(dashboard), *dealers.routes(dashboard),
