@@ -4,6 +4,7 @@ mapped to its message by :func:`service.grpc.event_messages.to_message`."""
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import json
 import logging
@@ -31,6 +32,10 @@ from service.grpc.replies import _payload
 from service.grpc.requests import MAX_POSITION, _command_id, _table, _text
 
 WATCH_PAGE = 200
+FLOOR_GATHER_SECONDS = 0.1
+"""A floor's stream (every table) woken by a command waits this long before it reads the log, so that the commands
+of a busy floor arriving meanwhile are read in one scan (200 tables at 2 commands a second had it scan the log 400
+times a second, some 40 % of a core); a table's own stream reads at once."""
 _log = logging.getLogger("pokertable.watch")
 
 
@@ -81,6 +86,8 @@ class StreamRpcs(ServicerBase):
                 # the tables concerned: with a follower the stream itself never polls (500 idle streams, each
                 # scanning the whole floor's events every 30 s, had slowed the casino's commands by a third).
                 await woken(stored, None if follower is not None else self.poll)
+                if not table:  # a floor's stream: the commands of a busy floor gathered into one scan, not one each
+                    await asyncio.sleep(FLOOR_GATHER_SECONDS)
 
     @_guarded_stream
     async def ReconstructHand(  # noqa: N802

@@ -114,7 +114,7 @@ class Floor:
         self.api, self.token, self.pause, self.clock, self.idle_after = api, token, pause, clock, idle_after
         self.position = 0
         """The log position the floor has followed to (its Watch stream resumes after it when it breaks)."""
-        self._wanted_until = time.monotonic() + (idle_after or 0.0)  # followed from the start, then while looked at
+        self._wanted_until = 0.0  # the tables are read once a dashboard asks (want), and while dashboards look
         self._awake = asyncio.Event()  # set while the floor reads the tables' summaries as they change
         self._asked = asyncio.Event()  # a dashboard asked for the floor while it slept
         self._fresh = asyncio.Event()  # the tables' summaries were read since the floor last woke
