@@ -19,6 +19,7 @@ import pytest
 
 from domain.cards.cards import Card
 from domain.cards.decks import BackColour, DeckIdentity
+from domain.circle.table import Table
 from domain.errors import RuleError
 from service.app.application import HandCommand, PokerTables, ProcessedCommand, Role, Viewer
 from service.bootstrap import open_store
@@ -202,3 +203,24 @@ def test_r_hold_1_the_sole_writer_of_an_sqlite_file_holds_the_next_hand_once_it_
             app.start_hand("start-2", "Mesa", DeckIdentity(52, BackColour.RED))
         assert refused.value.rule == "R-HOLD-1" and app.table("Mesa").hands_started == 0
         assert [hold["kind"] for hold in app.view("Mesa", PIT)["holds"]] == ["audit"]
+
+
+def test_a_view_of_many_tables_asks_the_store_once_and_reads_only_the_tables_another_instance_changed(
+        instances: tuple[PokerTables, PokerTables]) -> None:
+    """ListTables (the pit's floor): one question to the store for every table listed, then a read of only the
+    tables whose cached copy is behind. The first instance's copy of Mesa is behind (the second added a chip); its
+    copies of Mesa 2 and Mesa 3, which it wrote last, are current."""
+    first, _ = instances
+    for name in ("Mesa 2", "Mesa 3"):
+        _second_table(first, name)
+    first.start_hand("start", "Mesa 3", DeckIdentity(52, BackColour.RED))  # a hand in progress: read with its table
+    names = ("Mesa", "Mesa 2", "Mesa 3")
+    reads, stop = _counting_reads(first)
+    try:
+        with first.current_as_of_now([Table.create_id(name) for name in names]):
+            views = {name: first.view(name, PIT) for name in names}
+    finally:
+        stop()
+    assert len(reads) == 1  # Mesa alone, fast-forwarded
+    assert views["Mesa"]["stacks"] == {1: 1001, 2: 1000, 3: 1000}  # the second instance's chip is there
+    assert views["Mesa 3"]["hand"] is not None and views["Mesa 2"]["holds"] == []

@@ -69,7 +69,8 @@ from service.app.commands import (
 )
 from service.app.dealers import DealerSignIn
 from service.app.holds import AlertHolds
-from service.app.queries import TableQueries, _Locks, parse_moment
+from service.app.queries import TableQueries, parse_moment
+from service.app.reads import _Locks
 from service.app.tampering import LogAudit
 from service.app.unit import CommandUnit
 from service.app.visibility import reconstruction_step

@@ -4,10 +4,8 @@ fetches, the storing of a command's events)."""
 
 from __future__ import annotations
 
-import contextlib
 import threading
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any, cast
 from uuid import UUID
@@ -23,9 +21,9 @@ from domain.circle.hand import Hand
 from domain.circle.state import LegalActions
 from domain.circle.table import Table
 from domain.games import HAND_CLASSES, OUTCOMES, game_of
-from domain.tables import TableRecord
 from service.app.access import NotFoundError, PreconditionError, Role, ServiceError, Viewer, authorize
 from service.app.floor import TableFloor
+from service.app.reads import CachedReads, _Locks
 from service.app.visibility import banked_cards, circle_snapshot, house_cards
 from service.store.group_commit import GroupCommit
 from service.store.persistence import notifications
@@ -42,27 +40,10 @@ def _next_card(hand: ThbHand | CdpHand) -> str:
 
 
 
-ABSENT_KEPT = 1024
-"""The most aggregates :meth:`TableQueries._fetch` remembers as absent (then it forgets them all)."""
-
-
-@dataclass
-class _Locks:
-    """One lock per table: a table's commands apply one at a time, in order, within this process, and a copy of a
-    table is never taken while a command changes it (re-entrant: a command reads its own table)."""
-
-    guard: threading.Lock = field(default_factory=threading.Lock)
-    tables: dict[str, threading.RLock] = field(default_factory=dict)
-
-    def __call__(self, table: str) -> threading.RLock:
-        with self.guard:
-            return self.tables.setdefault(table, threading.RLock())
-
-
-class TableQueries(TableFloor):
+class TableQueries(CachedReads, TableFloor):
     """The reads of :class:`service.app.application.PokerTables` (which sets ``_locks``, ``_local``,
-    ``_group_commit`` and ``after_save``), the list of its tables (:class:`TableFloor`), and the storing of a
-    command's events."""
+    ``_group_commit`` and ``after_save``; how aggregates are read: :class:`CachedReads`), the list of its tables
+    (:class:`TableFloor`), and the storing of a command's events."""
 
     _locks: _Locks
     _local: threading.local
@@ -258,17 +239,6 @@ class TableQueries(TableFloor):
         with self._peeking(table):
             return self._view(table, viewer)
 
-    @contextlib.contextmanager
-    def _peeking(self, table: str) -> Iterator[None]:
-        """A view of ``table`` is built: under its lock (no command changes it meanwhile), from the cached objects
-        themselves rather than copies (the sole writer's; the view copies what it takes of them)."""
-        with self._locks(table):
-            self._local.peek = True
-            try:
-                yield
-            finally:
-                self._local.peek = False
-
     def _view(self, table: str, viewer: Viewer) -> dict[str, Any]:
         record = self.table(table)
         out: dict[str, Any] = {
@@ -323,60 +293,6 @@ class TableQueries(TableFloor):
         if self.after_save is not None:
             self.after_save(recordings)
         return recordings
-
-    def _fetch(self, aggregate_id: UUID, version: int | None = None) -> object:
-        """An aggregate for a command: the cached object itself (no copy), forgotten if the command fails."""
-        if version is not None:
-            return self.repository.get(aggregate_id, version=version)
-        if not hasattr(self._local, "fetched"):  # a read, not a command
-            if self.sole_writer:  # its cache is the truth: what is absent stays absent until it saves it
-                if aggregate_id in self._absent:
-                    raise AggregateNotFoundError(aggregate_id)
-                peek = getattr(self._local, "peek", False)  # a view built under the table's lock, copying what it takes
-                try:
-                    return self.repository.get(aggregate_id, deepcopy_from_cache=not peek)
-                except AggregateNotFoundError:
-                    self._note_absent(aggregate_id)
-                    raise
-            return self.repository.get(aggregate_id)
-        self._local.fetched.append(aggregate_id)
-        aggregate: Any = None
-        if self._checked_reads and not self._local.fresh and self.repository.cache is not None:
-            with contextlib.suppress(KeyError):  # as cached, unread: the store checks it has not changed since
-                aggregate = self.repository.cache.get(aggregate_id)
-        if aggregate is None:
-            aggregate = self._stored_or_absent(aggregate_id)
-        if self._checked_reads:
-            self._local.reads.setdefault(aggregate_id, aggregate.version)
-        if isinstance(aggregate, TableRecord):
-            self._local.table_record = aggregate  # the command's table: its signed-in dealer is recorded with it
-        return aggregate
-
-    def _stored_or_absent(self, aggregate_id: UUID) -> Any:
-        """An aggregate for a command from the store (or the cache); :class:`AggregateNotFoundError` when it does
-        not exist, then remembered as absent (at most :data:`ABSENT_KEPT` of them), so that the next command does
-        not ask the store again: the sole writer of an SQLite file knows it is still absent, and on PostgreSQL a
-        command's first attempt takes it as absent and the store checks, in the insert, that no event of it has
-        been stored since (a read at version 0); the fresh attempt asks the store."""
-        if aggregate_id in self._absent and (self.sole_writer or (self._checked_reads and not self._local.fresh)):
-            self._read_absent(aggregate_id)
-            raise AggregateNotFoundError(aggregate_id)
-        try:
-            return self.repository.get(aggregate_id, deepcopy_from_cache=False)
-        except AggregateNotFoundError:
-            self._note_absent(aggregate_id)
-            self._read_absent(aggregate_id)
-            raise
-
-    def _note_absent(self, aggregate_id: UUID) -> None:
-        if len(self._absent) >= ABSENT_KEPT:  # ids named by stations (a table that does not exist): bounded
-            self._absent.clear()
-        self._absent.add(aggregate_id)
-
-    def _read_absent(self, aggregate_id: UUID) -> None:
-        """The command read ``aggregate_id`` as absent: the store checks it still is (PostgreSQL)."""
-        if self._checked_reads:
-            self._local.reads.setdefault(aggregate_id, 0)
 
     def _verify_name_free(self, name: str) -> None:
         """One name space for circle and banked tables: a name is taken by a table of either kind (R-AUD-1)."""

@@ -25,7 +25,7 @@ from service.app.commands import fingerprint
 if TYPE_CHECKING:
     from eventsourcing.application import Repository
 
-    from service.app.queries import _Locks
+    from service.app.reads import _Locks
 
 
 class CommandUnit:

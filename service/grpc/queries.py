@@ -94,17 +94,21 @@ class QueryRpcs(ServicerBase):
         def work(viewer: Viewer) -> svc.ListTablesResponse:
             # every station lists every table (docs/service.md: reads are for every role); a summary shows no card
             position = self._position()  # read before the views, as GetTable's: a Watch after it misses nothing
-            summaries = []
+            listed = []
             for table in self.app.table_names():
                 if only and table not in only:
                     continue
                 game = self._game(table)
-                if wanted is not None and game.code != wanted:
-                    continue
-                view, hand = self._now(table, game, viewer)
-                if view.get("closed") and not request.include_closed:
-                    continue
-                summaries.append(table_summary(game, table, view, hand, position))
+                if wanted is None or game.code == wanted:
+                    listed.append((table, game))
+            summaries = []
+            # one question to the store for every table listed, not a read of each (PostgreSQL: the pit's floor)
+            with self.app.current_as_of_now([game.table_class.create_id(table) for table, game in listed]):
+                for table, game in listed:
+                    view, hand = self._now(table, game, viewer)
+                    if view.get("closed") and not request.include_closed:
+                        continue
+                    summaries.append(table_summary(game, table, view, hand, position))
             return svc.ListTablesResponse(tables=summaries)
 
         return await self._run(context, work, offload=True)

@@ -174,7 +174,8 @@ class StreamRpcs(ServicerBase):
             table = self._owners.get(originator)
         if table is not None and self._owners_next.get(table, (None, 0))[0] == originator:
             number = self._owners_next[table][1] + 1  # the table's next hand started: the one after it is next
-            following = self.app.any_table(table).hand_id(number)
+            game = self._game(table)  # the hand's id follows from the table's (domain.games): no read of the table
+            following = game.hand_id(game.table_class.create_id(table), number)
             self._owners[following], self._owners_next[table] = table, (following, number)
         return table
 
