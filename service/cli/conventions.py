@@ -57,6 +57,8 @@ EXIT_STATUS: dict[str, str] = {
     "odds": "0 computed; 2 usage (a strategy of another game, --hands not positive)",
     "serve": "0 stopped by SIGTERM or Ctrl-C; 1 failed while serving; 2 a setting, the store, a key or a port that "
              "cannot be used (systemd does not restart it then)",
+    "pit": "0 stopped by SIGTERM or Ctrl-C; 2 a setting, the configuration file, the floor's token or the port "
+           "that cannot be used",
     "station": "0 every command done; 1 a command refused (each named on standard error, the station goes on) or "
                "the service unreachable; 2 usage (no terminal for the full screen, an unreadable file)",
     "devices": "0 ended by 'quit' or the end of input; 2 usage. A simulator answers each command with one line on "

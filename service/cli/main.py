@@ -17,6 +17,7 @@ from service.cli import export as export_command
 from service.cli import group as group_command
 from service.cli import hand as hand_command
 from service.cli import health as health_command
+from service.cli import pit as pit_command
 from service.cli import reconstruct as reconstruct_command
 from service.cli import report as report_command
 from service.cli import serve as serve_command
@@ -42,6 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     phh.add_parser(commands)
     odds.add_parser(commands)
     serve_command.add_parser(commands)
+    pit_command.add_parser(commands)
     station.add_parser(commands)
     devices_cli.add_parser(commands)
     audit_command.add_parser(commands)
