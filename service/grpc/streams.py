@@ -194,9 +194,12 @@ class StreamRpcs(ServicerBase):
     def _learn_owners(self) -> None:
         """Learn which table each table's and hand's id belongs to: the tables opened, their hands and the next."""
         self._owners_position = self.app.recorder.max_notification_id() or 0
-        for name in self.app.table_names():
-            record = self.app.any_table(name)
-            self._owners[record.id] = name
-            for number in range(self._owners_next.get(name, (None, 0))[1] + 1, record.hands_started + 2):
-                self._owners[record.hand_id(number)] = name
-            self._owners_next[name] = (record.hand_id(record.hands_started + 1), record.hands_started + 1)
+        names = self.app.table_names()
+        # one question to the store for every table (PostgreSQL), not a read of each
+        with self.app.current_as_of_now([self._game(name).table_class.create_id(name) for name in names]):
+            for name in names:
+                record = self.app.any_table(name)
+                self._owners[record.id] = name
+                for number in range(self._owners_next.get(name, (None, 0))[1] + 1, record.hands_started + 2):
+                    self._owners[record.hand_id(number)] = name
+                self._owners_next[name] = (record.hand_id(record.hands_started + 1), record.hands_started + 1)
