@@ -34,6 +34,7 @@ from uuid import UUID
 from eventsourcing.persistence import ApplicationRecorder, Notification
 
 from service.store.chain import TamperedLogError
+from service.waiting import woken
 
 SAFETY_POLL = 1.0
 """Seconds between two reads of the log when nothing woke the follower (a NOTIFY lost with its connection)."""
@@ -219,17 +220,6 @@ class LogFollower:
                 if not self._stopped.is_set():
                     _log.warning("listening for other instances' events: %s; again in %g s", error, LISTEN_RETRY)
                     self._stopped.wait(LISTEN_RETRY)
-
-
-async def woken(wake: asyncio.Event, timeout: float | None) -> None:
-    """Wait until ``wake`` is set or ``timeout`` seconds went by (None: no limit). A cancellation that comes as the
-    wake-up does is not lost: Python 3.11's ``wait_for`` drops it (gh-86296), and a stop waiting on the follower, or
-    on a Watch stream, then hung until the next wake-up."""
-    with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(wake.wait(), timeout)
-    task = asyncio.current_task()
-    if task is not None and task.cancelling():
-        raise asyncio.CancelledError
 
 
 def _index_after(recent: deque[Notification], position: int) -> int:

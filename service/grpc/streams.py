@@ -26,10 +26,11 @@ from service.formats.render import describe, render
 from service.grpc.base import EVERY_TABLE, ServicerBase
 from service.grpc.errors import _guarded_stream, _StatusError, invalid
 from service.grpc.event_messages import timestamp, to_message
-from service.grpc.follower import vouched_page, woken
+from service.grpc.follower import vouched_page
 from service.grpc.observe import STOPPING
 from service.grpc.replies import _payload
 from service.grpc.requests import MAX_POSITION, _command_id, _table, _text
+from service.waiting import woken
 
 WATCH_PAGE = 200
 ON_THE_LOOP = 8
