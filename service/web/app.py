@@ -86,7 +86,7 @@ class Dashboard:
         async def endpoint(request: Request) -> Response:
             session = self.sessions.get(request.cookies.get(COOKIE))
             if session is not None:
-                await self.floor.want()  # the floor follows the log while the pit looks (service.web.floor)
+                await self.floor.want()  # the floor reads the tables while the pit looks (service.web.floor)
             if session is None:
                 if request.method == "GET" and not request.url.path.startswith("/events/"):
                     return RedirectResponse("/signin", status_code=303)

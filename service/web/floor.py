@@ -28,6 +28,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
+from service.waiting import woken
 from service.web.api import Api, RefusedError, timestamp
 
 REFRESH_PAUSE = 0.1
@@ -115,9 +116,8 @@ class Floor:
         self.position = 0
         """The log position the floor has followed to (its Watch stream resumes after it when it breaks)."""
         self._wanted_until = 0.0  # the tables are read once a dashboard asks (want), and while dashboards look
-        self._awake = asyncio.Event()  # set while the floor reads the tables' summaries as they change
         self._asked = asyncio.Event()  # a dashboard asked for the floor while it slept
-        self._fresh = asyncio.Event()  # the tables' summaries were read since the floor last woke
+        self._fresh = asyncio.Event()  # the tables' summaries were read since the floor last woke (cleared asleep)
         self.rows: dict[str, Row] = {}
         self.alerts: list[Alert] = []
         self.version = 0
@@ -151,11 +151,10 @@ class Floor:
 
     async def _follow(self) -> None:
         """Read the tables' summaries as they change while the floor is wanted."""
-        self._awake.set()
         self._wake.set()
         try:
             while self._wanted():
-                await _woken(self._wake, self._wanted_until - time.monotonic() if self.idle_after else None)
+                await woken(self._wake, self._wanted_until - time.monotonic() if self.idle_after else None)
                 if not self._wake.is_set():
                     continue  # no change, and nobody looked meanwhile: the loop asks whether the floor is wanted
                 self._wake.clear()
@@ -167,19 +166,18 @@ class Floor:
                     self._wake.set()
                 await asyncio.sleep(min(MAX_PAUSE, max(self.pause, (time.monotonic() - started) / REFRESH_SHARE)))
         finally:
-            self._awake.clear()
             self._fresh.clear()
 
     def _wanted(self) -> bool:
         return self.idle_after is None or time.monotonic() < self._wanted_until
 
     async def want(self) -> None:
-        """A dashboard looks at the floor: it follows the log for :data:`IDLE_AFTER` seconds more; woken from
-        sleep, it is given up to :data:`CATCH_UP_WAIT` seconds to read the tables' summaries again."""
+        """A dashboard looks at the floor: it reads the tables' summaries for ``idle_after`` seconds more; woken
+        from sleep, it is given up to :data:`CATCH_UP_WAIT` seconds to read them again."""
         if self.idle_after is None:
             return
         self._wanted_until = time.monotonic() + self.idle_after
-        if self._awake.is_set() and self._fresh.is_set():
+        if self._fresh.is_set():
             return
         self._asked.set()
         with contextlib.suppress(TimeoutError):
@@ -302,9 +300,9 @@ class Floor:
 
     async def wait_change(self, version: int, timeout: float) -> int:
         """Wait until the floor moved past ``version`` (or ``timeout`` seconds); the version now. A live stream
-        waiting keeps the floor followed (:meth:`want`). No lock is held while waiting: an asyncio.Condition waited
-        on with a timeout could not be cancelled cleanly at the service's stop (Python 3.11: its lock re-taken in a
-        loop that swallowed the cancellation, the process never exited)."""
+        waiting keeps the floor's summaries read (:meth:`want`). No lock is held while waiting: an asyncio.Condition
+        waited on with a timeout could not be cancelled cleanly at the service's stop (Python 3.11: its lock re-taken
+        in a loop that swallowed the cancellation, the process never exited)."""
         await self.want()
         if self.version <= version:
             with contextlib.suppress(TimeoutError):
@@ -349,12 +347,3 @@ class Floor:
             self._drawn_version = self.version
         return [self._drawn[table] for table in self.rows]
 
-
-async def _woken(wake: asyncio.Event, timeout: float | None) -> None:
-    """Wait until ``wake`` is set or ``timeout`` seconds went by, a cancellation coming with the wake-up kept
-    (Python 3.11's ``wait_for`` drops it, gh-86296)."""
-    with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(wake.wait(), timeout if timeout is None else max(0.0, timeout))
-    task = asyncio.current_task()
-    if task is not None and task.cancelling():
-        raise asyncio.CancelledError

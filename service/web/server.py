@@ -127,8 +127,8 @@ async def serve_dashboard(listener: socket.socket, grpc_port: Awaitable[int], gr
                           ready: Callable[[int], None] = lambda port: None, metrics: Metrics | None = None,
                           floor_idle_after: float | None = IDLE_AFTER) -> None:
     """Serve the dashboard on ``listener`` until cancelled, once the gRPC service listens on ``grpc_port``; with
-    ``metrics``, ``/metrics`` too. The floor follows the log while dashboards look, and ``floor_idle_after``
-    seconds after the last request (:mod:`service.web.floor`; ``None``: always)."""
+    ``metrics``, ``/metrics`` too. The floor reads the tables' summaries while dashboards look, until
+    ``floor_idle_after`` seconds after the last request (:mod:`service.web.floor`; ``None``: always)."""
     port = await grpc_port
     host = "127.0.0.1" if grpc_host in ("", "0.0.0.0", "::", "[::]") else grpc_host
     if tls is not None:
