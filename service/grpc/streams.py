@@ -33,10 +33,6 @@ from service.grpc.requests import MAX_POSITION, _command_id, _table, _text
 from service.waiting import woken
 
 WATCH_PAGE = 200
-ON_THE_LOOP = 8
-"""A Watch stream turns up to this many of the follower's kept notifications into messages on the event loop; more
-(a floor's stream gathers a busy floor's: hundreds) on a worker thread: on the loop, 200 tables at 2 commands/s with
-the pit's floor open had commands waiting 30 ms and more behind it."""
 FLOOR_GATHER_SECONDS = 0.1
 """A floor's stream (every table) woken by a command waits this long before it reads the log, so that the commands
 of a busy floor arriving meanwhile are read in one scan (200 tables at 2 commands a second had it scan the log 400
@@ -76,12 +72,8 @@ class StreamRpcs(ServicerBase):
             stored = self._stored_event(table)  # taken before the scan, so a command stored during it is not missed
             follower = self.follower
             kept = follower.after(position) if follower is not None else None
-            if kept is not None and len(kept[0]) <= ON_THE_LOOP:  # what the follower read already (issue 18)
+            if kept is not None:  # what the follower read already (issue 18): no query
                 changes, scanned = self._changes_in(kept[0], table, viewer, max(position, kept[1]))
-            elif kept is not None:  # many (a floor's): turned into messages off the loop, which serves the commands
-                notes, reach = kept[0], max(position, kept[1])
-                changes, scanned = await self._run(
-                    context, functools.partial(self._kept_changes, notes, table, viewer, reach), offload=True)
             else:
                 changes, scanned = await self._run(context, functools.partial(scan, viewer, position), offload=True)
             for change in changes:
@@ -147,10 +139,6 @@ class StreamRpcs(ServicerBase):
         the floor's too (table "": the casino's log, :mod:`service.app.tampering`)."""
         notifications, scanned = vouched_page(self.app.recorder, after, WATCH_PAGE)
         return self._changes_in(notifications, EVERY_TABLE, viewer, scanned)
-
-    def _kept_changes(self, notifications: Sequence[Notification], table: str, viewer: Viewer, reached: int,
-                      _: Viewer) -> tuple[list[svc.WatchResponse], int]:
-        return self._changes_in(notifications, table, viewer, reached)
 
     def _changes_in(self, notifications: Sequence[Notification], table: str, viewer: Viewer,
                     reached: int) -> tuple[list[svc.WatchResponse], int]:
