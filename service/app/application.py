@@ -240,7 +240,7 @@ class PokerTables(CommandUnit, TableAccountsBook, AlertAcknowledgements, AlertHo
     def start_hand(self, command_id: str, table: str, deck: DeckIdentity | NextDeck) -> dict[str, Any]:
         """Start the next hand with the deck in play (the shuffler's red or blue deck); a :class:`NextDeck`: of the
         size the table's next hand needs."""
-        dealt = deck if isinstance(deck, DeckIdentity) else None
+        dealt: DeckIdentity | None = None  # the deck resolved with the table (a refusal names it, R-DECK-2)
 
         def change() -> tuple[dict[str, Any], list[Aggregate]]:
             nonlocal dealt

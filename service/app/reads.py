@@ -101,19 +101,13 @@ class CachedReads:
         return self.repository.get(aggregate_id)
 
     def _fetch(self, aggregate_id: UUID, version: int | None = None) -> object:
-        """An aggregate for a command: the cached object itself (no copy), forgotten if the command fails."""
+        """An aggregate for a command (the cached object itself, no copy, forgotten if the command fails), or for a
+        read (a copy, unless a view built under the table's lock peeks: :meth:`_peeking`)."""
         if version is not None:
             return self.repository.get(aggregate_id, version=version)
         if not hasattr(self._local, "fetched"):  # a read, not a command
             if self.sole_writer:  # its cache is the truth: what is absent stays absent until it saves it
-                if aggregate_id in self._absent:
-                    raise AggregateNotFoundError(aggregate_id)
-                peek = getattr(self._local, "peek", False)  # a view built under the table's lock, copying what it takes
-                try:
-                    return self.repository.get(aggregate_id, deepcopy_from_cache=not peek)
-                except AggregateNotFoundError:
-                    self._note_absent(aggregate_id)
-                    raise
+                return self._stored_or_absent(aggregate_id, copied=not getattr(self._local, "peek", False))
             return self._current(aggregate_id)
         self._local.fetched.append(aggregate_id)
         aggregate: Any = None
@@ -128,17 +122,17 @@ class CachedReads:
             self._local.table_record = aggregate  # the command's table: its signed-in dealer is recorded with it
         return aggregate
 
-    def _stored_or_absent(self, aggregate_id: UUID) -> Any:
-        """An aggregate for a command from the store (or the cache); :class:`AggregateNotFoundError` when it does
-        not exist, then remembered as absent (at most :data:`ABSENT_KEPT` of them), so that the next command does
-        not ask the store again: the sole writer of an SQLite file knows it is still absent, and on PostgreSQL a
-        command's first attempt takes it as absent and the store checks, in the insert, that no event of it has
-        been stored since (a read at version 0); the fresh attempt asks the store."""
+    def _stored_or_absent(self, aggregate_id: UUID, *, copied: bool = False) -> Any:
+        """An aggregate from the store (or the cache: the object itself, or a copy); :class:`AggregateNotFoundError`
+        when it does not exist, then remembered as absent (at most :data:`ABSENT_KEPT` of them), so that the next
+        read does not ask the store again: the sole writer of an SQLite file knows it is still absent, and on
+        PostgreSQL a command's first attempt takes it as absent and the store checks, in the insert, that no event of
+        it has been stored since (a read at version 0); the fresh attempt asks the store."""
         if aggregate_id in self._absent and (self.sole_writer or (self._checked_reads and not self._local.fresh)):
             self._read_absent(aggregate_id)
             raise AggregateNotFoundError(aggregate_id)
         try:
-            return self.repository.get(aggregate_id, deepcopy_from_cache=False)
+            return self.repository.get(aggregate_id, deepcopy_from_cache=copied)
         except AggregateNotFoundError:
             self._note_absent(aggregate_id)
             self._read_absent(aggregate_id)
