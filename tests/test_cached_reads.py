@@ -12,7 +12,8 @@ makes one of them stale on purpose.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -59,13 +60,11 @@ def _events(app: PokerTables) -> int:
     return app.recorder.max_notification_id() or 0
 
 
-def test_a_command_needs_no_read_of_the_store_when_its_cache_is_current(
-        instances: tuple[PokerTables, PokerTables]) -> None:
-    """The cheap path: the instance that last wrote a table runs its next command without reading the store."""
-    first, _ = instances
-    first.add_chips("before", "Mesa", 2, 5)
+@contextlib.contextmanager
+def counting_reads(app: PokerTables) -> Iterator[list[object]]:
+    """Every read of an aggregate's events from the store while inside, noted in the list yielded."""
     reads: list[object] = []
-    recorder = first.recorder
+    recorder = app.recorder
     original = recorder.select_events
 
     def counted(*args: object, **kwargs: object) -> object:
@@ -74,9 +73,18 @@ def test_a_command_needs_no_read_of_the_store_when_its_cache_is_current(
 
     recorder.select_events = counted  # type: ignore[method-assign,assignment]
     try:
-        first.add_chips("cheap", "Mesa", 2, 5)
+        yield reads
     finally:
         recorder.select_events = original  # type: ignore[method-assign]
+
+
+def test_a_command_needs_no_read_of_the_store_when_its_cache_is_current(
+        instances: tuple[PokerTables, PokerTables]) -> None:
+    """The cheap path: the instance that last wrote a table runs its next command without reading the store."""
+    first, _ = instances
+    first.add_chips("before", "Mesa", 2, 5)
+    with counting_reads(first) as reads:
+        first.add_chips("cheap", "Mesa", 2, 5)
     assert reads == []
     assert first.table("Mesa").stacks[2] == 1010
 
@@ -136,20 +144,6 @@ def test_a_true_refusal_is_still_refused_and_records_nothing(instances: tuple[Po
     assert _events(second) == before
 
 
-def _counting_reads(app: PokerTables) -> tuple[list[object], Callable[[], None]]:
-    """Every read of an aggregate's events from the store, noted; and how to stop noting them."""
-    reads: list[object] = []
-    recorder = app.recorder
-    original = recorder.select_events
-
-    def counted(*args: object, **kwargs: object) -> object:
-        reads.append(args)
-        return original(*args, **kwargs)  # type: ignore[arg-type]
-
-    recorder.select_events = counted  # type: ignore[method-assign,assignment]
-    return reads, lambda: setattr(recorder, "select_events", original)
-
-
 def _second_table(app: PokerTables, name: str) -> None:
     app.open_table(f"open-{name}", name, holdem())
     for seat in (1, 2):
@@ -164,11 +158,8 @@ def test_a_start_hand_needs_no_read_of_the_store_for_the_audit_findings_it_found
     for name in ("Mesa 2", "Mesa 3"):  # tables the first instance wrote last: its copies are current
         _second_table(first, name)
     first.start_hand("start-1", "Mesa 2", DeckIdentity(52, BackColour.RED))  # the findings read, found absent
-    reads, stop = _counting_reads(first)
-    try:
+    with counting_reads(first) as reads:
         first.start_hand("start-2", "Mesa 3", DeckIdentity(52, BackColour.RED))
-    finally:
-        stop()
     assert reads == []
 
 
@@ -215,12 +206,8 @@ def test_a_view_of_many_tables_asks_the_store_once_and_reads_only_the_tables_ano
         _second_table(first, name)
     first.start_hand("start", "Mesa 3", DeckIdentity(52, BackColour.RED))  # a hand in progress: read with its table
     names = ("Mesa", "Mesa 2", "Mesa 3")
-    reads, stop = _counting_reads(first)
-    try:
-        with first.current_as_of_now([Table.create_id(name) for name in names]):
-            views = {name: first.view(name, PIT) for name in names}
-    finally:
-        stop()
+    with counting_reads(first) as reads, first.current_as_of_now([Table.create_id(name) for name in names]):
+        views = {name: first.view(name, PIT) for name in names}
     assert len(reads) == 1  # Mesa alone, fast-forwarded
     assert views["Mesa"]["stacks"] == {1: 1001, 2: 1000, 3: 1000}  # the second instance's chip is there
     assert views["Mesa 3"]["hand"] is not None and views["Mesa 2"]["holds"] == []
