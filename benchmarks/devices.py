@@ -31,7 +31,7 @@ from devices.simulators import ShoeSimulator
 from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
 from service.bootstrap import open_store
-from service.grpc.server import Stations, create_server
+from service.grpc.server import Stations, create_server, stop
 from service.station.hardware import HardwareStation
 from service.station.reference import Station
 
@@ -160,7 +160,7 @@ def main() -> None:
         verdict = "met" if results[115200] < 20 else "MISSED"
         print(f"\nTarget: p99 under 20 ms at 115200 baud: {results[115200]:.2f} ms, {verdict}")
     finally:
-        asyncio.run_coroutine_threadsafe(server.stop(0), loop).result()
+        asyncio.run_coroutine_threadsafe(stop(server, 0), loop).result()
         loop.call_soon_threadsafe(loop.stop)
         store.close()
 

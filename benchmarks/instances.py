@@ -40,7 +40,7 @@ if not __package__:  # run as a script: benchmarks/ heads sys.path, where servic
 import grpc
 
 from benchmarks.scale import POSTGRES, TICKS, _drop, cpu_seconds
-from benchmarks.service_load import CONFIG, Run, TablePlayer, postgres_url, serve
+from benchmarks.service_load import CONFIG, Run, TablePlayer, open_tables, postgres_url, serve
 from service.api import table_service_pb2_grpc as svc_grpc
 
 
@@ -109,7 +109,7 @@ async def play(ports: list[int], mode: str, tables: int, seconds: float,
         stubs = [svc_grpc.TableServiceStub(channels[n % len(ports)]) for n in range(tables)]  # type: ignore[no-untyped-call]
     try:
         players = [TablePlayer(stub, f"i{uuid.uuid4().hex[:8]}", run) for stub in stubs]
-        await asyncio.gather(*(player.open() for player in players))
+        await open_tables(players)
         for player in players:  # a first hand each, untimed: every instance has loaded the tables it serves
             await player.hand()
         run.latencies.clear()

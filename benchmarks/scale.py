@@ -35,7 +35,7 @@ if not __package__:  # run as a script: benchmarks/ heads sys.path, where servic
 
 import grpc
 
-from benchmarks.service_load import CONFIG, METADATA, TablePlayer, postgres_url, start
+from benchmarks.service_load import CONFIG, METADATA, TablePlayer, open_tables, postgres_url, start
 from service.api import table_service_pb2 as svc
 from service.api import table_service_pb2_grpc as svc_grpc
 
@@ -81,7 +81,7 @@ async def measure(port: int, pid: int, args: argparse.Namespace) -> dict[str, An
         stub = svc_grpc.TableServiceStub(channel)  # type: ignore[no-untyped-call]
         players = [TablePlayer(stub, f"{room} {n:02}", None)  # type: ignore[arg-type]
                    for room in ("Mesa", "Sala") for n in range(1, TABLES + 1)]
-        await asyncio.gather(*(player.open() for player in players))
+        await open_tables(players)
         await commands(stub, 50, "warm")
         alone = await commands(stub, args.calls, "alone")
         cpu_alone = await idle_cpu(pid, args.idle_seconds)

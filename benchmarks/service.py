@@ -39,7 +39,7 @@ if not __package__:  # run as a script: benchmarks/ heads sys.path, where servic
 
 import grpc
 
-from benchmarks.service_load import CONFIG, Run, TablePlayer, p99, postgres_url, serve, start
+from benchmarks.service_load import CONFIG, Run, TablePlayer, open_tables, p99, postgres_url, serve, start
 from benchmarks.service_peers import PEERS, measure_echo, measure_echo_flat_out
 from service.api import table_service_pb2_grpc as svc_grpc
 
@@ -49,7 +49,7 @@ async def measure_tables(port: int, tables: int, hands: int, name: str) -> Run:
     async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
         stub = svc_grpc.TableServiceStub(channel)  # type: ignore[no-untyped-call]
         players = [TablePlayer(stub, f"t{uuid.uuid4().hex[:8]}", run) for _ in range(tables)]
-        await asyncio.gather(*(p.open() for p in players))
+        await open_tables(players)
 
         async def play(player: TablePlayer) -> None:
             for _ in range(hands):
@@ -67,7 +67,7 @@ async def measure_paced(port: int, tables: int, seconds: float, pace: float, nam
     async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
         stub = svc_grpc.TableServiceStub(channel)  # type: ignore[no-untyped-call]
         players = [TablePlayer(stub, f"p{uuid.uuid4().hex[:8]}", run) for _ in range(tables)]
-        await asyncio.gather(*(p.open() for p in players))
+        await open_tables(players)
         deadline = time.perf_counter() + seconds
 
         async def paced(player: TablePlayer, offset: float) -> None:

@@ -18,7 +18,7 @@ from grpc_status import rpc_status
 from service.api import table_service_pb2 as svc
 from service.bootstrap import open_store
 from service.grpc.hardening import HARDENED, Hardening
-from service.grpc.server import create_server
+from service.grpc.server import create_server, stop
 from tests.grpc_support import STATIONS
 
 SERVICE = svc.DESCRIPTOR.services_by_name["TableService"]
@@ -39,7 +39,7 @@ def running_server(directory: Path, hardening: Hardening = HARDENED) -> Iterator
         try:
             yield port
         finally:
-            asyncio.run_coroutine_threadsafe(server.stop(0), loop).result(timeout=10)
+            asyncio.run_coroutine_threadsafe(stop(server, 0), loop).result(timeout=10)
     finally:
         loop.call_soon_threadsafe(loop.stop)
         thread.join(timeout=5)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from service.api import table_service_pb2 as svc
 from service.app.application import PokerTables
 from service.bootstrap import open_store
+from service.grpc import server as server_module
 from service.grpc.server import create_server, stop
 from tests import grpc_support
 from tests.grpc_support import (
@@ -95,6 +97,35 @@ def test_health_says_serving_only_when_ready_and_not_serving_while_stopping(
     assert next(watch).status == health_pb2.HealthCheckResponse.NOT_SERVING
     watch.cancel()
     stopping.result(timeout=10)
+
+
+def test_a_stop_ends_and_leaves_no_probe_reading_the_store_it_hands_back(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stopped while the store probe runs back to back (no pause between probes): each stop returns, with no probe
+    left reading the store, which the caller then closes. A probe that ended as it was cancelled once swallowed the
+    cancellation (Python 3.11's ``wait_for``) and the stop waited for ever; closing an SQLite file while a thread
+    still read it crashed the process (a segmentation fault in the CI)."""
+    monkeypatch.setattr(server_module, "STORE_PROBE_SECONDS", 0.0)
+    store = open_store(f"sqlite:///{tmp_path / 'tables.db'}", writer=True)
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    try:
+        for attempt in range(40):
+            server, _ = asyncio.run_coroutine_threadsafe(create_server(store.app, STATIONS), loop).result(timeout=30)
+            readiness = server_module._READINESS[server]
+            deadline = time.monotonic() + 10
+            while readiness.probe is None and time.monotonic() < deadline:  # SERVING, and probing
+                time.sleep(0.001)
+            assert readiness.probe is not None
+            time.sleep(attempt % 5 / 1000)
+            asyncio.run_coroutine_threadsafe(stop(server, 0), loop).result(timeout=10)
+            assert readiness.task is not None and readiness.task.done(), attempt
+            assert readiness.probe.done(), attempt
+    finally:
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(timeout=5)
+        store.close()
 
 
 def test_health_checking_answers_serving_on_each_store(port: int) -> None:

@@ -21,7 +21,7 @@ from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
 from service.app.access import Role, Viewer
 from service.app.application import PokerTables
-from service.grpc.server import Stations, create_server
+from service.grpc.server import Stations, create_server, stop
 from service.station.client import card_due
 from service.station.hardware import HardwareStation
 from service.station.reference import Station, execute
@@ -43,7 +43,7 @@ def service(tmp_path: Path) -> Iterator[tuple[PokerTables, str]]:
     thread.start()
     server, port = asyncio.run_coroutine_threadsafe(create_server(app, STATIONS), loop).result(timeout=10)
     yield app, f"127.0.0.1:{port}"
-    asyncio.run_coroutine_threadsafe(server.stop(0), loop).result(timeout=10)
+    asyncio.run_coroutine_threadsafe(stop(server, 0), loop).result(timeout=10)
     loop.call_soon_threadsafe(loop.stop)
 
 
@@ -226,7 +226,7 @@ def test_reads_during_a_service_loss_are_held_shown_and_reconciled_by_sequence(t
         shoe.load(Colour.RED)
         for _ in range(2):
             draw_and_wait(shoe, hardware)
-        asyncio.run_coroutine_threadsafe(server.stop(0), loop).result(timeout=10)
+        asyncio.run_coroutine_threadsafe(stop(server, 0), loop).result(timeout=10)
         drawn = [str(shoe.draw()) for _ in range(3)]
         assert hardware.wait(lambda: len(hardware.held) == 3)
         assert [card for card, _ in hardware.held] == drawn and [seq for _, seq in hardware.held] == [3, 4, 5]
@@ -245,7 +245,7 @@ def test_reads_during_a_service_loss_are_held_shown_and_reconciled_by_sequence(t
     finally:
         hardware.close()
         shoe.close()
-        asyncio.run_coroutine_threadsafe(server.stop(0), loop).result(timeout=10)
+        asyncio.run_coroutine_threadsafe(stop(server, 0), loop).result(timeout=10)
         loop.call_soon_threadsafe(loop.stop)
 
 

@@ -27,7 +27,7 @@ from service.api import table_service_pb2_grpc as svc_grpc
 from service.api import types_pb2 as pb
 from service.app.application import PokerTables
 from service.cli.main import main
-from service.grpc.server import Stations, create_server
+from service.grpc.server import Stations, create_server, stop
 from service.store.audit import Verdict, chain_hash, verify
 from service.store.persistence import environment
 from service.store.signing import (
@@ -266,7 +266,7 @@ def test_r_aud_1_a_table_with_a_forged_event_answers_data_loss_over_grpc(tmp_pat
         assert error.value.code() is grpc.StatusCode.DATA_LOSS
         assert "at position 0: below position 1" in (error.value.details() or "")
     finally:
-        asyncio.run_coroutine_threadsafe(server.stop(0), loop).result(timeout=10)
+        asyncio.run_coroutine_threadsafe(stop(server, 0), loop).result(timeout=10)
         loop.call_soon_threadsafe(loop.stop)
         thread.join(timeout=5)
 

@@ -31,7 +31,7 @@ from domain.circle.hand import Hand
 from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
 from service.app.application import PokerTables
-from service.grpc.server import Stations, create_server
+from service.grpc.server import Stations, create_server, stop
 from service.station.hardware import HardwareStation
 from service.station.reference import Station
 from service.store.persistence import environment
@@ -51,7 +51,7 @@ def _serve(env: dict[str, str]) -> Iterator[tuple[PokerTables, str]]:
     try:
         yield app, f"127.0.0.1:{port}"
     finally:
-        asyncio.run_coroutine_threadsafe(server.stop(0), loop).result(timeout=10)
+        asyncio.run_coroutine_threadsafe(stop(server, 0), loop).result(timeout=10)
         loop.call_soon_threadsafe(loop.stop)
 
 

@@ -27,6 +27,7 @@ from uuid import NAMESPACE_URL, UUID, uuid5
 
 from eventsourcing.domain import Aggregate, DomainEventProtocol, event
 from eventsourcing.persistence import Recording
+from eventsourcing.utils import get_topic
 
 from domain.banked.cdp import CdpSettings
 from domain.banked.table import BankedTable
@@ -115,6 +116,16 @@ class ProcessedCommand(Aggregate):
             """Records stored before dealer sign-in (issue 15): no dealer recorded."""
             state["dealer"] = ""
 
+    @classmethod
+    def recorded(cls, command_id: str, result: dict[str, Any], fingerprint: str, dealer: str) -> Processed:
+        """The record's one event, as ``ProcessedCommand(...)`` would make it, without building the aggregate: a
+        command stores it and never reads it back (only a retry reads the record, from the store)."""
+        fields: dict[str, Any] = {  # the event class is a dataclass at run time only (eventsourcing's metaclass)
+            "originator_topic": _PROCESSED_TOPIC, "originator_id": cls.create_id(command_id),
+            "originator_version": cls.INITIAL_VERSION, "timestamp": cls.Processed.create_timestamp(),
+            "command_id": command_id, "result": dict(result), "fingerprint": fingerprint, "dealer": dealer}
+        return cls.Processed(**fields)
+
     @event(Processed)
     def __init__(self, command_id: str, result: dict[str, Any], fingerprint: str, dealer: str = "") -> None:
         self.command_id = command_id
@@ -123,6 +134,9 @@ class ProcessedCommand(Aggregate):
         self.dealer = dealer
         """R-AUD-1: the dealer signed in at the table when its station sent this command ("" for none, and for the
         pit's and the director's commands)."""
+
+
+_PROCESSED_TOPIC = get_topic(ProcessedCommand)
 
 
 class PokerTables(CommandUnit, TableAccountsBook, AlertAcknowledgements, AlertHolds, LogAudit, DealerSignIn,

@@ -43,8 +43,11 @@ class _Locks:
     tables: dict[str, threading.RLock] = field(default_factory=dict)
 
     def __call__(self, table: str) -> threading.RLock:
-        with self.guard:
-            return self.tables.setdefault(table, threading.RLock())
+        lock = self.tables.get(table)
+        if lock is None:
+            with self.guard:
+                lock = self.tables.setdefault(table, threading.RLock())
+        return lock
 
 
 class CachedReads:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 from uuid import UUID
 
@@ -32,7 +32,8 @@ class CommandUnit:
     """A command applied once, atomically with its record (mixed into the application, before it)."""
 
     COMMAND_RECORD: ClassVar[Any]
-    """The aggregate recording a command applied (its id from the command id; result, fingerprint, dealer)."""
+    """The aggregate recording a command applied (its id from the command id; result, fingerprint, dealer): its
+    ``recorded(command_id, result, fingerprint, dealer)`` is the one event stored with the command's changes."""
 
     if TYPE_CHECKING:  # provided by service.app.application.PokerTables
         _locks: _Locks
@@ -43,7 +44,7 @@ class CommandUnit:
         on_stored: Callable[[str], None] | None
 
         def save(self, *objs: Any, reads: Mapping[UUID, int] | None = None,
-                 **kwargs: Any) -> list[Recording[UUID]]: ...
+                 records: Sequence[DomainEventProtocol[UUID]] = (), **kwargs: Any) -> list[Recording[UUID]]: ...
         def _dealer_of(self, table: str, changed: list[Aggregate]) -> str: ...
 
     def _execute(self, command_id: str, table: str, change: Callable[[], tuple[dict[str, Any], list[Aggregate]]],
@@ -62,8 +63,8 @@ class CommandUnit:
                 self._local.table_record = None
                 try:
                     result, changed = change()  # a RuleError here has recorded nothing
-                    self.save(*changed, self.COMMAND_RECORD(command_id=command_id, result=result, fingerprint=digest,
-                                                            dealer=self._dealer_of(table, changed)),
+                    self.save(*changed, records=(self.COMMAND_RECORD.recorded(
+                        command_id, result, digest, self._dealer_of(table, changed)),),
                               reads=self._local.reads)  # checked by the store (PostgreSQL), with these events only
                     if self.on_stored is not None:
                         self.on_stored(table)

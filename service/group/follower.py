@@ -55,8 +55,8 @@ class ChainBrokenError(RuntimeError):
 @dataclass(frozen=True)
 class CasinoLog:
     """A casino's log as the follower reads it: the chaining recorder of its store
-    (:class:`service.store.chain.ChainedPostgresRecorder`, or the SQLite one), its mapper, and the casino's public
-    keys (none: its signed heads are carried along unchecked, for ``pokertable group verify --public-key``)."""
+    (:class:`service.store.chain_postgres.ChainedPostgresRecorder`, or the SQLite one), its mapper, and the casino's
+    public keys (none: its signed heads are carried along unchecked, for ``pokertable group verify --public-key``)."""
 
     name: str
     recorder: Any

@@ -70,15 +70,24 @@ def parse_command(command: cmd.Command, path: str = "command") -> Parsed:
     message = getattr(command, case)
     where = f"{path}.{case}"
     fields: dict[str, Any] = {}
-    for descriptor in message.DESCRIPTOR.fields:
-        name, at = descriptor.name, f"{where}.{descriptor.name}"
-        optional = descriptor.has_presence
+    for name, optional in _fields_of(message):
         if optional and not message.HasField(name):
             continue
-        fields[name] = _field(name, getattr(message, name), at)
+        fields[name] = _field(name, getattr(message, name), f"{where}.{name}")
     if case in CORRECTIONS:
         _verify_correction(case, fields, where)
     return Parsed(case, fields)
+
+
+_FIELDS: dict[type, tuple[tuple[str, bool], ...]] = {}
+"""Each command case's fields (name, has presence), read once from its descriptor."""
+
+
+def _fields_of(message: Any) -> tuple[tuple[str, bool], ...]:
+    found = _FIELDS.get(type(message))
+    if found is None:
+        found = _FIELDS[type(message)] = tuple((d.name, d.has_presence) for d in message.DESCRIPTOR.fields)
+    return found
 
 
 def _field(name: str, value: Any, at: str) -> Any:  # noqa: PLR0911  (one case a field)

@@ -82,6 +82,12 @@ class _Readiness:
                  metrics: ServiceMetrics, servicer: TableServicer) -> None:
         self.health, self.executor, self.metrics, self.servicer = health, executor, metrics, servicer
         self.task: asyncio.Task[None] | None = None
+        self.stopping = False
+        """Set by :func:`stop`: the probes end (a cancellation alone may be lost: Python 3.11's ``wait_for``
+        returns the result of a probe that ended as it was cancelled)."""
+        self.probe: asyncio.Future[object] | None = None
+        """The store probe in flight on the loop's default threads (:func:`_watch_store`): waited for at the stop,
+        before the store may be closed under it."""
 
 
 _READINESS: weakref.WeakKeyDictionary[grpc.aio.Server, _Readiness] = weakref.WeakKeyDictionary()
@@ -120,10 +126,10 @@ async def _watch_store(app: PokerTables, readiness: _Readiness) -> None:
     loop = asyncio.get_running_loop()
     probe: asyncio.Future[object] | None = None
     serving = True
-    while True:
+    while not readiness.stopping:
         await asyncio.sleep(STORE_PROBE_SECONDS)
         if probe is None or probe.done():  # a probe still hanging (a connection timing out) is not doubled
-            probe = loop.run_in_executor(None, app.recorder.max_notification_id)
+            probe = readiness.probe = loop.run_in_executor(None, app.recorder.max_notification_id)
         try:
             await asyncio.wait_for(asyncio.shield(probe), STORE_PROBE_TIMEOUT)
             answered, cause = True, ""
@@ -193,6 +199,7 @@ async def stop(server: grpc.aio.Server, grace: float | None) -> None:
     before this returns, so that the store may be closed safely then."""
     readiness = _READINESS.get(server)
     if readiness is not None:
+        readiness.stopping = True
         if readiness.task is not None:
             readiness.task.cancel()
         await readiness.health.enter_graceful_shutdown()
@@ -200,6 +207,10 @@ async def stop(server: grpc.aio.Server, grace: float | None) -> None:
     await server.stop(grace)
     if readiness is not None:
         await readiness.servicer.stop_following()
+        if readiness.task is not None:
+            await asyncio.wait({readiness.task})  # its cancellation run through, not left pending with the loop
+        if readiness.probe is not None:  # closing an SQLite connection while a thread reads through it is a crash
+            await asyncio.wait({readiness.probe}, timeout=STORE_PROBE_TIMEOUT)
         await asyncio.get_running_loop().run_in_executor(
             None, functools.partial(readiness.executor.shutdown, wait=True, cancel_futures=True))
         readiness.metrics.detach()

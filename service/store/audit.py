@@ -31,7 +31,6 @@ from service.store.chain import (  # the recorders' topics name this module (ser
     GENESIS,
     LOWEST,
     PAGE,
-    ChainedPostgresRecorder,
     ChainedSQLiteRecorder,
     TamperedLogError,
     chain_hash,
@@ -39,6 +38,7 @@ from service.store.chain import (  # the recorders' topics name this module (ser
     describe,
     links,
 )
+from service.store.chain_postgres import ChainedPostgresRecorder
 from service.store.signing import SIGNED_HEAD_TOPICS, read_head, signature_problem
 
 __all__ = ["GENESIS", "LOWEST", "PAGE", "ChainedPostgresRecorder", "ChainedSQLiteRecorder", "Finding",

@@ -41,7 +41,7 @@ _log = logging.getLogger(__name__)
 class _Writer(Generic[E, R]):
     events: Sequence[E]
     reads: Mapping[UUID, int]
-    done: threading.Event = field(default_factory=threading.Event)
+    done: threading.Event | None = None  # a writer that waits for a leader (the first to arrive never does)
     lead: bool = False
     recordings: list[R] = field(default_factory=list)
     error: BaseException | None = None
@@ -69,7 +69,9 @@ class GroupCommit(Generic[E, R]):
             self._queue.append(me)
             leader = not self._leading
             self._leading = True
-        if not leader:
+            if not leader:
+                me.done = threading.Event()
+        if me.done is not None:
             me.done.wait()
             if not me.lead:
                 return self._outcome(me)
@@ -86,11 +88,13 @@ class GroupCommit(Generic[E, R]):
                 if self._queue:
                     successor = self._queue[0]
                     successor.lead = True
+                    assert successor.done is not None  # queued while a leader led
                     successor.done.set()
                 else:
                     self._leading = False
             for writer in group:
-                writer.done.set()
+                if writer.done is not None:
+                    writer.done.set()
         observer = self.observer
         if observer is not None:
             committed = [(writer.events, writer.recordings) for writer in group if writer.error is None]
