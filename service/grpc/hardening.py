@@ -4,11 +4,12 @@ Four clients without a token sending huge messages once took the server to 99 % 
 read in full (up to gRPC's default 4 MiB) and parsed into Python objects before its handler looked at the token, and
 some handlers did work proportional to the message before asking who called. Now:
 
-* :class:`StationGate`, a server interceptor, checks the ``authorization: Bearer TOKEN`` metadata before any handler
-  runs. A call without a known token is answered ``UNAUTHENTICATED`` (reason R-AUD-1) by a handler that never reads
-  its body: nothing of the service runs for it, and not a byte of it is parsed or copied into Python. The answer
-  waits :data:`REFUSAL_DELAY_S` (at most :data:`MAX_DELAYED_REFUSALS` at once, the rest at once), so each call a bad
-  client keeps in flight costs one refusal a second, not as many as the server can make (≈ 0.3 ms of a core each).
+* :class:`StationGate`, as each call's handler is looked up (:mod:`service.grpc.gateway`), checks the ``authorization:
+  Bearer TOKEN`` metadata before any handler runs. A call without a known token is answered ``UNAUTHENTICATED``
+  (reason R-AUD-1) by a handler that never reads its body: nothing of the service runs for it, and not a byte of it is
+  parsed or copied into Python. The answer waits :data:`REFUSAL_DELAY_S` (at most :data:`MAX_DELAYED_REFUSALS` at
+  once, the rest at once), so each call a bad client keeps in flight costs one refusal a second, not as many as the
+  server can make (≈ 0.3 ms of a core each).
 * A request may be at most :data:`MAX_REQUEST_BYTES`; gRPC refuses a larger one (``RESOURCE_EXHAUSTED``) before it
   is read into Python, and takes no more than that ahead on any stream (no window growth by bandwidth probing: with
   it, 256 refused 4 MiB calls in flight held 886 MB). The largest legal request (every text field at its
@@ -31,7 +32,7 @@ defaults of gRPC (:data:`GRPC_DEFAULTS`, the server as it was).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -112,7 +113,7 @@ _UNDECODABLE = object()
 """What a station's request that is not a message of its method deserializes to."""
 
 
-class StationGate(grpc.aio.ServerInterceptor):
+class StationGate:
     """Calls to the guarded service without a known station token end ``UNAUTHENTICATED`` before any handler runs and
     before their requests are parsed; a station's request that is not a message of its method ends
     ``INVALID_ARGUMENT`` (gRPC would say ``INTERNAL``). Other services (health checking, reflection) are open."""
@@ -138,13 +139,10 @@ class StationGate(grpc.aio.ServerInterceptor):
         # call's body (up to the limit) is neither parsed nor even taken into Python.
         self.refusal_handler: grpc.RpcMethodHandler[Any, Any] = grpc.stream_unary_rpc_method_handler(refuse)
 
-    async def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler[Any, Any] | None]],
-        handler_call_details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler[Any, Any] | None:
-        """Pass a station's call on; refuse any other call to the guarded service."""
-        handler = await continuation(handler_call_details)
+    def resolve(self, handler: grpc.RpcMethodHandler[Any, Any] | None,
+                handler_call_details: grpc.HandlerCallDetails) -> grpc.RpcMethodHandler[Any, Any] | None:
+        """The handler a call is given as it is looked up (:class:`service.grpc.gateway.Gateway`): the service's
+        for a station's call, the refusal for any other call to the guarded service."""
         if handler is None or not handler_call_details.method.startswith(self.prefix):
             return handler  # None: an unknown method, which gRPC answers UNIMPLEMENTED
         token = bearer_token(handler_call_details.invocation_metadata)

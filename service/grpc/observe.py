@@ -1,6 +1,6 @@
-"""The request log and the RPC metrics (issue 17): one server interceptor, the outermost, sees every RPC — unary and
-streaming, of every service (pokertable.v1, health, reflection), a station's or a call without a token that
-:class:`service.grpc.hardening.StationGate` refuses.
+"""The request log and the RPC metrics (issue 17): one observer, the last to wrap each call's handler as it is looked
+up (:class:`service.grpc.gateway.Gateway`), sees every RPC — unary and streaming, of every service (pokertable.v1,
+health, reflection), a station's or a call without a token that :class:`service.grpc.hardening.StationGate` refuses.
 
 What it logs (logger ``pokertable.requests``) is what an RPC was, never what it carried: the method, the table and
 command id, the status code, the rule the error names (R-…, from the ``google.rpc.ErrorInfo`` of the status,
@@ -118,7 +118,7 @@ def _short(value: object) -> str:
     return text if len(text) <= MAX_TEXT else text[:MAX_TEXT] + "…"
 
 
-class RequestObserver(grpc.aio.ServerInterceptor):
+class RequestObserver:
     """Counts, times and logs every RPC (see the module). ``caller``: the station a token is, or ``None``."""
 
     def __init__(self, metrics: ServiceMetrics, caller: Callable[[str], Viewer | None], service: str) -> None:
@@ -128,13 +128,9 @@ class RequestObserver(grpc.aio.ServerInterceptor):
         self._unauthenticated_logged = 0.0
         self._unauthenticated_left_out = 0
 
-    async def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[Handler | None]],
-        handler_call_details: grpc.HandlerCallDetails,
-    ) -> Handler | None:
-        """The handler of the call, wrapped (once a handler: the wrapper is kept)."""
-        handler = await continuation(handler_call_details)
+    def resolve(self, handler: Handler | None, handler_call_details: grpc.HandlerCallDetails) -> Handler | None:
+        """The handler of the call, wrapped, as it is looked up (:class:`service.grpc.gateway.Gateway`; once a
+        handler: the wrapper is kept)."""
         if handler is None:  # no such method: gRPC answers UNIMPLEMENTED, and its name is not a label
             return None
         method = handler_call_details.method

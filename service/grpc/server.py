@@ -46,6 +46,7 @@ from service.api import table_service_pb2 as svc
 from service.api import table_service_pb2_grpc as svc_grpc
 from service.app.application import PokerTables
 from service.grpc.errors import UNAUTHENTICATED_MESSAGE, _status
+from service.grpc.gateway import Gateway, Handlers
 from service.grpc.hardening import HARDENED, Hardening, StationGate
 from service.grpc.metrics import ServiceMetrics
 from service.grpc.observe import RequestObserver
@@ -155,11 +156,12 @@ async def create_server(app: PokerTables, stations: Stations, address: str = "12
     """A started server on ``address`` (port 0: a free port), with health checking and reflection; calls without a
     station token are refused before they are parsed, and requests and connections are limited
     (:mod:`service.grpc.hardening`).  Health says SERVING once ready (``ready_check``: one more thing to wait for,
-    run on a worker thread after the store's read).  Every RPC is counted, timed and logged by one interceptor, the
-    outermost, and what the application stores is counted, into ``metrics`` (a registry of the server's own when none
-    is given: :func:`metrics_of`).  ``shufflers``: the shuffler integrity monitor's settings (ListShufflers; the
-    defaults of docs/integrity.md when none are given); ``zone``: the casino's time zone, whose shifts (from 00:00,
-    08:00, 16:00) are ListShufflers' and ListDealerFigures' default range (UTC when none is given)."""
+    run on a worker thread after the store's read).  Every RPC is counted, timed and logged as its handler is looked
+    up (:mod:`service.grpc.gateway`), and what the application stores is counted, into ``metrics`` (a registry of the
+    server's own when none is given: :func:`metrics_of`).  ``shufflers``: the shuffler integrity monitor's settings
+    (ListShufflers; the defaults of docs/integrity.md when none are given); ``zone``: the casino's time zone, whose
+    shifts (from 00:00, 08:00, 16:00) are ListShufflers' and ListDealerFigures' default range (UTC when none is
+    given)."""
     metrics = metrics if metrics is not None else ServiceMetrics()
     observer = RequestObserver(metrics, stations.by_token.get, SERVICE_NAME)
     gate = StationGate(SERVICE_NAME, stations.by_token.__contains__,
@@ -167,17 +169,19 @@ async def create_server(app: PokerTables, stations: Stations, address: str = "12
                        _status(grpc.StatusCode.INVALID_ARGUMENT, "the request is not a message of its method", "",
                                field=""),
                        hardening.refusal_delay_s)
-    server = grpc.aio.server(interceptors=[observer, gate] if hardening.authenticate_first else [observer],
-                             options=hardening.options())
+    server = grpc.aio.server(options=hardening.options())
     # Commands wait in these threads for their group's commit (service.store.group_commit): enough of them that the
     # tables of a busy floor share transactions. The sole writer of an SQLite file applies commands on the event
     # loop and only sends long reads here.
     executor = ThreadPoolExecutor(max_workers=2 if app.sole_writer else 16, thread_name_prefix="pokertable")
     servicer = TableServicer(app, stations, executor, shufflers=shufflers, zone=zone)
-    svc_grpc.add_TableServiceServicer_to_server(servicer, server)  # type: ignore[no-untyped-call]
+    handlers = Handlers()
+    svc_grpc.add_TableServiceServicer_to_server(servicer, handlers)  # type: ignore[no-untyped-call]
     health = health_aio.HealthServicer()
-    health_pb2_grpc.add_HealthServicer_to_server(health, server)
-    enable_reflection((SERVICE_NAME, "grpc.health.v1.Health"), server)
+    health_pb2_grpc.add_HealthServicer_to_server(health, handlers)  # type: ignore[arg-type]  # stands for the server
+    enable_reflection((SERVICE_NAME, "grpc.health.v1.Health"), handlers)
+    server.add_generic_rpc_handlers((Gateway(handlers, (gate.resolve, observer.resolve) if hardening.authenticate_first
+                                             else (observer.resolve,)),))
     for service in ("", SERVICE_NAME):
         await health.set(service, health_pb2.HealthCheckResponse.NOT_SERVING)
     try:
