@@ -16,6 +16,7 @@ from typing import Any
 import grpc
 import pytest
 
+from domain.circle.settings import BettingStructure, TableSettings
 from service.api import table_service_pb2 as svc
 from service.app.application import PokerTables
 from service.grpc import follower as follower_module
@@ -132,3 +133,40 @@ def test_an_instance_s_own_commands_cost_its_follower_no_read_and_reach_its_stre
         stop_at.set()
         seat(pit, "Sala 1", 4, 100)  # the stream ends at its next change
         listening.join(timeout=5)
+
+
+def test_a_stream_that_registers_while_the_follower_skips_to_the_head_is_woken() -> None:
+    """Issue 18 (a stream never skips): the follower, finding no stream open, moves to the log's head without
+    reading it. A stream that registers while the head is being asked for, and is told nothing is kept after its
+    position, waits to be woken: the follower reads for it instead of moving past the events it never saw (at an
+    instance with the safety poll at a minute, such a stream waited past 30 s for a table's opening)."""
+    app = PokerTables(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
+    app.open_table("race-open", "Mesa 1", TableSettings.create("holdem", BettingStructure.NO_LIMIT, blinds=(1, 2)))
+    watching: set[str] = set()
+    told: list[Any] = []
+
+    class StreamArrivesDuringTheHeadQuery:
+        """The application's recorder; a stream registers, and asks what is kept after position 0, as the
+        follower asks for the head."""
+
+        def __init__(self, follower: Any) -> None:
+            self.follower = follower
+
+        def max_notification_id(self) -> int | None:
+            watching.add("Mesa 1")
+            told.append(self.follower.after(0))
+            return app.recorder.max_notification_id()
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(app.recorder, name)
+
+    async def race() -> set[str]:
+        follower = follower_module.LogFollower(app.recorder, lambda originator, position: "Mesa 1",
+                                               lambda table: None, lambda: bool(watching))
+        follower.recorder = StreamArrivesDuringTheHeadQuery(follower)
+        tables = follower._read()
+        assert follower.after(0) not in (None, ([], follower.position))  # what the stream missed is kept for it
+        return tables
+
+    assert asyncio.run(race()) == {"Mesa 1"}  # and the follower wakes its table
+    assert told == [([], 0)]  # the stream was told nothing after 0: only a wake brings it the opening

@@ -158,9 +158,14 @@ class LogFollower:
         if not self.watched():  # nobody to wake: move to the head without reading what is there
             head = int(self.recorder.max_notification_id() or 0)
             with self._keep_lock:
-                self.position = self.start = max(self.position, head)
-                self.recent.clear()
-            return set()
+                # Asked again under the lock: a stream registers before it asks what is kept after its position, so
+                # one that came during the head's query may have been told "nothing after" the old position and
+                # waits to be woken; moving past what it never saw, waking nobody, left it waiting (a test's stream
+                # at another instance waited past 30 s for a table's opening). It is read for, below.
+                if not self.watched():
+                    self.position = self.start = max(self.position, head)
+                    self.recent.clear()
+                    return set()
         tables: set[str] = set()
         while True:
             page, reached = vouched_page(self.recorder, self.position, PAGE)
