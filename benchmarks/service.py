@@ -161,8 +161,8 @@ def report(sequential: dict[str, Sequential], flat: dict[str, Run], results: lis
               f"last 50 hands {late:.2f} ms ({late / early:.2f}×)")
     echo = sequential["echo"]
     ratio = statistics.median(sequential["SQLite"].ratios(echo))
-    print(f"\nTargets: SQLite sequential at {ratio:.0%} of the echo's rate (median of {len(echo.rounds)} rounds; "
-          f"≥ 50 %): {'met' if ratio >= 0.5 else 'MISSED'}")
+    print(f"\nEarlier targets: SQLite sequential at {ratio:.0%} of the echo's rate (median of {len(echo.rounds)} "
+          "rounds; the target of 50 % is withdrawn by issue 18: a durable commit is the floor, see below)")
     null, minimal = (statistics.median(sequential[kind].ratios(echo)) for kind in ("null", "es"))
     print(f"  beside it, sequential: the null TableService at {null:.0%} of the echo, the minimal event-sourced "
           f"service at {minimal:.0%}; pokertable at {ratio / minimal:.0%} of the minimal event-sourced service")
