@@ -149,8 +149,7 @@ def test_a_stream_that_registers_while_the_follower_skips_to_the_head_is_woken()
         """The application's recorder; a stream registers, and asks what is kept after position 0, as the
         follower asks for the head."""
 
-        def __init__(self, follower: Any) -> None:
-            self.follower = follower
+        follower: Any = None
 
         def max_notification_id(self) -> int | None:
             watching.add("Mesa 1")
@@ -161,9 +160,9 @@ def test_a_stream_that_registers_while_the_follower_skips_to_the_head_is_woken()
             return getattr(app.recorder, name)
 
     async def race() -> set[str]:
-        follower = follower_module.LogFollower(app.recorder, lambda originator, position: "Mesa 1",
-                                               lambda table: None, lambda: bool(watching))
-        follower.recorder = StreamArrivesDuringTheHeadQuery(follower)
+        racing: Any = StreamArrivesDuringTheHeadQuery()
+        follower = racing.follower = follower_module.LogFollower(
+            racing, lambda originator, position: "Mesa 1", lambda table: None, lambda: bool(watching))
         tables = follower._read()
         assert follower.after(0) not in (None, ([], follower.position))  # what the stream missed is kept for it
         return tables
