@@ -19,6 +19,8 @@ from service.app.application import PokerTables, ProcessedCommand
 from service.bootstrap import open_store
 from service.store.audit import verify
 from service.store.chain import ChainedSQLiteRecorder
+from service.store.chain_postgres import WRITTEN_OUT
+from tests.test_application import postgres_store
 from tests.test_audit import PIT, play
 
 
@@ -109,3 +111,27 @@ def test_a_completed_hand_leaves_the_cache_and_still_reads_from_the_store(tmp_pa
         assert cache.get(table.id) is not None  # the table stays cached: every command reads it
         hand = app.hand(finished[-1])
         assert hand.is_complete and hand.number == 2
+
+
+@pytest.mark.parametrize("count", [1, 5, WRITTEN_OUT, WRITTEN_OUT + 1, 300])
+def test_r_aud_1_postgresql_inserts_of_any_size_chain_as_the_service_checks_them(count: int) -> None:
+    """PostgreSQL: a command's few events go to the insert function written out, an element a parameter, a bulk of
+    them as arrays; either way each lands at its position with the link the audit recomputes, and a stale version
+    refuses the whole insert."""
+    app = PokerTables(env=postgres_store())
+    try:
+        play(app)
+        recorder = app.recorder
+        (last,) = recorder.select_notifications(recorder.max_notification_id() or 1, 1)
+        before = recorder.max_notification_id() or 0
+        fresh = [StoredEvent(originator_id=uuid4(), originator_version=1, topic=last.topic, state=last.state)
+                 for _ in range(count)]
+        assert list(recorder.insert_events(fresh) or []) == list(range(before + 1, before + count + 1))
+        with pytest.raises(IntegrityError):  # the last one is taken: nothing of the insert is written
+            recorder.insert_events([*(StoredEvent(uuid4(), 1, last.topic, last.state) for _ in range(count)),
+                                    fresh[-1]])
+        assert recorder.max_notification_id() == before + count
+        result = verify(recorder)
+        assert result.clean and result.events == before + count, result
+    finally:
+        app.close()

@@ -16,6 +16,11 @@ from psycopg.sql import SQL, Composable, Composed, Identifier, Literal
 
 from service.store.chain import GENESIS, PAGE, CheckedNotifications, _chained_events
 
+WRITTEN_OUT = 64
+"""Events and reads up to which an insert's arrays are written out in its statement, an element a parameter (a
+command's few: psycopg adapts a scalar in C, a list in Python); past it (a store filled in bulk) they go as arrays,
+one prepared statement whatever their length, and within PostgreSQL's 65,535 parameters."""
+
 
 class ChainedPostgresRecorder(CheckedNotifications, PostgresApplicationRecorder):
     """The PostgreSQL application recorder, chaining each event it inserts (the recorder's table lock serialises
@@ -59,6 +64,10 @@ class ChainedPostgresRecorder(CheckedNotifications, PostgresApplicationRecorder)
         self._insert_function_name = f"pokertable_insert_chained_arrays_{self.datastore.originator_id_type}"
         self.sql_create_statements.append(self._insert_function())
         self._inserts: dict[tuple[int, int], bytes] = {}
+        self._insert_arrays = SQL(
+            "SELECT inserted FROM {0}.{1}(%s::{2}[], %s::bigint[], %s::text[], %s::bytea[], %s::{2}[], %s::bigint[]) "
+            "AS inserted").format(schema, Identifier(self._insert_function_name),
+                                  Identifier(self.datastore.originator_id_type)).as_bytes(None)
         self._selects: dict[tuple[bool, bool, bool, bool], bytes] = {}
         self._select_links = SQL(
             "SELECT position, hash FROM {0}.{1} WHERE position <= %s AND position >= (SELECT COALESCE(MAX(position), "
@@ -129,13 +138,16 @@ class ChainedPostgresRecorder(CheckedNotifications, PostgresApplicationRecorder)
         if not stored_events:
             return []
         read = reads or {}
-        shape = (len(stored_events), len(read))
-        statement = self._inserts.get(shape) or self._insert_statement(*shape)
-        params: list[object] = [e.originator_id for e in stored_events]
-        params += [e.originator_version for e in stored_events]
-        params += [e.topic for e in stored_events]
-        params += [e.state for e in stored_events]
-        params += [*read, *read.values()]
+        events = stored_events
+        columns: list[list[Any]] = [[e.originator_id for e in events], [e.originator_version for e in events],
+                                    [e.topic for e in events], [e.state for e in events],
+                                    list(read), list(read.values())]
+        if len(stored_events) + len(read) > WRITTEN_OUT:  # a bulk insert (a store being filled): the arrays as such
+            statement, params = self._insert_arrays, columns
+        else:
+            shape = (len(stored_events), len(read))
+            statement = self._inserts.get(shape) or self._insert_statement(*shape)
+            params = [value for column in columns for value in column]
         with self.datastore.get_connection() as conn, conn.cursor() as curs:
             curs.execute(statement, params, prepare=True)
             return [int(row["inserted"]) for row in curs.fetchall()]
