@@ -156,9 +156,12 @@ def test_one_service_writes_an_sqlite_file_and_a_killed_one_gives_it_up(tmp_path
         first.wait(timeout=10)
     again, port = start(db, config)
     try:
+        # health says NOT_SERVING until the service is ready (it has read the store): a client waits for SERVING,
+        # as a load balancer does; one Check at "serving on" once came before the readiness (CI)
         health = health_pb2_grpc.HealthStub(grpc.insecure_channel(f"127.0.0.1:{port}"))
-        status = health.Check(health_pb2.HealthCheckRequest(), timeout=10).status  # type: ignore[attr-defined]
-        assert status == health_pb2.HealthCheckResponse.SERVING
+        watch = health.Watch(health_pb2.HealthCheckRequest(), timeout=30)  # type: ignore[attr-defined]
+        assert any(status.status == health_pb2.HealthCheckResponse.SERVING for status in watch)
+        watch.cancel()  # the stop below gives calls still open its grace
     finally:
         again.terminate()
         again.wait(timeout=10)
