@@ -125,10 +125,10 @@ async def _watch_store(app: PokerTables, readiness: _Readiness) -> None:
     own, never one a command waits for); no answer within :data:`STORE_PROBE_TIMEOUT` and health says NOT_SERVING
     (a load balancer sends no new calls, the stations wait), until it answers again."""
     loop = asyncio.get_running_loop()
-    probe: asyncio.Future[object] | None = None
     serving = True
     while not readiness.stopping:
         await asyncio.sleep(STORE_PROBE_SECONDS)
+        probe = readiness.probe
         if probe is None or probe.done():  # a probe still hanging (a connection timing out) is not doubled
             probe = readiness.probe = loop.run_in_executor(None, app.recorder.max_notification_id)
         try:

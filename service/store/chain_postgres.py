@@ -64,10 +64,7 @@ class ChainedPostgresRecorder(CheckedNotifications, PostgresApplicationRecorder)
         self._insert_function_name = f"pokertable_insert_chained_arrays_{self.datastore.originator_id_type}"
         self.sql_create_statements.append(self._insert_function())
         self._inserts: dict[tuple[int, int], bytes] = {}
-        self._insert_arrays = SQL(
-            "SELECT inserted FROM {0}.{1}(%s::{2}[], %s::bigint[], %s::text[], %s::bytea[], %s::{2}[], %s::bigint[]) "
-            "AS inserted").format(schema, Identifier(self._insert_function_name),
-                                  Identifier(self.datastore.originator_id_type)).as_bytes(None)
+        self._insert_arrays = self._insert_call([SQL("%s::{0}[]").format(of) for of in self._insert_types()])
         self._selects: dict[tuple[bool, bool, bool, bool], bytes] = {}
         self._select_links = SQL(
             "SELECT position, hash FROM {0}.{1} WHERE position <= %s AND position >= (SELECT COALESCE(MAX(position), "
@@ -152,17 +149,24 @@ class ChainedPostgresRecorder(CheckedNotifications, PostgresApplicationRecorder)
             curs.execute(statement, params, prepare=True)
             return [int(row["inserted"]) for row in curs.fetchall()]
 
-    def _insert_statement(self, events: int, reads: int) -> bytes:
-        """The call of the insert function for so many events and reads (made once per shape)."""
-        def array(count: int, of: Composable) -> Composed:
-            return SQL("ARRAY[{0}]::{1}[]").format(SQL(", ").join([SQL("%s")] * count), of)
-
+    def _insert_types(self) -> list[Composable]:
+        """The element types of the insert function's arrays: the events' ids, versions, topics, states, then the
+        reads' ids and versions."""
         id_type = Identifier(self.datastore.originator_id_type)
-        bigint = SQL("bigint")
-        statement = SQL("SELECT inserted FROM {0}.{1}({2}) AS inserted").format(
-            Identifier(self.datastore.schema), Identifier(self._insert_function_name), SQL(", ").join([
-                array(events, id_type), array(events, bigint), array(events, SQL("text")), array(events, SQL("bytea")),
-                array(reads, id_type), array(reads, bigint)])).as_bytes(None)
+        return [id_type, SQL("bigint"), SQL("text"), SQL("bytea"), id_type, SQL("bigint")]
+
+    def _insert_call(self, arguments: list[Composed]) -> bytes:
+        """The statement calling the insert function with these arguments."""
+        return SQL("SELECT inserted FROM {0}.{1}({2}) AS inserted").format(
+            Identifier(self.datastore.schema), Identifier(self._insert_function_name),
+            SQL(", ").join(arguments)).as_bytes(None)
+
+    def _insert_statement(self, events: int, reads: int) -> bytes:
+        """The call of the insert function for so many events and reads, each array written out, an element a
+        parameter (made once per shape)."""
+        counts = (events, events, events, events, reads, reads)
+        statement = self._insert_call([SQL("ARRAY[{0}]::{1}[]").format(SQL(", ").join([SQL("%s")] * count), of)
+                                       for count, of in zip(counts, self._insert_types(), strict=True)])
         self._inserts[events, reads] = statement
         return statement
 
