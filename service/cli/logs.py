@@ -1,4 +1,4 @@
-"""The service's log (issue 17, item 1): standard library ``logging`` to standard error, a human line a record by
+r"""The service's log (issue 17, item 1): standard library ``logging`` to standard error, a human line a record by
 default, a JSON object a line with ``--log-format json`` (for the casino's log collector); ``--log-level``.
 
 The level applies to the project's loggers (``pokertable.*``: ``pokertable.requests`` the request log,
@@ -9,6 +9,22 @@ log on: a line for every RPC answered, which nothing formats otherwise (:mod:`se
 A JSON line has ``time`` (UTC, ISO 8601, milliseconds), ``level``, ``logger``, ``message`` and the record's fields
 (``event``, ``rpc``, ``table``, ``command_id``, ``code``, ``rule``, ``caller``, ``role``, ``duration_ms``, …); an
 error's traceback is in ``exception``. Non-ASCII text is escaped, so a line is one line to any tool.
+
+No text can forge a line of the log (issue 29): a device's words, a station's name, a command id, an alert's detail
+come from outside, and a line feed in them must not start a line of its own that reads as the service's.  The human
+line escapes, in everything it shows (the message with every value put into it, the logger's name, the level), every
+control character — C0, DEL, C1 (NEL among them), the line and paragraph separators U+2028 and U+2029, the bidi
+controls and lone surrogates — as ``\n``, ``\r``, ``\t``, ``\x1b``, ``\u2028``, and a backslash as ``\\``, so that
+the escaping is unambiguous (:func:`escaped`).  An error's traceback follows its record on lines of its own, each
+beginning with :data:`CONTINUATION` (two spaces and a bar, the rest escaped the same way): a line that begins with a
+time is always a record's first line, and a collector that joins indented lines to the one before keeps the
+traceback with its record.  The JSON line is escaped by ``json.dumps`` (every control and non-ASCII character as
+``\uXXXX``, and DEL here).
+
+>>> escaped("jam\n2026-11-27 12:00:00 INFO pokertable.audit audit: the log is intact \x1b[32mOK\x1b[0m")
+'jam\\n2026-11-27 12:00:00 INFO pokertable.audit audit: the log is intact \\x1b[32mOK\\x1b[0m'
+>>> print(escaped("C:\\dir\u2028next\x85\x7f\tend ♠ Mesa 1"))
+C:\\dir\u2028next\x85\x7f\tend ♠ Mesa 1
 
 >>> import json, logging
 >>> record = logging.LogRecord("pokertable.requests", logging.WARNING, __file__, 1, "%s refused", ("Act",), None)
@@ -25,6 +41,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import re
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -38,7 +55,32 @@ PROJECT_LOGGERS = ("pokertable", "service", "devices", "domain")
 SECRET_WORDS = ("password", "token", "secret", "passphrase")
 """An option whose name has one of these is never shown, whatever its value."""
 
+CONTINUATION = "  | "
+"""How each line of an error's traceback (or a stack) begins in the human log, after its record's line: never a
+time, so never a record's first line; indented, so a collector that joins indented lines keeps it with its record."""
+_UNSAFE = re.compile(r"[\\\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+"""What the human log escapes: a backslash, C0 controls, DEL, C1 controls (NEL among them), the line and paragraph
+separators, the bidi controls (text that shows other than it is) and lone surrogates (which cannot be written)."""
+_NAMED = {"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
 _log = logging.getLogger("pokertable.service")
+
+
+def _escape(found: re.Match[str]) -> str:
+    char = found.group()
+    named = _NAMED.get(char)
+    if named is not None:
+        return named
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def escaped(text: str) -> str:
+    """``text`` as one line of the human log that shows what it holds: every control character (C0, DEL, C1), line
+    or paragraph separator (U+2028, U+2029), bidi control and lone surrogate as ``\\n``, ``\\r``, ``\\t``,
+    ``\\xHH`` or ``\\uHHHH``, and a backslash as ``\\\\`` (so that an escape in the text is told from one made
+    here).  Text with none of them is returned as it is (the common case costs one search)."""
+    return _UNSAFE.sub(_escape, text) if _UNSAFE.search(text) else text
 
 
 def add_logging_arguments(parser: argparse.ArgumentParser) -> None:
@@ -67,11 +109,20 @@ class JsonFormatter(logging.Formatter):
                 line.setdefault(str(key), value)
         if record.exc_info:
             line["exception"] = self.formatException(record.exc_info)
-        return json.dumps(line, default=str)
+        text = json.dumps(line, default=str)  # ASCII: every control, separator and non-ASCII character as \uXXXX
+        return text.replace("\x7f", "\\u007f")  # DEL, which is ASCII, too (only a string can hold it)
 
 
 class HumanFormatter(logging.Formatter):
-    """``2026-11-23T21:04:05.123Z WARNING pokertable.requests: …`` (UTC)."""
+    """``2026-11-23T21:04:05.123Z WARNING pokertable.requests: …`` (UTC): one line a record, whatever its text
+    (:func:`escaped`); an error's traceback and a stack follow on lines that begin with :data:`CONTINUATION`.
+
+    >>> import logging
+    >>> record = logging.LogRecord("pokertable.devices", logging.WARNING, __file__, 1, "fault: %s", ("jam\\nOK",),
+    ...                            None)
+    >>> HumanFormatter().format(record).partition(" ")[2]
+    'WARNING pokertable.devices: fault: jam\\\\nOK'
+    """
 
     def __init__(self) -> None:
         super().__init__("%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -79,6 +130,21 @@ class HumanFormatter(logging.Formatter):
     def formatTime(self, record: logging.LogRecord, datefmt: str | None = None) -> str:  # noqa: N802 (logging's name)
         """The record's time in UTC, ISO 8601 with milliseconds."""
         return datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+    def format(self, record: logging.LogRecord) -> str:
+        """The record as one line, then its traceback and stack (if any) each line behind :data:`CONTINUATION`."""
+        line = f"{self.formatTime(record)} {escaped(record.levelname)} {escaped(record.name)}: " \
+               f"{escaped(record.getMessage())}"
+        more: list[str] = []
+        if record.exc_info:
+            more.append(self.formatException(record.exc_info))
+        elif record.exc_text:  # formatted by someone else already
+            more.append(record.exc_text)
+        if record.stack_info:
+            more.append(self.formatStack(record.stack_info))
+        if not more:
+            return line
+        return "\n".join([line, *(CONTINUATION + escaped(text) for block in more for text in block.split("\n"))])
 
 
 class _Handler(logging.StreamHandler):  # type: ignore[type-arg]
