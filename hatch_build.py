@@ -1,10 +1,16 @@
 """Build hook: generate the gRPC code of every proto/pokertable/v1/*.proto into service/api/ (never committed, never
-edited by hand)."""
+edited by hand), and give the wheel its release manifest, ``pokertable/MANIFEST.sha256`` (every file the wheel installs
+and its SHA-256: ``pokertable verify-install`` checks the installation against it; pokertable/release.py)."""
 
 from __future__ import annotations
 
+import importlib.util
 import re
+import shutil
+import sys
+import tempfile
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
@@ -13,12 +19,62 @@ PACKAGE = Path("pokertable/v1")
 
 
 class CustomBuildHook(BuildHookInterface):  # type: ignore[type-arg]
-    """Run protoc (grpcio-tools) before every build, editable installs included."""
+    """Run protoc (grpcio-tools) before every build, editable installs included; a wheel (not an editable install,
+    which has no files of its own to list) also gets its release manifest."""
+
+    _manifest_directory: Path | None = None
 
     def initialize(self, version: str, build_data: dict[str, Any]) -> None:
-        del version
         generate(Path(self.root))
         build_data.setdefault("artifacts", []).append("service/api/*_pb2*.py*")
+        if self.target_name == "wheel" and version == "standard":
+            self._manifest_directory = Path(tempfile.mkdtemp(prefix="pokertable-manifest-"))
+            manifest = self._manifest_directory / "MANIFEST.sha256"
+            digest = write_manifest(self.build_config.builder, build_data, manifest, Path(self.root))
+            build_data.setdefault("force_include", {})[str(manifest)] = RELEASE_MANIFEST
+            self.app.display_info(f"pokertable release digest: {digest} ({RELEASE_MANIFEST})")
+
+    def finalize(self, version: str, build_data: dict[str, Any], artifact_path: str) -> None:
+        del version, build_data, artifact_path
+        if self._manifest_directory is not None:
+            shutil.rmtree(self._manifest_directory, ignore_errors=True)
+            self._manifest_directory = None
+
+
+RELEASE_MANIFEST = "pokertable/MANIFEST.sha256"
+"""Where the wheel keeps its manifest (pokertable/release.py's ``MANIFEST_NAME`` in the ``pokertable`` package)."""
+
+
+def _release_module(root: Path) -> ModuleType:
+    """pokertable/release.py of the sources being built (the manifest's one format, shared with its check)."""
+    name = "_pokertable_release_for_build"
+    spec = importlib.util.spec_from_file_location(name, root / "pokertable" / "release.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        del sys.modules[name]
+    return module
+
+
+def write_manifest(builder: Any, build_data: dict[str, Any], target: Path, root: Path) -> str:
+    """Write the manifest of every file the wheel will hold (hatchling's own selection, with this build's generated
+    artifacts) to ``target``; return the release digest. The files are listed by their path in the wheel, which is
+    their path under ``site-packages`` once installed."""
+    release = _release_module(root)
+    assert Path(RELEASE_MANIFEST).name == release.MANIFEST_NAME
+    with builder.config.set_build_data({"artifacts": [], "force_include": {}, **build_data}):
+        files = [(included.distribution_path.replace("\\", "/"), Path(included.path))
+                 for included in builder.recurse_included_files()]
+    outside = [path for path, _ in files if not path.startswith("pokertable/")]
+    if outside:
+        raise RuntimeError(f"the wheel would install files outside pokertable/, which its manifest cannot cover: "
+                           f"{outside[:5]}")
+    manifest = release.Manifest.of_files((path, source) for path, source in files if path != RELEASE_MANIFEST)
+    target.write_text(manifest.text(), encoding="utf-8", newline="\n")
+    return str(manifest.digest)
 
 
 def generate(root: Path) -> None:

@@ -14,6 +14,9 @@ Which alerts hold (:func:`report_hold`; the decision is written on the event, so
   so the hands dealt from that deck are in doubt; the deck also leaves play (below).
 - ``shuffler-integrity`` — the integrity monitor found a shuffler that does not randomise (GLI-19 §3.2.2), raised by
   the service (``AlertRaised``).
+- ``software-integrity`` — the service's installed files differ from its release manifest, or the manifest is gone
+  (25 CFR 547.8(f): the software is verified against its signature), raised by the service at every table
+  (``AlertRaised``).
 - ``audit`` — tampering found in the log (R-AUD-1): the hands' record cannot be vouched for.  A finding that names a
   table holds that table; one that names none (a signed head, a signature) holds every table.  Findings are the
   casino's record (:mod:`domain.audit_findings`), passed to the table's check.
@@ -72,9 +75,10 @@ HOLD_KINDS: dict[str, tuple[str, str]] = {
     "deck-count": ("deck count wrong", "R-DECK-3"),
     "shuffler-integrity": ("shuffler integrity failure", "GLI-19 §3.2.2"),
     "audit": ("tampering found by the audit", "R-AUD-1"),
+    "software-integrity": ("installed software differs from its release", "25 CFR 547.8(f)"),
 }
 """Each kind of alert that holds play: how it is named, and the rule or regulation it holds by."""
-RAISED_KINDS = ("shuffler-integrity",)
+RAISED_KINDS = ("shuffler-integrity", "software-integrity")
 """The alerts the service raises at a table itself (``raise_alert``): each holds play."""
 MAX_ALERT_DETAIL = 200
 """The longest description an alert raised by the service records."""

@@ -38,7 +38,13 @@ def use_own_packages() -> None:
 
 
 def main() -> int:
-    """Run the ``pokertable`` command line with the program's own packages."""
+    """Run the ``pokertable`` command line with the program's own packages (``pokertable --version`` alone is
+    answered here, from the release manifest, without loading the program: :mod:`pokertable.release`)."""
+    if sys.argv[1:] == ["--version"]:
+        from pokertable.release import version_text
+
+        print(version_text())
+        return 0
     use_own_packages()
     try:
         from service.cli.main import main as command_line

@@ -222,7 +222,9 @@ def test_the_image_serves_healthy_as_its_user_and_stops_cleanly(image: str, tmp_
         return subprocess.run(["docker", *args], capture_output=True, text=True, timeout=timeout, check=False)
 
     version = docker("run", "--rm", image, "--version")
-    assert re.fullmatch(r"pokertable \S+\n", version.stdout), version.stderr
+    assert re.fullmatch(r"pokertable \S+\nrelease sha256:[0-9a-f]{64}\n", version.stdout), version.stderr
+    verified = docker("run", "--rm", image, "verify-install")  # the image's installation, as the wheel shipped it
+    assert verified.returncode == 0 and verified.stdout == version.stdout.split("\n", 1)[1], verified.stderr
     uid = docker("run", "--rm", "--entrypoint", "id", image, "-u")
     assert uid.stdout.strip() not in ("", "0"), uid.stderr
     config = tmp_path / "pokertable.toml"

@@ -152,7 +152,8 @@ def test_pokertable_runs_its_own_packages_beside_another_distributions(venv: Ven
     version = wheel.name.split("-")[1]
     script = str(venv.bin / "pokertable")
     shown = venv.run(script, "--version")
-    assert (shown.returncode, shown.stdout.strip()) == (0, f"pokertable {version}"), shown.stderr
+    assert (shown.returncode, shown.stdout.splitlines()[0]) == (0, f"pokertable {version}"), shown.stderr
+    assert re.fullmatch(r"release sha256:[0-9a-f]{64}", shown.stdout.splitlines()[1])  # tests/test_verify_install.py
     hand = venv.run(script, "hand", "As", "Ks", "--board", "Qs", "Js", "Ts", "2c", "3d")
     assert hand.returncode == 0, hand.stderr
     assert "royal flush" in hand.stdout
@@ -160,7 +161,7 @@ def test_pokertable_runs_its_own_packages_beside_another_distributions(venv: Ven
     assert odds.returncode == 0, odds.stderr
     assert "usage: pokertable odds" in odds.stdout
     module = venv.run(str(venv.python), "-m", "pokertable", "--version")
-    assert module.stdout.strip() == f"pokertable {version}", module.stderr
+    assert module.stdout == shown.stdout, module.stderr
 
     # a plain Python of that environment imports the other distribution's packages, as its owner expects
     theirs = venv.run(str(venv.python), "-c", "import service, service.cli, domain, devices; "
@@ -239,4 +240,4 @@ def test_the_editable_install_keeps_the_checkout_on_the_path(tmp_path: Path) -> 
     script = shutil.which("pokertable", path=str(Path(sys.executable).parent)) or "pokertable"
     shown = subprocess.run([script, "--version"], capture_output=True, text=True, timeout=60, check=False)
     assert shown.returncode == 0, shown.stderr
-    assert re.fullmatch(r"pokertable \S+\n", shown.stdout)
+    assert re.fullmatch(r"pokertable \S+\nrelease: development install \(no release manifest\)\n", shown.stdout)

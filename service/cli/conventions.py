@@ -89,6 +89,10 @@ EXIT_STATUS: dict[str, str] = {
              "(a network cut: caught up with later) or its log refused (R-AUD-1), or the group's store lost; "
              "report: 0; verify: 0 clean (and reconciled), 1 tampered with, different or a casino not reached; 2 "
              "usage, a configuration, a key or a group store that cannot be used",
+    "verify-install": "0 every installed file matches the release manifest (the release digest on standard output); "
+                      "1 found bad: a file changed, missing or added, or the manifest missing from an installation of "
+                      "the wheel (each named on standard output); 2 usage, or a development install (pip install -e), "
+                      "which has no release manifest to verify against",
 }
 """Each subcommand's exit statuses, for its ``--help`` and docs/cli.md; 130 (interrupted) and 141 (output closed)
 hold for every one."""

@@ -22,6 +22,7 @@ from service.cli import reconstruct as reconstruct_command
 from service.cli import report as report_command
 from service.cli import serve as serve_command
 from service.cli import tokens as tokens_command
+from service.cli import verify_install as verify_install_command
 from service.cli.conventions import BROKEN_PIPE, EXIT_STATUS, INTERRUPTED, epilog
 from service.formats import phh
 
@@ -33,7 +34,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Data on standard output; counts, progress, warnings and errors on standard error. Exit status: 0 "
                "done; 1 refused or found bad; 2 usage (bad arguments, a file or database that cannot be used); 130 "
                "interrupted; 141 output closed early. Each command's --help says more; docs/cli.md lists them all.")
-    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
+    parser.add_argument("--version", action=_Version, nargs=0,
+                        help="show the version and the release digest (the manifest's SHA-256) and exit")
     parser.add_argument("--tz", metavar="ZONE",
                         help="the casino's time zone for times read and printed (default POKERTABLE_TZ, else the "
                              "configuration's [service] tz, else Europe/Madrid)")
@@ -56,11 +58,24 @@ def build_parser() -> argparse.ArgumentParser:
     tokens_command.add_parser(commands)
     health_command.add_parser(commands)
     group_command.add_parser(commands)
+    verify_install_command.add_parser(commands)
     completion_command.add_parser(commands, parser)
     for name, command in commands.choices.items():  # every subcommand's --help ends with its streams and statuses
         if name in EXIT_STATUS and not command.epilog:
             command.epilog = epilog(name)
     return parser
+
+
+class _Version(argparse.Action):
+    """``--version``: the version and, on a second line, the release digest (:func:`pokertable.release.version_text`:
+    the manifest's own digest, not a check of the files; the launcher answers it without loading the program)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object,
+                 option_string: str | None = None) -> None:
+        from pokertable.release import version_text
+
+        print(version_text())
+        parser.exit()
 
 
 def version() -> str:

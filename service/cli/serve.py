@@ -21,6 +21,7 @@ from cryptography.hazmat.primitives import serialization
 from domain.integrity.monitor import MonitorSettings
 from service.app.access import Role
 from service.app.application import PokerTables
+from service.app.install_check import watch_installation
 from service.app.shuffler_watch import watch_shufflers
 from service.app.tampering import audit_periodically
 from service.bootstrap import open_signed_store
@@ -67,6 +68,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     option("grace", kind=float, metavar="SECONDS", more=" (SIGTERM: no new call, those in flight finish)")
     option("shuffler_check_every", kind=float, metavar="SECONDS",
            more="; a shuffler deck that fails holds its tables (R-HOLD-1, docs/integrity.md)")
+    option("verify_install_every", kind=float, metavar="SECONDS", more="; also at start (docs/ops/install.md)")
     option("db_password_file", kind=Path)
     add_logging_arguments(parser)  # --log-format, --log-level (docs/ops/monitoring.md)
     parser.set_defaults(run=run, hardening=HARDENED,  # benchmarks/flood.py alone runs it as it was (GRPC_DEFAULTS)
@@ -124,10 +126,11 @@ def run(args: argparse.Namespace) -> int:
         monitor, zone = chosen.shuffler_monitor(), ZoneInfo(args.tz)
         shufflers = watch_shufflers(app, monitor, zone, args.shuffler_check_every) \
             if args.shuffler_check_every > 0 else None
+        installation = watch_installation(app, args.verify_install_every) if args.verify_install_every > 0 else None
         asyncio.run(_until_stopped(_service(args, app, stations, credentials=credentials, ready=ready, warm=warm,
                                             listener=listener, floor_token=floor_token,
                                             metrics=ServiceMetrics(signer), shufflers=monitor, zone=zone),
-                                   audit, shufflers))
+                                   audit, shufflers, installation))
     except (KeyboardInterrupt, asyncio.CancelledError):
         pass
     except ListenError as error:  # the port is taken, or the address is not this machine's

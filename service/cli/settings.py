@@ -177,6 +177,9 @@ KEYS: Mapping[str, Key] = {
     "shuffler_looks": Key(_positive, 160, "the shuffles of one deck a shift holds (the shuffler monitor's looks)"),
     "shuffler_check_every": Key(_seconds, 300.0, "seconds between the service's checks of its shufflers over the "
                                                  "shift; a deck that fails holds its tables (0: never)"),
+    "verify_install_every": Key(_seconds, 3600.0, "seconds between the service's checks of its installed files "
+                                                  "against the release manifest; a difference holds every table "
+                                                  "(0: never)"),
 }
 """Every setting, by its key in the file (the flag is ``--key-with-dashes``, the variable ``POKERTABLE_KEY``)."""
 ENVIRONMENT_ONLY = frozenset({"db_password"})
