@@ -7,7 +7,7 @@ PROTOS := $(wildcard proto/pokertable/v1/*.proto)
 NODE_TOOLS := tools/node
 BUF := $(NODE_TOOLS)/node_modules/.bin/buf
 
-.PHONY: demo test lint typecheck unit browser bench clean events-proto ts-client
+.PHONY: demo test lint typecheck unit browser promtool bench clean events-proto ts-client
 
 $(STAMP): pyproject.toml hatch_build.py $(PROTOS)
 	$(PYTHON) -m venv $(VENV)
@@ -18,7 +18,7 @@ $(STAMP): pyproject.toml hatch_build.py $(PROTOS)
 demo: $(STAMP)
 	$(BIN)/pokertable demo
 
-test: lint typecheck browser unit
+test: lint typecheck browser promtool unit
 
 # Debian's Chromium for the pit dashboard's browser tests (Playwright drives it through its executable_path; no
 # browser is downloaded by a test tool). Installed where missing when this runs as root; otherwise the tests say so
@@ -28,6 +28,19 @@ browser:
 		(apt-get install -y -q --no-install-recommends chromium >/dev/null 2>&1 || \
 		 (apt-get update -q >/dev/null 2>&1 && apt-get install -y -q --no-install-recommends chromium >/dev/null)) ; } || \
 		echo "chromium is not installed: the browser tests will be skipped (make test as root installs it)"
+
+# promtool from Debian's prometheus package, for the alert rules' tests (docs/ops/pokertable-alerts.rules.yml,
+# tests/test_alert_rules.py): the package is fetched with apt-get download and only promtool is unpacked, into
+# $(BIN) (no Prometheus server is installed or started). Where apt cannot fetch it the tests say so (a visible skip;
+# CI requires it).
+promtool: $(STAMP)
+	@command -v promtool >/dev/null 2>&1 || [ -x $(BIN)/promtool ] || { command -v apt-get >/dev/null 2>&1 && \
+		tmp=$$(mktemp -d) && chmod 755 $$tmp && \
+		( (cd $$tmp && apt-get download -q prometheus >/dev/null 2>&1) || \
+		  ([ "$$(id -u)" = 0 ] && apt-get update -q >/dev/null 2>&1 && cd $$tmp && apt-get download -q prometheus >/dev/null 2>&1) ) && \
+		dpkg-deb --fsys-tarfile $$tmp/prometheus_*.deb | tar -xO ./usr/bin/promtool > $(BIN)/promtool.part && \
+		chmod 755 $(BIN)/promtool.part && mv $(BIN)/promtool.part $(BIN)/promtool; rm -rf $$tmp; [ -x $(BIN)/promtool ] ; } || \
+		echo "promtool is not installed: the alert rules' tests will be skipped (make test with apt installs it)"
 
 lint: $(STAMP) $(BUF)
 	$(BIN)/ruff check .

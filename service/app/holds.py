@@ -7,28 +7,61 @@ wrong, a shuffler that failed the integrity monitor) and the casino's tampering 
 gives the table the casino's findings when a hand starts, names each hold by the log position of the event that
 raised it (what ``AcknowledgeAlert`` takes), and lets the service raise an alert at a table
 (:meth:`AlertHolds.raise_alert`, e.g. the shuffler integrity monitor).
+
+:meth:`AlertHolds.alert_figures` counts, for Prometheus (issue 29; docs/ops/monitoring.md), the tables held now, the
+holding alerts not acknowledged yet and the tampering the audit found, from what the application keeps — the list of
+its tables and each table's cached record, the casino's record of findings — never from the log: a scrape costs a
+look at each table, whatever the number of events stored.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
-from domain.audit_findings import FINDINGS_ID, AuditFindings
-from domain.holds import Hold
+from domain.audit_findings import FINDING_KINDS, FINDINGS_ID, AuditFindings, Finding
+from domain.banked.table import BankedTable
+from domain.circle.table import Table
+from domain.holds import HOLD_KINDS, Hold
+from service.app.access import NotFoundError
+from service.store.chain import TamperedLogError
 
 if TYPE_CHECKING:
     from eventsourcing.domain import Aggregate
     from eventsourcing.persistence import ApplicationRecorder
 
-    from domain.banked.table import BankedTable
-    from domain.circle.table import Table
-
 SERVICE = "service"
 """Who raised an alert the service raised itself (the station recorded with it)."""
 _PAGE = 500
+
+
+def _by_kind(kinds: Sequence[str]) -> dict[str, int]:
+    return dict.fromkeys(kinds, 0)
+
+
+@dataclass
+class AlertFigures:
+    """The alerts of the floor now, as Prometheus shows them (docs/ops/monitoring.md; R-HOLD-1, R-AUD-1).  Every kind
+    of :data:`domain.holds.HOLD_KINDS` and :data:`domain.audit_findings.FINDING_KINDS` is there, at 0 when none."""
+
+    tables_held: int = 0
+    """Open tables held now: no hand starts until the pit acknowledges every alert holding each (R-HOLD-1)."""
+    holds: dict[str, int] = field(default_factory=lambda: _by_kind(list(HOLD_KINDS)))
+    """The alerts holding the open tables now, by kind; tampering of no table holds every open table, once each."""
+    unacknowledged: dict[str, int] = field(default_factory=lambda: _by_kind(list(HOLD_KINDS)))
+    """Alerts that hold play and that nobody acknowledged yet, by kind, each alert once: every table's own (an open
+    table's or a closed one's) and the audit's findings (``audit``)."""
+    findings: dict[str, int] = field(default_factory=lambda: _by_kind(FINDING_KINDS))
+    """Tampering the audit found and recorded, acknowledged or not, by what was found (R-AUD-1)."""
+    findings_unacknowledged: dict[str, int] = field(default_factory=lambda: _by_kind(FINDING_KINDS))
+    """Tampering the audit found that the pit has not acknowledged yet, by what was found (R-AUD-1)."""
+    tables_unreadable: int = 0
+    """Tables whose record cannot be loaded: an event of theirs that the hash chain does not vouch for (R-AUD-1; the
+    service answers their commands ``DATA_LOSS``)."""
 
 
 class AlertHolds:
@@ -39,6 +72,11 @@ class AlertHolds:
 
         def any_table(self, table: str) -> Table | BankedTable: ...
         def audit_findings(self) -> AuditFindings | None: ...
+        def table_names(self) -> list[str]: ...
+        @contextlib.contextmanager
+        def current_as_of_now(self, table_ids: Sequence[UUID]) -> Iterator[None]: ...
+        @contextlib.contextmanager
+        def _peeking(self, table: str) -> Iterator[None]: ...
         def _execute(self, command_id: str, table: str,
                      change: Callable[[], tuple[dict[str, Any], list[Aggregate]]],
                      what: tuple[object, ...]) -> dict[str, Any]: ...
@@ -64,18 +102,57 @@ class AlertHolds:
     def casino_holds(self, table: str) -> list[Hold]:
         """R-AUD-1: the tampering found by the audit, not acknowledged yet, that holds ``table``: a finding of that
         table, or of no table (every table: the log itself cannot be vouched for)."""
-        findings = self.audit_findings()
+        return [hold for finding, hold in self._open_findings(self.audit_findings()) if finding.table in ("", table)]
+
+    def _open_findings(self, findings: AuditFindings | None) -> Iterator[tuple[Finding, Hold]]:
+        """R-AUD-1: each finding recorded and not acknowledged yet, with the hold it is (named by its log position)."""
         if findings is None:
-            return []
-        holds = []
+            return
         for finding in findings.findings:
-            if finding.table not in ("", table):
-                continue
             position = self.position_of(FINDINGS_ID, finding.version) if finding.version else None
             if position is None or position in findings.acknowledged_alerts:
                 continue
-            holds.append(Hold(0, "audit", f"{finding.kind} at log position {finding.position}", position))
-        return holds
+            yield finding, Hold(0, "audit", f"{finding.kind} at log position {finding.position}", position)
+
+    def alert_figures(self) -> AlertFigures:
+        """R-HOLD-1, R-AUD-1: the tables held now, the holding alerts not acknowledged yet and the tampering found,
+        for Prometheus. Read from what the application keeps, never from the log: the names of the tables (read on
+        from where the last call stopped), each table's record as cached (on PostgreSQL one question to the store for
+        all of them: which changed since; only those are read again) and the casino's record of findings; the cost
+        grows with the tables, not with the events stored. A table whose events the chain does not vouch for is
+        counted apart (``tables_unreadable``); a store that does not answer raises."""
+        figures = AlertFigures()
+        names = self.table_names()
+        with self.current_as_of_now([key for name in names for key in (Table.create_id(name),
+                                                                         BankedTable.create_id(name))]):
+            casino: list[Finding] = []
+            findings = self.audit_findings()
+            for finding in findings.findings if findings is not None else ():
+                figures.findings[finding.kind] = figures.findings.get(finding.kind, 0) + 1
+            for finding, _ in self._open_findings(findings):
+                figures.findings_unacknowledged[finding.kind] = figures.findings_unacknowledged.get(finding.kind, 0) + 1
+                figures.unacknowledged["audit"] = figures.unacknowledged.get("audit", 0) + 1
+                casino.append(finding)
+            for name in names:
+                try:
+                    with self._peeking(name):  # the cached record itself, under the table's lock: nothing copied
+                        record = self.any_table(name)
+                        kinds = [hold.kind for hold in record.current_holds()]
+                        closed = bool(getattr(record, "closed", False))
+                except NotFoundError:  # a name whose table is not there (a creation event of another store's)
+                    continue
+                except TamperedLogError:
+                    figures.tables_unreadable += 1
+                    continue
+                for kind in kinds:
+                    figures.unacknowledged[kind] = figures.unacknowledged.get(kind, 0) + 1
+                if closed:
+                    continue  # a closed table deals no more: its alerts wait for the pit, it is held no longer
+                kinds += ["audit" for finding in casino if finding.table in ("", name)]
+                for kind in kinds:
+                    figures.holds[kind] = figures.holds.get(kind, 0) + 1
+                figures.tables_held += bool(kinds)
+        return figures
 
     def holds_of(self, record: Table | BankedTable) -> list[dict[str, Any]]:
         """What holds a table now (R-HOLD-1), oldest first: each alert's log position (what ``AcknowledgeAlert``

@@ -44,10 +44,11 @@ Metrics = Callable[[], tuple[bytes, str]]
 
 
 def metrics_route(render: Metrics) -> Route:
-    """``GET /metrics``: the metrics as Prometheus reads them, never cached."""
+    """``GET /metrics``: the metrics as Prometheus reads them, never cached; rendered on a worker thread (the alerts'
+    gauges read the application, which may ask the store: not on the event loop that serves the tables)."""
 
     async def endpoint(request: Request) -> Response:
-        body, content_type = render()
+        body, content_type = await asyncio.to_thread(render)
         return Response(body, headers={"Content-Type": content_type, "Cache-Control": "no-store",
                                        "X-Content-Type-Options": "nosniff"})
 
