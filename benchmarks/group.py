@@ -40,7 +40,8 @@ from service.group.figures import casino_totals, total
 from service.group.store import GroupStore
 from service.group.verify import verify_received
 from service.store.persistence import environment, notifications
-from service.store.signing import HeadSigner, load_public_key, public_pem
+from service.store.signer import HeadSigner
+from service.store.signing import load_public_key, public_pem
 from tests.group_support import Casino
 
 CASINOS = ("Gran Via", "Costa")

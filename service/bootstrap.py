@@ -14,8 +14,10 @@ from pathlib import Path
 from types import TracebackType
 
 from service.app.application import PokerTables
+from service.store.keyring import finish_rotation, journal_path, keyring_path, trust_key
 from service.store.persistence import SoleWriter, claim_sole_writer, environment
-from service.store.signing import HeadSigner, load_or_create_signing_key
+from service.store.signer import HeadSigner
+from service.store.signing import load_or_create_signing_key
 
 
 @dataclass
@@ -71,14 +73,21 @@ def open_store(url: str, *, writer: bool = False, must_exist: bool = False, read
         raise
 
 
-def open_signed_store(url: str, key_path: Path, every: int) -> tuple[Store, bool, int]:
-    """The store a service writes, with its chain-head signer started: ``(store, key created, unsigned events)``.
-    The key is loaded (or created, readable by its owner only) before the store is claimed: a bad key claims
-    nothing."""
+def open_signed_store(url: str, key_path: Path, every: int, *, writer: str = "") -> tuple[Store, bool, int]:
+    """The store a service writes, with its head signer started: ``(store, key created, unsigned events)``.
+
+    The key is loaded (or created, readable by its owner only, and its public key written to the keyring beside it:
+    the first key, trusted by the act of installing the service) before the store is claimed: a bad key claims
+    nothing. ``writer``: the instance's name in its heads (host and port); its journal of claims lies beside the
+    key (:func:`journal_path`). A rotation cut short by a crash (the new key written, not yet in use) is finished
+    if the log announced the new key, forgotten otherwise."""
     key, created = load_or_create_signing_key(key_path)
+    if created or not keyring_path(key_path).exists():  # a key made before keyrings were: the one trusted
+        trust_key(keyring_path(key_path), key.public_key())
     store = open_store(url, writer=True)
     try:
-        store.signer = HeadSigner(store.app, key, every)
+        key = finish_rotation(store.app, key_path, key)
+        store.signer = HeadSigner(store.app, key, every, writer=writer, journal=journal_path(key_path, writer))
         unsigned = store.signer.start()
     except BaseException:
         store.close()

@@ -37,7 +37,8 @@ from domain.circle.settings import BettingStructure, TableSettings
 from domain.device_reports import DeviceReport
 from service.app.application import BankedCommand, PokerTables
 from service.store.persistence import claim_sole_writer, environment
-from service.store.signing import HeadSigner, fingerprint, public_pem
+from service.store.signer import HeadSigner
+from service.store.signing import fingerprint, public_pem
 from tests.app_play import (
     PIT,
     Ids,

@@ -23,7 +23,7 @@ from service.app.application import HandCommand, PokerTables, Role, Viewer
 from service.cli.main import main
 from service.store.audit import TamperedLogError, verify
 from service.store.persistence import environment, notifications
-from service.store.signing import HeadSigner
+from service.store.signer import HeadSigner
 from tests.test_application import postgres_store
 
 PIT = Viewer("pit", Role.PIT_BOSS)
@@ -244,10 +244,10 @@ def test_a_sqlite_store_written_before_the_guards_and_signed_heads_loads_and_ver
     with pytest.raises(REFUSED):
         store.execute("INSERT INTO stored_events_chain (position, hash) VALUES (%s, %s)", -5, bytes(32))
     signer = HeadSigner(app, key)
-    assert signer.start() == 58
-    assert signer.sign("end of shift") is not None
+    assert signer.start() == 58  # its start head (position 59) signs the log as found, at 58
+    assert signer.sign("end of shift") is not None  # claims what it wrote since: its start head
     verdict = verify(app.recorder, public_key=key.public_key(), mapper=app.mapper)
-    assert verdict.clean and verdict.signed == 58 and verdict.tail is None
+    assert verdict.clean and verdict.signed == 59 and verdict.tail is None and verdict.signed_heads == 2
 
 
 def test_a_postgres_store_made_before_the_position_check_gets_it_and_still_starts() -> None:
@@ -278,4 +278,4 @@ def test_the_command_line_names_the_first_bad_event_and_checks_a_safekept_head(
     _alter(store, 3)
     assert main(["audit", "verify", "--db", url]) == 1
     out = capsys.readouterr().out
-    assert out.startswith("TAMPERED (altered): position 3: ") and "intact up to position 2" in out
+    assert out.startswith("TAMPERED (altered): position 3: ") and "the first bad position is 3: nothing good is said of the log from there on" in out

@@ -28,7 +28,8 @@ from service.app.application import PokerTables
 from service.cli.main import main
 from service.group.figures import Totals, casino_totals
 from service.store.persistence import environment
-from service.store.signing import HeadSigner, public_pem
+from service.store.signer import HeadSigner
+from service.store.signing import public_pem
 from tests.group_support import BANKED, Casino, floor_counts
 from tests.test_application import POSTGRES_URL, _postgres_available
 

@@ -30,9 +30,10 @@ from service.cli.main import main
 from service.grpc.server import Stations, create_server, stop
 from service.store.audit import Verdict, chain_hash, verify
 from service.store.persistence import environment
+from service.store.heads import WRITER_HEAD_TOPIC
+from service.store.signer import HeadSigner
 from service.store.signing import (
     SIGNED_HEAD_TOPIC,
-    HeadSigner,
     SignedHead,
     SigningKeyError,
     fingerprint,
@@ -65,8 +66,8 @@ def signed(store: Store, key: Ed25519PrivateKey) -> PokerTables:
 
 def signed_heads(app: PokerTables) -> list[Any]:
     """The signed-head events of the log, in order."""
-    return [app.mapper.to_domain_event(n) for n in app.recorder.select_notifications(1, 10_000,
-                                                                                     topics=[SIGNED_HEAD_TOPIC])]
+    return [app.mapper.to_domain_event(n) for n in app.recorder.select_notifications(
+        1, 10_000, topics=[SIGNED_HEAD_TOPIC, WRITER_HEAD_TOPIC])]
 
 
 def check(app: PokerTables, key: Ed25519PrivateKey | None) -> Verdict:
@@ -239,7 +240,7 @@ def test_r_aud_1_the_service_signs_at_its_stop_with_a_key_it_made_on_first_start
     public.write_text(public_pem(load_signing_key(key_file)), encoding="utf-8")
     assert main(["audit", "verify", "--db", f"sqlite:///{db}", "--public-key", str(public)]) == 0
     report = capsys.readouterr().out
-    assert "signed heads: 1, every one valid" in report and "unsigned tail: none" in report
+    assert "signed heads: 2, every one valid" in report and "unsigned tail: none" in report  # its start, its stop
     os.chmod(key_file, 0o644)  # a key others may read: the service refuses to start
     refused = subprocess.run([sys.executable, "-m", "service.cli", "serve", "--db", f"sqlite:///{db}", "--port", "0",
                               "--config", str(config)], capture_output=True, text=True, timeout=60, check=False)
@@ -276,8 +277,9 @@ def test_r_aud_1_a_log_signed_before_and_after_a_key_rotation_verifies_with_both
     store = Store(environment(f"sqlite:///{tmp_path / 'rotated.db'}"))
     old, new = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
     app = PokerTables(env=store.env)
-    HeadSigner(app, old).start()
-    assert HeadSigner(app, old).sign("end of shift") is not None
+    first = HeadSigner(app, old)
+    first.start()
+    assert first.stop("end of shift") is not None
     rotated = HeadSigner(app, new)
     assert rotated.start() > 0  # the old key's heads are not this key's
     app.sit("after-rotation", "Mesa A", 4, 200)
@@ -286,7 +288,7 @@ def test_r_aud_1_a_log_signed_before_and_after_a_key_rotation_verifies_with_both
     assert verdict.finding is not None and verdict.finding.kind == "signature"
     assert f"signed with key {fingerprint(old.public_key())}" in verdict.finding.message
     verdict = verify(app.recorder, public_key=[old.public_key(), new.public_key()], mapper=app.mapper)
-    assert verdict.clean and verdict.signed_heads == 2 and verdict.tail is None
+    assert verdict.clean and verdict.signed_heads == 4 and verdict.tail is None  # start, stop; start, run
 
 
 def test_r_aud_1_a_service_whose_last_events_do_not_check_still_starts_and_serves_the_tables_that_do(

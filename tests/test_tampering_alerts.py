@@ -25,7 +25,7 @@ from service.api import table_service_pb2 as svc
 from service.app.access import AccessDeniedError, NotFoundError
 from service.app.application import PokerTables, Role, Viewer
 from service.store.persistence import environment
-from service.store.signing import HeadSigner
+from service.store.signer import HeadSigner
 from tests import test_audit
 from tests.grpc_support import TOKENS, Client, rule_of
 from tests.test_audit import TAMPERING, Store, play

@@ -24,18 +24,24 @@ from typing import Any
 from service.bootstrap import open_store
 from service.cli.conventions import OK, REFUSED, USAGE, fail
 from service.store.audit import Verdict, verify
+from service.store.keyring import KEYRING_NAME, keyring_path, load_keyring, trust_key
 from service.store.persistence import DEFAULT_DB, PersistenceUrlError, StoreInUseError
-from service.store.signing import HeadSigner, SigningKeyError, load_public_key, load_signing_key, public_pem
+from service.store.signer import HeadSigner
+from service.store.signing import SigningKeyError, fingerprint, load_public_key, load_signing_key, public_pem
 
 
 def add_parser(commands: Any) -> None:
     """Register ``pokertable audit``."""
     parser = commands.add_parser("audit", help="verify the tamper-evident event log", description=__doc__)
-    parser.add_argument("action", choices=("verify", "head", "key", "sign"))
+    parser.add_argument("action", choices=("verify", "head", "key", "sign", "trust"))
     parser.add_argument("--db", default=DEFAULT_DB, help="sqlite:///FILE (default pokertable.db) or postgresql://…")
     parser.add_argument("--head", help="a safekept head, POSITION:HASH (from 'pokertable audit head')")
     parser.add_argument("--public-key", type=Path, action="append",
-                        help="verify: the service's public key (from 'audit key'); once per key if it was rotated")
+                        help="verify: a key trusted from outside the log (from 'audit key'; a file may hold several, "
+                        "as trusted-keys.pem does): the log's own announcements hand trust on from it; trust: the "
+                        "public key to add to the keyring")
+    parser.add_argument("--keyring", type=Path,
+                        help=f"trust: the keyring to add it to (default {KEYRING_NAME} beside --signing-key)")
     parser.add_argument("--signing-key", type=Path, help="key, sign: the service's private key file")
     parser.add_argument("--reason", default="signed by hand", help="sign: why (e.g. 'end of shift')")
     parser.set_defaults(run=run)
@@ -47,7 +53,9 @@ def run(args: argparse.Namespace) -> int:
         if args.action == "key":
             print(public_pem(load_signing_key(_needed(args.signing_key))), end="")
             return 0
-        public_key = [load_public_key(path) for path in args.public_key] if args.public_key else None
+        if args.action == "trust":
+            return _trust(args)
+        public_key = [key for path in args.public_key for key in load_keyring(path)] if args.public_key else None
         expected = _expected_head(args.head)
         store = None if args.action == "sign" else open_store(args.db, must_exist=True)
     except (SigningKeyError, PersistenceUrlError, ValueError) as error:
@@ -75,7 +83,7 @@ def report(verdict: Verdict) -> int:
         _report_signatures(verdict)
         return 0
     print(f"TAMPERED ({verdict.finding.kind}): {verdict.finding.message}")
-    print(f"the log is intact up to position {position} ({verdict.events - 1} events)")
+    print(f"the first bad position is {verdict.finding.position}: nothing good is said of the log from there on")
     return REFUSED
 
 
@@ -105,11 +113,37 @@ def _report_signatures(verdict: Verdict) -> None:
               f"{verdict.signed}")
     else:
         print("signed heads: none with this key")
+    print(f"trusted keys: {verdict.keys} (given, and handed on by the log's announcements)")
     if verdict.tail is None:
         print("unsigned tail: none (every event is covered by a signed head)")
     else:
         first, count, what = verdict.tail
-        print(f"unsigned tail: {count} events from position {first} ({what}): chained, not yet signed")
+        print(f"unsigned tail: {count} events from position {first} ({what}): chained, not yet vouched for by a "
+              "signed head (a running service's latest, or one stopped uncleanly)")
+    if verdict.unvouched is not None:
+        first, count = verdict.unvouched
+        print(f"unvouched: {count} events from position {first}: a service restarted without its journal gave "
+              "them up (an unclean stop); chained, not vouched for")
+    if verdict.unattended is not None:
+        first, count = verdict.unattended
+        print(f"unattended: {count} events from position {first} were stored while no service was signing "
+              "(e.g. by 'pokertable audit sign' or a restore); chained, not vouched for")
+
+
+def _trust(args: argparse.Namespace) -> int:
+    """Add a public key to the keyring (the keys the service's audit starts from)."""
+    if not args.public_key or len(args.public_key) != 1:
+        return fail("audit", "trust takes one --public-key FILE (the instance's key, from 'audit key')", USAGE)
+    keyring = args.keyring or (keyring_path(args.signing_key) if args.signing_key else None)
+    if keyring is None:
+        return fail("audit", "trust needs --keyring FILE or --signing-key FILE (the keyring beside it)", USAGE)
+    try:
+        key = load_public_key(args.public_key[0])
+        added = trust_key(keyring, key)
+    except (SigningKeyError, OSError) as error:
+        return fail("audit", error, USAGE)
+    print(f"{'trusted' if added else 'already trusted'}: {fingerprint(key)} in {keyring}")
+    return OK
 
 
 def _sign(args: argparse.Namespace) -> int:
@@ -120,9 +154,7 @@ def _sign(args: argparse.Namespace) -> int:
     except (SigningKeyError, StoreInUseError, PersistenceUrlError, ValueError) as error:
         return fail("audit", error, USAGE)
     with store:
-        signer = HeadSigner(store.app, key)
-        signer.start()  # the last head this key signed, if recent: not signed twice
-        signed = signer.sign(args.reason)
+        signed = HeadSigner(store.app, key).attest(args.reason)  # not twice: the last head this key signed is found
     if signed is None:
         print("nothing to sign: the head is already signed")
     else:

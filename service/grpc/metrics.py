@@ -10,8 +10,12 @@ several servers in one process (the tests) count apart. Three things feed it:
   :meth:`ServiceMetrics.attach`): the events stored, the commands each transaction carried, the hands started by
   game, the device reports by kind and the cards dealt from the shoe's reads — counted from the events stored, so a
   retried command (answered from its record, R-AUD-1) is not counted twice;
-* the chain-head signer (:class:`service.store.signing.HeadSigner`), read at scrape time: the position and age of
-  the last signed head (R-AUD-1).
+* the chain-head signer (:class:`service.store.signer.HeadSigner`), read at scrape time: the position and age of
+  the last signed head (R-AUD-1);
+* the application's alerts, read at scrape time (:class:`AlertGauges`, issue 29): the tables held now (R-HOLD-1), the
+  holding alerts nobody acknowledged and the tampering the audit found (R-AUD-1), counted from what the application
+  keeps (its tables' cached records, the casino's record of findings: :meth:`service.app.holds.AlertHolds.
+  alert_figures`), never from the log — a scrape costs a look at each table, not at each event.
 
 No label carries a table's name, a station's name, a command id or a card: the label values are the API's methods,
 status codes, rule ids (``R-…``), games and device report kinds, a fixed set (a scrape shows no secret and its size
@@ -25,7 +29,7 @@ import logging
 import math
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, Protocol
 
 from prometheus_client import (
@@ -39,10 +43,14 @@ from prometheus_client import (
     disable_created_metrics,
     generate_latest,
 )
+from prometheus_client.core import GaugeMetricFamily, Metric
 
+from domain.audit_findings import FINDING_KINDS
 from domain.device_reports import DEVICE_REPORTS
 from domain.games import GAMES, game_of_started
+from domain.holds import HOLD_KINDS
 from service.app.application import PokerTables, ProcessedCommand
+from service.app.holds import AlertFigures
 
 LATENCY_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.5, 5.0)
 """Seconds: a command takes 1-5 ms on SQLite when the floor is calm, hundreds under a flood of commands."""
@@ -52,6 +60,7 @@ CARD = re.compile(r"(?<![0-9A-Za-z])(?:(?:10|[2-9TJQKA])[shdc])+(?![0-9A-Za-z])|
 """A card as the service and the stations write one (``As``, ``10d``, ``AsKd`` run together, ``a♠``)."""
 
 _faults = logging.getLogger("pokertable.devices")
+_log = logging.getLogger(__name__)
 _HAND, _DEVICE, _CARD, _OTHER = range(4)
 
 
@@ -71,8 +80,75 @@ def cover_cards(text: str) -> str:
     return CARD.sub("??", text)
 
 
+class AlertGauges:
+    """R-HOLD-1, R-AUD-1: the floor's alerts as gauges, read from the application at each scrape (a collector of the
+    server's registry). Each instance of the service on one PostgreSQL reads the same store and shows the same
+    figures: the alert rules take their ``max``, not their ``sum`` (docs/ops/pokertable-alerts.rules.yml).
+
+    Every series is there from the first scrape, at 0 for each kind (so that a rule sees 0 before it sees 1); none
+    when no application is attached (the server stopped) or the store does not answer (then the series go stale,
+    and the store's own alerts speak)."""
+
+    GAUGES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+        ("pokertable_tables_held", "Open tables held now by an alert nobody acknowledged: no hand starts there "
+         "(R-HOLD-1)", ()),
+        ("pokertable_table_holds", "Alerts holding the open tables now, by kind (tampering of no table holds every "
+         "open table: counted at each)", ("kind",)),
+        ("pokertable_alerts_unacknowledged", "Alerts that hold play and that nobody acknowledged yet, by kind, each "
+         "once: every table's, open or closed, and the audit's findings (audit)", ("kind",)),
+        ("pokertable_audit_findings", "Tampering the service's audit found and recorded, acknowledged or not, by "
+         "what it found (R-AUD-1)", ("kind",)),
+        ("pokertable_audit_findings_unacknowledged", "Tampering the audit found that the pit boss or the games "
+         "director has not acknowledged yet, by what it found (R-AUD-1)", ("kind",)),
+        ("pokertable_tables_unreadable", "Tables whose record the service cannot load: an event the hash chain does "
+         "not vouch for (R-AUD-1; their commands are answered DATA_LOSS)", ()),
+    )
+
+    def __init__(self, metrics: ServiceMetrics) -> None:
+        self.metrics = metrics
+        self.failing = False
+        """The last scrape could not read the figures (logged once, at the first failure)."""
+
+    def describe(self) -> list[Metric]:
+        """The gauges' names and help, without samples (the registry checks names with them)."""
+        return [self._family(name, text, labels) for name, text, labels in self.GAUGES]
+
+    def collect(self) -> Iterator[Metric]:
+        """The gauges now (see the class)."""
+        app = self.metrics._app
+        figures: AlertFigures | None = None
+        if app is not None:
+            try:
+                figures = app.alert_figures()
+            except Exception as error:  # the store does not answer: no figure rather than a wrong one
+                if not self.failing:
+                    _log.warning("the alerts could not be counted for the metrics: %s", cover_cards(str(error)),
+                                 extra={"fields": {"event": "metrics-alerts-failed", "cause": str(error)}})
+                self.failing = True
+            else:
+                self.failing = False
+        families = {name: self._family(name, text, labels) for name, text, labels in self.GAUGES}
+        if figures is not None:
+            families["pokertable_tables_held"].add_metric([], figures.tables_held)
+            families["pokertable_tables_unreadable"].add_metric([], figures.tables_unreadable)
+            for name, counts in (("pokertable_table_holds", figures.holds),
+                                 ("pokertable_alerts_unacknowledged", figures.unacknowledged),
+                                 ("pokertable_audit_findings", figures.findings),
+                                 ("pokertable_audit_findings_unacknowledged", figures.findings_unacknowledged)):
+                known = HOLD_KINDS if name in ("pokertable_table_holds", "pokertable_alerts_unacknowledged") \
+                    else FINDING_KINDS
+                for kind in sorted(counts):
+                    if kind in known:  # a fixed set of label values (a kind stored by a later version: left out)
+                        families[name].add_metric([kind], counts[kind])
+        yield from families.values()
+
+    @staticmethod
+    def _family(name: str, text: str, labels: tuple[str, ...]) -> GaugeMetricFamily:
+        return GaugeMetricFamily(name, text, labels=list(labels))
+
+
 class SignedHeads(Protocol):
-    """What the metrics read of the chain-head signer (:class:`service.store.signing.HeadSigner`)."""
+    """What the metrics read of the chain-head signer (:class:`service.store.signer.HeadSigner`)."""
 
     signed: int
     signed_at: float | None
@@ -130,6 +206,7 @@ class ServiceMetrics:
               registry=registry).set_function(self._signed_position)
         Gauge("pokertable_signed_head_age_seconds", "Seconds since the last chain head was signed, at scrape time "
               "(NaN: none signed with this key yet, or no signer)", registry=registry).set_function(self._head_age)
+        registry.register(AlertGauges(self))  # R-HOLD-1, R-AUD-1: read from the application at each scrape
         ProcessCollector(registry=registry)
         PlatformCollector(registry=registry)
         # every series there from the start (at 0): rate() and increase() see the first report or hand

@@ -18,10 +18,10 @@ link, never reaches a table.
 
 from __future__ import annotations
 
-import bisect
-from collections.abc import Iterator, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 from uuid import UUID
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
@@ -39,119 +39,190 @@ from service.store.chain import (  # the recorders' topics name this module (ser
     links,
 )
 from service.store.chain_postgres import ChainedPostgresRecorder
-from service.store.signing import SIGNED_HEAD_TOPICS, read_head, signature_problem
+from service.store.claims import Positions
+from service.store.heads import KEY_ANNOUNCEMENT_TOPIC
+from service.store.trust import SIGNED_TOPICS, SignedRecords
 
 __all__ = ["GENESIS", "LOWEST", "PAGE", "ChainedPostgresRecorder", "ChainedSQLiteRecorder", "Finding",
            "TamperedLogError", "Verdict", "chain_hash", "check_link", "describe", "links", "verify"]
 
+Chained = ChainedSQLiteRecorder | ChainedPostgresRecorder
+T = TypeVar("T")
+SWEEP = 10 * PAGE
+"""Events a resumed check walks again, at least, of those earlier checks walked (:meth:`Walk.sweep`)."""
+
 
 @dataclass(frozen=True)
 class Finding:
-    """The first place where the log and its chain (or a signed head) disagree."""
+    """The first place where the log and its chain (or a signed record) disagree."""
 
-    kind: str  # "altered", "removed", "inserted", "reordered", "head", "signature", "rewritten"
+    kind: str  # "altered", "removed", "inserted", "reordered", "head", "signature", "rewritten", "forged"
     position: int
     message: str
 
 
 @dataclass(frozen=True)
 class Verdict:
-    """The outcome of a check of the whole log."""
+    """The outcome of a check of the log."""
 
     events: int
     head: tuple[int, bytes]
+    """The last position checked and its hash: nothing is said of the log after a finding."""
     finding: Finding | None
     signed_heads: int = 0
-    """Signed-head events met (checked only with a public key)."""
+    """Signed heads met (checked only with a public key)."""
     checked: bool = False
-    """Whether the signed heads were checked against a public key."""
+    """Whether the signed records were checked against public keys."""
     signed: int = 0
-    """The last position a valid signature covers (0: none)."""
+    """The last position a valid signed head names (0: none)."""
     tail: tuple[int, int, str] | None = None
-    """The unsigned tail, when checked: its first position, its number of events and the first event."""
+    """What no signed head vouches for yet, when checked: its first position, its number of events and the first
+    event (events after the last head of a running service, or of one stopped uncleanly)."""
+    unvouched: tuple[int, int] | None = None
+    """Events a service gave up vouching for (restarted without its journal): the first position and how many."""
+    unattended: tuple[int, int] | None = None
+    """Events stored while no service was signing (after one had started): the first position and how many."""
+    keys: int = 0
+    """The keys trusted at the end: those given and those the log's announcements handed on."""
 
     @property
     def clean(self) -> bool:
         return self.finding is None
 
 
-def _chain(recorder: ChainedSQLiteRecorder | ChainedPostgresRecorder) -> Iterator[tuple[int, bytes]]:
-    start = LOWEST
-    while page := recorder.chain(start):
-        yield from page
-        start = page[-1][0] + 1
-
-
-def _removed(position: int) -> str:
-    return f"the event at position {position} was removed (the chain records it)"
-
-
 def verify(recorder: ApplicationRecorder, expected_head: tuple[int, bytes] | None = None, *,
            public_key: Ed25519PublicKey | Sequence[Ed25519PublicKey] | None = None,
-           mapper: Mapper[UUID] | None = None) -> Verdict:
-    """Check every stored event and link against the chain, in position order from the lowest, and with a public key
-    every signed head (:mod:`service.store.signing`; several keys: a log whose key was rotated); the first
-    disagreement is named."""
+           mapper: Mapper[UUID] | None = None, resume: Walk | None = None, pause: float = 0.0) -> Verdict:
+    """Check the stored events and links against the chain, in position order, from the lowest there is up to the
+    last event or link stored when the check starts (a commit made meanwhile lies above both, and is left to the next
+    check: events and their links are committed together, at positions above every one before), and with
+    public keys every signed record and what the heads claim (:mod:`service.store.trust`); the first disagreement
+    is named. Memory is bounded by what is not yet vouched for, not by the log.
+
+    ``resume``: a walk that ended clean (:meth:`Walk.resumable`), continued from where it stopped after checking
+    that the chain still holds its last link there (the service's periodic audit). ``pause``: seconds to sleep after
+    each page read, so that a long check yields to the commands."""
     if not isinstance(recorder, ChainedSQLiteRecorder | ChainedPostgresRecorder):
         raise TypeError("this store was not opened with a chaining recorder (service.store.persistence.environment)")
     if public_key is not None and mapper is None:
         raise ValueError("checking signed heads needs the application's mapper to read them")
-    walk = _Walk(list(_chain(recorder)), public_key, mapper)
-    for event in _unchecked(recorder):
-        if (finding := walk.step(event)) is not None:
-            return walk.verdict(finding)
-    finding = walk.finish(expected_head)
-    if finding is not None or public_key is None:
+    walk = resume or Walk(recorder, public_key, mapper)
+    walk.recorder = recorder
+    stop = max(recorder.max_notification_id() or 0, recorder.head()[0])  # rows stored later lie above both
+    resumed, count = walk.after > LOWEST, walk.count
+    if resumed and (finding := walk.still_leads()) is not None:
         return walk.verdict(finding)
-    return walk.verdict(None, _tail(recorder, walk.chain, walk.signed, walk.signatures))
+    finding = walk.run(stop, pause)
+    if finding is None:
+        finding = walk.finish(stop, expected_head)
+    if finding is None and resumed:  # and again a stretch of what earlier checks walked
+        finding = walk.sweep(max(SWEEP, 2 * (walk.count - count)), pause)
+    return walk.verdict(finding)
 
 
-def _unchecked(recorder: ChainedSQLiteRecorder | ChainedPostgresRecorder) -> Iterator[Any]:
-    """Every stored event as stored, from the lowest position there is."""
-    start = LOWEST
-    while page := recorder.unchecked_notifications(start, PAGE):
-        yield from page
-        start = page[-1].id + 1
+class Walk:
+    """The state of a check: how far the events have been found to follow the chain, and the signed records met."""
 
-
-class _Walk:
-    """The state of a check: the chain, and how far the events have been found to follow it."""
-
-    def __init__(self, chain: list[tuple[int, bytes]], public_key: Ed25519PublicKey | Sequence[Ed25519PublicKey] | None,
+    def __init__(self, recorder: Chained, public_key: Ed25519PublicKey | Sequence[Ed25519PublicKey] | None,
                  mapper: Mapper[UUID] | None) -> None:
-        self.chain, self.public_key, self.mapper = chain, public_key, mapper
-        self.previous, self.count, self.last, self.link = GENESIS, 0, 0, 0
-        self.heads, self.signed = 0, 0
-        self.signatures: set[int] = set()
+        self.recorder = recorder
+        self.records = None if public_key is None or mapper is None else SignedRecords.trusting(
+            public_key, mapper, recorder.link_at)
+        self.previous, self.count, self.last, self.heads = GENESIS, 0, 0, 0
+        self.unsigned = Positions()
+        """The events after the last position a valid signed head names (signed records aside)."""
+        self.after = LOWEST  # where the next run reads from
+        self._sweep: Walk | None = None
 
-    def verdict(self, finding: Finding | None, tail: tuple[int, int, str] | None = None) -> Verdict:
-        return Verdict(self.count, (self.last, self.previous), finding, self.heads, self.public_key is not None,
-                       self.signed, tail)
+    def resumable(self) -> bool:
+        """Whether a later check may continue this one (it ended clean)."""
+        return self.after > LOWEST
 
-    def step(self, event: Any) -> Finding | None:
-        """Check the next event in position order."""
-        chain, link = self.chain, self.link
-        self.count += 1
-        if link < len(chain) and chain[link][0] < min(event.id, 1):
-            return _low_link(chain[link][0])
-        if event.id < 1:
-            return Finding("inserted", event.id, f"position {event.id}: {describe(event)} is below position 1, "
-                           "where the log starts: inserted around the service")
-        if link < len(chain) and chain[link][0] < event.id:
-            return Finding("removed", chain[link][0], _removed(chain[link][0]))
-        if link == len(chain) or chain[link][0] != event.id:
-            return Finding("inserted", event.id, f"position {event.id}: {describe(event)} is not in the chain: "
-                           "inserted")
-        recorded = chain[link][1]
-        if chain_hash(self.previous, event.id, event) != recorded:
-            return self._mismatch(event)
-        if event.topic in SIGNED_HEAD_TOPICS and (finding := self._signed_head(event)) is not None:
-            return finding
-        self.previous, self.last, self.link = recorded, event.id, link + 1
+    def sweep(self, events: int, pause: float) -> Finding | None:
+        """Walk again about ``events`` of the events earlier checks walked, from where the last sweep stopped (the
+        chain only: an event altered in place since it was checked is found within a few checks, at a cost
+        bounded by the events stored since the last check); back to the start once the sweep reaches the end."""
+        sweep = self._sweep
+        if sweep is None or sweep.after > self.last:
+            sweep = self._sweep = Walk(self.recorder, None, None)
+        stop = min(self.last, max(sweep.after, 0) + events)
+        finding = sweep.run(stop, pause)
+        if finding is None:
+            sweep.after = stop + 1
+        return finding
+
+    def verdict(self, finding: Finding | None) -> Verdict:
+        records = self.records
+        if records is None:
+            return Verdict(self.count, (self.last, self.previous), finding, self.heads)
+        tail = None
+        self.unsigned.remove_upto(records.signed)
+        unsigned = Positions(list(self.unsigned.ranges()) + records.coverage.pending())
+        if finding is None and (start := unsigned.first()) is not None:
+            first = self.recorder.unchecked_notifications(start, 1, start)
+            tail = (start, len(unsigned), describe(first[0]) if first else "")
+        return Verdict(self.count, (self.last, self.previous), finding, records.heads, True, records.signed, tail,
+                       records.coverage.unvouched, records.coverage.unattended, len(records.keys))
+
+    def still_leads(self) -> Finding | None:
+        """A resumed check: the chain still has, at the position last checked, the link checked there."""
+        if self.last and self.recorder.link_at(self.last) != self.previous:
+            return Finding("rewritten", self.last, f"the chain's link at position {self.last} changed since the "
+                           "last audit checked it: the log up to there was rewritten")
+        return None
+
+    def run(self, stop: int, pause: float) -> Finding | None:
+        """Walk the events and the links from where the walk is up to position ``stop``."""
+        links_ = _pages(lambda start: self.recorder.chain(start, stop), lambda link: link[0], self.after, pause)
+        link = next(links_, None)
+        for event in _pages(lambda start: self.recorder.unchecked_notifications(start, PAGE, stop),
+                            lambda notification: notification.id, self.after, pause):
+            self.count += 1
+            if link is not None and link[0] < min(event.id, 1):
+                return _low_link(link[0])
+            if event.id < 1:
+                return Finding("inserted", event.id, f"position {event.id}: {describe(event)} is below position 1, "
+                               "where the log starts: inserted around the service")
+            if link is not None and link[0] < event.id:
+                return Finding("removed", link[0], _removed(link[0]))
+            if link is None or link[0] != event.id:
+                return Finding("inserted", event.id, f"position {event.id}: {describe(event)} is not in the chain: "
+                               "inserted")
+            if chain_hash(self.previous, event.id, event) != link[1]:
+                return self._mismatch(event)
+            self.previous, self.last = link[1], event.id
+            if (finding := self._signed(event)) is not None:
+                return finding
+            link = next(links_, None)
+        if link is not None:
+            return _low_link(link[0]) if link[0] < 1 else Finding("removed", link[0], _removed(link[0]))
+        return None
+
+    def _signed(self, event: Any) -> Finding | None:
+        records = self.records
+        if event.topic not in SIGNED_TOPICS:
+            if records is not None:
+                records.coverage.walked(event.id)
+                self.unsigned.add(event.id, event.id)
+            return None
+        if event.topic != KEY_ANNOUNCEMENT_TOPIC:
+            self.heads += 1
+        if records is None:
+            return None
+        problem = records.check(event)
+        self.unsigned.remove_upto(records.signed)
+        return None if problem is None else Finding(*problem)
+
+    def finish(self, stop: int, expected_head: tuple[int, bytes] | None) -> Finding | None:
+        """After the last event: the safekept head; the walk may be resumed from here."""
+        if expected_head is not None and self.recorder.link_at(expected_head[0]) != expected_head[1]:
+            return Finding("head", expected_head[0], f"the log does not lead to the safekept head at position "
+                           f"{expected_head[0]}")
+        self.after = max(self.last, stop) + 1
         return None
 
     def _mismatch(self, event: Any) -> Finding:
-        if (origin := _recorded_at(self.chain, event)) is not None:
+        if (origin := _recorded_at(self.recorder, event)) is not None:
             return Finding("reordered", event.id, f"position {event.id}: {describe(event)} was recorded at "
                            f"position {origin}: the log was reordered")
         last = self.last
@@ -163,35 +234,20 @@ class _Walk:
         return Finding("altered", event.id, f"position {event.id}: {describe(event)} does not match its chained "
                        "hash: altered")
 
-    def _signed_head(self, event: Any) -> Finding | None:
-        """A signed head met in the log: with a public key, its signature and that the log still leads to it."""
-        self.heads += 1
-        if self.public_key is None or self.mapper is None:
-            return None
-        try:
-            head = read_head(self.mapper, event)
-        except ValueError as error:
-            return Finding("signature", event.id, str(error))
-        if (problem := signature_problem(self.public_key, head)) is not None:
-            return Finding("signature", event.id, problem)
-        at = bisect.bisect_left(self.chain, head.position, key=lambda entry: entry[0])
-        if at == len(self.chain) or self.chain[at] != (head.position, head.chain_hash):
-            return Finding("rewritten", head.position, f"the log up to position {head.position} was rewritten: it "
-                           f"no longer leads to the head signed at position {event.id} ({head.reason}), though its "
-                           "chain was recomputed")
-        self.signed = max(self.signed, head.position)
-        self.signatures.add(event.id)
-        return None
 
-    def finish(self, expected_head: tuple[int, bytes] | None) -> Finding | None:
-        """After the last event: links left over, and the safekept head."""
-        if self.link < len(self.chain):
-            position = self.chain[self.link][0]
-            return _low_link(position) if position < 1 else Finding("removed", position, _removed(position))
-        if expected_head is not None and dict(self.chain).get(expected_head[0]) != expected_head[1]:
-            return Finding("head", expected_head[0], f"the log does not lead to the safekept head at position "
-                           f"{expected_head[0]}")
-        return None
+def _pages(read: Callable[[int], Sequence[T]], position: Callable[[T], int], after: int,
+           pause: float) -> Iterator[T]:
+    """Rows read a page at a time from position ``after``, sleeping ``pause`` seconds between pages."""
+    start = after
+    while page := read(start):
+        yield from page
+        start = position(page[-1]) + 1
+        if pause:
+            time.sleep(pause)
+
+
+def _removed(position: int) -> str:
+    return f"the event at position {position} was removed (the chain records it)"
 
 
 def _low_link(position: int) -> Finding:
@@ -199,21 +255,11 @@ def _low_link(position: int) -> Finding:
                    "starts: inserted")
 
 
-def _tail(recorder: ApplicationRecorder, chain: list[tuple[int, bytes]], signed: int,
-          signatures: set[int]) -> tuple[int, int, str] | None:
-    """The events after the last signed position, less valid signed heads: the first, how many, and what it is."""
-    after = [position for position, _ in chain[bisect.bisect_right(chain, signed, key=lambda entry: entry[0]):]
-             if position not in signatures]
-    if not after:
-        return None
-    first = recorder.select_notifications(after[0], 1)[0]
-    return after[0], len(after), describe(first)
-
-
-def _recorded_at(chain: list[tuple[int, bytes]], event: Any) -> int | None:
-    """The position the chain says this event was first recorded at, if another one."""
+def _recorded_at(recorder: Chained, event: Any) -> int | None:
+    """The position the chain says this event was first recorded at, if another one (read a page at a time: only
+    when a finding is being named)."""
     previous = GENESIS
-    for position, recorded in chain:
+    for position, recorded in _pages(recorder.chain, lambda link: link[0], LOWEST, 0.0):
         if position != event.id and recorded == chain_hash(previous, position, event):
             return position
         previous = recorded

@@ -12,7 +12,7 @@ import bisect
 import hashlib
 import struct
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 from uuid import UUID
 
@@ -23,7 +23,13 @@ GENESIS = bytes(32)
 PAGE = 1000
 LOWEST = -(2**63)
 """Where ``verify`` starts reading: below any position a row could have been given."""
+_HIGHEST = 2**63 - 1
 REFUSED = "a log position is 1 or more (R-AUD-1)"
+
+
+Committed = Callable[[Sequence[int], bytes], None]
+"""What a chaining recorder tells after each commit: the events' positions and the chain hash at the last of them,
+computed by this process from the events it sent."""
 
 
 class TamperedLogError(RuntimeError):
@@ -132,9 +138,9 @@ class CheckedNotifications(ApplicationRecorder):
             return found
         return _checked_notifications(found, self._links_around(found[0].id, found[-1].id))
 
-    def unchecked_notifications(self, start: int, limit: int) -> Sequence[Notification]:
-        """Notifications in log order as stored, for ``audit verify`` to judge."""
-        found: Sequence[Notification] = super().select_notifications(start, limit)  # type: ignore[safe-super]
+    def unchecked_notifications(self, start: int, limit: int, stop: int | None = None) -> Sequence[Notification]:
+        """Notifications in log order as stored (up to ``stop``, if given), for ``audit verify`` to judge."""
+        found: Sequence[Notification] = super().select_notifications(start, limit, stop)  # type: ignore[safe-super]
         return found
 
     def _links_around(self, first: int, last: int) -> list[tuple[int, bytes]]:
@@ -204,6 +210,9 @@ class ChainedSQLiteRecorder(CheckedNotifications, SQLiteApplicationRecorder):
         """The last link this recorder committed (position, hash): the link before the next insert's first event
         when that event's position follows it at once, read again from the chain table otherwise."""
         self._linked = threading.local()  # the last link of the transaction in progress on this thread
+        self.committed: Committed | None = None
+        """Told of each commit once it is durable: its positions and the last link as this process computed it
+        (:class:`service.store.claims.OwnWrites`: what the service's signed heads claim)."""
 
     def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int] | None:
         """Insert and chain the events in one transaction; the last link is remembered once it is committed.
@@ -219,6 +228,8 @@ class ChainedSQLiteRecorder(CheckedNotifications, SQLiteApplicationRecorder):
             self._last = None
             raise
         self._last = self._linked.link
+        if positions and self._last is not None and self.committed is not None:
+            self.committed(positions, self._last[1])
         return positions
 
     def _insert_events(self, c: SQLiteCursor, stored_events: Sequence[StoredEvent],
@@ -237,12 +248,19 @@ class ChainedSQLiteRecorder(CheckedNotifications, SQLiteApplicationRecorder):
             self._linked.link = rows[-1]
         return positions
 
-    def chain(self, start: int) -> list[tuple[int, bytes]]:
-        """A page of the chain from ``start``."""
+    def chain(self, start: int, stop: int | None = None) -> list[tuple[int, bytes]]:
+        """A page of the chain from ``start`` (up to ``stop``, if given)."""
         with self.datastore.transaction(commit=False) as c:
-            c.execute(f"SELECT position, hash FROM {self.chain_table} WHERE position >= ? ORDER BY position LIMIT ?",
-                      (start, PAGE))
+            c.execute(f"SELECT position, hash FROM {self.chain_table} WHERE position >= ? AND position <= ? "
+                      "ORDER BY position LIMIT ?", (start, _HIGHEST if stop is None else stop, PAGE))
             return [(int(row[0]), bytes(row[1])) for row in c.fetchall()]
+
+    def link_at(self, position: int) -> bytes | None:
+        """The chain's hash at ``position`` (``None``: no link there)."""
+        with self.datastore.transaction(commit=False) as c:
+            c.execute(f"SELECT hash FROM {self.chain_table} WHERE position = ?", (position,))
+            row = c.fetchone()
+            return bytes(row[0]) if row else None
 
     def head(self) -> tuple[int, bytes]:
         """The last link: its position and hash (0 and the genesis hash for an empty log)."""

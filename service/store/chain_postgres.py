@@ -14,7 +14,7 @@ from eventsourcing.utils import retry
 from psycopg import InterfaceError, OperationalError
 from psycopg.sql import SQL, Composable, Composed, Identifier, Literal
 
-from service.store.chain import GENESIS, PAGE, CheckedNotifications, _chained_events
+from service.store.chain import GENESIS, PAGE, CheckedNotifications, Committed, _chained_events, links
 
 WRITTEN_OUT = 64
 """Events and reads up to which an insert's arrays are written out in its statement, an element a parameter (a
@@ -28,6 +28,8 @@ class ChainedPostgresRecorder(CheckedNotifications, PostgresApplicationRecorder)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.committed: Committed | None = None
+        """Told of each commit: its positions and the last link as this process computed it from its events."""
         self.chain_table = f"{self.events_table_name}_chain"
         # The channel every insert NOTIFYs (and the instances' followers LISTEN on, service.grpc.follower) is the
         # schema's own: eventsourcing names it after the table alone, which every schema of a database shares.
@@ -61,7 +63,7 @@ class ChainedPostgresRecorder(CheckedNotifications, PostgresApplicationRecorder)
         # parameter of its own, not as one array of the recorder's composite type: psycopg adapts a composite value,
         # and a list, in Python (≈ 0.3 ms of the client's CPU a command), a scalar in C. One statement is prepared per
         # number of events and of reads. (The composite array's function, made by earlier versions, is left unused.)
-        self._insert_function_name = f"pokertable_insert_chained_arrays_{self.datastore.originator_id_type}"
+        self._insert_function_name = f"pokertable_insert_chained_links_{self.datastore.originator_id_type}"
         self.sql_create_statements.append(self._insert_function())
         self._inserts: dict[tuple[int, int], bytes] = {}
         self._insert_arrays = self._insert_call([SQL("%s::{0}[]").format(of) for of in self._insert_types()])
@@ -147,7 +149,11 @@ class ChainedPostgresRecorder(CheckedNotifications, PostgresApplicationRecorder)
             params = [value for column in columns for value in column]
         with self.datastore.get_connection() as conn, conn.cursor() as curs:
             curs.execute(statement, params, prepare=True)
-            return [int(row["inserted"]) for row in curs.fetchall()]
+            rows = curs.fetchall()
+        positions = [int(row["inserted"]) for row in rows]
+        if positions and self.committed is not None:  # the links as this process computes them from its events
+            self.committed(positions, links(bytes(rows[0]["before"]), positions, stored_events)[-1][1])
+        return positions
 
     def _insert_types(self) -> list[Composable]:
         """The element types of the insert function's arrays: the events' ids, versions, topics, states, then the
@@ -157,7 +163,7 @@ class ChainedPostgresRecorder(CheckedNotifications, PostgresApplicationRecorder)
 
     def _insert_call(self, arguments: list[Composed]) -> bytes:
         """The statement calling the insert function with these arguments."""
-        return SQL("SELECT inserted FROM {0}.{1}({2}) AS inserted").format(
+        return SQL("SELECT inserted, before FROM {0}.{1}({2})").format(
             Identifier(self.datastore.schema), Identifier(self._insert_function_name),
             SQL(", ").join(arguments)).as_bytes(None)
 
@@ -182,7 +188,7 @@ class ChainedPostgresRecorder(CheckedNotifications, PostgresApplicationRecorder)
         return SQL(
             "CREATE OR REPLACE FUNCTION {schema}.{function}(ids {id_type}[], versions bigint[], topics text[], "
             "states bytea[], read_ids {id_type}[], read_versions bigint[]) "
-            "RETURNS SETOF bigint LANGUAGE plpgsql AS $BODY$ "
+            "RETURNS TABLE (inserted bigint, before bytea) LANGUAGE plpgsql AS $BODY$ "
             "DECLARE previous bytea; at bigint; originator bytea; topic bytea; "
             "BEGIN "
             "SET LOCAL lock_timeout = {timeout}; "
@@ -198,11 +204,12 @@ class ChainedPostgresRecorder(CheckedNotifications, PostgresApplicationRecorder)
             "VALUES (ids[i], versions[i], topics[i], states[i]) RETURNING notification_id INTO at; "
             "originator := convert_to(ids[i]::text, 'UTF8'); "
             "topic := convert_to(topics[i], 'UTF8'); "
+            "inserted := at; before := previous; "
             "previous := sha256(previous || int8send(at) || int4send(octet_length(originator)) || originator "
             "|| int8send(versions[i]) || int4send(octet_length(topic)) || topic "
             "|| int4send(octet_length(states[i])) || states[i]); "
             "INSERT INTO {schema}.{chain} (position, hash) VALUES (at, previous); "
-            "RETURN NEXT at; "
+            "RETURN NEXT; "
             "END LOOP; "
             "PERFORM pg_notify({channel_name}, at::text); "
             "END; $BODY$"
@@ -211,12 +218,22 @@ class ChainedPostgresRecorder(CheckedNotifications, PostgresApplicationRecorder)
                  timeout=Literal(f"{self.datastore.lock_timeout}s"), genesis=Literal(GENESIS),
                  id_type=Identifier(self.datastore.originator_id_type))
 
-    def chain(self, start: int) -> list[tuple[int, bytes]]:
-        """A page of the chain from ``start``."""
+    def chain(self, start: int, stop: int | None = None) -> list[tuple[int, bytes]]:
+        """A page of the chain from ``start`` (up to ``stop``, if given)."""
         with self.datastore.transaction(commit=False) as curs:
-            curs.execute(SQL("SELECT position, hash FROM {0}.{1} WHERE position >= %s ORDER BY position LIMIT %s")
-                         .format(Identifier(self.datastore.schema), Identifier(self.chain_table)), (start, PAGE))
+            curs.execute(SQL("SELECT position, hash FROM {0}.{1} WHERE position >= %s AND position <= %s "
+                             "ORDER BY position LIMIT %s")
+                         .format(Identifier(self.datastore.schema), Identifier(self.chain_table)),
+                         (start, 2**63 - 1 if stop is None else stop, PAGE))
             return [(int(row["position"]), bytes(row["hash"])) for row in curs.fetchall()]
+
+    def link_at(self, position: int) -> bytes | None:
+        """The chain's hash at ``position`` (``None``: no link there)."""
+        with self.datastore.transaction(commit=False) as curs:
+            curs.execute(SQL("SELECT hash FROM {0}.{1} WHERE position = %s")
+                         .format(Identifier(self.datastore.schema), Identifier(self.chain_table)), (position,))
+            row = curs.fetchone()
+            return bytes(row["hash"]) if row else None
 
     def head(self) -> tuple[int, bytes]:
         """The last link: its position and hash (0 and the genesis hash for an empty log)."""

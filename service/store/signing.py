@@ -20,29 +20,24 @@ owner only (0600), and refused if its group or others may read or write it.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import logging
 import os
 import stat
 import struct
-import threading
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 from uuid import NAMESPACE_URL, UUID, uuid5
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from eventsourcing.domain import Aggregate, event
-from eventsourcing.persistence import IntegrityError, Mapper, Notification, Recording
+from eventsourcing.persistence import Mapper, Notification
 from eventsourcing.utils import get_topic
 
-from domain.circle.table import Table
-from service.store.chain import TamperedLogError
 from service.store.topics import old_topics
 
 DEFAULT_EVERY = 1000
@@ -198,101 +193,3 @@ def signature_problem(public_keys: Ed25519PublicKey | Sequence[Ed25519PublicKey]
         return (f"position {head.at}: the signature of the head of position {head.position} is not valid under the "
                 "given key: forged or altered")
     return None
-
-
-class _Chained(Protocol):
-    def head(self) -> tuple[int, bytes]: ...
-
-    def select_notifications(self, start: int | None, limit: int, stop: int | None = None,
-                             topics: Sequence[str] = ()) -> Sequence[Notification]: ...
-
-
-class _Application(Protocol):
-    """What the signer needs of the application (:class:`service.app.application.PokerTables`)."""
-
-    recorder: Any
-    mapper: Mapper[UUID]
-    after_save: Callable[[list[Recording[UUID]]], None] | None
-
-    def save(self, *objs: Any, **kwargs: Any) -> list[Recording[UUID]]: ...
-
-
-class HeadSigner:
-    """Signs the chain head of an application's store: once ``every`` events have been stored since the head last
-    signed, when a table closes, and when asked (the service's stop, ``pokertable audit sign``)."""
-
-    def __init__(self, app: _Application, key: Ed25519PrivateKey, every: int = DEFAULT_EVERY) -> None:
-        if every < 1:
-            raise ValueError("heads are signed every 1 or more events")
-        recorder: Any = app.recorder
-        if not hasattr(recorder, "head"):
-            raise TypeError("this store has no hash chain to sign (service.store.persistence.environment)")
-        self.app, self.key, self.every = app, key, every
-        self.recorder: _Chained = recorder
-        self.public_key = key.public_key()
-        self.fingerprint = fingerprint(self.public_key)
-        self.signed = 0
-        """The chain position of the last head signed with this key (found at :meth:`start`, then kept)."""
-        self._signature_at = 0  # the position of that signed-head event
-        self.signed_at: float | None = None
-        """When that head was signed (seconds since the epoch), ``None`` until one is found or signed: the service's
-        metrics show its age (``pokertable_signed_head_age_seconds``)."""
-        self._lock = threading.Lock()
-
-    def start(self) -> int:
-        """Find the last head this key signed among the last ``every`` events; attach to the application; the number
-        of events after the last signed head (the unsigned tail) is returned."""
-        head, _ = self.recorder.head()
-        try:
-            recent = self.recorder.select_notifications(max(1, head - self.every), self.every + 1,
-                                                        topics=list(SIGNED_HEAD_TOPICS))
-        except TamperedLogError as error:  # serve what still checks; 'audit verify' names the rest
-            log.warning("the log's last %d events do not check (%s): run 'pokertable audit verify'", self.every,
-                        error)
-            recent = []
-        self.signed = max(0, head - self.every)
-        for notification in recent:
-            with contextlib.suppress(ValueError):
-                record = read_head(self.app.mapper, notification)
-                if signature_problem(self.public_key, record) is None:
-                    self.signed, self._signature_at = record.position, record.at
-                    self.signed_at = record.signed_at
-        self.app.after_save = self.stored
-        return head - self.signed if self._signature_at else head
-
-    def stored(self, recordings: Sequence[Recording[UUID]]) -> None:
-        """Told of each batch of events stored: sign when a table closed or ``every`` events went by."""
-        if not recordings or isinstance(recordings[0].domain_event, SignedHead.Signed):  # type: ignore[attr-defined]
-            return
-        try:
-            closed = [r.domain_event for r in recordings if isinstance(r.domain_event, Table.Closed)]  # type: ignore[attr-defined]
-            if closed:
-                self.sign(f"table {getattr(closed[0], 'originator_id', '')} closed", wait=True)
-            elif max(r.notification.id for r in recordings) - self.signed >= self.every:
-                self.sign(f"{self.every} events", wait=False)
-        except Exception:  # the commands are stored: a failed signature is retried with the next ones
-            log.exception("signing the chain head failed")
-
-    def sign(self, reason: str, *, wait: bool = True) -> HeadRecord | None:
-        """Sign the current chain head and store it; ``None`` if nothing but the last signed head came after it (or,
-        with ``wait=False``, if another thread is signing now)."""
-        if not self._lock.acquire(blocking=wait):
-            return None
-        try:
-            position, chain_hash = self.recorder.head()
-            if position in (0, self._signature_at):
-                return None
-            signed = SignedHead.sign(self.key, position, chain_hash, reason)
-            try:
-                recordings = self.app.save(signed)
-            except IntegrityError:  # another service on the same PostgreSQL signed this very head
-                return None
-            self.signed, self._signature_at = position, recordings[0].notification.id
-            self.signed_at = time.time()
-            log.info("signed the chain head at position %d (%s)", position, reason,
-                     extra={"fields": {"event": "head-signed", "position": position, "reason": reason,
-                                       "key": signed.key}})
-            return HeadRecord(self._signature_at, position, chain_hash, bytes.fromhex(signed.signature),
-                              signed.key, reason, self.signed_at)
-        finally:
-            self._lock.release()
