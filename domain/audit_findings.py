@@ -36,7 +36,7 @@ from domain.ids import TABLES_NAMESPACE
 
 FINDINGS_ID = uuid5(TABLES_NAMESPACE, "audit/findings")
 """The id of the casino's record of tampering found (one per event log)."""
-FINDING_KINDS = ("altered", "removed", "inserted", "reordered", "head", "signature", "rewritten")
+FINDING_KINDS = ("altered", "removed", "inserted", "reordered", "head", "signature", "rewritten", "forged")
 """What the audit can find (:class:`service.store.audit.Finding`)."""
 MAX_FINDING_TEXT = 500
 """The longest description of a finding the record keeps."""

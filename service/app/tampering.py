@@ -27,7 +27,7 @@ from domain.audit_findings import FINDINGS_ID, AuditFindings
 from domain.banked.table import BankedTable
 from domain.circle.table import Table
 from service.app.access import NotFoundError, Viewer, authorize
-from service.store.audit import Finding, Verdict, verify
+from service.store.audit import Finding, Verdict, Walk, verify
 
 if TYPE_CHECKING:
     from eventsourcing.domain import Aggregate
@@ -55,12 +55,21 @@ class LogAudit:
         def _fetch(self, aggregate_id: UUID, version: int | None = None) -> object: ...
 
     def audit_log(self, public_key: Ed25519PublicKey | Sequence[Ed25519PublicKey] | None = None,
-                  by: str = FINDER) -> Verdict:
-        """R-AUD-1: check the whole log (and with ``public_key`` its signed heads); what is found is recorded once as
-        an alert of the pit. The verdict is returned and logged (``pokertable.audit``)."""
-        verdict = verify(self.recorder, public_key=public_key, mapper=self.mapper)
+                  by: str = FINDER, *, full: bool = True, pause: float = 0.0) -> Verdict:
+        """R-AUD-1: check the log (and with ``public_key`` its signed records and what they vouch for); what is
+        found is recorded once as an alert of the pit. The verdict is returned and logged (``pokertable.audit``).
+
+        ``full=False``: continue from where the last clean check stopped, once the chain is found to still hold the
+        link checked there (a periodic audit: its cost is the events stored since, in memory bounded by what is not
+        yet vouched for); ``full``: from the lowest position (``pause``: seconds slept between pages, so that it
+        yields to the commands)."""
+        resume = None if full else self.__dict__.get("_audit_walk")
+        walk = resume if resume is not None else Walk(self.recorder, public_key, self.mapper)  # type: ignore[arg-type]
+        verdict = verify(self.recorder, public_key=public_key, mapper=self.mapper, resume=walk, pause=pause)
+        self.__dict__["_audit_walk"] = walk if verdict.finding is None else None
         if verdict.finding is None:
-            _log.info("audit: the log is intact: %d events up to position %d", verdict.events, verdict.head[0])
+            _log.info("audit: the log is intact: %d events up to position %d%s", verdict.events, verdict.head[0],
+                      "" if verdict.tail is None else f"; {verdict.tail[1]} not yet vouched for by a signed head")
             return verdict
         finding = verdict.finding
         _log.error("audit: TAMPERING found (%s) at log position %d: %s", finding.kind, finding.position,
@@ -139,14 +148,27 @@ DEFAULT_AUDIT_EVERY = 3600.0
 """Seconds between two audits the service runs of its own log (``pokertable serve --audit-every``)."""
 
 
+FULL_EVERY = 86_400.0
+"""Seconds between two full checks of the log by the service (the others continue from the last one)."""
+FULL_PAUSE = 0.005
+"""Seconds a full check sleeps after each page of the log read (it yields to the commands)."""
+
+
 async def audit_periodically(audit: LogAudit, every: float,
-                             public_key: Ed25519PublicKey | Sequence[Ed25519PublicKey] | None = None) -> None:
+                             public_key: Ed25519PublicKey | Sequence[Ed25519PublicKey] | None = None, *,
+                             full_every: float = FULL_EVERY) -> None:
     """Audit the log at once, then every ``every`` seconds, until cancelled; each check runs on a thread of its own
-    (a long log is read for a while) and what it finds is recorded by :meth:`LogAudit.audit_log`. A check that fails
-    (the store does not answer) is logged and tried again at the next interval."""
+    and what it finds is recorded by :meth:`LogAudit.audit_log`. The first check, and one every ``full_every``
+    seconds, reads the whole log (throttled); the others continue from where the last clean one stopped. A check
+    that fails (the store does not answer) is logged and tried again at the next interval."""
+    loop = asyncio.get_running_loop()
+    full_at = loop.time()
     while True:
+        full = loop.time() >= full_at
         try:
-            await asyncio.to_thread(audit.audit_log, public_key)
+            await asyncio.to_thread(audit.audit_log, public_key, full=full, pause=FULL_PAUSE if full else 0.0)
+            if full:
+                full_at = loop.time() + full_every
         except Exception as error:
             _log.error("audit: the log could not be checked: %s", error)
         await asyncio.sleep(every)

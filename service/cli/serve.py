@@ -30,7 +30,9 @@ from service.cli.settings import KEYS, Settings, SettingsError, read_file, setti
 from service.grpc.hardening import HARDENED
 from service.grpc.metrics import ServiceMetrics
 from service.grpc.server import ListenError, StationConfigError, Stations, serve
+from service.store.keyring import keyring_path, load_keyring, rotate
 from service.store.persistence import PersistenceUrlError, StoreInUseError, masked_url
+from service.store.signer import HeadSigner
 from service.store.signing import KEY_FILE_NAME, SigningKeyError
 from service.web.server import Tls, bind, serve_dashboard
 
@@ -62,6 +64,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     option("signing_key", kind=Path, more=f"; created on first start ({KEY_FILE_NAME} beside --config), readable "
            "by its owner only")
     option("sign_every", kind=int, metavar="N", more="; also at every table close and when the service stops")
+    option("instance", metavar="NAME", more="; SIGHUP rotates the signing key (docs/audit.md)")
     option("http", metavar="HOST:PORT", more=": the floor, tables, approvals, alerts, disputes, shift reports "
            "(docs/pit.md), /metrics, /livez and /readyz")
     option("audit_every", kind=float, metavar="SECONDS", more="; tampering found is an alert of the pit (R-AUD-1)")
@@ -104,9 +107,11 @@ def run(args: argparse.Namespace) -> int:
             else (stations, "")
         configure_logging(args)  # the configuration in effect is logged once it is known to be usable
         # SQLite: this process is the file's only writer while it serves
-        store, created, unsigned = open_signed_store(args.db, key_path, args.sign_every)
+        store, created, unsigned = open_signed_store(args.db, key_path, args.sign_every,
+                                                     writer=args.instance or f"{socket.gethostname()}:{args.port}")
         app, signer = store.app, store.signer
         assert signer is not None
+        trusted = load_keyring(keyring_path(key_path))
     except (StationConfigError, PersistenceUrlError, StoreInUseError, SigningKeyError, OSError, ValueError) as error:
         print(f"pokertable serve: {masked_url(str(error)) if '://' in str(error) else error}", file=sys.stderr)
         return 2
@@ -122,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
 
     status = 0
     try:
-        audit = audit_periodically(app, args.audit_every, signer.public_key) if args.audit_every > 0 else None
+        audit = audit_periodically(app, args.audit_every, trusted) if args.audit_every > 0 else None
         monitor, zone = chosen.shuffler_monitor(), ZoneInfo(args.tz)
         shufflers = watch_shufflers(app, monitor, zone, args.shuffler_check_every) \
             if args.shuffler_check_every > 0 else None
@@ -130,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
         asyncio.run(_until_stopped(_service(args, app, stations, credentials=credentials, ready=ready, warm=warm,
                                             listener=listener, floor_token=floor_token,
                                             metrics=ServiceMetrics(signer), shufflers=monitor, zone=zone),
-                                   audit, shufflers, installation))
+                                   audit, shufflers, installation, rotate=lambda: _rotate(signer, key_path)))
     except (KeyboardInterrupt, asyncio.CancelledError):
         pass
     except ListenError as error:  # the port is taken, or the address is not this machine's
@@ -138,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
         status = 2
     finally:
         try:  # the service's stop closes a shift: the head is signed, so nothing before it can be rewritten unseen
-            signed = signer.sign("service stop")
+            signed = signer.stop("service stop")
             if signed is not None:
                 print(f"pokertable signed the chain head at position {signed.position} (service stop)", flush=True)
         except Exception as error:  # the store is gone (e.g. PostgreSQL down): say so; the tail stays unsigned
@@ -195,7 +200,18 @@ async def _ended(task: asyncio.Future[None]) -> None:
     await asyncio.wait((task,))
 
 
-async def _until_stopped(serving: Awaitable[None], *beside: Awaitable[None] | None) -> None:
+def _rotate(signer: HeadSigner, key_path: Path) -> None:
+    """SIGHUP: rotate the signing key (a last head with the old key, the new one announced by it)."""
+    try:
+        new = rotate(signer, key_path, "key rotation (SIGHUP)")
+    except Exception as error:  # the store refused: the old key goes on signing
+        print(f"pokertable serve: the signing key could not be rotated: {error}", file=sys.stderr, flush=True)
+        return
+    print(f"pokertable rotated its signing key: {new} now signs ({key_path})", file=sys.stderr, flush=True)
+
+
+async def _until_stopped(serving: Awaitable[None], *beside: Awaitable[None] | None,
+                         rotate: Callable[[], None] | None = None) -> None:
     """Serve until SIGINT or SIGTERM (a service manager's stop), which end it as an interrupt does; ``beside`` (the
     service's own audit of its log, its watch of the shufflers) runs as long as the service does."""
     task = asyncio.ensure_future(serving)
@@ -204,6 +220,8 @@ async def _until_stopped(serving: Awaitable[None], *beside: Awaitable[None] | No
     loop = asyncio.get_running_loop()
     for stop in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(stop, task.cancel)
+    if rotate is not None:
+        loop.add_signal_handler(signal.SIGHUP, lambda: loop.run_in_executor(None, rotate))
     try:
         await task
     finally:

@@ -164,6 +164,8 @@ KEYS: Mapping[str, Key] = {
     "tls_key": Key(_path, None, "PEM private key of tls_cert", secret=False),
     "signing_key": Key(_path, None, "the Ed25519 key that signs chain heads (default: beside the config file)"),
     "sign_every": Key(_positive, DEFAULT_EVERY, "sign the chain head every N events stored"),
+    "instance": Key(_text, None, "this instance's name in the heads it signs and its journal's (default HOST:PORT; "
+                                 "each instance sharing a configuration directory needs its own)"),
     "audit_every": Key(_seconds, 3600.0, "seconds between the service's audits of its log (0: never)"),
     "grace": Key(_seconds, 10.0, "seconds calls in flight get to finish when the service stops"),
     "log_format": Key(_choice(LOG_FORMATS), "human", "human (a line a record) or json (one object per line)"),

@@ -141,7 +141,7 @@ FIELD_NOTES: Mapping[str, str] = {
     "reshuffle": "a full reshuffle is required before the next hand (R-THB-11)",
     "position": "the log position of the event that raised the alert, as on the Watch stream (R-AUD-1)",
     # the casino's record of tampering found by the service's audit (domain.audit_findings)
-    "AuditFindingsTamperingFound.kind": "altered, removed, inserted, reordered, head, signature or rewritten",
+    "AuditFindingsTamperingFound.kind": "altered, removed, inserted, reordered, head, signature, rewritten or forged",
     "AuditFindingsTamperingFound.position": "the log position where the log and its chain (or a signed head) "
                                             "first disagree; the alert is this event's own position (R-AUD-1)",
     "AuditFindingsTamperingFound.message": "the audit's finding, in its words",

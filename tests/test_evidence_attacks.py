@@ -1,0 +1,254 @@
+"""Issue 29 — the evidence attacked and operated as a casino's adversary and its own staff would (R-AUD-1, R-HOLD-1).
+
+- audits every two seconds while eight stations play, on SQLite and on PostgreSQL with two instances each with its
+  own key: never a false finding, never a hold;
+- an event forged into the database while the service runs, with a correct link, then SIGTERM: ``audit verify``
+  names it ``forged``, and the restarted service holds play;
+- the signing key rotated twice during play (SIGHUP), then a restart: no alarm, no hold, the log verifies from the
+  first key alone;
+- a key announcement signed by no trusted key: caught, and play is held.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import subprocess
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+import grpc
+import psycopg
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from domain.errors import RuleError
+from domain.cards.decks import BackColour, DeckIdentity
+from service.api import table_service_pb2 as svc
+from service.api import table_service_pb2_grpc as svc_grpc
+from service.api import types_pb2 as pb
+from service.app.application import PokerTables
+from service.store.heads import KeyAnnouncement
+from service.store.keyring import load_keyring, trust_key
+from service.store.persistence import environment
+from service.store.signer import HeadSigner
+from service.store.signing import fingerprint, load_or_create_signing_key, load_signing_key, public_pem
+from tests.test_application import POSTGRES_URL, postgres_store
+from tests.test_audit import Store, _forged_chips
+from tests.grpc_support import rule_of
+from tests.test_crash_safety import SCRIPT
+from tests.test_signed_heads import append
+
+PIT = [("authorization", "Bearer pit-boss-token-0123456789")]
+STATIONS = '[stations.pit]\ntoken = "pit-boss-token-0123456789"\nrole = "pit-boss"\n'
+STATIONS_AT_TABLES = 8
+
+
+class Service:
+    """A real ``pokertable serve`` process; its standard error goes to a file (read after)."""
+
+    def __init__(self, url: str, config: Path, *extra: str) -> None:
+        self.errors = config.parent / f"serve-{uuid.uuid4().hex[:8]}.err"
+        self._err: IO[str] = self.errors.open("w", encoding="utf-8")
+        self.process = subprocess.Popen([SCRIPT, "serve", "--db", url, "--port", "0", "--config", str(config),
+                                         *extra], stdout=subprocess.PIPE, stderr=self._err, text=True)
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        assert "serving on" in line, self.errors.read_text(encoding="utf-8")
+        self.port = int(line.split(":")[1].split()[0])
+        self.channel = grpc.insecure_channel(f"127.0.0.1:{self.port}")
+        self.stub: Any = svc_grpc.TableServiceStub(self.channel)  # type: ignore[no-untyped-call]
+
+    def stop(self) -> str:
+        """SIGTERM, and what it wrote (standard output, then standard error)."""
+        self.channel.close()
+        self.process.send_signal(signal.SIGTERM)
+        out, _ = self.process.communicate(timeout=60)
+        self._err.close()
+        assert self.process.returncode == 0, self.errors.read_text(encoding="utf-8")
+        return out + self.errors.read_text(encoding="utf-8")
+
+    def holds(self, table: str) -> list[Any]:
+        return list(self.stub.GetTable(svc.GetTableRequest(table=table), metadata=PIT, timeout=10).view.holds)
+
+
+class Stations:
+    """Eight stations, a table each, seating players and adding chips as fast as their service answers."""
+
+    def __init__(self, services: list[Service]) -> None:
+        self.services, self.stop, self.acknowledged = services, threading.Event(), 0
+        self.failures: list[str] = []
+        self._lock = threading.Lock()
+        self.threads = [threading.Thread(target=self._play, args=(number,)) for number in range(STATIONS_AT_TABLES)]
+
+    def __enter__(self) -> Stations:
+        for thread in self.threads:
+            thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.stop.set()
+        for thread in self.threads:
+            thread.join(timeout=30)
+
+    def _play(self, number: int) -> None:
+        stub = self.services[number % len(self.services)].stub
+        table = f"Mesa {number + 1}"
+        settings = pb.CircleSettings(structure=pb.BETTING_STRUCTURE_NO_LIMIT, blinds=[1, 2], no_burns=True)
+        try:
+            stub.OpenTable(svc.OpenTableRequest(command_id=f"open-{table}", table=table, game=pb.GAME_HOLDEM,
+                                                circle=settings), metadata=PIT, timeout=10)
+            for seat in (1, 2):
+                stub.SeatPlayer(svc.SeatPlayerRequest(command_id=f"sit-{table}-{seat}", table=table, seat=seat,
+                                                      chips=100), metadata=PIT, timeout=10)
+            while not self.stop.is_set():
+                stub.AddChips(svc.AddChipsRequest(command_id=uuid.uuid4().hex, table=table, seat=1, chips=1),
+                              metadata=PIT, timeout=10)
+                with self._lock:
+                    self.acknowledged += 1
+        except grpc.RpcError as error:
+            self.failures.append(f"{table}: {error.code()} {error.details()}")
+
+
+def _verify(url: str, keys: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([SCRIPT, "audit", "verify", "--db", url, "--public-key", str(keys)], capture_output=True,
+                          text=True, timeout=120, check=False)
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str, int]]:
+    """A store's URL and how many instances serve it: one on SQLite (its sole writer), two on PostgreSQL."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'tables.db'}", 1
+        return
+    schema = postgres_store()["POSTGRES_SCHEMA"]
+    yield f"{POSTGRES_URL}?schema={schema}", 2
+    with psycopg.connect(POSTGRES_URL, autocommit=True) as conn:
+        conn.execute(f"drop schema {schema} cascade")
+
+
+def test_r_aud_1_audits_every_two_seconds_during_play_find_nothing(database: tuple[str, int],
+                                                                   tmp_path: Path) -> None:
+    url, instances = database
+    config = tmp_path / "stations.toml"
+    config.write_text(STATIONS, encoding="utf-8")
+    keyring = tmp_path / "trusted-keys.pem"
+    keys = [tmp_path / f"instance-{number}.key" for number in range(instances)]
+    for path in keys:  # each instance its own key, both trusted by the administrator beforehand
+        trust_key(keyring, load_or_create_signing_key(path)[0].public_key())
+    services = [Service(url, config, "--audit-every", "2", "--sign-every", "40", "--signing-key", str(path),
+                        "--instance", path.stem) for path in keys]
+    verdicts = []
+    try:
+        with Stations(services) as stations:
+            deadline = time.monotonic() + 14
+            while time.monotonic() < deadline:
+                verdicts.append(_verify(url, keyring))
+                time.sleep(2)
+            played = stations.acknowledged
+        assert not stations.failures
+    finally:
+        errors = [service.stop() for service in services]
+    assert played > 100 and len(verdicts) >= 3
+    for verdict in verdicts:  # every audit of the live log: clean
+        assert verdict.returncode == 0 and verdict.stdout.startswith("clean: "), verdict.stdout + verdict.stderr
+    for said in errors:
+        assert "TAMPERING" not in said
+        assert said.count("audit: the log is intact") >= 3  # the service's own audits ran, and found nothing
+    final = _verify(url, keyring)
+    assert final.returncode == 0 and "unsigned tail: none" in final.stdout, final.stdout
+    assert f"trusted keys: {instances}" in final.stdout
+    app = PokerTables(env=environment(url))
+    assert app.audit_findings() is None  # nothing recorded, so nothing held
+
+
+def test_r_aud_1_an_event_forged_while_the_service_runs_is_named_and_then_held(tmp_path: Path) -> None:
+    db, config = tmp_path / "tables.db", tmp_path / "stations.toml"
+    url = f"sqlite:///{db}"
+    config.write_text(STATIONS, encoding="utf-8")
+    store = Store(environment(url))  # Mesa A played (two hands), and raw access to the file
+    service = Service(url, config)
+    service.stub.AddChips(svc.AddChipsRequest(command_id="before", table="Mesa A", seat=1, chips=5), metadata=PIT,
+                          timeout=10)
+    forged = append(store, _forged_chips(store, 100_000))  # the database writable: a correct link, chips added
+    settings = pb.CircleSettings(structure=pb.BETTING_STRUCTURE_NO_LIMIT, blinds=[1, 2], no_burns=True)
+    service.stub.OpenTable(svc.OpenTableRequest(command_id="after", table="Mesa B", game=pb.GAME_HOLDEM,
+                                                circle=settings), metadata=PIT, timeout=10)  # it goes on writing
+    assert "(service stop)" in service.stop()  # its stop head: what it wrote, and the forged event not among it
+    verdict = _verify(url, tmp_path / "trusted-keys.pem")
+    assert verdict.returncode == 1, verdict.stdout
+    assert verdict.stdout.startswith(f"TAMPERED (forged): position {forged}: written by no service"), verdict.stdout
+    restarted = Service(url, config)  # its audit at start finds it, and every table is held (R-HOLD-1)
+    try:
+        deadline = time.monotonic() + 30
+        while not restarted.holds("Mesa A"):
+            assert time.monotonic() < deadline, "the forged event held nothing"
+            time.sleep(0.1)
+        with pytest.raises(grpc.RpcError) as refused:
+            restarted.stub.StartHand(svc.StartHandRequest(command_id="hand-1", table="Mesa A",
+                                                          deck_colour=pb.DECK_COLOUR_RED), metadata=PIT,
+                                     timeout=10)
+        assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+        assert rule_of(refused.value) == "R-HOLD-1"
+    finally:
+        restarted.stop()
+
+
+def test_r_aud_1_rotating_the_key_twice_during_play_raises_no_alarm(tmp_path: Path) -> None:
+    db, config = tmp_path / "tables.db", tmp_path / "stations.toml"
+    url = f"sqlite:///{db}"
+    config.write_text(STATIONS, encoding="utf-8")
+    service = Service(url, config, "--audit-every", "1", "--sign-every", "40")
+    first = tmp_path / "first-key.pem"  # what the regulator was given: the first key, and nothing since
+    first.write_text(public_pem(load_signing_key(tmp_path / "signing.key")), encoding="utf-8")
+    try:
+        with Stations([service]) as stations:
+            for _ in range(2):
+                time.sleep(2)
+                service.process.send_signal(signal.SIGHUP)
+            time.sleep(2)
+        assert not stations.failures and stations.acknowledged > 50
+    finally:
+        said = service.stop()
+    assert said.count("rotated its signing key") == 2 and "TAMPERING" not in said
+    assert fingerprint(load_signing_key(tmp_path / "signing.key").public_key()) != fingerprint(
+        load_keyring(first)[0])
+    restarted = Service(url, config, "--audit-every", "1")
+    try:
+        time.sleep(3)  # audits at start and after: nothing found
+        assert not restarted.holds("Mesa 1")
+    finally:
+        said = restarted.stop()
+    assert "TAMPERING" not in said
+    verdict = _verify(url, first)
+    assert verdict.returncode == 0, verdict.stdout
+    assert "trusted keys: 3" in verdict.stdout and "unsigned tail: none" in verdict.stdout
+    assert PokerTables(env=environment(url)).audit_findings() is None
+
+
+@pytest.mark.parametrize("forger", ["another key", "the service's name, a wrong signature"])
+def test_r_aud_1_a_forged_key_announcement_is_caught_and_holds_play(tmp_path: Path, forger: str) -> None:
+    store = Store(environment(f"sqlite:///{tmp_path / 'tables.db'}"))  # Mesa A played
+    app = PokerTables(env=store.env)
+    key = Ed25519PrivateKey.generate()
+    signer = HeadSigner(app, key)
+    signer.start()
+    app.sit("late", "Mesa A", 4, 200)
+    signer.sign("end of hands")
+    intruder, theirs = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
+    name = fingerprint(intruder.public_key()) if forger == "another key" else signer.fingerprint
+    announcement = KeyAnnouncement.sign(intruder, name, theirs.public_key(), position=1, retires=False,
+                                        reason="rotation")
+    at = append(store, app.mapper.to_stored_event(announcement.collect_events()[0]))
+    verdict = PokerTables(env=store.env).audit_log(public_key=key.public_key())
+    assert verdict.finding is not None and (verdict.finding.kind, verdict.finding.position) == ("signature", at)
+    with contextlib.suppress(Exception):
+        signer.stop()
+    again = PokerTables(env=store.env)
+    with pytest.raises(RuleError) as held:
+        again.start_hand("after", "Mesa A", DeckIdentity(52, BackColour.RED))
+    assert held.value.rule == "R-HOLD-1"
