@@ -127,11 +127,11 @@ def test_history_export_and_reconstruct_keep_data_on_stdout_and_errors_on_stderr
     status, out, err = run(capsys, "export", "00000000-0000-0000-0000-000000000001", "--db", url)
     assert status == 1 and out == "" and err.startswith("pokertable export: ")
 
-    status, out, err = run(capsys, "reconstruct", hand_id, "--reason", "seat 2 disputes", "--tz", "UTC", "--db", url)
-    assert status == 0 and err == "" and "request recorded" in out and "+00:00)" in out
-    status, out, err = run(capsys, "reconstruct", hand_id, "--reason", "again", "--at", "999", "--db", url)
+    status, out, err = run(capsys, "reconstruct", hand_id, "--tz", "UTC", "--db", url)
+    assert status == 0 and err == "" and "not recorded" in out and "+00:00)" in out
+    status, out, err = run(capsys, "reconstruct", hand_id, "--at", "999", "--db", url)
     assert status == 2 and "the hand has events 1–" in err and "999" not in out
-    status, out, err = run(capsys, "reconstruct", "not-a-uuid", "--reason", "x", "--db", url)
+    status, out, err = run(capsys, "reconstruct", "not-a-uuid", "--db", url)
     assert status == 2 and out == "" and err.startswith("pokertable reconstruct: ")
 
 

@@ -147,8 +147,9 @@ def test_one_service_writes_an_sqlite_file_and_a_killed_one_gives_it_up(tmp_path
                                 check=False, capture_output=True, text=True, timeout=60)
         assert second.returncode == 2
         assert f"{db} is being written by pokertable process {first.pid}" in second.stderr
-        recorded = subprocess.run([SCRIPT, "reconstruct", "00000000-0000-0000-0000-000000000001", "--db",
-                                   f"sqlite:///{db}", "--by", "pit", "--reason", "dispute"],
+        # a console command that writes (reconstruct only reads now and records through the service, R-THB-13)
+        recorded = subprocess.run([SCRIPT, "audit", "sign", "--db", f"sqlite:///{db}", "--signing-key",
+                                   str(tmp_path / "signing.key"), "--reason", "end of shift"],
                                   check=False, capture_output=True, text=True, timeout=60)
         assert recorded.returncode == 2 and "one service per SQLite file" in recorded.stderr and not recorded.stdout
     finally:

@@ -125,15 +125,16 @@ def test_the_reconstruct_command_lists_the_events_and_draws_the_table_at_a_step(
 ) -> None:
     url = f"sqlite:///{tmp_path / 'cli.db'}"
     hand_id, _ = _play_recording(PokerTables(env=environment(url)))
-    assert main(["reconstruct", str(hand_id), "--db", url, "--reason", "dispute at seat 1", "--by", "pit-3"]) == 0
+    assert main(["reconstruct", str(hand_id), "--db", url]) == 0  # read-only: nothing recorded (R-AUD-1)
     out = capsys.readouterr().out
-    assert 'request recorded: pit-3, "dispute at seat 1"' in out and "As to seat 2 (shoe read 1)" in out
+    assert "read from the store, not recorded" in out and "As to seat 2 (shoe read 1)" in out
     assert "pot of 6 (rake 0) paid: seat 2 2, seat 3 2, seat 1 2" in out
-    assert main(["reconstruct", str(hand_id), "--db", url, "--reason", "again", "--at", "4"]) == 0
+    assert main(["reconstruct", str(hand_id), "--db", url, "--at", "4"]) == 0
     out = capsys.readouterr().out
     assert "after event 4 (Hand.CardDealt" in out and "seat  1" in out
-    assert main(["reconstruct", str(hand_id), "--db", url, "--reason", " "]) == 1
-    assert "states its reason" in capsys.readouterr().err
+    # R-THB-13: a recorded reconstruction is the running service's (--record --server; test_read_only_inspection.py)
+    assert main(["reconstruct", str(hand_id), "--db", url, "--reason", "dispute at seat 1", "--by", "pit-3"]) == 2
+    assert "--record" in capsys.readouterr().err
 
 
 @settings(max_examples=60, deadline=None)
@@ -363,4 +364,4 @@ def test_the_pit_boss_reconstructs_a_texas_holdem_bonus_hand(tmp_path: Path) -> 
                 if type(e).__name__ == "ReconstructionRequested"]
     assert [(r["pit_boss"], r["reason"]) for r in requests] == [("pit-2", "box 1 disputes the payment")]
     url = f"sqlite:///{tmp_path / 'thb.db'}"
-    assert main(["reconstruct", str(hand.id), "--db", url, "--reason", "the games director asks", "--at", "5"]) == 0
+    assert main(["reconstruct", str(hand.id), "--db", url, "--at", "5"]) == 0

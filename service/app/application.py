@@ -26,8 +26,8 @@ from typing import Any
 from uuid import NAMESPACE_URL, UUID, uuid5
 
 from eventsourcing.domain import Aggregate, DomainEventProtocol, event
-from eventsourcing.persistence import Recording
-from eventsourcing.utils import get_topic
+from eventsourcing.persistence import InfrastructureFactory, Recording
+from eventsourcing.utils import Environment, get_topic
 
 from domain.banked.cdp import CdpSettings
 from domain.banked.table import BankedTable
@@ -76,6 +76,7 @@ from service.app.tampering import LogAudit
 from service.app.unit import CommandUnit
 from service.app.visibility import reconstruction_step
 from service.store.group_commit import GroupCommit
+from service.store.persistence import READ_ONLY, read_only_connections
 from service.store.topics import register_moved_topics
 
 __all__ = [  # what is imported from here, as before the split into access, commands and queries
@@ -167,6 +168,14 @@ class PokerTables(CommandUnit, TableAccountsBook, AlertAcknowledgements, AlertHo
         """Commands use the cached aggregates as they are and the store checks, in the insert, that none has changed
         since (PostgreSQL; :mod:`service.store.chain`): no read before a command. SQLite's sole writer needs no check:
         its cache is the truth."""
+
+    def construct_factory(self, env: Environment) -> InfrastructureFactory[Any]:
+        """eventsourcing's store factory; on a store opened read-only (:data:`READ_ONLY`), PostgreSQL's sessions made
+        read-only before the recorder opens its first connection (R-AUD-1: an inspection never writes)."""
+        factory = super().construct_factory(env)
+        if env.get(READ_ONLY):
+            read_only_connections(factory)
+        return factory
 
     # -- commands -----------------------------------------------------------------------------------
 

@@ -20,14 +20,15 @@ import argparse
 import json
 import sys
 import uuid
+from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from domain.export import PhhContext, hand_document, hand_phh, player_ids, shift_phhs
 from domain.games import GAMES, OUTCOMES
 from service.app.visibility import event_payload
-from service.bootstrap import open_store
 from service.cli.conventions import OK, REFUSED, USAGE, add_time_options, casino_zone, fail, read_time, show_time
+from service.cli.reconstruct import open_read_only
 from service.store.persistence import DEFAULT_DB, PersistenceUrlError
 
 
@@ -51,7 +52,8 @@ def add_parser(commands: Any) -> None:
                              "player's copy): every card face down when it was recorded is ??")
     parser.add_argument("--casino", help="phh: the casino's name (PHH venue)")
     parser.add_argument("--time-zone", help="phh: the time zone of the hands' start (IANA; default the casino's, --tz)")
-    parser.add_argument("--db", default=DEFAULT_DB, help="sqlite:///FILE (default pokertable.db) or postgresql://…")
+    parser.add_argument("--db", default=DEFAULT_DB,
+                        help="sqlite:///FILE (default pokertable.db) or postgresql://…, opened read-only")
     add_time_options(parser)
     parser.set_defaults(run=run)
 
@@ -64,9 +66,16 @@ def run(args: argparse.Namespace) -> int:
         zone = casino_zone(args)
         since, until = read_time(args.since, zone), read_time(args.until, zone)
         hand_id = uuid.UUID(args.hand_id) if args.hand_id else None
-        app = open_store(args.db, must_exist=True).app
+        store = open_read_only(args.db)  # R-AUD-1: an export never writes the store
     except (PersistenceUrlError, ValueError) as error:  # a bad id, time, zone or database (SettingsError too)
         return fail("export", error, USAGE)
+    with store:
+        return _export(store.app, hand_id, args, zone, since=since, until=until)
+
+
+def _export(app: Any, hand_id: uuid.UUID | None, args: argparse.Namespace, zone: ZoneInfo, *,
+            since: datetime | None, until: datetime | None) -> int:
+    """The hands' documents on standard output (a hand, a table's or a shift's)."""
     try:
         if hand_id is not None:
             hand_ids = [hand_id]
@@ -136,7 +145,8 @@ def add_search_parser(commands: Any) -> None:
     parser.add_argument("--outcome", choices=OUTCOMES,
                         help="circle: showdown, uncontested, voided, blank, in-progress; banked: settled, voided, "
                              "in-progress")
-    parser.add_argument("--db", default=DEFAULT_DB, help="sqlite:///FILE (default pokertable.db) or postgresql://…")
+    parser.add_argument("--db", default=DEFAULT_DB,
+                        help="sqlite:///FILE (default pokertable.db) or postgresql://…, opened read-only")
     add_time_options(parser)
     parser.set_defaults(run=run_search)
 
@@ -146,12 +156,13 @@ def run_search(args: argparse.Namespace) -> int:
     try:
         zone = casino_zone(args)
         since, until = read_time(args.since, zone), read_time(args.until, zone)
-        app = open_store(args.db, must_exist=True).app
+        store = open_read_only(args.db)  # R-AUD-1: a search never writes the store
     except (PersistenceUrlError, ValueError) as error:  # a bad time, zone or database: usage
         return fail("hands", error, USAGE)
     try:
-        found = app.search_hands(args.table, since=since, until=until, seat=args.seat, outcome=args.outcome,
-                                 game=args.game)
+        with store:
+            found = store.app.search_hands(args.table, since=since, until=until, seat=args.seat,
+                                           outcome=args.outcome, game=args.game)
     except Exception as error:  # an unknown table: said plainly
         return fail("hands", error, REFUSED)
     for hand in found:

@@ -13,6 +13,11 @@
 'eventsourcing.popo'
 >>> environment("sqlite:///t.db", sole_writer=True)["AGGREGATE_CACHE_FASTFORWARD"]
 'n'
+>>> inspected = environment("sqlite:////nowhere/evidence.db", read_only=True)  # nothing writes it: immutable
+>>> inspected["SQLITE_DBNAME"], inspected["CREATE_TABLE"], inspected[READ_ONLY]
+('file:/nowhere/evidence.db?mode=ro&immutable=1', 'n', 'y')
+>>> environment("postgresql://auditor@db/casino", read_only=True)[READ_ONLY]
+'y'
 >>> masked_url("postgresql://casino:s3cret@db.local:5432/pokertable?schema=mesa_7")
 'postgresql://casino:***@db.local:5432/pokertable?schema=mesa_7'
 """
@@ -23,11 +28,18 @@ import fcntl
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import parse_qsl, unquote, urlsplit
+from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
 from eventsourcing.persistence import ApplicationRecorder, Notification
 
 DEFAULT_DB = "sqlite:///pokertable.db"
+READ_ONLY = "POKERTABLE_READ_ONLY"
+"""The setting (``y``) of a store opened read-only by :func:`environment` (R-AUD-1: an inspection never writes the
+evidence): :class:`service.app.application.PokerTables` then opens PostgreSQL's connections read-only
+(:func:`read_only_connections`); SQLite's are read-only by their URI."""
+POSTGRES_READ_ONLY_OPTIONS = "-c default_transaction_read_only=on"
+"""libpq's ``options`` of a read-only connection: every transaction of the session is read-only (a write is refused
+by the server: "cannot execute INSERT in a read-only transaction")."""
 
 
 def masked_url(url: str) -> str:
@@ -52,7 +64,7 @@ class StoreInUseError(RuntimeError):
     """An SQLite database that another process already writes (its sole writer)."""
 
 
-def environment(url: str, *, sole_writer: bool = False) -> dict[str, str]:
+def environment(url: str, *, sole_writer: bool = False, read_only: bool = False) -> dict[str, str]:
     """The eventsourcing settings for a database URL.
 
     ``sqlite:///relative/path``, ``sqlite:////absolute/path`` (as SQLAlchemy writes them) or a plain path: an SQLite
@@ -64,6 +76,10 @@ def environment(url: str, *, sole_writer: bool = False) -> dict[str, str]:
     file, so its cached aggregates are the truth and are not fast-forwarded from the store before each command
     (a query saved per aggregate, per command). Several writers share a store on PostgreSQL, where the cache is
     always fast-forwarded.
+
+    ``read_only`` (the inspection commands: ``reconstruct``, ``history``, ``export``, ``hands``): nothing is written,
+    not even the tables eventsourcing makes at start (``CREATE_TABLE=n``). An SQLite file is opened by the URI of
+    :func:`sqlite_read_only_uri`; PostgreSQL's sessions are read-only (:data:`READ_ONLY`).
     """
     if url in ("memory:", "memory://"):
         return {"PERSISTENCE_MODULE": "eventsourcing.popo"}
@@ -85,6 +101,8 @@ def environment(url: str, *, sole_writer: bool = False) -> dict[str, str]:
         schema = dict(parse_qsl(parts.query)).get("schema")
         if schema:
             env["POSTGRES_SCHEMA"] = schema
+        if read_only:
+            env.update({"CREATE_TABLE": "n", READ_ONLY: "y"})
         return env
     if parts.scheme in ("sqlite", ""):
         path = url[len("sqlite:///"):] if parts.scheme else url
@@ -94,8 +112,65 @@ def environment(url: str, *, sole_writer: bool = False) -> dict[str, str]:
                "APPLICATION_RECORDER_TOPIC": "service.store.audit:ChainedSQLiteRecorder"}  # tamper evidence
         if sole_writer:
             env["AGGREGATE_CACHE_FASTFORWARD"] = "n"
+        if read_only:
+            env.update({"SQLITE_DBNAME": sqlite_read_only_uri(path), "CREATE_TABLE": "n", READ_ONLY: "y"})
         return env
     raise PersistenceUrlError(f"unsupported database URL {masked_url(url)!r}: use sqlite:///FILE or postgresql://…")
+
+
+def sqlite_read_only_uri(path: str) -> str:
+    """The SQLite URI that reads the database file ``path`` without changing a byte of it, nor of its directory.
+
+    ``mode=ro``: no write of the file. On a database in WAL mode (the service's) that is not enough: a reader maps
+    the write-ahead log's index, so ``mode=ro`` creates ``FILE-wal`` and ``FILE-shm`` beside it and leaves them there
+    (and cannot open it at all in a directory it may not write). So, when no pokertable process holds the file as its
+    sole writer (:class:`SoleWriter`) and no write-ahead log or rollback journal beside it holds anything, the file
+    is also opened ``immutable=1``: no lock, no index, no companion file, read as it is. Otherwise (a service writing
+    it, or a copy taken with its ``-wal``) the log beside it must be read: ``mode=ro`` alone, which reads the file
+    and its log as SQLite's other readers do and never writes either (it may create the ``-shm`` index).
+
+    >>> sqlite_read_only_uri("/nowhere/Mesa 1?.db")
+    'file:/nowhere/Mesa%201%3F.db?mode=ro&immutable=1'
+    """
+    file = Path(path).absolute()
+    uri = f"file:{quote(str(file))}?mode=ro"
+    return uri if _being_written(file) else f"{uri}&immutable=1"
+
+
+def _being_written(file: Path) -> bool:
+    """Whether ``file`` is (or may be) written under a reader: a pokertable process holds its :class:`SoleWriter`
+    claim, or its write-ahead log or rollback journal holds pages not yet in the file. Nothing is opened to find
+    out (closing a descriptor of the file would drop the POSIX locks SQLite holds on it in this process)."""
+    for companion in (file.with_name(f"{file.name}-wal"), file.with_name(f"{file.name}-journal")):
+        try:
+            if companion.stat().st_size > 0:
+                return True
+        except FileNotFoundError:
+            continue
+        except OSError:  # cannot tell: read it as a live database
+            return True
+    try:
+        identity = file.stat()
+    except OSError:  # missing or unreadable: SQLite says so when it opens it
+        return False
+    wanted = f"{os.major(identity.st_dev):02x}:{os.minor(identity.st_dev):02x}:{identity.st_ino}"
+    try:
+        lines = Path("/proc/locks").read_text(encoding="ascii").splitlines()
+    except OSError:  # not Linux: cannot tell, so read it as a live database
+        return True
+    return any(len(fields) >= 6 and fields[1] == "FLOCK" and fields[5] == wanted
+               for fields in (line.split() for line in lines))
+
+
+def read_only_connections(factory: object) -> None:
+    """Make every PostgreSQL session of an eventsourcing ``factory``'s connection pool read-only (:data:`READ_ONLY`),
+    before the pool opens its first connection (the application's recorder opens it as it is made): the server then
+    refuses any write. An SQLite factory is left as it is (its URI is read-only already, :func:`sqlite_read_only_uri`).
+    """
+    pool = getattr(getattr(factory, "datastore", None), "pool", None)
+    kwargs: object = getattr(pool, "kwargs", None)  # psycopg_pool's: the parameters of each connection it makes
+    if isinstance(kwargs, dict):
+        kwargs["options"] = f"{kwargs.get('options', '')} {POSTGRES_READ_ONLY_OPTIONS}".strip()
 
 
 class SoleWriter:
