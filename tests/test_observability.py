@@ -237,7 +237,9 @@ def test_the_events_stored_the_group_commits_the_hands_and_the_device_reports_ar
 
 
 def test_the_signed_heads_position_and_age_are_read_at_scrape_time(played: Played) -> None:
-    assert math.isnan(sample(played.at_start, "pokertable_signed_head_age_seconds"))  # a new log: nothing signed
+    # a new log: the service's start head, at position 0 (issue 29: the start of what it vouches for)
+    assert sample(played.at_start, "pokertable_signed_head_position") == 0
+    assert 0 <= sample(played.at_start, "pokertable_signed_head_age_seconds") < 60
     signed = sample(played.streams_closed, "pokertable_signed_head_position")
     assert 5 <= signed <= sample(played.streams_closed, "pokertable_log_position")  # signed every 5 events
     before, later = (sample(s, "pokertable_signed_head_age_seconds") for s in (played.streams_closed, played.later))
@@ -307,7 +309,9 @@ def test_the_start_the_configuration_the_signed_heads_and_the_stop_are_logged(pl
     [started] = [line for line in played.logs if line.get("event") == "start"]
     assert started["port"] > 0 and started["stations"] == {"pit-boss": 1, "dealer": 1, "device": 1, "observer": 1}
     heads = [line for line in played.logs if line.get("event") == "head-signed"]
-    assert heads and heads[-1]["reason"] == "service stop" and all(line["position"] > 0 for line in heads)
+    assert heads and heads[-1]["reason"] == "service stop" and heads[-1]["kind"] == "stop"
+    assert heads[0]["kind"] == "start" and heads[0]["position"] == 0  # a new log: its start head signs it empty
+    assert all(line["position"] > 0 for line in heads[1:])
     assert any(line["logger"] == "pokertable.audit" for line in played.logs)  # the service's audit at its start
     for line in played.logs:
         assert set(line) >= {"time", "level", "logger", "message"} and line["time"].endswith("Z")
