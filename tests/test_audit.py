@@ -278,4 +278,5 @@ def test_the_command_line_names_the_first_bad_event_and_checks_a_safekept_head(
     _alter(store, 3)
     assert main(["audit", "verify", "--db", url]) == 1
     out = capsys.readouterr().out
-    assert out.startswith("TAMPERED (altered): position 3: ") and "the first bad position is 3: nothing good is said of the log from there on" in out
+    assert out.startswith("TAMPERED (altered): position 3: ")
+    assert "the first bad position is 3: nothing good is said of the log from there on" in out

@@ -26,8 +26,8 @@ import psycopg
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from domain.errors import RuleError
 from domain.cards.decks import BackColour, DeckIdentity
+from domain.errors import RuleError
 from service.api import table_service_pb2 as svc
 from service.api import table_service_pb2_grpc as svc_grpc
 from service.api import types_pb2 as pb
@@ -37,9 +37,9 @@ from service.store.keyring import load_keyring, trust_key
 from service.store.persistence import environment
 from service.store.signer import HeadSigner
 from service.store.signing import fingerprint, load_or_create_signing_key, load_signing_key, public_pem
+from tests.grpc_support import rule_of
 from tests.test_application import POSTGRES_URL, postgres_store
 from tests.test_audit import Store, _forged_chips
-from tests.grpc_support import rule_of
 from tests.test_crash_safety import SCRIPT
 from tests.test_signed_heads import append
 

@@ -13,7 +13,6 @@ import asyncio
 import contextlib
 import json
 import logging
-import math
 import os
 import re
 import signal

@@ -29,8 +29,8 @@ from service.app.application import PokerTables
 from service.cli.main import main
 from service.grpc.server import Stations, create_server, stop
 from service.store.audit import Verdict, chain_hash, verify
-from service.store.persistence import environment
 from service.store.heads import WRITER_HEAD_TOPIC
+from service.store.persistence import environment
 from service.store.signer import HeadSigner
 from service.store.signing import (
     SIGNED_HEAD_TOPIC,
