@@ -35,7 +35,8 @@ from eventsourcing.persistence import Mapper, Notification, StoredEvent
 from service.app.floor import OPENED_TOPICS
 from service.group.figures import hand_figures, is_hand_topic
 from service.group.store import GroupStore, HandRow, Page, PositionMovedError, Received
-from service.store.chain import chain_hash, describe
+from service.store.chain import GENESIS, chain_hash, describe
+from service.store.heads import WRITER_HEAD_TOPIC
 from service.store.signing import SIGNED_HEAD_TOPICS, read_head, signature_problem
 
 PAGE = 1000
@@ -175,7 +176,7 @@ class Follower:
                 touched: dict[UUID, _Hand]) -> None:
         """What one checked event changes: a signed head, a table opened, a hand."""
         topic = notification.topic
-        if topic in SIGNED_HEAD_TOPICS:
+        if topic in SIGNED_HEAD_TOPICS or topic == WRITER_HEAD_TOPIC:
             self._signed_head(casino, notification, page, hashes)
         elif topic in OPENED_TOPICS:
             opened: Any = casino.mapper.to_domain_event(notification)
@@ -223,14 +224,15 @@ class Follower:
         if casino.keys:
             if (problem := signature_problem(casino.keys, head)) is not None:
                 raise ChainBrokenError(casino.name, notification.id, "signature", problem)
-            received = hashes.get(head.position) or self.store.chain_hash_at(casino.name, head.position)
+            received = GENESIS if head.position == 0 else (hashes.get(head.position)
+                                                           or self.store.chain_hash_at(casino.name, head.position))
             if received != head.chain_hash:
                 raise ChainBrokenError(casino.name, notification.id, "rewritten",
                                        f"the head signed at position {notification.id} signs position "
                                        f"{head.position} with a hash other than the one the group received")
             page.signed = max(page.signed, head.position)
         page.heads.append((head.at, head.position, head.chain_hash, head.signature, head.key, head.reason,
-                           bool(casino.keys)))
+                           bool(casino.keys), head.message))
 
 
 def _links(recorder: Any, start: int, stop: int) -> list[tuple[int, bytes]]:

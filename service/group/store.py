@@ -48,6 +48,7 @@ CREATE TABLE IF NOT EXISTS group_heads (
     casino text NOT NULL, at bigint NOT NULL, position bigint NOT NULL, chain_hash bytea NOT NULL,
     signature bytea NOT NULL, key text NOT NULL, reason text NOT NULL, checked boolean NOT NULL,
     PRIMARY KEY (casino, at));
+ALTER TABLE group_heads ADD COLUMN IF NOT EXISTS message bytea;
 CREATE TABLE IF NOT EXISTS group_tables (
     casino text NOT NULL, table_id uuid NOT NULL, name text NOT NULL, game text NOT NULL,
     PRIMARY KEY (casino, table_id));
@@ -108,7 +109,8 @@ class Page:
 
     events: list[Received]
     chain_hash: bytes
-    heads: list[tuple[int, int, bytes, bytes, str, str, bool]]  # at, position, hash, signature, key, reason, checked
+    heads: list[tuple[int, int, bytes, bytes, str, str, bool, bytes | None]]
+    """at, position, hash, signature, key, reason, checked, and a version-2 head's signed message."""
     tables: list[tuple[UUID, str, str]]  # table id, name, game
     hands: dict[UUID, HandRow]
     signed: int
@@ -201,7 +203,8 @@ class GroupStore:
                 for event in page.events:
                     copy.write_row((casino, event.position, str(event.originator_id), event.originator_version,
                                     event.topic, event.state, event.hash))
-            cursor.executemany("INSERT INTO group_heads VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
+            cursor.executemany("INSERT INTO group_heads (casino, at, position, chain_hash, signature, key, reason, "
+                               "checked, message) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
                                [(casino, *head) for head in page.heads])
             cursor.executemany("INSERT INTO group_tables VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING",
                                [(casino, *table) for table in page.tables])

@@ -64,11 +64,12 @@ def verify_received(store: GroupStore, casino: str, keys: Sequence[Ed25519Public
     heads, signed = store.heads(casino), 0
     for row in heads if keys else ():
         head = HeadRecord(int(row["at"]), int(row["position"]), bytes(row["chain_hash"]), bytes(row["signature"]),
-                          str(row["key"]), str(row["reason"]))
+                          str(row["key"]), str(row["reason"]),
+                          message=bytes(row["message"]) if row.get("message") is not None else None)
         if (problem := signature_problem(keys, head)) is not None:
             return Received(casino, count, (last, previous), Finding("signature", head.at, problem), len(heads),
                             signed)
-        if hashes.get(head.position) != head.chain_hash:
+        if (GENESIS if head.position == 0 else hashes.get(head.position)) != head.chain_hash:
             return Received(casino, count, (last, previous), Finding(
                 "rewritten", head.position, f"the events held no longer lead to the head signed at position "
                 f"{head.at}"), len(heads), signed)

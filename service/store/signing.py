@@ -38,6 +38,7 @@ from eventsourcing.domain import Aggregate, event
 from eventsourcing.persistence import Mapper, Notification
 from eventsourcing.utils import get_topic
 
+from service.store import heads
 from service.store.topics import old_topics
 
 DEFAULT_EVERY = 1000
@@ -163,15 +164,21 @@ class HeadRecord:
     reason: str
     signed_at: float | None = None
     """When it was signed (seconds since the epoch; ``None``: not read)."""
+    message: bytes | None = None
+    """A version-2 head's signed message (:func:`service.store.heads.head_message`); ``None``: version 1."""
 
 
 def read_head(mapper: Mapper[UUID], notification: Notification) -> HeadRecord:
     """The signed head stored in a notification (ValueError if it cannot be read as one)."""
     try:
         signed: Any = mapper.to_domain_event(notification)
+        message = None if not hasattr(signed, "since") else heads.head_message(
+            int(signed.position), bytes.fromhex(signed.chain_hash), since=int(signed.since),
+            signed_at=int(signed.signed_at), kind=str(signed.kind), claims=str(signed.claims),
+            writer=str(signed.writer), reason=str(signed.reason))
         return HeadRecord(notification.id, int(signed.position), bytes.fromhex(signed.chain_hash),
                           bytes.fromhex(signed.signature), str(signed.key), str(signed.reason),
-                          signed.timestamp.timestamp())
+                          signed.timestamp.timestamp(), message)
     except Exception as error:
         raise ValueError(f"position {notification.id}: a signed head that cannot be read ({error})") from None
 
@@ -185,10 +192,11 @@ def signature_problem(public_keys: Ed25519PublicKey | Sequence[Ed25519PublicKey]
     if public_key is None:
         return (f"position {head.at}: the head of position {head.position} says it was signed with key {head.key}, "
                 f"not with the given {'key' if len(keys) == 1 else 'keys'} {', '.join(keys)}")
-    if not 1 <= head.position < head.at:
+    if not (0 if head.message is not None else 1) <= head.position < head.at:
         return f"position {head.at}: a signed head of position {head.position}, which is not before it"
     try:
-        public_key.verify(head.signature, head_message(head.position, head.chain_hash))
+        public_key.verify(head.signature, head.message if head.message is not None else
+                          head_message(head.position, head.chain_hash))
     except InvalidSignature:
         return (f"position {head.at}: the signature of the head of position {head.position} is not valid under the "
                 "given key: forged or altered")
