@@ -32,6 +32,7 @@ from service.api import table_service_pb2 as svc
 from service.api import table_service_pb2_grpc as svc_grpc
 from service.api import types_pb2 as pb
 from service.app.application import PokerTables
+from service.store.audit import verify
 from service.store.heads import KeyAnnouncement
 from service.store.keyring import load_keyring, trust_key
 from service.store.persistence import environment
@@ -252,3 +253,33 @@ def test_r_aud_1_a_forged_key_announcement_is_caught_and_holds_play(tmp_path: Pa
     with pytest.raises(RuleError) as held:
         again.start_hand("after", "Mesa A", DeckIdentity(52, BackColour.RED))
     assert held.value.rule == "R-HOLD-1"
+
+
+@pytest.mark.parametrize("journal_kept", [True, False])
+def test_r_aud_1_an_instance_stopped_uncleanly_claims_its_writes_from_its_journal(tmp_path: Path,
+                                                                                  journal_kept: bool) -> None:
+    """A service killed between two heads (no stop head): restarted with its journal it claims what it wrote, and the
+    log verifies clean; with the journal lost (the machine's power), those events are reported unvouched, never
+    forged."""
+    store = Store(environment(f"sqlite:///{tmp_path / 'tables.db'}"))  # Mesa A played
+    key, journal = Ed25519PrivateKey.generate(), tmp_path / "signing.key.journal"
+    killed = HeadSigner(PokerTables(env=store.env), key, writer="mesa:50051", journal=journal)
+    killed.start()
+    for seat in (4, 5, 6):
+        killed.app.sit(f"late-{seat}", "Mesa A", seat, 200)  # type: ignore[attr-defined]
+    written = killed.writes.written().positions
+    assert len(written) >= 3 and journal.read_text(encoding="ascii").startswith("since ")
+    # killed here: no stop head; the process's memory is gone, the journal stays (or not)
+    if not journal_kept:
+        journal.unlink()
+    restarted = HeadSigner(PokerTables(env=store.env), key, writer="mesa:50051", journal=journal)
+    restarted.start()
+    restarted.stop()
+    verdict = verify(restarted.app.recorder, public_key=key.public_key(), mapper=restarted.app.mapper)
+    assert verdict.clean and verdict.tail is None
+    if journal_kept:
+        assert verdict.unvouched is None
+    else:
+        # what it wrote after its start head (which its own signature vouches for): given up, named, not forged
+        first = written.first()
+        assert first is not None and verdict.unvouched == (first + 1, len(written) - 1)

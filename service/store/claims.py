@@ -122,6 +122,15 @@ class Positions:
 
 
 @dataclass(frozen=True)
+class Journal:
+    """What a journal beside the key held at start: the position its writer had signed up to, and the positions
+    written after it (an unclean stop's)."""
+
+    since: int
+    positions: Positions
+
+
+@dataclass(frozen=True)
 class Written:
     """What a service wrote since a moment: the positions, and the last of them with its link as the service
     computed it (what a head it signs names)."""
@@ -141,22 +150,29 @@ class OwnWrites:
         self._head: tuple[int, bytes] | None = None
         self._file: int | None = None
 
-    def recovered(self) -> Positions:
-        """The positions the journal holds (written before this process started, after the last head signed with
-        its key): what an unclean stop left to claim. Lines cut short by a crash are skipped."""
-        found = Positions()
+    def recovered(self) -> Journal | None:
+        """What the journal holds (``None``: no journal, or none readable): the position its writer had signed up to
+        when it was last written afresh, and the positions written after it, before this process started: what an
+        unclean stop left to claim. Lines cut short by a crash are skipped."""
         if self.journal is None:
-            return found
+            return None
         try:
-            text = self.journal.read_text(encoding="ascii", errors="replace")
+            lines = self.journal.read_text(encoding="ascii", errors="replace").splitlines()
         except FileNotFoundError:
-            return found
-        for line in text.splitlines():
-            first, _, last = line.partition(" ")[0].partition("-")
+            return None
+        if not lines or not lines[0].startswith("since ") or not lines[0].endswith(";"):
+            return None
+        try:
+            since = int(lines[0][len("since "):-1])
+        except ValueError:
+            return None
+        found = Positions()
+        for line in lines[1:]:
+            first, _, last = line.removesuffix(";").partition("-")
             with contextlib.suppress(ValueError):
-                if line.endswith(";") and int(first) >= 1 and int(last or first) >= int(first):
+                if line.endswith(";") and 1 <= int(first) <= int(last or first):
                     found.add(int(first), int(last or first))
-        return found
+        return Journal(since, found)
 
     def committed(self, positions: Sequence[int], link: bytes) -> None:
         """Told by the recorder once a commit of events at ``positions`` is durable; ``link``: the chain hash at

@@ -50,6 +50,13 @@ def head_message(position: int, chain_hash: bytes, *, since: int, signed_at: int
             + _text(kind) + _text(claims) + _text(writer) + _text(reason))
 
 
+def stored_head_message(head: Any) -> bytes:
+    """The message a stored version-2 head (its event, as read back) says was signed."""
+    return head_message(int(head.position), bytes.fromhex(head.chain_hash), since=int(head.since),
+                        signed_at=int(head.signed_at), kind=str(head.kind), claims=str(head.claims),
+                        writer=str(head.writer), reason=str(head.reason))
+
+
 def announcement_message(new_key: bytes, position: int, retires: bool, reason: str) -> bytes:
     """The bytes a key announcement's signature covers (docs/audit.md, "The key announcement")."""
     return KEY_DOMAIN + new_key + struct.pack(">q?", position, retires) + _text(reason)

@@ -13,12 +13,12 @@ a last head with the old key, then an announcement of the new key signed by the 
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import socket
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 from uuid import UUID
@@ -30,7 +30,15 @@ from domain.circle.table import Table
 from service.store.chain import Committed, TamperedLogError
 from service.store.claims import OwnWrites, Positions
 from service.store.heads import WRITER_HEAD_TOPIC, KeyAnnouncement, WriterHead
-from service.store.signing import DEFAULT_EVERY, SIGNED_HEAD_TOPICS, HeadRecord, SignedHead, fingerprint
+from service.store.signing import (
+    DEFAULT_EVERY,
+    SIGNED_HEAD_TOPICS,
+    HeadRecord,
+    SignedHead,
+    fingerprint,
+    read_head,
+    signature_problem,
+)
 
 log = logging.getLogger("service.store.signing")
 
@@ -56,15 +64,6 @@ class _Application(Protocol):
 
 _SIGNED_EVENTS = (SignedHead.Signed, WriterHead.Signed, KeyAnnouncement.Announced)  # type: ignore[attr-defined]
 _SIGNED_TOPICS = [*SIGNED_HEAD_TOPICS, WRITER_HEAD_TOPIC]
-
-
-@dataclass(frozen=True)
-class Journal:
-    """What a journal beside the key held at start: the position its writer had signed up to, and the positions
-    written after it (an unclean stop's)."""
-
-    since: int
-    positions: Positions
 
 
 def default_writer(key_fingerprint: str) -> str:
@@ -107,7 +106,7 @@ class HeadSigner:
         number of events after the last head this key signed (the unsigned tail) is returned."""
         head, chain_hash = self.recorder.head()
         self._find_last(head)
-        found = self._journal()
+        found = self.writes.recovered()
         self.recorder.committed = self.writes.committed
         unsigned = head - self.signed if self._signature_at else head
         since = found.since if found is not None and found.since <= head else head
@@ -129,30 +128,10 @@ class HeadSigner:
             recent = []
         self.signed = max(0, head - self.every)
         for notification in recent:
-            try:
-                record: Any = self.app.mapper.to_domain_event(notification)
-            except Exception:
-                continue
-            if getattr(record, "key", None) == self.fingerprint:
-                self.signed, self._signature_at = int(record.position), notification.id
-                self.signed_at = record.timestamp.timestamp()
-
-    def _journal(self) -> Journal | None:
-        """What the journal beside the key holds (``None``: no journal, or one without its first line)."""
-        journal = self.writes.journal
-        if journal is None:
-            return None
-        try:
-            first = journal.read_text(encoding="ascii", errors="replace").split("\n", 1)[0]
-        except FileNotFoundError:
-            return None
-        if not first.startswith("since ") or not first.endswith(";"):
-            return None
-        try:
-            since = int(first[len("since "):-1])
-        except ValueError:
-            return None
-        return Journal(since, self.writes.recovered())
+            with contextlib.suppress(ValueError):  # a record that cannot be read is 'audit verify''s to name
+                record = read_head(self.app.mapper, notification)
+                if signature_problem(self.public_key, record) is None:
+                    self.signed, self._signature_at, self.signed_at = record.position, record.at, record.signed_at
 
     def stored(self, recordings: Sequence[Recording[UUID]]) -> None:
         """Told of each batch of events stored: sign when a table closed or ``every`` events went by."""

@@ -172,10 +172,7 @@ def read_head(mapper: Mapper[UUID], notification: Notification) -> HeadRecord:
     """The signed head stored in a notification (ValueError if it cannot be read as one)."""
     try:
         signed: Any = mapper.to_domain_event(notification)
-        message = None if not hasattr(signed, "since") else heads.head_message(
-            int(signed.position), bytes.fromhex(signed.chain_hash), since=int(signed.since),
-            signed_at=int(signed.signed_at), kind=str(signed.kind), claims=str(signed.claims),
-            writer=str(signed.writer), reason=str(signed.reason))
+        message = heads.stored_head_message(signed) if hasattr(signed, "since") else None
         return HeadRecord(notification.id, int(signed.position), bytes.fromhex(signed.chain_hash),
                           bytes.fromhex(signed.signature), str(signed.key), str(signed.reason),
                           signed.timestamp.timestamp(), message)

@@ -20,7 +20,13 @@ from eventsourcing.persistence import Mapper, Notification
 from service.store.chain import GENESIS
 from service.store.claims import Positions
 from service.store.coverage import Coverage
-from service.store.heads import KEY_ANNOUNCEMENT_TOPIC, KINDS, WRITER_HEAD_TOPIC, announcement_message, head_message
+from service.store.heads import (
+    KEY_ANNOUNCEMENT_TOPIC,
+    KINDS,
+    WRITER_HEAD_TOPIC,
+    announcement_message,
+    stored_head_message,
+)
 from service.store.signing import SIGNED_HEAD_TOPICS, fingerprint, read_head, signature_problem
 
 Problem = tuple[str, int, str]
@@ -101,8 +107,7 @@ class SignedRecords:
             head = self._read(notification)
             position, since, chain_hash = int(head.position), int(head.since), bytes.fromhex(head.chain_hash)
             kind, claims_text, writer = str(head.kind), str(head.claims), str(head.writer)
-            message = head_message(position, chain_hash, since=since, signed_at=int(head.signed_at), kind=kind,
-                                   claims=claims_text, writer=writer, reason=str(head.reason))
+            message = stored_head_message(head)
             signature, name = bytes.fromhex(head.signature), str(head.key)
         except (ValueError, AttributeError, TypeError) as error:
             return "signature", at, f"position {at}: a signed head that cannot be read ({error})"
