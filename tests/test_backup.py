@@ -161,7 +161,7 @@ def _backup_under_load(live: str, backup: Path, config: Path) -> tuple[subproces
             while len(load.acked) < 100 and time.monotonic() < deadline:
                 time.sleep(0.05)
             before = load.acked.copy()  # one C-level copy: consistent while the clients add to it
-            done = pokertable("backup", "--db", live, "--to", str(backup))
+            done = pokertable("backup", "--db", live, "--to", str(backup), "--config", str(config))  # its key
             during = len(load.acked) - len(before)
         finally:
             load.stop.set()
@@ -203,6 +203,9 @@ def test_a_backup_taken_under_load_restores_every_command_acknowledged_before_it
     verdict = restored.stdout.splitlines()
     assert verdict[0].startswith("clean: ") and verdict[0].endswith(f"chain head {head}"), restored.stdout
     assert "every one valid" in verdict[1], restored.stdout  # the signed heads went along, and still check
+    assert "its end signed" in done.stderr  # the service's key, found beside its configuration (issue 29)
+    assert verdict[-1].startswith(f"backup end: the log ends at position {head.split(':')[0]} as the backup's "
+                                  "end says, signed with key "), restored.stdout
 
     audit = pokertable("audit", "verify", "--db", target, "--public-key", str(public), "--head", head)
     assert audit.returncode == 0, audit.stdout

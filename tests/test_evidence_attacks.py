@@ -12,8 +12,11 @@
 from __future__ import annotations
 
 import contextlib
+import io
+import json
 import signal
 import subprocess
+import tarfile
 import threading
 import time
 import uuid
@@ -32,6 +35,7 @@ from service.api import table_service_pb2 as svc
 from service.api import table_service_pb2_grpc as svc_grpc
 from service.api import types_pb2 as pb
 from service.app.application import PokerTables
+from service.store import backup_end
 from service.store.audit import verify
 from service.store.heads import KeyAnnouncement
 from service.store.keyring import load_keyring, trust_key
@@ -283,3 +287,80 @@ def test_r_aud_1_an_instance_stopped_uncleanly_claims_its_writes_from_its_journa
         # what it wrote after its start head (which its own signature vouches for): given up, named, not forged
         first = written.first()
         assert first is not None and verdict.unvouched == (first + 1, len(written) - 1)
+
+
+def _rewrapped(backup: Path, store: Path, into: Path, *, digest: bool) -> Path:
+    """The backup ``backup`` with its store replaced by ``store``: its manifest as it was, or (``digest``) with the
+    store's new SHA-256 written into it, as an attacker who knows the format would."""
+    with tarfile.open(backup) as tar:
+        member = tar.extractfile(backup_end.MANIFEST)
+        assert member is not None
+        manifest = json.loads(member.read())
+    if digest:
+        manifest["end"]["store_sha256"] = backup_end.sha256_of(store).hex()
+    data = json.dumps(manifest).encode()
+    with tarfile.open(into, "w") as tar:
+        info = tarfile.TarInfo(backup_end.MANIFEST)
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+        tar.add(str(store), manifest["member"])
+    return into
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+def test_r_aud_1_forged_events_appended_to_a_backup_are_refused_at_restore(tmp_path: Path, kind: str) -> None:
+    """A backup carries its signed end: events appended to the store inside it (the digest left, or recomputed), or
+    the end stripped off, and ``restore --public-key`` refuses, restoring nothing; the backup as written restores
+    and says its log ends where its end says."""
+    key_file, public = tmp_path / "signing.key", tmp_path / "public.pem"
+    public.write_text(public_pem(load_or_create_signing_key(key_file)[0]), encoding="utf-8")
+    url = f"sqlite:///{tmp_path / 'live.db'}" if kind == "sqlite" else \
+        f"{POSTGRES_URL}?schema={postgres_store()['POSTGRES_SCHEMA']}"
+    schema = url.partition("?schema=")[2]
+    try:
+        Store(environment(url))  # Mesa A played
+        backup = tmp_path / "tables.backup"
+        made = subprocess.run([SCRIPT, "backup", "--db", url, "--to", str(backup), "--signing-key", str(key_file)],
+                              capture_output=True, text=True, timeout=120, check=False)
+        assert made.returncode == 0 and "its end signed" in made.stderr, made.stderr
+        head = made.stdout.strip()
+        # the attacker's copy of the store, with forged chips appended and the chain recomputed
+        with tarfile.open(backup) as tar:
+            tar.extractall(tmp_path / "opened", filter="data")
+        member = next((tmp_path / "opened").glob("store.*"))
+        if kind == "sqlite":
+            forged_store = Store.__new__(Store)
+            forged_store.env, forged_store.table, forged_store.sqlite = (
+                environment(f"sqlite:///{member}"), "stored_events", True)
+            append(forged_store, _forged_chips(forged_store, 100_000))
+        else:  # appended in the live schema, dumped again: what pg_dump writes of a longer log
+            live = Store.__new__(Store)
+            live.env, live.table, live.sqlite = environment(url), "pokertable_events", False
+            append(live, _forged_chips(live, 100_000))
+            subprocess.run(["pg_dump", "--format=custom", f"--schema={schema}", f"--file={member}",
+                            f"--dbname={POSTGRES_URL}"], check=True, timeout=120)
+        attacks = {
+            "digest left": _rewrapped(backup, member, tmp_path / "left.backup", digest=False),
+            "digest recomputed": _rewrapped(backup, member, tmp_path / "recomputed.backup", digest=True),
+            "end stripped": member,  # the store alone, as a backup written before issue 29 is
+        }
+        if kind == "postgres":
+            with psycopg.connect(POSTGRES_URL, autocommit=True) as conn:
+                conn.execute(f"drop schema {schema} cascade")
+        for attack, forged in attacks.items():
+            target = f"sqlite:///{tmp_path / f'{attack}.db'}" if kind == "sqlite" else url
+            done = subprocess.run([SCRIPT, "restore", "--from", str(forged), "--db", target, "--public-key",
+                                   str(public)], capture_output=True, text=True, timeout=120, check=False)
+            assert done.returncode == 1 and "nothing restored" in done.stderr, (attack, done.stdout, done.stderr)
+            if kind == "sqlite":
+                assert not (tmp_path / f"{attack}.db").exists(), attack
+        restored = subprocess.run([SCRIPT, "restore", "--from", str(backup), "--db",
+                                   f"sqlite:///{tmp_path / 'restored.db'}" if kind == "sqlite" else url,
+                                   "--public-key", str(public)], capture_output=True, text=True, timeout=120,
+                                  check=False)
+        assert restored.returncode == 0, restored.stdout + restored.stderr
+        assert f"backup end: the log ends at position {head.split(':')[0]}" in restored.stdout
+    finally:
+        if kind == "postgres":
+            with psycopg.connect(POSTGRES_URL, autocommit=True) as conn:
+                conn.execute(f"drop schema if exists {schema} cascade")

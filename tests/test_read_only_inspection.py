@@ -16,6 +16,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import tarfile
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -188,11 +189,14 @@ def test_inspecting_an_evidence_copy_changes_no_byte_and_no_file_beside_it(playe
 
 
 def test_a_backup_in_rollback_journal_mode_is_inspected_unchanged(played: Played, tmp_path: Path) -> None:
-    """``pokertable backup`` writes a self-contained file (journal mode DELETE): a plain ``mode=ro`` open could not
-    even start on it (eventsourcing asks for WAL mode, a write), the immutable open reads it as it is (R-AUD-1)."""
-    backup = tmp_path / "backup" / "2026-11-25T0400.db"
-    backup.parent.mkdir()
-    assert main(["backup", "--db", f"sqlite:///{played.path}", "--to", str(backup)]) == 0
+    """``pokertable backup`` holds a self-contained store (journal mode DELETE), taken out of the backup as an auditor
+    would (``tar -xf FILE store.sqlite``): a plain ``mode=ro`` open could not even start on it (eventsourcing asks
+    for WAL mode, a write), the immutable open reads it as it is (R-AUD-1)."""
+    archive = tmp_path / "2026-11-25T0400.backup"
+    assert main(["backup", "--db", f"sqlite:///{played.path}", "--to", str(archive)]) == 0
+    with tarfile.open(archive) as tar:
+        tar.extract("store.sqlite", tmp_path / "backup", filter="data")
+    backup = tmp_path / "backup" / "store.sqlite"
     with sqlite3.connect(backup) as db:
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
     for evidence in _evidence(tmp_path, backup):

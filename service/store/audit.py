@@ -19,8 +19,8 @@ link, never reaches a table.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 from uuid import UUID
 
@@ -82,12 +82,17 @@ class Verdict:
     """Events a service gave up vouching for (restarted without its journal): the first position and how many."""
     unattended: tuple[int, int] | None = None
     """Events stored while no service was signing (after one had started): the first position and how many."""
-    keys: int = 0
-    """The keys trusted at the end: those given and those the log's announcements handed on."""
+    trusted: Mapping[str, Ed25519PublicKey] = field(default_factory=dict)
+    """The keys trusted at the end, by fingerprint: those given and those the log's announcements handed on."""
 
     @property
     def clean(self) -> bool:
         return self.finding is None
+
+    @property
+    def keys(self) -> int:
+        """How many keys are trusted at the end."""
+        return len(self.trusted)
 
 
 def verify(recorder: ApplicationRecorder, expected_head: tuple[int, bytes] | None = None, *,
@@ -162,7 +167,7 @@ class Walk:
             first = self.recorder.unchecked_notifications(start, 1, start)
             tail = (start, len(unsigned), describe(first[0]) if first else "")
         return Verdict(self.count, (self.last, self.previous), finding, records.heads, True, records.signed, tail,
-                       records.coverage.unvouched, records.coverage.unattended, len(records.keys))
+                       records.coverage.unvouched, records.coverage.unattended, dict(records.keys))
 
     def still_leads(self) -> Finding | None:
         """A resumed check: the chain still has, at the position last checked, the link checked there."""

@@ -26,9 +26,13 @@ The password of a PostgreSQL URL is never put on a command line (``ps`` shows th
 from __future__ import annotations
 
 import sqlite3
+import time
 from pathlib import Path
 from urllib.parse import quote
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from service.store import backup_end
 from service.store.backup_files import Backup, BackupError, Restored, companions, written
 from service.store.backup_postgres import backup_postgres, restore_postgres
 from service.store.persistence import SoleWriter, StoreInUseError, environment
@@ -53,23 +57,50 @@ def kind_of(head: bytes) -> str | None:
     return None
 
 
-def backup(url: str, destination: Path, *, force: bool = False) -> Backup:
+def backup(url: str, destination: Path, *, force: bool = False, key: Ed25519PrivateKey | None = None) -> Backup:
     """Back the store at ``url`` up into the file ``destination`` (an existing file only with ``force``), while the
-    service may be writing it. :class:`BackupError` (and nothing written) when it cannot;
+    service may be writing it, with its end signed by ``key`` (:mod:`service.store.backup_end`; ``None``: unsigned).
+    :class:`BackupError` (and nothing written) when it cannot;
     :class:`service.store.persistence.PersistenceUrlError` for a URL that names no store."""
     env = environment(url)
     if "SQLITE_DBNAME" in env:
-        return _backup_sqlite(env["SQLITE_DBNAME"], destination, force)
-    if "POSTGRES_HOST" in env:
-        return backup_postgres(url, env, destination, force)
-    raise BackupError(f"{url} is kept in memory: there is nothing to back up")
+        source = Path(env["SQLITE_DBNAME"])
+        if not source.is_file():
+            raise BackupError(f"no database {source}")
+        if destination.exists() and destination.samefile(source):
+            raise BackupError(f"{destination} is the database itself: back it up into another file")
+    elif "POSTGRES_HOST" not in env:
+        raise BackupError(f"{url} is kept in memory: there is nothing to back up")
+    with written(destination, force) as partial:
+        store_file = partial.with_name(partial.name + ".store")
+        try:
+            made = _backup_sqlite(source, store_file) if "SQLITE_DBNAME" in env else \
+                backup_postgres(url, env, store_file)
+            end = backup_end.sign_end(key, made.store, made.head, store_file, time.time_ns() // 1000)
+            backup_end.write(partial, made.store, made.events, end, store_file)
+        finally:
+            for leftover in (store_file, *companions(store_file)):
+                leftover.unlink(missing_ok=True)
+    return Backup(destination, made.store, made.events, made.head, destination.stat().st_size, end.signed)
+
+
+def read(source: Path, into: Path) -> backup_end.Contents | None:
+    """A version-2 backup's manifest, its store extracted to ``into`` (its digest checked); ``None``: ``source`` is
+    a version-1 backup (the store itself), or no backup (:func:`restore` says which)."""
+    try:
+        with source.open("rb"):
+            pass
+    except OSError as error:
+        raise BackupError(f"cannot read the backup {source}: {error.strerror or error}") from None
+    return backup_end.extract(source, into) if backup_end.is_archive(source) else None
 
 
 def restore(source: Path, url: str, *, force: bool = False) -> Restored:
-    """Restore the backup ``source`` into the store at ``url``: a new SQLite file, or the backup's schema on
-    PostgreSQL; a store that holds anything only with ``force``. :class:`BackupError` when refused or failed (an
-    SQLite file then as it was, a PostgreSQL schema too: one transaction). The log is not checked here: run
-    :func:`service.store.audit.verify` on it."""
+    """Restore the backup ``source`` (a version-1 backup: the store itself; version 2: the store extracted from it,
+    see :func:`read`) into the store at ``url``: a new SQLite file, or the backup's schema on PostgreSQL; a store
+    that holds anything only with ``force``. :class:`BackupError` when refused or failed (an SQLite file then as it
+    was, a PostgreSQL schema too: one transaction). The log is not checked here: run
+    :func:`service.store.audit.verify` on it, and :func:`service.store.backup_end.end_problem`."""
     env = environment(url)
     try:
         with source.open("rb") as file:
@@ -90,28 +121,23 @@ def restore(source: Path, url: str, *, force: bool = False) -> Restored:
 # -- SQLite -------------------------------------------------------------------------------------------------------
 
 
-def _backup_sqlite(database: str, destination: Path, force: bool) -> Backup:
-    source = Path(database)
-    if not source.is_file():
-        raise BackupError(f"no database {database}")
-    if destination.exists() and destination.samefile(source):
-        raise BackupError(f"{destination} is the database itself: back it up into another file")
-    with written(destination, force) as partial:
-        reader = _read_only(source)
+def _backup_sqlite(source: Path, partial: Path) -> Backup:
+    """The database ``source`` copied into ``partial``."""
+    reader = _read_only(source)
+    try:
+        _check_sqlite_store(reader, str(source))
+        copy = sqlite3.connect(partial)
         try:
-            _check_sqlite_store(reader, database)
-            copy = sqlite3.connect(partial)
-            try:
-                reader.backup(copy)  # every page in one step: one read transaction, one moment of the log
-                copy.execute("PRAGMA journal_mode=DELETE")  # one self-contained file
-                events, head = _sqlite_log(copy)
-            finally:
-                copy.close()
-        except sqlite3.Error as error:
-            raise BackupError(f"cannot back up {database}: {error}") from None
+            reader.backup(copy)  # every page in one step: one read transaction, one moment of the log
+            copy.execute("PRAGMA journal_mode=DELETE")  # one self-contained file
+            events, head = _sqlite_log(copy)
         finally:
-            reader.close()
-    return Backup(destination, "SQLite", events, head, destination.stat().st_size)
+            copy.close()
+    except sqlite3.Error as error:
+        raise BackupError(f"cannot back up {source}: {error}") from None
+    finally:
+        reader.close()
+    return Backup(partial, "SQLite", events, head, partial.stat().st_size)
 
 
 def _restore_sqlite(source: Path, database: str, force: bool) -> Restored:

@@ -29,6 +29,8 @@ class Backup:
     head: tuple[int, bytes]
     """The last chain link in the backup: position and hash (0 and 32 zero bytes for an empty log)."""
     size: int
+    signed: bool = False
+    """Whether its end is signed (:mod:`service.store.backup_end`)."""
 
 
 @dataclass(frozen=True)

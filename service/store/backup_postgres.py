@@ -19,7 +19,7 @@ from psycopg import IsolationLevel, sql
 from psycopg.conninfo import make_conninfo
 from psycopg.rows import TupleRow
 
-from service.store.backup_files import Backup, BackupError, Restored, hide, one_line, written
+from service.store.backup_files import Backup, BackupError, Restored, hide, one_line
 from service.store.persistence import masked_url
 
 POSTGRES_TABLES = ("pokertable_events", "pokertable_events_chain")
@@ -30,10 +30,11 @@ LOCK_WAIT_MS = 30_000
 """How long ``pg_dump`` waits for a table that someone has locked exclusively (a migration, a ``VACUUM FULL``)."""
 
 
-def backup_postgres(url: str, env: Mapping[str, str], destination: Path, force: bool) -> Backup:
+def backup_postgres(url: str, env: Mapping[str, str], partial: Path) -> Backup:
+    """The store's schema dumped into ``partial``."""
     pg_dump = _client("pg_dump")
     schema = env.get("POSTGRES_SCHEMA", DEFAULT_SCHEMA)
-    with written(destination, force) as partial, _connect(url, env) as connection:
+    with _connect(url, env) as connection:
         connection.isolation_level = IsolationLevel.REPEATABLE_READ
         connection.read_only = True
         try:
@@ -48,8 +49,8 @@ def backup_postgres(url: str, env: Mapping[str, str], destination: Path, force: 
               f"--lock-wait-timeout={LOCK_WAIT_MS}", "--no-password", f"--file={partial}",
               f"--dbname={_conninfo(env)}"], url, env)
         connection.rollback()
-    return Backup(destination, "PostgreSQL", int(events), (int(head[0]), bytes(head[1])) if head else (0, bytes(32)),
-                  destination.stat().st_size)
+    return Backup(partial, "PostgreSQL", int(events), (int(head[0]), bytes(head[1])) if head else (0, bytes(32)),
+                  partial.stat().st_size)
 
 
 def restore_postgres(source: Path, url: str, env: Mapping[str, str], force: bool) -> Restored:
