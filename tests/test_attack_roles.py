@@ -311,6 +311,7 @@ def _everything(pit: Client) -> list[Any]:
 def test_every_role_is_refused_every_call_the_matrix_does_not_give_it_and_nothing_changes(port: int,
                                                                                           who: str) -> None:
     pit = _prepare(port)
+    _everything(pit)  # the pit's own first look at each hand's face-down cards is recorded, once (issue 29, item 7)
     before = _everything(pit)
     attacker = Client(port, TOKENS[who])
     refused = [call for call in CALLS if not call.allowed(who)]

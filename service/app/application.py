@@ -70,6 +70,7 @@ from service.app.commands import (
 )
 from service.app.dealers import DealerSignIn
 from service.app.holds import AlertHolds
+from service.app.hole_card_views import HoleCardWatch
 from service.app.queries import TableQueries, parse_moment
 from service.app.reads import _Locks
 from service.app.tampering import LogAudit
@@ -141,7 +142,7 @@ _PROCESSED_TOPIC = get_topic(ProcessedCommand)
 
 
 class PokerTables(CommandUnit, TableAccountsBook, AlertAcknowledgements, AlertHolds, LogAudit, DealerSignIn,
-                  TableQueries):
+                  HoleCardWatch, TableQueries):
     """Tables and hands of circle poker."""
 
     name = "pokertable"
@@ -256,7 +257,8 @@ class PokerTables(CommandUnit, TableAccountsBook, AlertAcknowledgements, AlertHo
             return {"table": table, "version": record.version, "hand_id": str(record.hand_id(number))}, [record]
 
         result = self._execute(command_id, table, change, ("reconstruction", number, reason))
-        sees = viewer.sees_down_cards(table)
+        # a hand still in progress is shown to the pit only if the casino shows hole cards live (issue 29, item 7)
+        sees = self.shows_down_cards(viewer, table, hand_live=UUID(result["hand_id"]) in self.live_hands(table))
         return [reconstruction_step(step, sees_down_cards=sees) for step in reconstruct(self.events.get(
             UUID(result["hand_id"])))]
 

@@ -15,7 +15,7 @@ from typing import Any
 from domain.export import ExportError, PhhContext, hand_document, hand_phh, player_ids
 from service.app.access import NotFoundError, PreconditionError, Viewer
 from service.app.queries import TableQueries
-from service.app.visibility import HIDDEN, event_payload
+from service.app.visibility import HIDDEN, event_payload, shows_down_cards
 
 FORMATS = ("json", "phh")
 MEDIA_TYPES = {"json": "application/json", "phh": "application/toml"}
@@ -58,7 +58,9 @@ def export_hand(app: TableQueries, table: str, number: int, fmt: str, viewer: Vi
     if not 1 <= number <= record.hands_started:
         raise NotFoundError(f"{table!r} has no hand {number} (hands 1 to {record.hands_started})")
     events = list(app.events.get(record.hand_id(number)))
-    sees = viewer.sees_down_cards(table)
+    # a hand still in progress: its face-down cards for the pit only if the casino shows them live (issue 29, item 7)
+    sees = shows_down_cards(viewer.sees_down_cards(table), hand_live=record.hand_in_progress == record.hand_id(number),
+                            hole_cards_live=app.hole_cards_live)
     if fmt == "json":
         document = hand_document(events, None if sees else _public)
         return json.dumps(document, ensure_ascii=False, indent=2), MEDIA_TYPES[fmt]

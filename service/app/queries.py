@@ -26,7 +26,7 @@ from domain.games import HAND_CLASSES, OUTCOMES, game_of
 from service.app.access import NotFoundError, PreconditionError, Role, ServiceError, Viewer, authorize
 from service.app.floor import TableFloor
 from service.app.reads import CachedReads, _Locks
-from service.app.visibility import banked_cards, circle_snapshot, house_cards
+from service.app.visibility import HOLE_CARDS_LIVE, banked_cards, circle_snapshot, house_cards, shows_down_cards
 from service.store.group_commit import GroupCommit
 from service.store.persistence import notifications
 
@@ -64,6 +64,10 @@ class TableQueries(CachedReads, TableFloor):
     _absent: set[UUID]
     after_save: Callable[[list[Recording[UUID]]], None] | None
     holds_of: Callable[[Table | BankedTable], list[dict[str, Any]]]  # service.app.holds.AlertHolds (R-HOLD-1)
+    hole_cards_live: bool = HOLE_CARDS_LIVE
+    """The casino's delay policy (issue 29, item 7; :func:`service.app.visibility.shows_down_cards`): True, the
+    default, shows the pit a hand's face-down cards as they are dealt; False only once the hand has ended (the
+    service's ``hole_cards_live`` setting; :func:`service.grpc.server.create_server` sets it)."""
 
     @property
     def sole_writer(self) -> bool:
@@ -173,8 +177,9 @@ class TableQueries(CachedReads, TableFloor):
         if record.hand_in_progress is None:
             return out
         hand = self.banked_hand(record.hand_in_progress)
-        own = viewer.sees_down_cards(table)
-        pit = viewer.role in (Role.PIT_BOSS, Role.GAMES_DIRECTOR)
+        # the hand is in progress: the pit sees its face-down cards only if the casino shows them live
+        own = shows_down_cards(viewer.sees_down_cards(table), hand_live=True, hole_cards_live=self.hole_cards_live)
+        pit = own and viewer.role in (Role.PIT_BOSS, Role.GAMES_DIRECTOR)
         state = game_of(record).state(hand)  # the pit's copy, shown below through the visibility policy
         dealer_cards = state["dealer"] if "dealer" in state else state["bank"]
         settled = bool(hand.results)
@@ -263,7 +268,8 @@ class TableQueries(CachedReads, TableFloor):
         }
         if record.hand_in_progress is not None:
             hand = self.hand(record.hand_in_progress)
-            out["hand"] = circle_snapshot(hand.snapshot(), sees_down_cards=viewer.sees_down_cards(table))
+            out["hand"] = circle_snapshot(hand.snapshot(), sees_down_cards=shows_down_cards(
+                viewer.sees_down_cards(table), hand_live=True, hole_cards_live=self.hole_cards_live))
         return out
 
     # -- access -------------------------------------------------------------------------------------

@@ -13,6 +13,9 @@ station that does not, every card that is face down when it is recorded shows as
   (R-THB-11 b) are public, and the croupier's cards once the boxes are settled;
 - Casino Draw Poker: every card of the boxes and the bank, and the cards exchanged; the bank's once settled.
 
+The casino may delay the pit's view (``hole_cards_live`` false, :func:`shows_down_cards`): the face-down cards of a
+hand in progress are then hidden from the pit too, and shown once the hand has ended (issue 29, item 7).
+
 >>> event_payload("Hand.CardDealt", {"kind": "hole", "card": "As", "face_up": False}, sees_down_cards=False)
 {'kind': 'hole', 'card': '??', 'face_up': False}
 >>> event_payload("Hand.CardDealt", {"kind": "board", "card": "As", "face_up": True}, sees_down_cards=False)
@@ -61,6 +64,38 @@ FACE_DOWN: Mapping[str, Callable[[dict[str, Any]], None]] = {
 }
 """Events (by class qualname) that carry cards face down when recorded, and how to hide them.  Every other event
 carries no card or only public ones (``Hand.Shown``, ``ThbHand.FaceUpCardDiscarded``)."""
+
+
+HOLE_CARDS_LIVE = True
+"""The casino's default for ``hole_cards_live``: the pit sees face-down cards as they are dealt, as it always has
+(docs/audit.md, "Who watched the hole cards")."""
+
+
+def shows_down_cards(sees_down_cards: bool, *, hand_live: bool, hole_cards_live: bool = HOLE_CARDS_LIVE) -> bool:
+    """The delay policy (issue 29, item 7): whether a station that may see face-down cards (``sees_down_cards``,
+    :meth:`service.app.access.Viewer.sees_down_cards`: the pit) is shown those of a hand now.  With
+    ``hole_cards_live`` (the default) they are shown as they are dealt; without it, only once the hand has ended
+    (``hand_live`` False): while it is in progress (or about to start) the pit sees what an observer sees.  A station
+    that may not see them never does.
+
+    >>> shows_down_cards(True, hand_live=True), shows_down_cards(True, hand_live=True, hole_cards_live=False)
+    (True, False)
+    >>> shows_down_cards(True, hand_live=False, hole_cards_live=False), shows_down_cards(False, hand_live=False)
+    (True, False)
+    """
+    return sees_down_cards and (hole_cards_live or not hand_live)
+
+
+def carries_down_cards(event: str, data: dict[str, Any]) -> bool:
+    """Whether an event (by class qualname) carries a card that was face down when recorded: what the policy would
+    hide from a station that may not see it (a view of it by the pit is a view of face-down cards, R-AUD-1).
+
+    >>> carries_down_cards("Hand.CardDealt", {"kind": "hole", "card": "As", "face_up": False})
+    True
+    >>> carries_down_cards("Hand.CardDealt", {"kind": "board", "card": "As", "face_up": True})
+    False
+    """
+    return FACE_DOWN.get(event) is not None and event_payload(event, data, sees_down_cards=False) != data
 
 
 def event_payload(event: str, data: dict[str, Any], *, sees_down_cards: bool) -> dict[str, Any]:

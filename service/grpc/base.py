@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 from uuid import UUID
@@ -18,6 +18,7 @@ from eventsourcing.persistence import Recording
 from domain.games import Game, game_of
 from domain.integrity.monitor import MonitorSettings
 from service.app.application import PokerTables, Viewer
+from service.app.hole_card_views import SeenViews
 from service.grpc.errors import UNAUTHENTICATED_MESSAGE, _StatusError
 from service.grpc.follower import LogFollower
 from service.grpc.hardening import bearer_token
@@ -74,6 +75,9 @@ class ServicerBase:
         self.inline = app.sole_writer
         self.draining = False
         """The service is stopping: Watch streams end UNAVAILABLE (the station resumes at this or another instance)."""
+        self.seen_views = SeenViews()
+        """The live views of face-down cards recorded (issue 29, item 7): a page polled every second, or a stream's
+        every message, records nothing more, and asks nothing of the store."""
 
     def drain(self) -> None:
         """The service stops: every Watch stream wakes and ends with UNAVAILABLE, naming its position."""
@@ -94,6 +98,20 @@ class ServicerBase:
         at its table (R-AUD-1, :meth:`PokerTables.acting`)."""
         with self.app.acting(viewer):
             return work(viewer)
+
+    def _unrecorded(self, viewer: Viewer, shown: Iterable[tuple[str, int]]) -> list[tuple[str, int]]:
+        """Of the hands (table, number) whose face-down cards ``viewer`` is shown live, those this service has not
+        recorded yet (R-AUD-1)."""
+        return sorted({(table, number) for table, number in shown if (viewer.station, table, number)
+                       not in self.seen_views})
+
+    def _record_views(self, shown: Iterable[tuple[str, int]], via: str, viewer: Viewer) -> None:
+        """R-AUD-1: record (once per viewer, table and hand) that ``viewer`` is shown, through the call ``via``, the
+        face-down cards of the live hands ``shown`` (table, number), before they are sent (issue 29, item 7): a
+        record that fails fails the call, and nothing is shown unrecorded."""
+        for table, number in self._unrecorded(viewer, shown):
+            self.app.record_hole_card_view(viewer, table, number, via)
+            self.seen_views.add((viewer.station, table, number))
 
     def _game(self, table: str) -> Game:
         """The game a table deals (:class:`NotFoundError` for no such table), remembered after the first read."""

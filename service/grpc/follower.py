@@ -33,6 +33,7 @@ from uuid import UUID
 
 from eventsourcing.persistence import ApplicationRecorder, Notification
 
+from domain.hole_card_views import TOPICS as VIEW_TOPICS
 from service.store.chain import TamperedLogError
 from service.waiting import woken
 
@@ -170,7 +171,8 @@ class LogFollower:
         while True:
             page, reached = vouched_page(self.recorder, self.position, PAGE)
             for notification in page:
-                if isinstance(notification.originator_id, UUID) and notification.topic.startswith("domain."):
+                if isinstance(notification.originator_id, UUID) and notification.topic.startswith("domain.") \
+                        and not notification.topic.startswith(VIEW_TOPICS):  # a view recorded is no table's
                     table = self.owner(notification.originator_id, notification.id)
                     if table is not None:
                         tables.add(table)

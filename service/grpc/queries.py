@@ -65,9 +65,15 @@ class QueryRpcs(ServicerBase):
         return view, view["hand"]
 
     def _current(self, table: str, game: Game, viewer: Viewer) -> pb.TableView:
+        shows = self.app.shows_down_cards(viewer, table, hand_live=True)
+        record = self.app.any_table(table)
+        if shows and record.hand_in_progress is not None:  # R-AUD-1: the look at the hand in progress recorded
+            self._record_views([(table, record.hands_started)], "GetTable", viewer)  # first: the position covers it
         position = self._position()
         view, hand = self._now(table, game, viewer)
         number = view["hands_started"] if hand is not None else 0
+        if number and shows:  # a hand started meanwhile: recorded before it is shown (else remembered: nothing)
+            self._record_views([(table, number)], "GetTable", viewer)
         hand_id = str(game.hand_id(game.table_class.create_id(table), number)) if number else ""
         return table_view(game, table, hands_started=view["hands_started"], hand_id=hand_id, hand_number=number,
                           position=position, time=None, detail=DETAILS[game.family](view, hand),
@@ -77,9 +83,14 @@ class QueryRpcs(ServicerBase):
                  at: datetime | None) -> pb.TableView:
         past = self.app.table_at(table, position=position, moment=at)
         hand = past["hand"]
-        if hand is not None:
-            hand = HISTORY_VISIBILITY[game.family](hand, sees_down_cards=viewer.sees_down_cards(table))
         number = past["hands_started"] if hand is not None else 0
+        if hand is not None:
+            # a hand of the past that is still in progress is live: the delay policy, and its view is recorded
+            live = game.hand_id(game.table_class.create_id(table), number) in self.app.live_hands(table)
+            sees = self.app.shows_down_cards(viewer, table, hand_live=live)
+            if live and sees:
+                self._record_views([(table, number)], "GetTable", viewer)  # R-AUD-1: before the cards are shown
+            hand = HISTORY_VISIBILITY[game.family](hand, sees_down_cards=sees)
         hand_id = str(game.hand_id(game.table_class.create_id(table), number)) if number else ""
         time = datetime.fromisoformat(past["time"]) if past["time"] not in ("", "None") else None
         return table_view(game, table, hands_started=past["hands_started"], hand_id=hand_id, hand_number=number,
@@ -214,7 +225,12 @@ class QueryRpcs(ServicerBase):
         fmt = _code(pb.ExportFormat, request.format, "format", "R-AUD-1", default="json")
 
         def work(viewer: Viewer) -> svc.ExportHandResponse:
-            content, media_type = export_hand(self.app, table, request.hand_number, fmt, viewer)
+            number = request.hand_number
+            record = self.app.any_table(table)
+            if record.hand_in_progress is not None and record.hand_in_progress == record.hand_id(number) \
+                    and self.app.shows_down_cards(viewer, table, hand_live=True):
+                self._record_views([(table, number)], "ExportHand", viewer)  # the hand in progress, live (R-AUD-1)
+            content, media_type = export_hand(self.app, table, number, fmt, viewer)
             return svc.ExportHandResponse(content=content, media_type=media_type)
 
         return await self._run(context, work, offload=True)

@@ -152,7 +152,8 @@ async def create_server(app: PokerTables, stations: Stations, address: str = "12
                         ready_check: Callable[[], object] | None = None,
                         metrics: ServiceMetrics | None = None,
                         shufflers: MonitorSettings | None = None,
-                        zone: ZoneInfo | None = None) -> tuple[grpc.aio.Server, int]:
+                        zone: ZoneInfo | None = None,
+                        hole_cards_live: bool | None = None) -> tuple[grpc.aio.Server, int]:
     """A started server on ``address`` (port 0: a free port), with health checking and reflection; calls without a
     station token are refused before they are parsed, and requests and connections are limited
     (:mod:`service.grpc.hardening`).  Health says SERVING once ready (``ready_check``: one more thing to wait for,
@@ -161,7 +162,11 @@ async def create_server(app: PokerTables, stations: Stations, address: str = "12
     server's own when none is given: :func:`metrics_of`).  ``shufflers``: the shuffler integrity monitor's settings
     (ListShufflers; the defaults of docs/integrity.md when none are given); ``zone``: the casino's time zone, whose
     shifts (from 00:00, 08:00, 16:00) are ListShufflers' and ListDealerFigures' default range (UTC when none is
-    given)."""
+    given); ``hole_cards_live``: the casino's delay policy (issue 29, item 7), set on the application when given
+    (False: the pit sees a hand's face-down cards only once it has ended; default, as the application has it: live,
+    :data:`service.app.visibility.HOLE_CARDS_LIVE`)."""
+    if hole_cards_live is not None:
+        app.hole_cards_live = hole_cards_live
     metrics = metrics if metrics is not None else ServiceMetrics()
     observer = RequestObserver(metrics, stations.by_token.get, SERVICE_NAME)
     gate = StationGate(SERVICE_NAME, stations.by_token.__contains__,
@@ -240,17 +245,18 @@ async def serve(app: PokerTables, stations: Stations, address: str,
                 credentials: grpc.ServerCredentials | None = None, *,
                 warm: Callable[[float], None] | None = None, hardening: Hardening = HARDENED,
                 metrics: ServiceMetrics | None = None, grace: float = STOP_GRACE_S,
-                shufflers: MonitorSettings | None = None, zone: ZoneInfo | None = None) -> None:
+                shufflers: MonitorSettings | None = None, zone: ZoneInfo | None = None,
+                hole_cards_live: bool | None = None) -> None:
     """Serve until cancelled (then stopped with ``grace`` seconds for the calls in flight); ``warm`` is told how
     long building the hand-ranking tables took (a few seconds of one core). They are built before the server
     listens: every command loads a hand, which needs them, and built meanwhile they held back the first commands
     after a restart (issue 13: 6 s on PostgreSQL). The start and the stop are logged (``service.grpc.server``);
-    ``metrics``, ``shufflers`` and ``zone``: see :func:`create_server`."""
+    ``metrics``, ``shufflers``, ``zone`` and ``hole_cards_live``: see :func:`create_server`."""
     started = time.perf_counter()
     await asyncio.get_running_loop().run_in_executor(None, _warm_up)
     built = time.perf_counter() - started
     server, port = await create_server(app, stations, address, credentials, hardening=hardening, metrics=metrics,
-                                       shufflers=shufflers, zone=zone)
+                                       shufflers=shufflers, zone=zone, hole_cards_live=hole_cards_live)
     roles = Counter(viewer.role.value for viewer in stations.by_token.values())
     _log.info("serving on %s (port %d)%s; stations: %s", address, port, " over TLS" if credentials else "",
               ", ".join(f"{count} {role}" for role, count in sorted(roles.items())) or "none",

@@ -8,7 +8,7 @@ import asyncio
 import functools
 import json
 import logging
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 from uuid import UUID
@@ -19,9 +19,13 @@ from google.protobuf.struct_pb2 import Struct
 
 from domain.audit_findings import FINDINGS_ID
 from domain.games import game_of
+from domain.hole_card_views import TOPICS as VIEW_TOPICS
+from domain.reconstruction import event_data
 from service.api import table_service_pb2 as svc
 from service.app.application import Viewer
+from service.app.hole_card_views import live_hands_of
 from service.app.tampering import LOG
+from service.app.visibility import carries_down_cards, shows_down_cards
 from service.formats.render import describe, render
 from service.grpc.base import EVERY_TABLE, ServicerBase
 from service.grpc.errors import _guarded_stream, _StatusError, invalid
@@ -58,7 +62,7 @@ class StreamRpcs(ServicerBase):
         position = max(request.after_position, 0)
         if position > MAX_POSITION:  # the store's positions are int64: the scan would overflow (issue 13)
             raise invalid(f"after_position is past any log: at most {MAX_POSITION}", "after_position", "R-AUD-1")
-        scan: Callable[[Viewer, int, Viewer], tuple[list[svc.WatchResponse], int]]
+        scan: Callable[..., tuple[list[svc.WatchResponse], int]]
         if table:
             viewer = await self._run(context, lambda viewer: (self.app.any_table(table), viewer)[1])
             scan = functools.partial(self._changes_after, table)
@@ -72,10 +76,17 @@ class StreamRpcs(ServicerBase):
             stored = self._stored_event(table)  # taken before the scan, so a command stored during it is not missed
             follower = self.follower
             kept = follower.after(position) if follower is not None else None
-            if kept is not None:  # what the follower read already (issue 18): no query
+            shown: set[tuple[str, int]] = set()  # live hands whose face-down cards this page shows (R-AUD-1)
+            if kept is not None and not viewer.sees_down_cards(table):  # what the follower read already: no query
                 changes, scanned = self._changes_in(kept[0], table, viewer, max(position, kept[1]))
+            elif kept is not None:  # the pit: which hands are live is read from the store, not on the loop
+                changes, scanned = await self._run(context, functools.partial(
+                    self._changes_kept, kept[0], table, viewer, max(position, kept[1]), shown), offload=True)
             else:
-                changes, scanned = await self._run(context, functools.partial(scan, viewer, position), offload=True)
+                changes, scanned = await self._run(context, functools.partial(scan, viewer, position, shown=shown),
+                                                   offload=True)
+            if self._unrecorded(viewer, shown):  # recorded before they are sent (issue 29, item 7)
+                await self._run(context, functools.partial(self._record_views, shown, "Watch"))
             for change in changes:
                 yield change
             # The scan moves on past other tables' events too: a busy casino's store must not stall this table's
@@ -107,13 +118,15 @@ class StreamRpcs(ServicerBase):
                 description=describe(step), event=to_message(step.event, step.data), state=_struct(step.state),
                 rendered=render(step))
 
-    def _changes_after(self, table: str, viewer: Viewer, after: int,
-                       _: Viewer) -> tuple[list[svc.WatchResponse], int]:
+    def _changes_after(self, table: str, viewer: Viewer, after: int, _: Viewer, *,
+                       shown: set[tuple[str, int]] | None = None) -> tuple[list[svc.WatchResponse], int]:
         """This table's changes in the next page of notifications, and the position the page reached (a table of any
-        game: its hands' ids follow from the table's by the game's rule, ``domain.games``)."""
+        game: its hands' ids follow from the table's by the game's rule, ``domain.games``); the live hands whose
+        face-down cards they show are added to ``shown``."""
         record = self.app.any_table(table)
         next_hand = game_of(record).hand_id(record.id, record.hands_started + 1)
         ours = {record.id, *self.app.hands_of(table)}
+        live = live_hands_of(record)  # read before the page: a hand that ends meanwhile is still taken as live
         notifications = self.app.recorder.select_notifications(start=after + 1, limit=WATCH_PAGE)
         sees = viewer.sees_down_cards(table)
         changes = []
@@ -127,38 +140,66 @@ class StreamRpcs(ServicerBase):
                 else:
                     continue
             event: Any = self.app.mapper.to_domain_event(notification)
+            shows = self._shows(sees, table, originator, event, live=live, shown=shown)
             changes.append(svc.WatchResponse(
                 position=notification.id, aggregate_id=str(originator), version=notification.originator_version,
-                timestamp=timestamp(event.timestamp), event=to_message(type(event), _payload(event, sees)),
+                timestamp=timestamp(event.timestamp), event=to_message(type(event), _payload(event, shows)),
                 table=table))
         return changes, notifications[-1].id if notifications else after
 
-    def _changes_everywhere(self, viewer: Viewer, after: int, _: Viewer) -> tuple[list[svc.WatchResponse], int]:
+    def _shows(self, sees: bool, table: str, originator: UUID, event: Any, *, live: Mapping[UUID, int],
+               shown: set[tuple[str, int]] | None) -> bool:
+        """Whether an event of ``table`` is sent with its face-down cards to a viewer who may see them (``sees``):
+        those of a live hand (``live``: its id and number) only if the casino shows them live; each live hand whose
+        face-down cards are sent is added to ``shown``, to be recorded (issue 29, item 7; R-AUD-1)."""
+        number = live.get(originator)
+        if not sees or number is None:
+            return sees
+        shows = shows_down_cards(sees, hand_live=True, hole_cards_live=self.app.hole_cards_live)
+        if shows and shown is not None and carries_down_cards(type(event).__qualname__, event_data(event)):
+            shown.add((table, number))
+        return shows
+
+    def _changes_everywhere(self, viewer: Viewer, after: int, _: Viewer, *,
+                            shown: set[tuple[str, int]] | None = None) -> tuple[list[svc.WatchResponse], int]:
         """Every table's changes in the next page of notifications (each as its table's viewer may see it), and the
         position the page reached: one read of the log for the whole floor.  Tampering the service's audit found is
         the floor's too (table "": the casino's log, :mod:`service.app.tampering`)."""
         notifications, scanned = vouched_page(self.app.recorder, after, WATCH_PAGE)
-        return self._changes_in(notifications, EVERY_TABLE, viewer, scanned)
+        return self._changes_in(notifications, EVERY_TABLE, viewer, scanned, shown)
 
-    def _changes_in(self, notifications: Sequence[Notification], table: str, viewer: Viewer,
-                    reached: int) -> tuple[list[svc.WatchResponse], int]:
+    def _changes_kept(self, notifications: Sequence[Notification], table: str, viewer: Viewer, reached: int,
+                      shown: set[tuple[str, int]], _: Viewer) -> tuple[list[svc.WatchResponse], int]:
+        """:meth:`_changes_in` of what the follower kept, for a viewer who may see face-down cards (run off the event
+        loop: which hands are live is read from the store)."""
+        return self._changes_in(notifications, table, viewer, reached, shown)
+
+    def _changes_in(self, notifications: Sequence[Notification], table: str, viewer: Viewer, reached: int,
+                    shown: set[tuple[str, int]] | None = None) -> tuple[list[svc.WatchResponse], int]:
         """The changes of ``table`` (every table's, the casino log's own included: ``EVERY_TABLE``) among
         notifications read (a page of the store, or what the follower kept), each as the viewer may see it, and the
-        position they reach."""
+        position they reach.  For a viewer who may see face-down cards, each table's live hands are read (once a
+        table a call: the delay policy, and the live hands shown added to ``shown``): call it off the event loop."""
         changes = []
+        live: dict[str, Mapping[UUID, int]] = {}
         with self._owners_lock:
             for notification in notifications:
                 originator = notification.originator_id
-                if not isinstance(originator, UUID) or not notification.topic.startswith("domain."):
-                    continue  # not a table's or a hand's event (a command record, a signed head)
+                if not isinstance(originator, UUID) or not notification.topic.startswith("domain.") \
+                        or notification.topic.startswith(VIEW_TOPICS):
+                    continue  # not a table's or a hand's event (a command record, a signed head, a view recorded)
                 owner = LOG if originator == FINDINGS_ID else self._owner(originator, notification.id)
                 if owner is None or (table and owner != table):
                     continue
                 event: Any = self.app.mapper.to_domain_event(notification)
+                sees = viewer.sees_down_cards(owner)
+                if sees and owner != LOG and owner not in live:
+                    live[owner] = self.app.live_hands(owner)
+                shows = self._shows(sees, owner, originator, event, live=live.get(owner, {}), shown=shown)
                 changes.append(svc.WatchResponse(
                     position=notification.id, aggregate_id=str(originator),
                     version=notification.originator_version, timestamp=timestamp(event.timestamp),
-                    event=to_message(type(event), _payload(event, viewer.sees_down_cards(owner))), table=owner))
+                    event=to_message(type(event), _payload(event, shows)), table=owner))
         return changes, reached
 
     def _owner_of(self, originator: UUID, position: int) -> str | None:
