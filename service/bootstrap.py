@@ -73,6 +73,12 @@ def open_store(url: str, *, writer: bool = False, must_exist: bool = False, read
         raise
 
 
+def read_only_application(env: dict[str, str]) -> PokerTables:
+    """The application on a store opened read-only (``environment(url, read_only=True)``: nothing is written, not
+    even the tables eventsourcing makes at start); for :func:`service.cli.reconstruct.open_read_only`."""
+    return PokerTables(env=env)
+
+
 def open_signed_store(url: str, key_path: Path, every: int, *, writer: str = "") -> tuple[Store, bool, int]:
     """The store a service writes, with its head signer started: ``(store, key created, unsigned events)``.
 

@@ -147,11 +147,11 @@ def test_r_aud_1_audits_every_two_seconds_during_play_find_nothing(database: tup
         trust_key(keyring, load_or_create_signing_key(path)[0].public_key())
     services = [Service(url, config, "--audit-every", "2", "--sign-every", "40", "--signing-key", str(path),
                         "--instance", path.stem) for path in keys]
-    verdicts = []
+    verdicts: list[subprocess.CompletedProcess[str]] = []
     try:
         with Stations(services) as stations:
             deadline = time.monotonic() + 14
-            while time.monotonic() < deadline:
+            while time.monotonic() < deadline or len(verdicts) < 3:  # at least three checks, however slow
                 verdicts.append(_verify(url, keyring))
                 time.sleep(2)
             played = stations.acknowledged

@@ -26,6 +26,7 @@ from eventsourcing.application import AggregateNotFoundError
 from domain.audit_findings import FINDINGS_ID, AuditFindings
 from domain.banked.table import BankedTable
 from domain.circle.table import Table
+from service.app import significant
 from service.app.access import NotFoundError, Viewer, authorize
 from service.store.audit import Finding, Verdict, Walk, verify
 
@@ -144,6 +145,15 @@ class LogAudit:
             and found[0].topic.endswith("AuditFindings.TamperingFound")
 
 
+def _said(verdict: Verdict, full: bool) -> str:
+    """An audit's run as a significant event says it."""
+    scope = "full" if full else "since the last"
+    if verdict.finding is not None:
+        return (f"{scope}: TAMPERING found ({verdict.finding.kind}) at position {verdict.finding.position}; "
+                f"{verdict.events} events checked")
+    return f"{scope}: intact, {verdict.events} events checked up to position {verdict.head[0]}"
+
+
 DEFAULT_AUDIT_EVERY = 3600.0
 """Seconds between two audits the service runs of its own log (``pokertable serve --audit-every``)."""
 
@@ -156,17 +166,22 @@ FULL_PAUSE = 0.005
 
 async def audit_periodically(audit: LogAudit, every: float,
                              public_key: Ed25519PublicKey | Sequence[Ed25519PublicKey] | None = None, *,
-                             full_every: float = FULL_EVERY) -> None:
+                             full_every: float = FULL_EVERY, instance: str = "") -> None:
     """Audit the log at once, then every ``every`` seconds, until cancelled; each check runs on a thread of its own
     and what it finds is recorded by :meth:`LogAudit.audit_log`. The first check, and one every ``full_every``
     seconds, reads the whole log (throttled); the others continue from where the last clean one stopped. A check
-    that fails (the store does not answer) is logged and tried again at the next interval."""
+    that fails (the store does not answer) is logged and tried again at the next interval. With ``instance``, each
+    run and its verdict is a significant event (:mod:`service.app.significant`)."""
     loop = asyncio.get_running_loop()
     full_at = loop.time()
     while True:
         full = loop.time() >= full_at
         try:
-            await asyncio.to_thread(audit.audit_log, public_key, full=full, pause=FULL_PAUSE if full else 0.0)
+            verdict = await asyncio.to_thread(audit.audit_log, public_key, full=full,
+                                              pause=FULL_PAUSE if full else 0.0)
+            if instance:
+                await asyncio.to_thread(significant.record, audit, "audit", _said(verdict, full),
+                                        instance=instance)
             if full:
                 full_at = loop.time() + full_every
         except Exception as error:

@@ -30,8 +30,10 @@ ValueError: 'yesterday' is not a time: e.g. '2026-11-25 21:00' (Europe/Madrid) o
 from __future__ import annotations
 
 import argparse
+import csv
 import os
 import sys
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -157,3 +159,16 @@ def show_time(moment: datetime | str, zone: ZoneInfo, *, timespec: str = "second
 
 __all__ = ["BROKEN_PIPE", "COMMON", "EXIT_STATUS", "INTERRUPTED", "OK", "REFUSED", "STREAMS", "USAGE",
            "SettingsError", "add_time_options", "casino_zone", "epilog", "fail", "read_time", "show_time"]
+
+
+def write_rows(columns: Sequence[str], rows: Sequence[Sequence[object]], out_format: str) -> None:
+    """Rows as aligned columns (``table``) or CSV (``csv``) on standard output."""
+    if out_format == "csv":
+        writer = csv.writer(sys.stdout, lineterminator="\n")
+        writer.writerow(columns)
+        writer.writerows(rows)
+        return
+    cells = [[str(cell) for cell in row] for row in [columns, *rows]]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(columns))]
+    for row in cells:
+        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())

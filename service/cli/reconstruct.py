@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
-from service.bootstrap import Store
+from service.bootstrap import Store, read_only_application
 from service.cli.conventions import (
     COMMON,
     OK,
@@ -64,8 +64,6 @@ def open_read_only(url: str) -> Store:
     (its events and their chain); :class:`PersistenceUrlError` for a URL that names no store."""
     from eventsourcing.persistence import PersistenceError
 
-    from service.app.application import PokerTables
-
     plain = environment(url)
     env = environment(url, read_only=True)
     database = plain.get("SQLITE_DBNAME")
@@ -77,7 +75,7 @@ def open_read_only(url: str) -> Store:
     try:
         if database is not None:
             _check_sqlite(env["SQLITE_DBNAME"], database)
-        app = PokerTables(env=env)
+        app = read_only_application(env)
     except PersistenceError as error:
         raise StoreUnusableError(f"cannot read {masked_url(url)}: {_one_line(error)}") from None
     try:

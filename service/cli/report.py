@@ -1,5 +1,8 @@
 """``pokertable report KIND --from --to``: the floor's reports from the event log, as a table, CSV or JSON.
 
+``report watched`` (issue 29, item 7; docs/audit.md, :mod:`service.cli.report_watched`): who watched which hand's
+face-down cards live, and when, from the recorded views of the days asked alone.
+
 ``report dealers`` (issue 19, item 4; docs/alerts.md, :mod:`service.cli.report_dealers`): each dealer's hands per
 hour, voids, corrections and exposed cards over a period, and the rotations.
 
@@ -19,11 +22,10 @@ and ``--db``.  A report is one function that adds its subparser: :data:`REPORTS`
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -32,8 +34,18 @@ from domain.integrity.monitor import FAIL, POSITIONS, TESTS, MonitorSettings
 from domain.integrity.observations import Gathering
 from service.app.shufflers import ShufflerVerdict, shuffler_report
 from service.bootstrap import open_store
-from service.cli import report_dealers, report_shift
-from service.cli.conventions import OK, REFUSED, USAGE, add_time_options, casino_zone, fail, read_time, show_time
+from service.cli import report_dealers, report_shift, report_significant, report_watched
+from service.cli.conventions import (
+    OK,
+    REFUSED,
+    USAGE,
+    add_time_options,
+    casino_zone,
+    fail,
+    read_time,
+    show_time,
+    write_rows,
+)
 from service.cli.settings import SettingsError, read_file, settings
 from service.store.persistence import DEFAULT_DB, PersistenceUrlError
 
@@ -59,19 +71,6 @@ def time_range(args: argparse.Namespace) -> tuple[datetime | None, datetime | No
     if since is not None and until is not None and until < since:
         raise ValueError("--to is before --from")
     return since, until
-
-
-def write_rows(columns: Sequence[str], rows: Sequence[Sequence[object]], out_format: str) -> None:
-    """Rows as aligned columns (``table``) or CSV (``csv``) on standard output."""
-    if out_format == "csv":
-        writer = csv.writer(sys.stdout, lineterminator="\n")
-        writer.writerow(columns)
-        writer.writerows(rows)
-        return
-    cells = [[str(cell) for cell in row] for row in [columns, *rows]]
-    widths = [max(len(row[i]) for row in cells) for i in range(len(columns))]
-    for row in cells:
-        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
 
 
 # -- report shufflers ---------------------------------------------------------------------------------------------
@@ -159,6 +158,8 @@ REPORTS: tuple[Callable[[Any], None], ...] = (
     add_shufflers,
     report_dealers.add_parser,
     report_shift.add_parser,
+    report_significant.add_parser,
+    report_watched.add_parser,
 )
 """Each report's registration, one line each."""
 

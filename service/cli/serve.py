@@ -19,12 +19,14 @@ from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
 
 from domain.integrity.monitor import MonitorSettings
+from service.app import significant
 from service.app.access import Role
 from service.app.application import PokerTables
+from service.app.clock import ClockWatch, watch_clock
 from service.app.install_check import watch_installation
 from service.app.shuffler_watch import watch_shufflers
 from service.app.tampering import audit_periodically
-from service.bootstrap import open_signed_store
+from service.bootstrap import Store, open_signed_store
 from service.cli.logs import add_logging_arguments, configure_logging
 from service.cli.settings import KEYS, Settings, SettingsError, read_file, settings
 from service.grpc.hardening import HARDENED
@@ -64,6 +66,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     option("signing_key", kind=Path, more=f"; created on first start ({KEY_FILE_NAME} beside --config), readable "
            "by its owner only")
     option("sign_every", kind=int, metavar="N", more="; also at every table close and when the service stops")
+    option("hole_cards_live", metavar="true|false")
     option("instance", metavar="NAME", more="; SIGHUP rotates the signing key (docs/audit.md)")
     option("http", metavar="HOST:PORT", more=": the floor, tables, approvals, alerts, disputes, shift reports "
            "(docs/pit.md), /metrics, /livez and /readyz")
@@ -72,6 +75,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     option("shuffler_check_every", kind=float, metavar="SECONDS",
            more="; a shuffler deck that fails holds its tables (R-HOLD-1, docs/integrity.md)")
     option("verify_install_every", kind=float, metavar="SECONDS", more="; also at start (docs/ops/install.md)")
+    option("clock_check_every", kind=float, metavar="SECONDS", more="; never holds play (docs/ops/monitoring.md)")
+    option("clock_max_error", kind=float, metavar="SECONDS")
     option("db_password_file", kind=Path)
     add_logging_arguments(parser)  # --log-format, --log-level (docs/ops/monitoring.md)
     parser.set_defaults(run=run, hardening=HARDENED,  # benchmarks/flood.py alone runs it as it was (GRPC_DEFAULTS)
@@ -117,6 +122,9 @@ def run(args: argparse.Namespace) -> int:
         return 2
     print(f"pokertable signs chain heads with {'the new key ' if created else ''}{key_path} "
           f"({signer.fingerprint}); {unsigned} events after the last head it signed", file=sys.stderr, flush=True)
+    instance = signer.writer
+    _significant(lambda: significant.started(app, instance=instance, configuration=chosen.described(),
+                                             key=signer.fingerprint))
 
     def ready(port: int) -> None:
         tls = " over TLS" if credentials else ""
@@ -127,30 +135,43 @@ def run(args: argparse.Namespace) -> int:
 
     status = 0
     try:
-        audit = audit_periodically(app, args.audit_every, trusted) if args.audit_every > 0 else None
+        audit = audit_periodically(app, args.audit_every, trusted, instance=instance) if args.audit_every > 0 \
+            else None
         monitor, zone = chosen.shuffler_monitor(), ZoneInfo(args.tz)
         shufflers = watch_shufflers(app, monitor, zone, args.shuffler_check_every) \
             if args.shuffler_check_every > 0 else None
         installation = watch_installation(app, args.verify_install_every) if args.verify_install_every > 0 else None
+        clock = ClockWatch(args.clock_max_error) if args.clock_check_every > 0 else None
+        clocks = watch_clock(clock, args.clock_check_every) if clock is not None else None
         asyncio.run(_until_stopped(_service(args, app, stations, credentials=credentials, ready=ready, warm=warm,
                                             listener=listener, floor_token=floor_token,
-                                            metrics=ServiceMetrics(signer), shufflers=monitor, zone=zone),
-                                   audit, shufflers, installation, rotate=lambda: _rotate(signer, key_path)))
+                                            metrics=ServiceMetrics(signer, clock=clock), shufflers=monitor,
+                                            zone=zone),
+                                   audit, shufflers, installation, clocks,
+                                   rotate=lambda: _rotate(app, signer, key_path)))
     except (KeyboardInterrupt, asyncio.CancelledError):
         pass
     except ListenError as error:  # the port is taken, or the address is not this machine's
         print(f"pokertable serve: {error}", file=sys.stderr)
         status = 2
     finally:
-        try:  # the service's stop closes a shift: the head is signed, so nothing before it can be rewritten unseen
-            signed = signer.stop("service stop")
-            if signed is not None:
-                print(f"pokertable signed the chain head at position {signed.position} (service stop)", flush=True)
-        except Exception as error:  # the store is gone (e.g. PostgreSQL down): say so; the tail stays unsigned
-            print(f"pokertable serve: the chain head could not be signed at stop: {error}", file=sys.stderr)
-        finally:
-            store.close()
+        _stop(store, signer, status)
     return status
+
+
+def _stop(store: Store, signer: HeadSigner, status: int) -> None:
+    """The service's stop closes a shift: recorded, then the head signed (nothing before it can be rewritten unseen),
+    then the store closed."""
+    try:
+        _significant(lambda: significant.record(store.app, "service-stop", f"status {status}",
+                                                instance=signer.writer))
+        signed = signer.stop("service stop")
+        if signed is not None:
+            print(f"pokertable signed the chain head at position {signed.position} (service stop)", flush=True)
+    except Exception as error:  # the store is gone (e.g. PostgreSQL down): say so; the tail stays unsigned
+        print(f"pokertable serve: the chain head could not be signed at stop: {error}", file=sys.stderr)
+    finally:
+        store.close()
 
 
 async def _service(args: argparse.Namespace, app: PokerTables, stations: Stations, *,
@@ -163,7 +184,8 @@ async def _service(args: argparse.Namespace, app: PokerTables, stations: Station
     once the service listens, and the service's metrics at its ``/metrics``."""
     if listener is None:
         await serve(app, stations, f"{args.host}:{args.port}", ready, credentials, warm=warm, hardening=args.hardening,
-                    metrics=metrics, grace=args.grace, shufflers=shufflers, zone=zone)
+                    metrics=metrics, grace=args.grace, shufflers=shufflers, zone=zone,
+                    hole_cards_live=args.hole_cards_live)
         return
     bound: asyncio.Future[int] = asyncio.get_running_loop().create_future()
 
@@ -177,7 +199,7 @@ async def _service(args: argparse.Namespace, app: PokerTables, stations: Station
 
     service = asyncio.ensure_future(serve(app, stations, f"{args.host}:{args.port}", listening, credentials,
                                           warm=warm, hardening=args.hardening, metrics=metrics, grace=args.grace,
-                                          shufflers=shufflers, zone=zone))
+                                          shufflers=shufflers, zone=zone, hole_cards_live=args.hole_cards_live))
     dashboard = asyncio.ensure_future(serve_dashboard(
         listener, bound, args.host, stations.authenticate, floor_token,
         tls=Tls(args.tls_cert, args.tls_key) if credentials else None, ready=dashboard_ready, metrics=metrics.render))
@@ -200,14 +222,24 @@ async def _ended(task: asyncio.Future[None]) -> None:
     await asyncio.wait((task,))
 
 
-def _rotate(signer: HeadSigner, key_path: Path) -> None:
+def _rotate(app: PokerTables, signer: HeadSigner, key_path: Path) -> None:
     """SIGHUP: rotate the signing key (a last head with the old key, the new one announced by it)."""
+    old = signer.fingerprint
     try:
         new = rotate(signer, key_path, "key rotation (SIGHUP)")
     except Exception as error:  # the store refused: the old key goes on signing
         print(f"pokertable serve: the signing key could not be rotated: {error}", file=sys.stderr, flush=True)
         return
     print(f"pokertable rotated its signing key: {new} now signs ({key_path})", file=sys.stderr, flush=True)
+    _significant(lambda: significant.record(app, "key-rotated", f"{old} -> {new}", instance=signer.writer))
+
+
+def _significant(recording: Callable[[], None]) -> None:
+    """Record a significant event (:mod:`service.app.significant`); a store that refuses is said, not fatal."""
+    try:
+        recording()
+    except Exception as error:
+        print(f"pokertable serve: a significant event could not be recorded: {error}", file=sys.stderr, flush=True)
 
 
 async def _until_stopped(serving: Awaitable[None], *beside: Awaitable[None] | None,

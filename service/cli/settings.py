@@ -35,6 +35,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from domain.integrity.monitor import MonitorSettings
 from domain.integrity.observations import Gathering
+from service.app.clock import DEFAULT_CLOCK_CHECK_EVERY, DEFAULT_CLOCK_MAX_ERROR
 from service.store.persistence import DEFAULT_DB, PersistenceUrlError, environment, masked_url
 from service.store.signing import DEFAULT_EVERY
 
@@ -73,6 +74,18 @@ def _integer(value: object, wanted: str = "a whole number") -> int:
     raise ValueError(f"{wanted}, not {value!r}")
 
 
+def _boolean(value: object) -> bool:
+    """``true`` or ``false`` (TOML), or as text: true/false, yes/no, on/off, 1/0."""
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("true", "yes", "on", "1"):
+        return True
+    if text in ("false", "no", "off", "0"):
+        return False
+    raise ValueError(f"true or false, not {value!r}")
+
+
 def _positive(value: object) -> int:
     number = _integer(value, "a whole number from 1")
     if number < 1:
@@ -89,6 +102,16 @@ def _seconds(value: object) -> float:
         raise ValueError(f"seconds (0 or more), not {value!r}") from None
     if not 0 <= number < 10**7:
         raise ValueError(f"seconds (0 or more), not {value!r}")
+    return number
+
+
+def _seconds_above_zero(value: object) -> float:
+    try:
+        number = _seconds(value)
+    except ValueError:
+        number = 0.0
+    if number <= 0:
+        raise ValueError(f"seconds above 0, not {value!r}")
     return number
 
 
@@ -179,9 +202,15 @@ KEYS: Mapping[str, Key] = {
     "shuffler_looks": Key(_positive, 160, "the shuffles of one deck a shift holds (the shuffler monitor's looks)"),
     "shuffler_check_every": Key(_seconds, 300.0, "seconds between the service's checks of its shufflers over the "
                                                  "shift; a deck that fails holds its tables (0: never)"),
+    "hole_cards_live": Key(_boolean, True, "show face-down cards to the pit and the games director during the hand "
+                                          "(false: only once it ends); every look is recorded (docs/audit.md)"),
     "verify_install_every": Key(_seconds, 3600.0, "seconds between the service's checks of its installed files "
                                                   "against the release manifest; a difference holds every table "
                                                   "(0: never)"),
+    "clock_check_every": Key(_seconds, DEFAULT_CLOCK_CHECK_EVERY, "seconds between the service's checks of its host "
+                             "clock's synchronisation, the first at start (0: never)"),
+    "clock_max_error": Key(_seconds_above_zero, DEFAULT_CLOCK_MAX_ERROR, "seconds: a clock that may be off by more "
+                           "is logged as an error and shown in the metrics (play is not held)"),
 }
 """Every setting, by its key in the file (the flag is ``--key-with-dashes``, the variable ``POKERTABLE_KEY``)."""
 ENVIRONMENT_ONLY = frozenset({"db_password"})

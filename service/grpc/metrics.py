@@ -50,6 +50,7 @@ from domain.device_reports import DEVICE_REPORTS
 from domain.games import GAMES, game_of_started
 from domain.holds import HOLD_KINDS
 from service.app.application import PokerTables, ProcessedCommand
+from service.app.clock import ClockWatch, max_error_gauge, synchronised_gauge
 from service.app.holds import AlertFigures
 
 LATENCY_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.5, 5.0)
@@ -172,9 +173,9 @@ def _kind_of(event: object) -> int:
 
 class ServiceMetrics:
     """A server's metrics, in a registry of its own. ``signer``: the chain-head signer whose last head's position
-    and age are shown (none: not shown)."""
+    and age are shown (none: not shown); ``clock``: the host clock's watch whose last check is shown (none: NaN)."""
 
-    def __init__(self, signer: SignedHeads | None = None) -> None:
+    def __init__(self, signer: SignedHeads | None = None, *, clock: ClockWatch | None = None) -> None:
         # no ``*_created`` series beside each counter (half the scrape; nothing the dashboard uses)
         disable_created_metrics()  # type: ignore[no-untyped-call]
         self.registry = registry = CollectorRegistry()
@@ -206,6 +207,12 @@ class ServiceMetrics:
               registry=registry).set_function(self._signed_position)
         Gauge("pokertable_signed_head_age_seconds", "Seconds since the last chain head was signed, at scrape time "
               "(NaN: none signed with this key yet, or no signer)", registry=registry).set_function(self._head_age)
+        self.clock = clock  # the host clock's last check (service.app.clock), read at scrape time
+        Gauge("pokertable_clock_synchronised", "1: the host's clock was synchronised at the last check (the kernel's "
+              "NTP state), 0: not (NaN: not checked, or unreadable)",
+              registry=registry).set_function(lambda: synchronised_gauge(self.clock))
+        Gauge("pokertable_clock_max_error_seconds", "The host clock's maximum error at the last check, in seconds "
+              "(NaN: not checked, or not known)", registry=registry).set_function(lambda: max_error_gauge(self.clock))
         registry.register(AlertGauges(self))  # R-HOLD-1, R-AUD-1: read from the application at each scrape
         ProcessCollector(registry=registry)
         PlatformCollector(registry=registry)

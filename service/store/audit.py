@@ -148,12 +148,14 @@ class Walk:
         chain only: an event altered in place since it was checked is found within a few checks, at a cost
         bounded by the events stored since the last check); back to the start once the sweep reaches the end."""
         sweep = self._sweep
-        if sweep is None or sweep.after > self.last:
+        if sweep is None:
             sweep = self._sweep = Walk(self.recorder, None, None)
         stop = min(self.last, max(sweep.after, 0) + events)
         finding = sweep.run(stop, pause)
         if finding is None:
             sweep.after = stop + 1
+            if stop >= self.last:  # the whole log checked so far swept: from its start again, next time
+                self._sweep = None
         return finding
 
     def verdict(self, finding: Finding | None) -> Verdict:
