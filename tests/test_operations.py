@@ -323,7 +323,9 @@ def test_sigterm_with_the_dashboard_s_live_streams_open_exits_0_at_once_and_quie
     _, err = process.communicate(timeout=30)
     assert process.returncode == 0, err
     assert time.monotonic() - stopped < 8  # within the grace (5 s here) and a second for the web's own stop
-    assert "Traceback" not in err and " ERROR " not in err, err
+    # no error of the stop (the host's clock, which a test machine may not synchronise, is said apart: its own logger)
+    stop_errors = [line for line in err.splitlines() if " ERROR " in line and "pokertable.clock" not in line]
+    assert "Traceback" not in err and not stop_errors, err
     for browser in browsers:
         browser.join(timeout=10)
         assert not browser.is_alive()  # each stream ended: the browser's EventSource reconnects elsewhere
