@@ -102,6 +102,8 @@ def test_r_card_1_look_alike_cards_through_the_api_are_invalid_argument_not_unkn
     open_banked(pit, "THB 1", pb.GAME_HOLDEM_BONUS)
     start(pit, "THB 1")
     open_banked(pit, "CDP 1", pb.GAME_CASINO_DRAW)
+    for table in ("Mesa 1", "THB 1", "CDP 1"):  # the pit's first look at each live hand is recorded (issue 29, item 7)
+        _view(pit, table)
     before = [_view(pit, table) for table in ("Mesa 1", "THB 1", "CDP 1")]
     for text in LOOK_ALIKES:
         for table, case, field in (

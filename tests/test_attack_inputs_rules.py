@@ -74,6 +74,7 @@ def test_r_aud_1_a_deal_names_a_source_a_station_deals_from(port: int, source: A
     start(pit, "CDP 1")
     act(pit, "CDP 1", ante=cmd.Ante(seat=1, amount=10))
     act(pit, "CDP 1", close_bets=cmd.CloseBets())
+    _view(pit, "CDP 1"), _view(pit)  # the pit's first look at each live hand is recorded (issue 29, item 7)
     banked_before, circle_before = _view(pit, "CDP 1"), _view(pit)
     forged = cmd.Deal(card="As", source=source, sequence=7)
     _invalid(_refused(pit.Act, _act_request(pit, "CDP 1", deal=forged)), "R-AUD-1", "command.deal.source")
