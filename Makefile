@@ -87,6 +87,7 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks.service
 	$(BIN)/python -m benchmarks.devices
 	$(BIN)/python -m benchmarks.replay
+	$(BIN)/python -m benchmarks.audit
 	$(BIN)/python -m benchmarks.flood
 	$(BIN)/python -m benchmarks.station
 	$(BIN)/python -m benchmarks.pit
