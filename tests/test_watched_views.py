@@ -117,7 +117,7 @@ def _views_stored(app: PokerTables) -> list[Any]:
 def _views(app: PokerTables) -> list[tuple[str, str, str, int, str]]:
     now = datetime.now(UTC)
     return [(view.viewer, view.role, view.table, view.hand_number, view.via)
-            for view in app.hole_card_views(now - timedelta(hours=1), now + timedelta(minutes=1))]
+            for view in app.hole_cards.views(now - timedelta(hours=1), now + timedelta(minutes=1))]
 
 
 def test_a_pit_boss_looking_again_and_again_records_one_view_a_hand(served: tuple[int, PokerTables]) -> None:
@@ -144,7 +144,7 @@ def test_a_pit_boss_looking_again_and_again_records_one_view_a_hand(served: tupl
     _hand_in_progress(pit, dealer, number=2)
     assert _dealt(pit, 12)[6:] == HOLE.split()
     assert _cards(pit) == ["As", "Ac", "Kd", "Kc", "Qh", "Qs"]
-    views = app.hole_card_views(before - timedelta(seconds=5), datetime.now(UTC))
+    views = app.hole_cards.views(before - timedelta(seconds=5), datetime.now(UTC))
     assert [(view.viewer, view.hand_number, view.via) for view in views] == [
         ("pit", 1, "GetTable"), ("dj", 1, "GetTable"), ("pit", 2, "Watch")]
     assert all(before - timedelta(seconds=5) <= view.at <= datetime.now(UTC) for view in views)
@@ -160,12 +160,12 @@ def test_a_view_is_recorded_once_whichever_call_or_instance_records_it(tmp_path:
         app = store.app
         _play_recording(app)
         pit = Viewer("pit", Role.PIT_BOSS)
-        app.record_hole_card_view(pit, "Mesa R", 1, "GetTable")
-        app.record_hole_card_view(pit, "Mesa R", 1, "GetTable")  # a retry
-        app.record_hole_card_view(pit, "Mesa R", 1, "Watch")  # the same look through another call
+        app.hole_cards.record_view(pit, "Mesa R", 1, "GetTable")
+        app.hole_cards.record_view(pit, "Mesa R", 1, "GetTable")  # a retry
+        app.hole_cards.record_view(pit, "Mesa R", 1, "Watch")  # the same look through another call
         assert len(_views_stored(app)) == 1
-        app.record_hole_card_view(Viewer("dj", Role.GAMES_DIRECTOR), "Mesa R", 1, "Watch")
-        assert [(view.viewer, view.via) for view in app.hole_card_views(
+        app.hole_cards.record_view(Viewer("dj", Role.GAMES_DIRECTOR), "Mesa R", 1, "Watch")
+        assert [(view.viewer, view.via) for view in app.hole_cards.views(
             datetime.now(UTC) - timedelta(hours=1), datetime.now(UTC))] == [("pit", "GetTable"), ("dj", "Watch")]
         assert len(_views_stored(app)) == 2
 
@@ -222,10 +222,10 @@ def test_the_report_lists_who_watched_what_in_the_casinos_time_zone(
     url = f"sqlite:///{tmp_path / 'tables.db'}"
     with open_store(url, writer=True) as store:
         _play_recording(store.app)
-        store.app.record_hole_card_view(Viewer("pit", Role.PIT_BOSS), "Mesa R", 1, "GetTable")
-        store.app.record_hole_card_view(Viewer("dj", Role.GAMES_DIRECTOR), "Mesa R", 1, "Watch")
+        store.app.hole_cards.record_view(Viewer("pit", Role.PIT_BOSS), "Mesa R", 1, "GetTable")
+        store.app.hole_cards.record_view(Viewer("dj", Role.GAMES_DIRECTOR), "Mesa R", 1, "Watch")
         now = datetime.now(UTC)
-        recorded: list[HoleCardView] = store.app.hole_card_views(now - timedelta(hours=1), now)
+        recorded: list[HoleCardView] = store.app.hole_cards.views(now - timedelta(hours=1), now)
     assert [view.viewer for view in recorded] == ["pit", "dj"]
 
     def reading_the_views_alone(db: str, **options: Any) -> Store:

@@ -142,7 +142,7 @@ _PROCESSED_TOPIC = get_topic(ProcessedCommand)
 
 
 class PokerTables(CommandUnit, TableAccountsBook, AlertAcknowledgements, AlertHolds, LogAudit, DealerSignIn,
-                  HoleCardWatch, TableQueries):
+                  TableQueries):
     """Tables and hands of circle poker."""
 
     name = "pokertable"
@@ -155,6 +155,8 @@ class PokerTables(CommandUnit, TableAccountsBook, AlertAcknowledgements, AlertHo
         register_moved_topics()  # events stored before issue 14's move name the old modules
         super().__init__({"AGGREGATE_CACHE_MAXSIZE": self.CACHE_SIZE, **(env or {})})
         self._locks = _Locks()
+        self.hole_cards = HoleCardWatch(self)
+        """The delay policy and the record of live views of face-down cards (issue 29, item 7)."""
         self._local = threading.local()  # per command: the aggregates it fetched
         self._absent: set[UUID] = set()
         """Aggregates a command found not to exist (the casino's record of audit findings, most often: every
@@ -258,7 +260,8 @@ class PokerTables(CommandUnit, TableAccountsBook, AlertAcknowledgements, AlertHo
 
         result = self._execute(command_id, table, change, ("reconstruction", number, reason))
         # a hand still in progress is shown to the pit only if the casino shows hole cards live (issue 29, item 7)
-        sees = self.shows_down_cards(viewer, table, hand_live=UUID(result["hand_id"]) in self.live_hands(table))
+        sees = self.hole_cards.shows_down_cards(viewer, table,
+                                                hand_live=UUID(result["hand_id"]) in self.hole_cards.live_hands(table))
         return [reconstruction_step(step, sees_down_cards=sees) for step in reconstruct(self.events.get(
             UUID(result["hand_id"])))]
 

@@ -21,7 +21,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from datetime import UTC, date, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError
@@ -98,34 +98,40 @@ class SeenViews:
                 self._kept.popitem(last=False)
 
 
+class _Host(Protocol):
+    """What the watch needs of the application (:class:`service.app.application.PokerTables`): its tables, its
+    reads and its command path, and the casino's delay policy."""
+
+    hole_cards_live: bool
+
+    def any_table(self, table: str) -> Table | BankedTable: ...
+    def _fetch(self, aggregate_id: UUID, version: int | None = None) -> object: ...
+    def _execute(self, command_id: str, table: str, change: Callable[[], tuple[dict[str, Any], list[Aggregate]]],
+                 what: tuple[object, ...]) -> dict[str, Any]: ...
+
+
 class HoleCardWatch:
-    """The delay policy and the record of live views of face-down cards (part of ``PokerTables``)."""
+    """The delay policy and the record of live views of face-down cards: the application's ``hole_cards``."""
 
-    if TYPE_CHECKING:  # provided by service.app.application.PokerTables
-        hole_cards_live: bool
-
-        def any_table(self, table: str) -> Table | BankedTable: ...
-        def _fetch(self, aggregate_id: UUID, version: int | None = None) -> object: ...
-        def _execute(self, command_id: str, table: str,
-                     change: Callable[[], tuple[dict[str, Any], list[Aggregate]]],
-                     what: tuple[object, ...]) -> dict[str, Any]: ...
+    def __init__(self, host: _Host) -> None:
+        self.host = host
 
     def shows_down_cards(self, viewer: Viewer, table: str, *, hand_live: bool) -> bool:
         """Whether ``viewer`` is shown the face-down cards of a hand of ``table`` now (``hand_live``: the hand is in
         progress, or about to start): the role matrix, then the casino's delay policy (``hole_cards_live``)."""
         return shows_down_cards(viewer.sees_down_cards(table), hand_live=hand_live,
-                                hole_cards_live=self.hole_cards_live)
+                                hole_cards_live=self.host.hole_cards_live)
 
     def live_hands(self, table: str) -> dict[UUID, int]:
         """The ids of ``table``'s live hands and their numbers: the hand in progress, if any, and the next one (it may
         start while a reader looks; a reader that does not know yet takes it as live)."""
-        return live_hands_of(self.any_table(table))
+        return live_hands_of(self.host.any_table(table))
 
-    def record_hole_card_view(self, viewer: Viewer, table: str, number: int, via: str) -> None:
+    def record_view(self, viewer: Viewer, table: str, number: int, via: str) -> None:
         """R-AUD-1: record that ``viewer`` was shown, through ``via``, the face-down cards of ``table``'s hand
         ``number``, once: a retry, another call (``via``) or another instance recording the same look (the same
         viewer, table and hand) is answered as the first was, and stores nothing more."""
-        hand_id = str(self.any_table(table).hand_id(number))
+        hand_id = str(self.host.any_table(table).hand_id(number))
         day = day_of(datetime.now(UTC))
 
         def change() -> tuple[dict[str, Any], list[Aggregate]]:
@@ -134,10 +140,10 @@ class HoleCardWatch:
                                     hand_id=hand_id, via=via)
             return {"table": LOG, "recorded": new, "version": views.version}, [views] if new else []
 
-        self._execute(view_command_id(viewer.station, table, hand_id), LOG, change,
+        self.host._execute(view_command_id(viewer.station, table, hand_id), LOG, change,
                       ("hole_card_view", viewer.station, table, hand_id))
 
-    def hole_card_views(self, since: datetime, until: datetime, table: str | None = None) -> list[HoleCardView]:
+    def views(self, since: datetime, until: datetime, table: str | None = None) -> list[HoleCardView]:
         """The views recorded from ``since`` to ``until`` (of ``table`` only, when named), in time order: only the
         day records of the range are read, never the rest of the log."""
         return list(self._views_between(since, until, table))
@@ -153,7 +159,7 @@ class HoleCardWatch:
 
     def _day_of_views(self, day: str) -> HoleCardViews | None:
         try:
-            record = self._fetch(HoleCardViews.create_id(day))
+            record = self.host._fetch(HoleCardViews.create_id(day))
         except AggregateNotFoundError:
             return None
         assert isinstance(record, HoleCardViews)

@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     except (PersistenceUrlError, ValueError) as error:  # a bad time, zone or database (SettingsError too)
         return fail("report watched", error, USAGE)
     with store:
-        views = store.app.hole_card_views(since, until, args.table or None)
+        views = store.app.hole_cards.views(since, until, args.table or None)
     rows = rows_of(views, zone)
     if args.format == "json":
         print(json.dumps({"report": "watched", "from": show_time(since, zone), "to": show_time(until, zone),

@@ -110,7 +110,7 @@ class ServicerBase:
         face-down cards of the live hands ``shown`` (table, number), before they are sent (issue 29, item 7): a
         record that fails fails the call, and nothing is shown unrecorded."""
         for table, number in self._unrecorded(viewer, shown):
-            self.app.record_hole_card_view(viewer, table, number, via)
+            self.app.hole_cards.record_view(viewer, table, number, via)
             self.seen_views.add((viewer.station, table, number))
 
     def _game(self, table: str) -> Game:

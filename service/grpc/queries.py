@@ -65,7 +65,7 @@ class QueryRpcs(ServicerBase):
         return view, view["hand"]
 
     def _current(self, table: str, game: Game, viewer: Viewer) -> pb.TableView:
-        shows = self.app.shows_down_cards(viewer, table, hand_live=True)
+        shows = self.app.hole_cards.shows_down_cards(viewer, table, hand_live=True)
         record = self.app.any_table(table)
         if shows and record.hand_in_progress is not None:  # R-AUD-1: the look at the hand in progress recorded
             self._record_views([(table, record.hands_started)], "GetTable", viewer)  # first: the position covers it
@@ -86,8 +86,8 @@ class QueryRpcs(ServicerBase):
         number = past["hands_started"] if hand is not None else 0
         if hand is not None:
             # a hand of the past that is still in progress is live: the delay policy, and its view is recorded
-            live = game.hand_id(game.table_class.create_id(table), number) in self.app.live_hands(table)
-            sees = self.app.shows_down_cards(viewer, table, hand_live=live)
+            live = game.hand_id(game.table_class.create_id(table), number) in self.app.hole_cards.live_hands(table)
+            sees = self.app.hole_cards.shows_down_cards(viewer, table, hand_live=live)
             if live and sees:
                 self._record_views([(table, number)], "GetTable", viewer)  # R-AUD-1: before the cards are shown
             hand = HISTORY_VISIBILITY[game.family](hand, sees_down_cards=sees)
@@ -228,7 +228,7 @@ class QueryRpcs(ServicerBase):
             number = request.hand_number
             record = self.app.any_table(table)
             if record.hand_in_progress is not None and record.hand_in_progress == record.hand_id(number) \
-                    and self.app.shows_down_cards(viewer, table, hand_live=True):
+                    and self.app.hole_cards.shows_down_cards(viewer, table, hand_live=True):
                 self._record_views([(table, number)], "ExportHand", viewer)  # the hand in progress, live (R-AUD-1)
             content, media_type = export_hand(self.app, table, number, fmt, viewer)
             return svc.ExportHandResponse(content=content, media_type=media_type)

@@ -194,7 +194,7 @@ class StreamRpcs(ServicerBase):
                 event: Any = self.app.mapper.to_domain_event(notification)
                 sees = viewer.sees_down_cards(owner)
                 if sees and owner != LOG and owner not in live:
-                    live[owner] = self.app.live_hands(owner)
+                    live[owner] = self.app.hole_cards.live_hands(owner)
                 shows = self._shows(sees, owner, originator, event, live=live.get(owner, {}), shown=shown)
                 changes.append(svc.WatchResponse(
                     position=notification.id, aggregate_id=str(originator),
