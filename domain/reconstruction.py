@@ -7,11 +7,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-_META = {"originator_id", "originator_version", "timestamp", "originator_topic"}
+from domain.log_time import CLOCK_READING
+
+_META = {"originator_id", "originator_version", "timestamp", "originator_topic", CLOCK_READING}
 
 
 def event_data(event: Any) -> dict[str, Any]:
-    """What an event says, without the bookkeeping every event carries (originator, version, time, topic)."""
+    """What an event says, without the bookkeeping every event carries (originator, version, time, topic, and the
+    clock's own reading of an event the log timed later: :mod:`domain.log_time`)."""
     return {k: v for k, v in vars(event).items() if k not in _META}
 
 

@@ -26,7 +26,7 @@ from typing import Any
 from uuid import NAMESPACE_URL, UUID, uuid5
 
 from eventsourcing.domain import Aggregate, DomainEventProtocol, event
-from eventsourcing.persistence import InfrastructureFactory, Recording
+from eventsourcing.persistence import EventStore, InfrastructureFactory, Recording
 from eventsourcing.utils import Environment, get_topic
 
 from domain.banked.cdp import CdpSettings
@@ -77,6 +77,7 @@ from service.app.tampering import LogAudit
 from service.app.unit import CommandUnit
 from service.app.visibility import reconstruction_step
 from service.store.group_commit import GroupCommit
+from service.store.log_time import OrderedEventStore
 from service.store.persistence import READ_ONLY, read_only_connections
 from service.store.topics import register_moved_topics
 
@@ -179,6 +180,11 @@ class PokerTables(CommandUnit, TableAccountsBook, AlertAcknowledgements, AlertHo
         if env.get(READ_ONLY):
             read_only_connections(factory)
         return factory
+
+    def construct_event_store(self) -> EventStore[UUID]:
+        """The events' store: each write timed after the log's last event (issue 29, item 4;
+        :class:`service.store.log_time.OrderedEventStore`)."""
+        return OrderedEventStore(mapper=self.mapper, recorder=self.recorder)
 
     # -- commands -----------------------------------------------------------------------------------
 

@@ -28,6 +28,7 @@ from service.app.floor import TableFloor
 from service.app.reads import CachedReads, _Locks
 from service.app.visibility import HOLE_CARDS_LIVE, banked_cards, circle_snapshot, house_cards, shows_down_cards
 from service.store.group_commit import GroupCommit
+from service.store.log_time import retimed
 from service.store.persistence import notifications
 
 
@@ -307,8 +308,10 @@ class TableQueries(CachedReads, TableFloor):
         if kwargs:
             processing_event.saved_kwargs.update(kwargs)
             recordings = self._record(processing_event)
+            retimed(processing_event.aggregates, recordings)
         else:  # the usual case: in one transaction with the other commands ready now (service.store.group_commit)
             recordings = self._group_commit.write(processing_event.events, reads)
+            retimed(processing_event.aggregates, recordings)
             cache = self.repository.cache
             if cache and (self._checked_reads or not self.repository.fastforward):
                 for aggregate_id, aggregate in processing_event.aggregates.items():

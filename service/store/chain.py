@@ -32,6 +32,16 @@ Committed = Callable[[Sequence[int], bytes], None]
 computed by this process from the events it sent."""
 
 
+class LogTimeBehindError(RuntimeError):
+    """An insert whose first event is timed before the last event in the log (issue 29, item 4): nothing of it was
+    written; ``last`` is that event's time (microseconds since the epoch), for the events to be timed again from it
+    (:class:`service.store.log_time.OrderedEventStore`)."""
+
+    def __init__(self, last: int) -> None:
+        super().__init__(f"an event is timed before the last one in the log ({last} µs after the epoch): timed again")
+        self.last = last
+
+
 class TamperedLogError(RuntimeError):
     """An aggregate's event that its chain link does not vouch for: the aggregate is not loaded (R-AUD-1)."""
 
@@ -160,11 +170,20 @@ class ChainedSQLiteRecorder(CheckedNotifications, SQLiteApplicationRecorder):
         events, chain = self.events_table_name, self.chain_table
         return [*super().construct_create_table_statements(),
                 f"CREATE TABLE IF NOT EXISTS {chain} (position INTEGER PRIMARY KEY CHECK (position >= 1), "
-                "hash BLOB NOT NULL)",
+                "hash BLOB NOT NULL, logged INTEGER)",
                 # an SQLite CHECK cannot name the rowid, and a table made before this cannot take one: triggers
                 *(f"CREATE TRIGGER IF NOT EXISTS {table}_position_{when.lower()} AFTER {when} ON {table} "
                   f"FOR EACH ROW WHEN NEW.{column} < 1 BEGIN SELECT RAISE(ABORT, '{REFUSED}'); END"
                   for table, column in ((events, "rowid"), (chain, "position")) for when in ("INSERT", "UPDATE"))]
+
+    def create_table(self) -> None:
+        """The tables, and the chain's ``logged`` column added to a chain made by an earlier version (its rows
+        keep none: no order of times is asked of them)."""
+        super().create_table()
+        with self.datastore.transaction(commit=True) as c:
+            c.execute(f"PRAGMA table_info({self.chain_table})")
+            if "logged" not in {row[1] for row in c.fetchall()}:
+                c.execute(f"ALTER TABLE {self.chain_table} ADD COLUMN logged INTEGER")
 
     def select_events(self, originator_id: UUID | str, *, gt: int | None = None, lte: int | None = None,
                       desc: bool = False, limit: int | None = None) -> Sequence[StoredEvent]:
@@ -206,9 +225,10 @@ class ChainedSQLiteRecorder(CheckedNotifications, SQLiteApplicationRecorder):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._last: tuple[int, bytes] | None = None
-        """The last link this recorder committed (position, hash): the link before the next insert's first event
-        when that event's position follows it at once, read again from the chain table otherwise."""
+        self._last: tuple[int, bytes, int | None] | None = None
+        """The last link this recorder committed (position, hash, the time of its event): the link before the next
+        insert's first event when that event's position follows it at once, read again from the chain table
+        otherwise."""
         self._linked = threading.local()  # the last link of the transaction in progress on this thread
         self.committed: Committed | None = None
         """Told of each commit once it is durable: its positions and the last link as this process computed it
@@ -216,6 +236,8 @@ class ChainedSQLiteRecorder(CheckedNotifications, SQLiteApplicationRecorder):
 
     def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int] | None:
         """Insert and chain the events in one transaction; the last link is remembered once it is committed.
+        ``times`` (keyword; microseconds since the epoch, one an event, in order): the events' times, refused with
+        :class:`LogTimeBehindError` (nothing written) if the first is before the last event's in the log.
 
         Remembering is safe without a sole writer: positions are the events table's rowids, each new one above
         the highest there, so an insert whose first position follows the remembered one at once has no event of
@@ -232,20 +254,24 @@ class ChainedSQLiteRecorder(CheckedNotifications, SQLiteApplicationRecorder):
             self.committed(positions, self._last[1])
         return positions
 
-    def _insert_events(self, c: SQLiteCursor, stored_events: Sequence[StoredEvent],
-                       **kwargs: Any) -> Sequence[int] | None:
-        positions = super()._insert_events(c, stored_events, **kwargs)
+    def _insert_events(self, c: SQLiteCursor, stored_events: Sequence[StoredEvent], *,
+                       times: Sequence[int] | None = None, **kwargs: Any) -> Sequence[int] | None:
+        positions = super()._insert_events(c, stored_events, **kwargs)  # the write lock is held from here
         if positions:
             last = self._last
             if last is not None and last[0] == positions[0] - 1:
-                previous = last[1]
+                previous, logged = last[1], last[2]
             else:
-                c.execute(f"SELECT hash FROM {self.chain_table} ORDER BY position DESC LIMIT 1")
+                c.execute(f"SELECT hash, logged FROM {self.chain_table} ORDER BY position DESC LIMIT 1")
                 row = c.fetchone()
-                previous = bytes(row[0]) if row else GENESIS
+                previous, logged = (bytes(row[0]), row[1]) if row else (GENESIS, None)
+            if times is not None and logged is not None and times[0] < logged:
+                raise LogTimeBehindError(int(logged))  # the transaction rolls back
             rows = links(previous, positions, stored_events)
-            c.executemany(f"INSERT INTO {self.chain_table} VALUES (?, ?)", rows)
-            self._linked.link = rows[-1]
+            stamped = list(times) if times is not None else [None] * len(rows)
+            c.executemany(f"INSERT INTO {self.chain_table} (position, hash, logged) VALUES (?, ?, ?)",
+                          [(position, hashed, at) for (position, hashed), at in zip(rows, stamped, strict=True)])
+            self._linked.link = (*rows[-1], stamped[-1])
         return positions
 
     def chain(self, start: int, stop: int | None = None) -> list[tuple[int, bytes]]:

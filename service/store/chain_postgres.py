@@ -8,13 +8,26 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 from uuid import UUID
 
-from eventsourcing.persistence import StoredEvent
+from eventsourcing.persistence import DatabaseError, StoredEvent
 from eventsourcing.postgres import PostgresApplicationRecorder
 from eventsourcing.utils import retry
+from psycopg import Error as PsycopgError
 from psycopg import InterfaceError, OperationalError
 from psycopg.sql import SQL, Composable, Composed, Identifier, Literal
 
-from service.store.chain import GENESIS, PAGE, CheckedNotifications, Committed, _chained_events, links
+from service.store.chain import (
+    GENESIS,
+    PAGE,
+    CheckedNotifications,
+    Committed,
+    LogTimeBehindError,
+    _chained_events,
+    links,
+)
+
+TIME_BEHIND = "PT409"
+"""The SQLSTATE the insert function raises for events timed before the last one in the log (its message: that
+event's time, microseconds since the epoch): :class:`service.store.chain.LogTimeBehindError`."""
 
 WRITTEN_OUT = 64
 """Events and reads up to which an insert's arrays are written out in its statement, an element a parameter (a
@@ -38,6 +51,16 @@ class ChainedPostgresRecorder(CheckedNotifications, PostgresApplicationRecorder)
         self.sql_create_statements.append(SQL(
             "CREATE TABLE IF NOT EXISTS {0}.{1} (position bigint PRIMARY KEY, hash bytea NOT NULL)"
         ).format(schema, Identifier(self.chain_table)))
+        # The time of each link's event (microseconds since the epoch), written under the insert's lock so that the
+        # events' times never go backwards in log order whichever instance writes them (issue 29, item 4); a chain
+        # made by an earlier version gains the column, its rows none.
+        # made by an earlier version gains the column, its rows none (looked up first: an ALTER waits for the
+        # table's readers, and the writers queue behind it, even when the column is there).
+        self.sql_create_statements.append(SQL(
+            "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = {0} AND "
+            "table_name = {1} AND column_name = 'logged') THEN ALTER TABLE {2}.{3} ADD COLUMN IF NOT EXISTS logged "
+            "bigint; END IF; END $$").format(Literal(self.datastore.schema), Literal(self.chain_table), schema,
+                                             Identifier(self.chain_table)))
         # Positions below 1 refused, in tables made before this too (NOT VALID: rows already there are left to
         # 'audit verify' and to the load check, rather than stopping the service from starting).
         for table, column in ((self.events_table_name, "notification_id"), (self.chain_table, "position")):
@@ -127,19 +150,22 @@ class ChainedPostgresRecorder(CheckedNotifications, PostgresApplicationRecorder)
 
     @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
     def insert_events(self, stored_events: Sequence[StoredEvent], *, reads: Mapping[UUID, int] | None = None,
-                      **kwargs: Any) -> Sequence[int] | None:
+                      times: Sequence[int] | None = None, **kwargs: Any) -> Sequence[int] | None:
         """Insert and chain ``stored_events`` in one statement, hence one round trip and one implicit transaction
         (issue 18, item 4): the function made by :meth:`_insert_function` locks the events table, checks that no
         aggregate of ``reads`` has an event past the version read, inserts the events in order, chains each one and
         notifies the followers with the last position (the payload lets an instance tell its own inserts from
         others', :mod:`service.grpc.follower`).  A stale version, a stale read or a command id already recorded is an
-        ``IntegrityError``, and nothing of the call is written."""
+        ``IntegrityError``, and nothing of the call is written.  ``times``: the events' times (microseconds since the
+        epoch, in order), each kept with its link; a first one before the last event's in the log is refused with
+        :class:`LogTimeBehindError` (nothing written), for the events to be timed again."""
         if not stored_events:
             return []
         read = reads or {}
         events = stored_events
         columns: list[list[Any]] = [[e.originator_id for e in events], [e.originator_version for e in events],
                                     [e.topic for e in events], [e.state for e in events],
+                                    list(times) if times is not None else [None] * len(events),
                                     list(read), list(read.values())]
         if len(stored_events) + len(read) > WRITTEN_OUT:  # a bulk insert (a store being filled): the arrays as such
             statement, params = self._insert_arrays, columns
@@ -147,19 +173,25 @@ class ChainedPostgresRecorder(CheckedNotifications, PostgresApplicationRecorder)
             shape = (len(stored_events), len(read))
             statement = self._inserts.get(shape) or self._insert_statement(*shape)
             params = [value for column in columns for value in column]
-        with self.datastore.get_connection() as conn, conn.cursor() as curs:
-            curs.execute(statement, params, prepare=True)
-            rows = curs.fetchall()
+        try:
+            with self.datastore.get_connection() as conn, conn.cursor() as curs:
+                curs.execute(statement, params, prepare=True)
+                rows = curs.fetchall()
+        except DatabaseError as error:
+            cause = error.__cause__
+            if isinstance(cause, PsycopgError) and cause.sqlstate == TIME_BEHIND and cause.diag.message_primary:
+                raise LogTimeBehindError(int(cause.diag.message_primary)) from None
+            raise
         positions = [int(row["inserted"]) for row in rows]
         if positions and self.committed is not None:  # the links as this process computes them from its events
             self.committed(positions, links(bytes(rows[0]["before"]), positions, stored_events)[-1][1])
         return positions
 
     def _insert_types(self) -> list[Composable]:
-        """The element types of the insert function's arrays: the events' ids, versions, topics, states, then the
-        reads' ids and versions."""
+        """The element types of the insert function's arrays: the events' ids, versions, topics, states, times,
+        then the reads' ids and versions."""
         id_type = Identifier(self.datastore.originator_id_type)
-        return [id_type, SQL("bigint"), SQL("text"), SQL("bytea"), id_type, SQL("bigint")]
+        return [id_type, SQL("bigint"), SQL("text"), SQL("bytea"), SQL("bigint"), id_type, SQL("bigint")]
 
     def _insert_call(self, arguments: list[Composed]) -> bytes:
         """The statement calling the insert function with these arguments."""
@@ -170,7 +202,7 @@ class ChainedPostgresRecorder(CheckedNotifications, PostgresApplicationRecorder)
     def _insert_statement(self, events: int, reads: int) -> bytes:
         """The call of the insert function for so many events and reads, each array written out, an element a
         parameter (made once per shape)."""
-        counts = (events, events, events, events, reads, reads)
+        counts = (events, events, events, events, events, reads, reads)
         statement = self._insert_call([SQL("ARRAY[{0}]::{1}[]").format(SQL(", ").join([SQL("%s")] * count), of)
                                        for count, of in zip(counts, self._insert_types(), strict=True)])
         self._inserts[events, reads] = statement
@@ -187,9 +219,9 @@ class ChainedPostgresRecorder(CheckedNotifications, PostgresApplicationRecorder)
                                  Identifier(self.events_table_name))
         return SQL(
             "CREATE OR REPLACE FUNCTION {schema}.{function}(ids {id_type}[], versions bigint[], topics text[], "
-            "states bytea[], read_ids {id_type}[], read_versions bigint[]) "
+            "states bytea[], times bigint[], read_ids {id_type}[], read_versions bigint[]) "
             "RETURNS TABLE (inserted bigint, before bytea) LANGUAGE plpgsql AS $BODY$ "
-            "DECLARE previous bytea; at bigint; originator bytea; topic bytea; "
+            "DECLARE previous bytea; last bigint; at bigint; originator bytea; topic bytea; "
             "BEGIN "
             "SET LOCAL lock_timeout = {timeout}; "
             "LOCK TABLE {schema}.{events} IN EXCLUSIVE MODE; "
@@ -197,7 +229,9 @@ class ChainedPostgresRecorder(CheckedNotifications, PostgresApplicationRecorder)
             "FROM {schema}.{events} x WHERE x.originator_id = r.id AND x.originator_version > r.version)) THEN "
             "RAISE EXCEPTION 'an aggregate the command read has changed since it was read: read it again' "
             "USING ERRCODE = 'unique_violation'; END IF; "
-            "SELECT c.hash INTO previous FROM {schema}.{chain} c ORDER BY c.position DESC LIMIT 1; "
+            "SELECT c.hash, c.logged INTO previous, last FROM {schema}.{chain} c ORDER BY c.position DESC LIMIT 1; "
+            "IF last IS NOT NULL AND times[1] < last THEN "
+            "RAISE EXCEPTION USING ERRCODE = {time_behind}, MESSAGE = last::text; END IF; "
             "previous := COALESCE(previous, {genesis}::bytea); "
             "FOR i IN 1 .. COALESCE(array_length(ids, 1), 0) LOOP "
             "INSERT INTO {schema}.{events} (originator_id, originator_version, topic, state) "
@@ -208,13 +242,13 @@ class ChainedPostgresRecorder(CheckedNotifications, PostgresApplicationRecorder)
             "previous := sha256(previous || int8send(at) || int4send(octet_length(originator)) || originator "
             "|| int8send(versions[i]) || int4send(octet_length(topic)) || topic "
             "|| int4send(octet_length(states[i])) || states[i]); "
-            "INSERT INTO {schema}.{chain} (position, hash) VALUES (at, previous); "
+            "INSERT INTO {schema}.{chain} (position, hash, logged) VALUES (at, previous, times[i]); "
             "RETURN NEXT; "
             "END LOOP; "
             "PERFORM pg_notify({channel_name}, at::text); "
             "END; $BODY$"
         ).format(schema=schema, function=Identifier(self._insert_function_name), chain=chain, events=events,
-                 channel_name=Literal(self.channel_name),
+                 channel_name=Literal(self.channel_name), time_behind=Literal(TIME_BEHIND),
                  timeout=Literal(f"{self.datastore.lock_timeout}s"), genesis=Literal(GENESIS),
                  id_type=Identifier(self.datastore.originator_id_type))
 
