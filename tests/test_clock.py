@@ -20,13 +20,15 @@ import shutil
 import subprocess
 import time
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from service.app import clock
+from service.app import clock, significant
+from service.app.application import PokerTables
 from service.app.clock import (
     STA_UNSYNC,
     ClockReading,
@@ -43,6 +45,7 @@ from service.app.clock import (
 from service.cli.main import main
 from service.cli.settings import KEYS, SettingsError, settings
 from service.grpc.metrics import ServiceMetrics
+from service.store.persistence import environment
 from tests.test_alert_rules import RULE_TESTS, RULES, _run, promtool  # noqa: F401 -- promtool: a fixture
 from tests.test_observability import json_lines, scrape, serve
 
@@ -355,3 +358,34 @@ def test_the_clock_rules_unit_tests_fail_a_rule_that_pages_too_soon_or_misses_a_
     shutil.copy(RULE_TESTS, tmp_path / RULE_TESTS.name)
     done = _run(promtool, "test", "rules", RULE_TESTS.name, cwd=tmp_path)
     assert done.returncode != 0 and "FAILED" in done.stdout + done.stderr
+
+
+def test_r_aud_1_each_change_of_the_clock_is_a_significant_event_once(tmp_path: Path) -> None:
+    """Issue 29, item 2: the clock's findings are in the log (``pokertable report significant``), one a change."""
+    app = PokerTables(env=environment(f"sqlite:///{tmp_path / 'tables.db'}"))
+    since = datetime.now(UTC)
+    settled = ClockReading(synchronised=True, max_error_us=3_000, est_error_us=500, source="adjtimex")
+    watch = ClockWatch(0.5, Fed(GOOD, UNSYNCHRONISED, UNSYNCHRONISED, DRIFTING, settled))
+    watch.on_change = lambda state, said: significant.record(app, "clock", f"{state}: {said}", instance="mesa-1")
+    for _ in range(5):
+        watch.check()
+    found = [(entry.kind, entry.detail.split(":")[0], entry.instance)
+             for entry in significant.entries(app, since, datetime.now(UTC))]
+    assert found == [("clock", state, "mesa-1") for state in ("good", "unsynchronised", "max-error", "good")]
+
+
+def test_a_clock_finding_the_log_could_not_take_is_told_again_at_the_next_check(
+        records: Callable[[], list[logging.LogRecord]]) -> None:
+    told: list[str] = []
+
+    def refusing(state: str, said: str) -> None:
+        told.append(state)
+        if len(told) == 1:
+            raise OSError("the store does not answer")
+
+    watch = ClockWatch(0.5, Fed(UNSYNCHRONISED, UNSYNCHRONISED, UNSYNCHRONISED))
+    watch.on_change = refusing
+    for _ in range(3):
+        watch.check()
+    assert told == ["unsynchronised", "unsynchronised"]  # refused once, recorded at the next check, then quiet
+    assert any("could not be recorded in the log: the store does not answer" in r.getMessage() for r in records())

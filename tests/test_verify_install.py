@@ -20,6 +20,7 @@ import subprocess
 import sys
 import zipfile
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -29,6 +30,7 @@ import pokertable.release
 from domain.banked.thb import STANDARD_LIMITS, ThbSettings
 from domain.circle.settings import BettingStructure, TableSettings
 from pokertable.release import MANIFEST_NAME, Manifest, verify_installation
+from service.app import significant
 from service.app.application import PokerTables
 from service.app.install_check import KIND, alert_words, check_installation, watch_installation
 from service.cli.main import main as command_line
@@ -253,8 +255,13 @@ def test_the_service_holds_for_a_missing_manifest_and_watches_on_a_thread(
         watching.cancel()
 
     head = app.recorder.max_notification_id()
+    since = datetime.now(UTC)
     asyncio.run(one_interval())
-    assert app.recorder.max_notification_id() == head  # the same finding: recorded once
+    new = [n.topic.rsplit(":", 1)[-1] for n in app.recorder.select_notifications((head or 0) + 1, 100)]
+    assert "ProcessedCommand.Processed" in new and not any("Alert" in topic or "Hold" in topic for topic in new)
+    # the same finding: no alert again; the watch's first finding is a significant event (issue 29, item 2)
+    [entry] = significant.entries(app, since, datetime.now(UTC))
+    assert entry.kind == KIND and entry.detail.startswith("CHANGED: ") and "no usable release manifest" in entry.detail
 
 
 def test_the_service_never_alerts_on_a_development_install(app: PokerTables) -> None:

@@ -175,6 +175,10 @@ class ClockWatch:
         """The last reading (None: none yet, or the clock could not be read at the last check)."""
         self.state: str | None = None
         """``good``, ``unsynchronised``, ``max-error`` or ``unreadable`` (None: not checked yet)."""
+        self.on_change: Callable[[str, str], None] | None = None
+        """Told of each change of state (the new state and its words), after it is logged: the service records it
+        as a significant event (``clock``, :mod:`service.app.significant`). A failure to record it is logged and
+        told again at the next check."""
 
     def check(self) -> ClockReading | None:
         """Read the clock, keep the reading and log if its state changed (see the module); the reading (None: it
@@ -203,8 +207,14 @@ class ClockWatch:
     def _become(self, state: str, level: int, message: str, said: str, fields: dict[str, object]) -> None:
         if state == self.state:
             return
-        self.state = state
         _log.log(level, message, said, extra={"fields": {"event": f"clock-{state}", **fields}})
+        if self.on_change is not None:
+            try:
+                self.on_change(state, said)
+            except Exception as error:  # the store does not answer: the state is told again at the next check
+                _log.error("clock: the finding could not be recorded in the log: %s", error)
+                return
+        self.state = state
 
 
 def synchronised_gauge(watch: ClockWatch | None) -> float:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from domain.errors import RuleError
 from domain.holds import MAX_ALERT_DETAIL
 from pokertable.release import Installation, verify_installation
+from service.app import significant
 from service.app.access import ServiceError
 
 if TYPE_CHECKING:
@@ -81,13 +82,23 @@ def check_installation(app: PokerTables, package: Path | None = None) -> tuple[I
     return found, raised
 
 
-async def watch_installation(app: PokerTables, every: float, package: Path | None = None) -> None:
+async def watch_installation(app: PokerTables, every: float, package: Path | None = None, *,
+                             instance: str | None = None) -> None:
     """Check the installation at once, then every ``every`` seconds until cancelled, each check on a thread of its
     own; a development install is said once and not checked again. A check that fails (the store does not answer
-    the alert) is logged and made again at the next interval."""
+    the alert) is logged and made again at the next interval. Each change of what is found (the first check, a
+    difference, another difference, intact again) is a significant event (``software-integrity``, recorded by
+    ``instance``, default this host), once."""
+    recorded: str | None = None
+    instance = instance or significant.host()
     while True:
         try:
             found, _ = await asyncio.to_thread(check_installation, app, package)
+            if not found.development:
+                said = "intact: " + found.summary() if found.intact else "CHANGED: " + alert_words(found)
+                if said != recorded:
+                    await asyncio.to_thread(significant.record, app, KIND, said, instance=instance)
+                    recorded = said
         except Exception as error:
             _log.error("installation: the check could not be made or recorded: %s", error)
         else:

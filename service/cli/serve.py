@@ -140,8 +140,12 @@ def run(args: argparse.Namespace) -> int:
         monitor, zone = chosen.shuffler_monitor(), ZoneInfo(args.tz)
         shufflers = watch_shufflers(app, monitor, zone, args.shuffler_check_every) \
             if args.shuffler_check_every > 0 else None
-        installation = watch_installation(app, args.verify_install_every) if args.verify_install_every > 0 else None
+        installation = watch_installation(app, args.verify_install_every, instance=instance) \
+            if args.verify_install_every > 0 else None
         clock = ClockWatch(args.clock_max_error) if args.clock_check_every > 0 else None
+        if clock is not None:  # each change of the clock's state, a significant event (issue 29, item 2)
+            clock.on_change = lambda state, said: significant.record(app, "clock", f"{state}: {said}",
+                                                                     instance=instance)
         clocks = watch_clock(clock, args.clock_check_every) if clock is not None else None
         asyncio.run(_until_stopped(_service(args, app, stations, credentials=credentials, ready=ready, warm=warm,
                                             listener=listener, floor_token=floor_token,
