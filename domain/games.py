@@ -43,7 +43,8 @@ class Game:
     table_class: type[Table] | type[BankedTable]
     hand_class: type[Hand] | type[ThbHand] | type[CdpHand]
     hand_id: Callable[[UUID, int], UUID]
-    """The id of hand ``number`` of the table with this id (deterministic: a watcher knows it before it exists)."""
+    """The id of hand ``number`` of the table whose hands' namespace this is
+    (:attr:`domain.tables.TableRecord.hands_namespace`; deterministic: a watcher knows it before it exists)."""
     summarise: Callable[[Any, list[Any]], dict[str, Any]]
     """A hand and its events → what a search lists: number, times, seats (or boxes), outcome, pot, winners, net."""
     state: Callable[[Any], dict[str, Any]]

@@ -30,13 +30,16 @@ R-CARD-2 the next hand is played with a 52-card deck, not 32
 
 from __future__ import annotations
 
-from uuid import UUID
+import re
+from uuid import UUID, uuid5
 
 from domain.alerts import AlertBook
 from domain.cards.decks import DeckIdentity
 from domain.device_reports import DeckAlternationError, DeviceReport, alternation_problem, is_shuffler_report
 from domain.holds import HoldBook, report_hold, verify_raised_alert
 from domain.reconstruction_requests import request_problem
+
+_HANDS_KEY = re.compile("[0-9a-f]{32}")
 
 LANGUAGES = ("es", "en")
 """The languages of a table's stations (its croupier's screen): Spanish, the default of a Spanish casino, or English."""
@@ -54,6 +57,7 @@ class TableRecord(HoldBook, AlertBook):
     last_deck_colour: str | None
     shuffler: dict[str, str] | None
     dealer: dict[str, str] | None
+    id: UUID  # the aggregate's (eventsourcing's)
     version: int
     """The aggregate's version (its events' count): an alert is named at the table by its event's version."""
 
@@ -75,6 +79,20 @@ class TableRecord(HoldBook, AlertBook):
     def hand_id(self, number: int) -> UUID:
         """The id of hand ``number`` of this table (each family's hands have their own)."""
         raise NotImplementedError
+
+    @staticmethod
+    def verify_hands_key(key: str) -> None:
+        """A table's hands' key: 32 lower-case hex digits (a random UUID's, given by the service), or none."""
+        if key and not _HANDS_KEY.fullmatch(key):
+            raise ValueError("a table's hands' key is 32 lower-case hex digits (R-AUD-1)")
+
+    @property
+    def hands_namespace(self) -> UUID:
+        """The namespace of this table's hands' ids: from the table's id and the key it was opened with, so that no
+        two stores, hence no two casinos, give one id to two hands (issue 29, item 5); a table opened before the key
+        existed keeps its hands' ids as they were (the table's id: its name)."""
+        key = getattr(self, "hands_key", "")  # a snapshot taken before the key existed has none
+        return uuid5(self.id, f"hands/{key}") if key else self.id
 
     # -- decks (R-DECK-2, R-CARD-2) -----------------------------------------------------------------
 

@@ -35,15 +35,18 @@ class BankedHand(Aggregate):
 
     @classmethod
     def hand_id(cls, table_id: UUID, number: int) -> UUID:
-        """Deterministic ids: the table and the hand number."""
+        """Deterministic ids: the table's hands' namespace (:attr:`domain.tables.TableRecord.hands_namespace`; the
+        table's id for a table opened before it) and the hand number."""
         return uuid5(table_id, f"{cls.ID_PREFIX}/{number}")
 
     @classmethod
-    def _open(cls, table_id: UUID, number: int, settings: dict[str, Any], deck: DeckIdentity) -> Self:
+    def _open(cls, table_id: UUID, number: int, settings: dict[str, Any], deck: DeckIdentity,
+              hands: UUID | None = None) -> Self:
         if deck.size != 52:
             raise cls.ERROR("the game is dealt from 52 cards", rule=cls.RULE)
         deck_data = {"size": deck.size, "colour": deck.colour.value, "label": deck.label}
-        return cls._create(cls.Started, id=cls.hand_id(table_id, number), table_id=table_id, number=number,
+        return cls._create(cls.Started, id=cls.hand_id(table_id if hands is None else hands, number),
+                           table_id=table_id, number=number,
                            settings=settings, deck=deck_data)
 
     @property

@@ -65,9 +65,11 @@ class CdpHand(BankedHand):
         self.void_rule: str | None = None
 
     @classmethod
-    def start(cls, table_id: UUID, number: int, settings: CdpSettings, deck: DeckIdentity) -> CdpHand:
-        """Open a hand for antes; 52 cards."""
-        return cls._open(table_id, number, settings.to_dict(), deck)
+    def start(cls, table_id: UUID, number: int, settings: CdpSettings, deck: DeckIdentity, *,
+              hands: UUID | None = None) -> CdpHand:
+        """Open a hand for antes; 52 cards. ``hands``: the namespace of the table's hands' ids (default: the
+        table's id)."""
+        return cls._open(table_id, number, settings.to_dict(), deck, hands)
 
     # -- queries ------------------------------------------------------------------------------------
 

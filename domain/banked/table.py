@@ -47,8 +47,11 @@ class BankedTable(TableRecord, Aggregate):
         return uuid5(TABLES_NAMESPACE, f"banked-table/{name}")
 
     @event("Opened")
-    def __init__(self, *, name: str, game: str, settings: dict[str, Any], language: str = LANGUAGES[0]) -> None:
+    def __init__(self, *, name: str, game: str, settings: dict[str, Any], language: str = LANGUAGES[0],
+                 hands_key: str = "") -> None:
         self.name, self.game, self.settings_data = name, game, dict(settings)
+        self.hands_key = hands_key
+        """What makes its hands' ids its own in every store (:attr:`hands_namespace`; tables opened before: none)."""
         self.language = language
         """The language of the table's stations (domain.tables.LANGUAGES; tables opened before it: Spanish)."""
         self.reset_record()
@@ -57,12 +60,17 @@ class BankedTable(TableRecord, Aggregate):
 
     @classmethod
     def open(cls, name: str, game: str, settings: ThbSettings | CdpSettings,
-             language: str = LANGUAGES[0]) -> BankedTable:
-        """Open a table of ``game`` (``holdem-bonus`` or ``casino-draw``) with its stations' language."""
+             language: str = LANGUAGES[0], hands_key: str = "") -> BankedTable:
+        """Open a table of ``game`` (``holdem-bonus`` or ``casino-draw``) with its stations' language; ``hands_key``
+        (32 hex digits, random, given by the service) makes its hands' ids unique (:attr:`hands_namespace`)."""
         if game not in GAMES or not isinstance(settings, GAMES[game][1]):
             raise BankedTableError(f"unknown game {game!r} or settings of another game", rule="R-AUD-1")
         verify_name(name)  # R-AUD-1: no control, format or invisible character (domain.names)
-        return cls(name=name, game=game, settings=settings.to_dict(), language=language)
+        try:
+            cls.verify_hands_key(hands_key)
+        except ValueError as error:
+            raise BankedTableError(str(error), rule="R-AUD-1") from None
+        return cls(name=name, game=game, settings=settings.to_dict(), language=language, hands_key=hands_key)
 
     @property
     def settings(self) -> ThbSettings | CdpSettings:
@@ -71,7 +79,7 @@ class BankedTable(TableRecord, Aggregate):
 
     def hand_id(self, number: int) -> UUID:
         """The id of hand ``number`` of this table."""
-        return GAMES[self.game][0].hand_id(self.id, number)
+        return GAMES[self.game][0].hand_id(self.hands_namespace, number)
 
     def start_hand(self, deck: DeckIdentity, casino: Sequence[Hold] = ()) -> ThbHand | CdpHand:
         """Open the next hand for bets; save the table and the hand together.  Refused while an alert holds the table
@@ -88,9 +96,10 @@ class BankedTable(TableRecord, Aggregate):
         hand_class = GAMES[self.game][0]
         settings = self.settings
         if isinstance(settings, ThbSettings) and hand_class is ThbHand:
-            hand: ThbHand | CdpHand = ThbHand.start(self.id, self.hands_started + 1, settings, deck)
+            hand: ThbHand | CdpHand = ThbHand.start(self.id, self.hands_started + 1, settings, deck,
+                                                    hands=self.hands_namespace)
         elif isinstance(settings, CdpSettings):
-            hand = CdpHand.start(self.id, self.hands_started + 1, settings, deck)
+            hand = CdpHand.start(self.id, self.hands_started + 1, settings, deck, hands=self.hands_namespace)
         else:  # pragma: no cover
             raise AssertionError(self.game)
         self._hand_started(hand_id=hand.id, number=self.hands_started + 1, deck_colour=deck.colour.value)

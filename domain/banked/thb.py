@@ -81,9 +81,11 @@ class ThbHand(ThbPlay, ThbIrregularities, BankedHand):
         self.reconstructions = 0
 
     @classmethod
-    def start(cls, table_id: UUID, number: int, settings: ThbSettings, deck: DeckIdentity) -> ThbHand:
-        """Open a hand for bets (R-THB-1: a 52-card deck)."""
-        return cls._open(table_id, number, settings.to_dict(), deck)
+    def start(cls, table_id: UUID, number: int, settings: ThbSettings, deck: DeckIdentity, *,
+              hands: UUID | None = None) -> ThbHand:
+        """Open a hand for bets (R-THB-1: a 52-card deck). ``hands``: the namespace of the table's hands' ids
+        (default: the table's id)."""
+        return cls._open(table_id, number, settings.to_dict(), deck, hands)
 
     # -- queries ------------------------------------------------------------------------------------
 

@@ -47,7 +47,9 @@ class Hand(HandQueries, HandPlay, HandShowdown, HandCorrections, Aggregate):
 
     @staticmethod
     def create_id(table_id: UUID, number: int, **_: Any) -> UUID:
-        """Hands have deterministic ids: the table's id and the hand number."""
+        """Hands have deterministic ids: the table's hands' namespace
+        (:attr:`domain.tables.TableRecord.hands_namespace`; the table's id for a table opened before it) and the hand
+        number."""
         return uuid5(table_id, f"hand/{number}")
 
     class Started(Aggregate.Created):
@@ -108,10 +110,12 @@ class Hand(HandQueries, HandPlay, HandShowdown, HandCorrections, Aggregate):
         deck: DeckIdentity,
         openers: Rank = Rank.JACK,
         carried_pot: int = 0,
+        hands: UUID | None = None,
     ) -> Hand:
         """Start a hand: seats in dealing order (clockwise from the button; in stud from the croupier's left),
         their stacks, and the deck in play; the antes and blinds are posted at once (R-CIRC-2, R-FLOP-1).
-        Five-card draw also takes the openers in force and the pot carried from blank hands (R-DRAW-3)."""
+        Five-card draw also takes the openers in force and the pot carried from blank hands (R-DRAW-3). ``hands``:
+        the namespace of the table's hands' ids (default: the table's id)."""
         if len(set(seats)) != len(seats) or len(seats) != len(stacks):
             raise HandRuleError("each seat once, with its stack", rule="R-CIRC-2")
         expected = settings.deck_for(len(seats))
@@ -119,7 +123,9 @@ class Hand(HandQueries, HandPlay, HandShowdown, HandCorrections, Aggregate):
             rule = "R-DRAW-8" if settings.deck_by_players else "R-CARD-2"
             raise HandRuleError(f"this hand is played with a {expected}-card deck, not {deck.size}", rule=rule)
         HandState(settings, list(stacks), deck_size=deck.size, openers=openers, dead_money=carried_pot)  # validates
-        hand = cls(
+        hand = cls._create(
+            cls.Started,
+            id=cls.create_id(table_id if hands is None else hands, number),
             table_id=table_id,
             number=number,
             settings=settings.to_dict(),

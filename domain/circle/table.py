@@ -40,8 +40,11 @@ class Table(TableRecord, Aggregate):
         return uuid5(TABLES_NAMESPACE, f"table/{name}")
 
     @event("Opened")
-    def __init__(self, *, name: str, settings: dict[str, Any], seat_count: int, language: str = LANGUAGES[0]) -> None:
+    def __init__(self, *, name: str, settings: dict[str, Any], seat_count: int, language: str = LANGUAGES[0],
+                 hands_key: str = "") -> None:
         self.name = name
+        self.hands_key = hands_key
+        """What makes its hands' ids its own in every store (:attr:`hands_namespace`; tables opened before: none)."""
         self.language = language
         """The language of the table's stations (domain.tables.LANGUAGES; tables opened before it: Spanish)."""
         self.settings = TableSettings.from_dict(settings)
@@ -67,12 +70,18 @@ class Table(TableRecord, Aggregate):
 
     @classmethod
     def open(cls, name: str, settings: TableSettings, seat_count: int = MAX_SEATS,
-             language: str = LANGUAGES[0]) -> Table:
-        """Open a table with its settings and its stations' language."""
+             language: str = LANGUAGES[0], hands_key: str = "") -> Table:
+        """Open a table with its settings and its stations' language; ``hands_key`` (32 hex digits, random, given
+        by the service) makes its hands' ids unique to this table of this store (:attr:`hands_namespace`)."""
         verify_name(name)  # R-AUD-1: no control, format or invisible character (domain.names)
         if not 2 <= seat_count <= MAX_SEATS:
             raise HandRuleError(f"a table has 2 to {MAX_SEATS} seats", rule="R-CIRC-2")
-        return cls(name=name, settings=settings.to_dict(), seat_count=seat_count, language=language)
+        try:
+            cls.verify_hands_key(hands_key)
+        except ValueError as error:
+            raise HandRuleError(str(error), rule="R-AUD-1") from None
+        return cls(name=name, settings=settings.to_dict(), seat_count=seat_count, language=language,
+                   hands_key=hands_key)
 
     # -- seats --------------------------------------------------------------------------------------
 
@@ -179,7 +188,8 @@ class Table(TableRecord, Aggregate):
             button, order = players[-1], players
         number = self.hands_started + 1
         hand = Hand.start(self.id, number, self.settings, seats=order, stacks=[self.stacks[s] for s in order],
-                          button_seat=button, deck=deck, openers=self.openers, carried_pot=self.carried_pot)
+                          button_seat=button, deck=deck, openers=self.openers, carried_pot=self.carried_pot,
+                          hands=self.hands_namespace)
         self._hand_started(hand_id=hand.id, number=number, button_seat=button, deck_colour=deck.colour.value)
         return hand
 
@@ -266,7 +276,7 @@ class Table(TableRecord, Aggregate):
 
     def hand_id(self, number: int) -> UUID:
         """The id of hand ``number`` of this table."""
-        return Hand.create_id(self.id, number)
+        return Hand.create_id(self.hands_namespace, number)
 
     @event("ReconstructionRequested")
     def _reconstruction_requested(self, *, hand_id: UUID, number: int, pit_boss: str, reason: str) -> None:

@@ -23,7 +23,7 @@ import hashlib
 import threading
 from collections.abc import Callable, Mapping
 from typing import Any
-from uuid import NAMESPACE_URL, UUID, uuid5
+from uuid import NAMESPACE_URL, UUID, uuid4, uuid5
 
 from eventsourcing.domain import Aggregate, DomainEventProtocol, event
 from eventsourcing.persistence import EventStore, InfrastructureFactory, Recording
@@ -193,7 +193,7 @@ class PokerTables(CommandUnit, TableAccountsBook, AlertAcknowledgements, AlertHo
         """Open a table (its name is its identity) and its stations' language."""
         def change() -> tuple[dict[str, Any], list[Aggregate]]:
             self._verify_name_free(name)
-            table = Table.open(name, settings, seat_count, language)
+            table = Table.open(name, settings, seat_count, language, hands_key=uuid4().hex)  # issue 29, item 5
             return {"table": name, "table_id": str(table.id)}, [table]
 
         return self._execute(command_id, name, change, ("open_table", settings, seat_count, language))
@@ -335,7 +335,7 @@ class PokerTables(CommandUnit, TableAccountsBook, AlertAcknowledgements, AlertHo
         """Open a Texas Hold'em Bonus or Casino Draw Poker table, and its stations' language."""
         def change() -> tuple[dict[str, Any], list[Aggregate]]:
             self._verify_name_free(name)
-            table = BankedTable.open(name, game, settings, language)
+            table = BankedTable.open(name, game, settings, language, hands_key=uuid4().hex)
             return {"table": name, "table_id": str(table.id)}, [table]
 
         return self._execute(command_id, name, change, ("open_banked_table", game, settings, language))

@@ -51,6 +51,7 @@ class ServicerBase:
         self._owners: dict[UUID, str] = {}  # the floor's stream: each table's and hand's id -> the table's name
         self._owners_next: dict[str, tuple[UUID, int]] = {}  # by table name: its next hand's id and number
         self._owners_position = 0  # the log position the owners were last learnt at
+        self._namespaces: dict[str, UUID] = {}  # by table name: its hands' namespace (domain.tables.TableRecord)
         self._owners_lock = threading.Lock()
         self._loop, self._loop_thread = asyncio.get_running_loop(), threading.get_ident()
         app.on_stored = self._stored_now

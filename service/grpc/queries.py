@@ -74,7 +74,7 @@ class QueryRpcs(ServicerBase):
         number = view["hands_started"] if hand is not None else 0
         if number and shows:  # a hand started meanwhile: recorded before it is shown (else remembered: nothing)
             self._record_views([(table, number)], "GetTable", viewer)
-        hand_id = str(game.hand_id(game.table_class.create_id(table), number)) if number else ""
+        hand_id = str(record.hand_id(number)) if number else ""
         return table_view(game, table, hands_started=view["hands_started"], hand_id=hand_id, hand_number=number,
                           position=position, time=None, detail=DETAILS[game.family](view, hand),
                           dealer=view.get("dealer", ""), language=view["language"], held=holds(view))
@@ -84,14 +84,15 @@ class QueryRpcs(ServicerBase):
         past = self.app.table_at(table, position=position, moment=at)
         hand = past["hand"]
         number = past["hands_started"] if hand is not None else 0
+        record = self.app.any_table(table)  # its hands' namespace (the cached copy: no read of the store)
         if hand is not None:
             # a hand of the past that is still in progress is live: the delay policy, and its view is recorded
-            live = game.hand_id(game.table_class.create_id(table), number) in self.app.hole_cards.live_hands(table)
+            live = record.hand_id(number) in self.app.hole_cards.live_hands(table)
             sees = self.app.hole_cards.shows_down_cards(viewer, table, hand_live=live)
             if live and sees:
                 self._record_views([(table, number)], "GetTable", viewer)  # R-AUD-1: before the cards are shown
             hand = HISTORY_VISIBILITY[game.family](hand, sees_down_cards=sees)
-        hand_id = str(game.hand_id(game.table_class.create_id(table), number)) if number else ""
+        hand_id = str(record.hand_id(number)) if number else ""
         time = datetime.fromisoformat(past["time"]) if past["time"] not in ("", "None") else None
         return table_view(game, table, hands_started=past["hands_started"], hand_id=hand_id, hand_number=number,
                           position=past["position"], time=time, detail=DETAILS[game.family](past, hand),

@@ -18,7 +18,6 @@ from eventsourcing.persistence import Notification
 from google.protobuf.struct_pb2 import Struct
 
 from domain.audit_findings import FINDINGS_ID
-from domain.games import game_of
 from domain.hole_card_views import TOPICS as VIEW_TOPICS
 from domain.reconstruction import event_data
 from service.api import table_service_pb2 as svc
@@ -124,7 +123,7 @@ class StreamRpcs(ServicerBase):
         game: its hands' ids follow from the table's by the game's rule, ``domain.games``); the live hands whose
         face-down cards they show are added to ``shown``."""
         record = self.app.any_table(table)
-        next_hand = game_of(record).hand_id(record.id, record.hands_started + 1)
+        next_hand = record.hand_id(record.hands_started + 1)
         ours = {record.id, *self.app.hands_of(table)}
         live = live_hands_of(record)  # read before the page: a hand that ends meanwhile is still taken as live
         notifications = self.app.recorder.select_notifications(start=after + 1, limit=WATCH_PAGE)
@@ -216,8 +215,8 @@ class StreamRpcs(ServicerBase):
             table = self._owners.get(originator)
         if table is not None and self._owners_next.get(table, (None, 0))[0] == originator:
             number = self._owners_next[table][1] + 1  # the table's next hand started: the one after it is next
-            game = self._game(table)  # the hand's id follows from the table's (domain.games): no read of the table
-            following = game.hand_id(game.table_class.create_id(table), number)
+            # the hand's id follows from the table's hands' namespace (domain.games): no read of the table
+            following = self._game(table).hand_id(self._namespaces[table], number)
             self._owners[following], self._owners_next[table] = table, (following, number)
         return table
 
@@ -230,6 +229,7 @@ class StreamRpcs(ServicerBase):
             for name in names:
                 record = self.app.any_table(name)
                 self._owners[record.id] = name
+                self._namespaces[name] = record.hands_namespace
                 for number in range(self._owners_next.get(name, (None, 0))[1] + 1, record.hands_started + 2):
                     self._owners[record.hand_id(number)] = name
                 self._owners_next[name] = (record.hand_id(record.hands_started + 1), record.hands_started + 1)
