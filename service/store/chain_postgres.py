@@ -137,12 +137,18 @@ class ChainedPostgresRecorder(CheckedNotifications, PostgresApplicationRecorder)
     def max_versions(self, originator_ids: Sequence[UUID]) -> dict[UUID, int]:
         """Each aggregate's last version (those with no event left out), in one query: what a view of many tables
         asks before it trusts its cached copies (:meth:`service.app.reads.CachedReads.current_as_of_now`)."""
-        statement = SQL("SELECT originator_id, MAX(originator_version) AS version FROM {0}.{1} WHERE originator_id = "
-                        "ANY(%s) GROUP BY originator_id").format(Identifier(self.datastore.schema),
-                                                                  Identifier(self.events_table_name))
+        # Each aggregate's last version is the first entry of its (originator_id, originator_version) index read
+        # backwards: one index probe an aggregate, whatever its length (a GROUP BY read every event of each table,
+        # 143 ms at 0.9 M events; issue 30, item 4).
+        statement = SQL("SELECT a.id AS originator_id, (SELECT e.originator_version FROM {0}.{1} e WHERE "
+                        "e.originator_id = a.id ORDER BY e.originator_version DESC LIMIT 1) AS version "
+                        "FROM unnest(%s::{2}[]) AS a(id)").format(
+            Identifier(self.datastore.schema), Identifier(self.events_table_name),
+            Identifier(self.datastore.originator_id_type))
         with self.datastore.get_connection() as conn, conn.cursor() as curs:
             curs.execute(statement, (list(originator_ids),))
-            return {UUID(str(row["originator_id"])): int(row["version"]) for row in curs.fetchall()}
+            return {UUID(str(row["originator_id"])): int(row["version"]) for row in curs.fetchall()
+                    if row["version"] is not None}
 
     checks_reads = True
     """``insert_events`` takes ``reads`` (aggregate id: version read) and refuses the insert if any has changed since:
