@@ -14,10 +14,11 @@ from pathlib import Path
 from types import TracebackType
 
 from service.app.application import PokerTables
-from service.store.keyring import finish_rotation, journal_path, keyring_path, trust_key
+from service.store.keyring import finish_rotation, journal_path, keyring_path, load_keyring, trust_key
 from service.store.persistence import SoleWriter, claim_sole_writer, environment
 from service.store.signer import HeadSigner
 from service.store.signing import load_or_create_signing_key
+from service.store.snapshots import use_keys
 
 
 @dataclass
@@ -94,6 +95,7 @@ def open_signed_store(url: str, key_path: Path, every: int, *, writer: str = "")
     try:
         key = finish_rotation(store.app, key_path, key)
         store.signer = HeadSigner(store.app, key, every, writer=writer, journal=journal_path(key_path, writer))
+        use_keys(store.app.snapshots, key, load_keyring(keyring_path(key_path)))  # the tables' snapshots
         unsigned = store.signer.start()
     except BaseException:
         store.close()

@@ -20,13 +20,15 @@ service instances on one PostgreSQL never both apply conflicting commands: the l
 from __future__ import annotations
 
 import hashlib
+import logging
 import threading
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, ClassVar
 from uuid import NAMESPACE_URL, UUID, uuid4, uuid5
 
+from eventsourcing.application import ProcessingEvent
 from eventsourcing.domain import Aggregate, DomainEventProtocol, event
-from eventsourcing.persistence import EventStore, InfrastructureFactory, Recording
+from eventsourcing.persistence import EventStore, InfrastructureFactory, JSONTranscoder, Recording
 from eventsourcing.utils import Environment, get_topic
 
 from domain.banked.cdp import CdpSettings
@@ -79,7 +81,11 @@ from service.app.visibility import reconstruction_step
 from service.store.group_commit import GroupCommit
 from service.store.log_time import OrderedEventStore
 from service.store.persistence import READ_ONLY, read_only_connections
+from service.store.snapshots import SNAPSHOT_EVERY, SignedSnapshots, TableSnapshot
+from service.store.state_transcodings import register_state_transcodings
 from service.store.topics import register_moved_topics
+
+_log = logging.getLogger(__name__)
 
 __all__ = [  # what is imported from here, as before the split into access, commands and queries
     "BANKED_ACTIONS", "BANKED_PERMISSIONS", "BANKED_TABLE_ACTIONS", "CDP_ACTIONS", "CORRECTION_ACTIONS",
@@ -180,6 +186,39 @@ class PokerTables(CommandUnit, TableAccountsBook, AlertAcknowledgements, AlertHo
         if env.get(READ_ONLY):
             read_only_connections(factory)
         return factory
+
+    snapshotting_intervals: ClassVar[dict[Any, int]] = {Table: SNAPSHOT_EVERY, BankedTable: SNAPSHOT_EVERY}
+    """Tables are snapshotted every so many events (issue 30, item 2; :mod:`service.store.snapshots`)."""
+    snapshot_class = TableSnapshot
+
+    def construct_snapshot_store(self) -> EventStore[UUID]:
+        """The tables' snapshots, signed (:class:`service.store.snapshots.SignedSnapshots`): none is stored or read
+        until the service gives it its key and the keys it trusts."""
+        return SignedSnapshots(mapper=self.mapper, recorder=self.factory.aggregate_recorder(purpose="snapshots"))
+
+    def register_transcodings(self, transcoder: JSONTranscoder) -> None:
+        """eventsourcing's, and what a table's state holds besides plain data (its snapshots store it)."""
+        super().register_transcodings(transcoder)
+        register_state_transcodings(transcoder)
+
+    def _take_snapshots(self, processing_event: ProcessingEvent[UUID]) -> None:
+        """A snapshot of each table whose events just stored reached a multiple of its interval, taken from the
+        table as the command left it (built from checked events: not read again). A snapshot that cannot be taken
+        is said and the command is not failed by it: its events are stored."""
+        snapshots = self.snapshots
+        if not isinstance(snapshots, SignedSnapshots) or snapshots.key is None:
+            return
+        for aggregate_id, aggregate in processing_event.aggregates.items():
+            interval = self.snapshotting_intervals.get(type(aggregate))
+            if interval is None:
+                continue
+            if not any(event.originator_id == aggregate_id and event.originator_version % interval == 0
+                       for event in processing_event.events):
+                continue
+            try:
+                snapshots.put([TableSnapshot.take(aggregate)])
+            except Exception as error:  # the events are stored: the next interval tries again
+                _log.error("snapshot of %s at version %s not taken: %s", aggregate_id, aggregate.version, error)
 
     def construct_event_store(self) -> EventStore[UUID]:
         """The events' store: each write timed after the log's last event (issue 29, item 4;

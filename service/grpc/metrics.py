@@ -213,6 +213,9 @@ class ServiceMetrics:
               registry=registry).set_function(lambda: synchronised_gauge(self.clock))
         Gauge("pokertable_clock_max_error_seconds", "The host clock's maximum error at the last check, in seconds "
               "(NaN: not checked, or not known)", registry=registry).set_function(lambda: max_error_gauge(self.clock))
+        Gauge("pokertable_snapshots_refused", "Table snapshots refused since the start because their signature did "
+              "not verify under the key that signed them: changed in the database (R-AUD-1; the tables are built "
+              "from their events instead)", registry=registry).set_function(self._snapshots_refused)
         registry.register(AlertGauges(self))  # R-HOLD-1, R-AUD-1: read from the application at each scrape
         ProcessCollector(registry=registry)
         PlatformCollector(registry=registry)
@@ -221,6 +224,9 @@ class ServiceMetrics:
         self._reports = {kind: self.device_reports.labels(kind) for kind in DEVICE_REPORTS}
         self._kinds: dict[type, int] = {}
         self._app: PokerTables | None = None
+
+    def _snapshots_refused(self) -> float:
+        return float(getattr(getattr(self._app, "snapshots", None), "refused", 0))
 
     # -- the store --------------------------------------------------------------------------------
 

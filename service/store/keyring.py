@@ -24,6 +24,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from service.store.heads import KEY_ANNOUNCEMENT_TOPIC, raw
 from service.store.signer import HeadSigner
 from service.store.signing import SigningKeyError, fingerprint, load_signing_key, public_pem
+from service.store.snapshots import use_keys
 
 KEYRING_NAME = "trusted-keys.pem"
 _PEM = re.compile(rb"-----BEGIN PUBLIC KEY-----.+?-----END PUBLIC KEY-----", re.DOTALL)
@@ -93,6 +94,7 @@ def rotate(signer: HeadSigner, key_path: Path, reason: str = "key rotation") -> 
         os.close(descriptor)
     signer.rotate(new, reason)
     os.replace(pending, key_path)
+    use_keys(getattr(signer.app, "snapshots", None), new)  # the tables' snapshots are signed by the new key too
     return signer.fingerprint
 
 
