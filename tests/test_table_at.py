@@ -1,0 +1,86 @@
+"""A table at a past moment (issue 8's history, bounded by issue 30): found from the table's own events and its
+nearest snapshot, it is exactly what replaying the whole log up to that moment gives, at every position and every
+time of a log where two tables of two games play interleaved, on SQLite and PostgreSQL.
+
+Tier: store (SQLite files and PostgreSQL, required in CI)."""
+
+from __future__ import annotations
+
+import random
+from datetime import datetime, timedelta
+from typing import Any, cast
+
+import pytest
+
+from domain.banked.thb import STANDARD_LIMITS, ThbSettings
+from domain.games import game_of
+from service.app.application import NotFoundError, PokerTables
+from service.store.persistence import notifications
+from tests.app_play import Ids, play_banked_hand, play_circle_hand, start_banked_hand, start_circle_hand
+from tests.test_application import SETTINGS
+from tests.test_application import store as store  # noqa: PLC0414  (the fixture: a fresh SQLite file, a PostgreSQL schema)
+from tests.test_snapshots import Snapshotting, _served
+
+
+def _replayed(app: PokerTables, table: str, position: int | None, moment: datetime | None) -> dict[str, Any]:
+    """The table at the cutoff as the whole log replayed up to it gives it (what history did before issue 30)."""
+    current = app.any_table(table)
+    game = game_of(current)
+    ours = {current.id, *app._hands_of(table)}
+    rebuilt: dict[Any, Any] = {}
+    last_position, last_time = 0, None
+    for notification in notifications(app.recorder, stop=position):
+        if notification.originator_id not in ours:
+            continue
+        event: Any = app.mapper.to_domain_event(notification)
+        if moment is not None and event.timestamp > moment:
+            break
+        rebuilt[event.originator_id] = event.mutate(rebuilt.get(event.originator_id))
+        last_position, last_time = notification.id, event.timestamp
+    record = rebuilt.get(current.id)
+    if record is None:
+        raise NotFoundError("not yet")
+    hand = rebuilt.get(record.hand_in_progress) if record.hand_in_progress else None
+    return {"table": record.name, "position": last_position, "time": str(last_time), **game.table_state(record),
+            "hands_started": record.hands_started, "hand": game.state(hand) if hand is not None else None,
+            "dealer": record.dealer_id, "language": record.language}
+
+
+def _play(app: Snapshotting, rng: random.Random) -> None:
+    ids = Ids("at")
+    app.open_table(ids(), "Mesa", SETTINGS)
+    for seat in (1, 2, 3):
+        app.sit(ids(), "Mesa", seat, 200)
+    app.open_banked_table(ids(), "THB", "holdem-bonus", ThbSettings(STANDARD_LIMITS[10]))
+    for _ in range(3):
+        deck, _ = start_circle_hand(app, "Mesa", ids)
+        play_circle_hand(app, "Mesa", deck, rng, ids)
+        start_banked_hand(app, "THB", ids, {1: 10, 2: 20})
+        play_banked_hand(app, "THB", rng, ids)
+    start_circle_hand(app, "Mesa", ids)  # one in progress at the end
+
+
+def test_r_aud_1_the_table_at_any_past_position_or_time_is_the_log_replayed_up_to_it(store: dict[str, str]) -> None:
+    app = _served(store)
+    _play(app, random.Random(4))
+    last = app.recorder.max_notification_id() or 0
+    rng = random.Random(9)
+    positions = sorted({1, 2, last, *rng.sample(range(1, last + 1), min(40, last))})
+    for table in ("Mesa", "THB"):
+        for position in positions:
+            try:
+                expected = _replayed(app, table, position, None)
+            except NotFoundError:
+                with pytest.raises(NotFoundError):
+                    app.table_at(table, position=position)
+                continue
+            assert app.table_at(table, position=position) == expected, (table, position)
+        times = [cast(Any, app.mapper.to_domain_event(n)).timestamp for n in notifications(app.recorder)]
+        for moment in [times[0] - timedelta(seconds=1), *rng.sample(times, 15), times[-1] + timedelta(seconds=1)]:
+            try:
+                expected = _replayed(app, table, None, moment)
+            except NotFoundError:
+                with pytest.raises(NotFoundError):
+                    app.table_at(table, moment=moment)
+                continue
+            assert app.table_at(table, moment=moment) == expected, (table, moment)
