@@ -84,3 +84,30 @@ def test_r_aud_1_the_table_at_any_past_position_or_time_is_the_log_replayed_up_t
                     app.table_at(table, moment=moment)
                 continue
             assert app.table_at(table, moment=moment) == expected, (table, moment)
+
+
+def test_a_search_in_a_time_range_reads_only_the_hands_near_it_and_finds_what_a_full_scan_finds(
+        store: dict[str, str]) -> None:
+    """Issue 30, item 1: a table's hands are found by their start times by bisection; the answer is the same as
+    reading every hand, for ranges that start and end before, between and after the hands."""
+    app = _served(store)
+    _play(app, random.Random(6))
+    hands = app.hands_of("Mesa")
+    starts = [cast(Any, next(iter(app.events.get(hand, lte=1)))).timestamp for hand in hands]
+    every = app.search_hands("Mesa")
+    assert [summary["hand_id"] for summary in every] == [str(hand) for hand in hands]
+    edges = [starts[0] - timedelta(seconds=1), *starts, starts[-1] + timedelta(seconds=1)]
+    for since in edges:
+        for until in edges:
+            expected = [s for s in every if since <= datetime.fromisoformat(s["started"]) <= until]
+            assert app.search_hands("Mesa", since=since, until=until) == expected, (since, until)
+    read: list[Any] = []
+    get = app.events.get
+
+    def counting(originator_id: Any, **kwargs: Any) -> Any:
+        read.append(originator_id)
+        return get(originator_id, **kwargs)
+
+    app.events.get = counting  # type: ignore[method-assign]
+    assert len(app.search_hands("Mesa", since=starts[-1], until=starts[-1])) == 1
+    assert len(read) <= 2 * (len(hands).bit_length() + 1) + 1  # probes of the bisections, and the one hand
