@@ -13,10 +13,12 @@ from typing import Any, cast
 import pytest
 
 from domain.banked.thb import STANDARD_LIMITS, ThbSettings
+from domain.dealer_figures import dealer_figures
 from domain.games import game_of
 from service.app.application import NotFoundError, PokerTables
+from service.app.dealer_report import dealer_report, first_position_at, log_entries
 from service.store.persistence import notifications
-from tests.app_play import Ids, play_banked_hand, play_circle_hand, start_banked_hand, start_circle_hand
+from tests.app_play import Ids, dealer, play_banked_hand, play_circle_hand, start_banked_hand, start_circle_hand
 from tests.test_application import SETTINGS
 from tests.test_application import store as store  # noqa: PLC0414  (the fixture: a fresh SQLite file, a PostgreSQL schema)
 from tests.test_snapshots import Snapshotting, _served
@@ -111,3 +113,41 @@ def test_a_search_in_a_time_range_reads_only_the_hands_near_it_and_finds_what_a_
     app.events.get = counting  # type: ignore[method-assign]
     assert len(app.search_hands("Mesa", since=starts[-1], until=starts[-1])) == 1
     assert len(read) <= 2 * (len(hands).bit_length() + 1) + 1  # probes of the bisections, and the one hand
+
+
+def test_the_dealers_figures_of_a_period_read_from_its_part_of_the_log_are_those_of_the_whole_log(
+        store: dict[str, str]) -> None:
+    """Issue 30, item 1: the dealers' figures of a period start from the tables' state just before it and the log
+    from where the period begins; for periods that start and end before, between and after the sign-ins, hands
+    and rotations at two tables, they equal the figures read from the log's first event."""
+    app = _served(store)
+    rng, ids = random.Random(8), Ids("dealers")
+    app.open_table(ids(), "Mesa", SETTINGS)
+    for seat in (1, 2, 3):
+        app.sit(ids(), "Mesa", seat, 200)
+    app.open_banked_table(ids(), "THB", "holdem-bonus", ThbSettings(STANDARD_LIMITS[10]))
+    for round_, dealer_id in enumerate(("D-1", "D-2", "D-3")):
+        app.sign_in(ids(), "Mesa", dealer_id, dealer("Mesa"))
+        if round_ != 1:
+            app.sign_in(ids(), "THB", f"B-{round_}", dealer("THB"))
+        deck, _ = start_circle_hand(app, "Mesa", ids)
+        play_circle_hand(app, "Mesa", deck, rng, ids, void_after=4 if round_ == 1 else None)
+        start_banked_hand(app, "THB", ids, {1: 10})
+        play_banked_hand(app, "THB", rng, ids)
+        if round_ == 1:
+            app.sign_out(ids(), "THB", dealer("THB"))
+    start_circle_hand(app, "Mesa", ids)  # in progress at the end
+    times = [cast(Any, app.mapper.to_domain_event(n)).timestamp for n in notifications(app.recorder)]
+    picks = sorted(random.Random(2).sample(times, 8))
+    edges = [times[0] - timedelta(seconds=1), *picks, times[-1] + timedelta(seconds=1)]
+    now = times[-1] + timedelta(minutes=5)
+    whole_period = dealer_report(app, edges[0], edges[-1], now)
+    assert {f.dealer for f in whole_period.figures} >= {"D-1", "D-2", "D-3", "B-0", "B-2"}
+    assert sum(f.hands for f in whole_period.figures) == 7 and sum(f.voids for f in whole_period.figures) == 1
+    assert first_position_at(app, picks[-1]) > 1  # a late period is read from where it begins
+    for start in edges:
+        for end in edges:
+            if end <= start:
+                continue
+            whole = dealer_figures(log_entries(app, until=end), start=start, end=end, now=min(now, end))
+            assert dealer_report(app, start, end, now) == whole, (start, end)
