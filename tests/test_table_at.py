@@ -14,13 +14,16 @@ import pytest
 
 from domain.banked.thb import STANDARD_LIMITS, ThbSettings
 from domain.dealer_figures import dealer_figures
+from domain.device_reports import HAND_SHUFFLE
 from domain.games import game_of
 from service.app.application import NotFoundError, PokerTables
 from service.app.dealer_report import dealer_report, first_position_at, log_entries
+from service.app.shufflers import _finished_hands, shuffles_seen
 from service.store.persistence import notifications
 from tests.app_play import Ids, dealer, play_banked_hand, play_circle_hand, start_banked_hand, start_circle_hand
 from tests.test_application import SETTINGS
 from tests.test_application import store as store  # noqa: PLC0414  (the fixture: a fresh SQLite file, a PostgreSQL schema)
+from tests.test_shuffler_monitor import _Floor, _uniform
 from tests.test_snapshots import Snapshotting, _served
 
 
@@ -151,3 +154,35 @@ def test_the_dealers_figures_of_a_period_read_from_its_part_of_the_log_are_those
                 continue
             whole = dealer_figures(log_entries(app, until=end), start=start, end=end, now=min(now, end))
             assert dealer_report(app, start, end, now) == whole, (start, end)
+
+
+def test_the_shuffles_seen_from_a_moment_read_only_the_hands_near_it_and_are_those_of_the_whole_history(
+        store: dict[str, str]) -> None:
+    """Issue 30, item 1: the shuffler check from a moment reads each table from the last hand of each colour
+    before it (bisection over the hands and the table's versions); what it sees is what reading every hand since the
+    table opened sees in that range, with a hand shuffled by hand and a card keyed in among them."""
+    app = _served(store)
+    floor = _Floor(app)
+    for number in range(1, 15):
+        if number == 5:
+            floor.hand(_uniform, device=HAND_SHUFFLE, serial="station-1")
+        else:
+            floor.hand(_uniform, keyed_at=4 if number == 8 else None)
+    every = shuffles_seen(app)
+    assert len(every) >= 8
+    record = app.table("Mesa S")
+    starts = [cast(Any, next(iter(app.events.get(record.hand_id(n), lte=1)))).timestamp
+              for n in range(1, record.hands_started + 1)]
+    for since in [starts[0] - timedelta(seconds=1), *starts, starts[-1] + timedelta(seconds=1)]:
+        assert shuffles_seen(app, since=since) == [s for s in every if s.started >= since], since
+    read: list[Any] = []
+    get = app.events.get
+
+    def counting(originator_id: Any, **kwargs: Any) -> Any:
+        read.append(originator_id)
+        return get(originator_id, **kwargs)
+
+    app.events.get = counting  # type: ignore[method-assign]
+    _finished_hands(app).clear()
+    assert len(shuffles_seen(app, since=starts[-1])) == 1
+    assert len({hand for hand in read if hand != record.id}) <= 4 + len(starts).bit_length() + 1  # not every hand

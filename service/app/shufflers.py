@@ -160,6 +160,9 @@ class HandReads:
                    events[0].timestamp, shoe_reads(events))
 
 
+LOOK_BACK = 64
+"""The most hands before a range a table's decks are looked for (R-DECK-2: its red and blue decks alternate, so both
+are found in the last two hands; a deck out of play longer than this starts its count again in the range)."""
 FINISHED_HANDS_KEPT = 100_000
 """Finished hands whose reads each application keeps (a few hundred bytes each): a full floor's week."""
 _FINISHED: weakref.WeakKeyDictionary[object, dict[UUID, HandReads]] = weakref.WeakKeyDictionary()
@@ -183,7 +186,7 @@ def shuffles_seen(app: _Log, *, since: datetime | None = None, until: datetime |
     for name in tables if tables is not None else app.table_names():
         record = app.any_table(name)
         state = _Table()
-        events = list(app.events.get(record.id))
+        events = _table_events(app, record, since)
         started = [vars(stored)["hand_id"] for stored in events if type(stored).__name__ == "HandStarted"]
         last = started[-1] if started else None
         for stored in events:
@@ -195,17 +198,54 @@ def shuffles_seen(app: _Log, *, since: datetime | None = None, until: datetime |
                     state.deck(data["colour"]).shuffler = (data["device"], data["serial"]) if shuffled else None
             elif kind == "HandStarted" and data.get("deck_colour"):
                 hand_id = data["hand_id"]
-                hand = finished.get(hand_id)
-                if hand is None:
+                hand = finished.pop(hand_id, None)  # kept, it goes back as the most recently used
+                if hand is not None:
+                    finished[hand_id] = hand
+                else:
                     hand = HandReads.of(list(app.events.get(hand_id)))
                     if hand_id != last:  # a later hand started at this table: this one has ended
-                        if len(finished) >= FINISHED_HANDS_KEPT:
+                        if len(finished) >= FINISHED_HANDS_KEPT:  # the least recently used goes
                             del finished[next(iter(finished))]
                         finished[hand_id] = hand
                 found = _hand_started(name, state.deck(data["deck_colour"]), hand, since=since, until=until)
                 if found is not None:
                     seen.append(found)
     return sorted(seen, key=lambda shuffle: shuffle.started)
+
+
+def _table_events(app: _Log, record: Any, since: datetime | None) -> list[Any]:
+    """The table's events a range from ``since`` needs (issue 30, item 1): from the start of the last hand of each
+    colour before the range's first hand (what those hands read is what the range's first shuffles took in; what
+    came before them counts for nothing in the range), found by bisection over the hands' numbers and the table's
+    versions; every event with no ``since``, or on a store that cannot locate an event (in memory)."""
+    recorder: Any = getattr(app, "recorder", None)
+    locate = getattr(app, "_version_at", None)
+    if since is None or locate is None or not hasattr(recorder, "position_of") or record.hands_started == 0:
+        return list(app.events.get(record.id))
+
+    def first_event(number: int) -> Any:
+        return next(iter(app.events.get(record.hand_id(number), lte=1)))
+
+    low, high = 1, record.hands_started + 1  # the first hand started at or after since
+    while low < high:
+        middle = (low + high) // 2
+        if first_event(middle).timestamp < since:
+            low = middle + 1
+        else:
+            high = middle
+    earliest, missing, number = low, {"red", "blue"}, low - 1
+    while number >= max(1, low - LOOK_BACK) and missing:  # back to the last hand of each colour before it
+        missing.discard(str(vars(first_event(number))["deck"]["colour"]))
+        earliest, number = number, number - 1
+    if earliest > record.hands_started:
+        return []  # no hand in the range
+    hand_id = record.hand_id(earliest)
+    found = locate(record.id, record.version, recorder.position_of(hand_id, 1) - 1, None)
+    events = list(app.events.get(record.id, gt=found[0] - 1 if found is not None else None))
+    for index, stored in enumerate(events):  # from that hand's start: nothing before it counts in the range
+        if type(stored).__name__ == "HandStarted" and vars(stored)["hand_id"] == hand_id:
+            return events[index:]
+    return events
 
 
 def _hand_started(table: str, deck: _Deck, hand: HandReads, *, since: datetime | None,
