@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 import tempfile
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -287,3 +288,25 @@ def test_a_circle_tables_win_is_its_rake_exactly(app: PokerTables) -> None:
     more = sum(rake for _, rake, _ in play_circle_hand(app, table, deck, rng, ids).snapshot()["awards"])
     closed = app.close_shift(ids(), table, {1: 1_000 + raked + more - 1}, PIT)  # one chip short of the rake
     assert closed["win"] == more - 1 and closed["flagged"]
+
+
+def test_the_shifts_of_a_range_are_found_by_bisection_and_are_those_of_every_shift_filtered(
+        app: PokerTables) -> None:
+    """Issue 30: the shifts opened in a range are found without reading every shift of the table's life; for ranges
+    that start and end before, at and after each shift's opening they are the table's shifts filtered."""
+    ids, table = Ids("shifts"), "THB 9"
+    app.open_banked_table(ids(), table, "holdem-bonus", GAMES["holdem-bonus"])
+    for _ in range(5):
+        app.open_shift(ids(), table, {25: 100}, PIT)
+        start_banked_hand(app, table, ids, {1: 10})
+        play_banked_hand(app, table, random.Random(2), ids)
+        app.close_shift(ids(), table, {25: 100}, PIT)
+    every = app.shifts_between(table)
+    assert [s["shift"] for s in every] == [1, 2, 3, 4, 5]
+    opened = [app._shift(table, number).created_on for number in range(1, 6)]
+    edges = [opened[0] - timedelta(seconds=1), *opened, opened[-1] + timedelta(seconds=1)]
+    for since in [None, *edges]:
+        for until in [None, *edges]:
+            expected = [s for s, at in zip(every, opened, strict=True)
+                        if (since is None or at >= since) and (until is None or at < until)]
+            assert app.shifts_between(table, since, until) == expected, (since, until)

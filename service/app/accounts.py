@@ -125,13 +125,21 @@ class TableAccountsBook:
             book = self._book(table, create=False)
         except NotFoundError:
             return []
-        found = []
-        for number in range(1, book.shifts + 1):
-            accounts = self._shift(table, number)
-            opened = accounts.created_on
-            if (since is None or opened >= since) and (until is None or opened < until):
-                found.append(self._report(record, accounts))
-        return found
+        # A table's shifts open one after another: those of the range are found by bisection over their numbers
+        # (a read of each shift probed), not by reading every shift of the table's life (issue 30).
+        def first_opened_at_or_after(moment: datetime) -> int:
+            low, high = 1, book.shifts + 1
+            while low < high:
+                middle = (low + high) // 2
+                if self._shift(table, middle).created_on < moment:
+                    low = middle + 1
+                else:
+                    high = middle
+            return low
+
+        first = first_opened_at_or_after(since) if since is not None else 1
+        last = first_opened_at_or_after(until) - 1 if until is not None else book.shifts
+        return [self._report(record, self._shift(table, number)) for number in range(first, last + 1)]
 
     def shift_theory(self, record: Table | BankedTable, shift: TableAccounts) -> ShiftTheory:
         """R-ACC-6: the theoretical win of the shift's hands: a banked table's from the stakes of every box
