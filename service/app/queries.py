@@ -280,37 +280,28 @@ class TableQueries(CachedReads, TableFloor):
     def _hands_started_within(self, table: str, since: datetime | None, until: datetime | None) -> list[UUID]:
         """The ids of the table's hands that may have started in ``[since, until]``, oldest first: found by bisection
         over the hands' numbers (a table's hands start one after another, so their start times rise with their
-        numbers): the hands outside the range are not read (issue 30, item 1)."""
-        hands = self.hands_of(table)
+        numbers): the hands outside the range are neither read nor named (issue 30, item 1)."""
+        with self._locks(table):
+            record = self.any_table(table)
 
-        def started(index: int) -> datetime:
-            [first] = self.events.get(hands[index], lte=1)
+        def started(number: int) -> datetime:
+            [first] = self.events.get(record.hand_id(number), lte=1)
             moment: datetime = cast(Any, first).timestamp
             return moment
 
-        def first_not_before(moment: datetime) -> int:  # the first index whose hand started at or after moment
-            low, high = 0, len(hands)
+        def first_number(later: Callable[[datetime], bool]) -> int:  # the first hand whose start is ``later``
+            low, high = 1, record.hands_started + 1
             while low < high:
                 middle = (low + high) // 2
-                if started(middle) < moment:
-                    low = middle + 1
-                else:
+                if later(started(middle)):
                     high = middle
+                else:
+                    low = middle + 1
             return low
 
-        def first_after(moment: datetime) -> int:  # the first index whose hand started after moment
-            low, high = 0, len(hands)
-            while low < high:
-                middle = (low + high) // 2
-                if started(middle) <= moment:
-                    low = middle + 1
-                else:
-                    high = middle
-            return low
-
-        start = first_not_before(since) if since is not None else 0
-        end = first_after(until) if until is not None else len(hands)
-        return hands[start:end]
+        first = first_number(lambda at: at >= since) if since is not None else 1
+        end = first_number(lambda at: at > until) if until is not None else record.hands_started + 1
+        return [record.hand_id(number) for number in range(first, end)]
 
     def hands_of(self, table: str) -> list[UUID]:
         """The ids of a table's hands, oldest first."""
