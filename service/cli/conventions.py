@@ -71,8 +71,9 @@ EXIT_STATUS: dict[str, str] = {
               "that cannot be used",
     "restore": "0 restored and its log clean (the verdict on standard output); 1 refused, failed or not clean; 2 "
                "usage, a setting or a database that cannot be used",
-    "reconstruct": "0 shown (the request is recorded); 1 no such hand, or the request refused (its rule); 2 usage, "
-                   "a database that cannot be used or one a service holds (stop it, or ask through the service)",
+    "reconstruct": "0 shown; 1 no such hand or table, or (--record) the request refused by the service (its rule, "
+                   "e.g. R-THB-13: a pit boss's station and a reason) or the service unreachable; 2 usage, a "
+                   "database that cannot be read or is not a pokertable store, --reason or --by without --record",
     "history": "0 shown; 1 no such table, or not yet open then; 2 usage (a bad time or zone), a database that cannot "
                "be used",
     "export": "0 exported; 1 no such hand or table, or a hand the format cannot describe; 2 usage (a bad id, time or "

@@ -38,16 +38,17 @@ from service.cli.conventions import (
     read_time,
     show_time,
 )
+from service.cli.conventions import (
+    EXIT_STATUS as EXIT_STATUSES,
+)
 from service.formats.render import describe, render
 from service.store.persistence import DEFAULT_DB, PersistenceUrlError, environment, masked_url
 
 if TYPE_CHECKING:
     from service.app.application import PokerTables
 
-EXIT_STATUS = ("0 shown; 1 no such hand or table, or (--record) the request refused by the service (its rule, "
-               "e.g. R-THB-13: a pit boss's station and a reason) or the service unreachable; 2 usage, a database "
-               "that cannot be read or is not a pokertable store, --reason or --by without --record")
-"""``reconstruct``'s statuses for its ``--help`` (docs/cli.md)."""
+EXIT_STATUS = EXIT_STATUSES["reconstruct"]
+"""``reconstruct``'s statuses for its ``--help`` (docs/cli.md; the one text in service.cli.conventions)."""
 
 
 class StoreUnusableError(ValueError):
