@@ -7,7 +7,7 @@ PROTOS := $(wildcard proto/pokertable/v1/*.proto)
 NODE_TOOLS := tools/node
 BUF := $(NODE_TOOLS)/node_modules/.bin/buf
 
-.PHONY: demo test lint typecheck unit browser promtool bench clean events-proto ts-client
+.PHONY: demo test test-slow lint typecheck unit browser promtool bench clean events-proto ts-client
 
 $(STAMP): pyproject.toml hatch_build.py $(PROTOS)
 	$(PYTHON) -m venv $(VENV)
@@ -77,8 +77,17 @@ events-proto: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# pytest (pyproject.toml: two workers, a test module each). The tests start the service and the command line as
+# subprocesses a few hundred times: their modules are compiled once (into __pycache__), not again at every start,
+# even where the environment sets PYTHONDONTWRITEBYTECODE (an empty value unsets it).
 unit: $(STAMP)
-	$(BIN)/pytest
+	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest
+
+# The sampling tests (marker slow) at the full size they were written for (tests/sizes.py): 100,000 random hands of
+# six and of seven cards against pokerkit, 500 PHH hands per variant, 100 random hands corrected (hypothesis);
+# `make test` runs them on smaller samples (20,000, 150, 50).
+test-slow: $(STAMP)
+	PYTHONDONTWRITEBYTECODE= POKERTABLE_FULL_SIZE=1 $(BIN)/pytest -m slow
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.evaluator

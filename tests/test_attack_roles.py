@@ -368,7 +368,8 @@ def _dealt(changes: list[svc.WatchResponse]) -> list[str]:
 
 def _watch(client: Client) -> list[svc.WatchResponse]:
     changes: list[svc.WatchResponse] = []
-    stream = client.Watch(svc.WatchRequest(table="Mesa 1"), timeout=2)
+    # read until it waits for more (its deadline ends it); what is stored comes at once
+    stream = client.Watch(svc.WatchRequest(table="Mesa 1"), timeout=1)
     try:
         for change in stream:
             changes.append(change)

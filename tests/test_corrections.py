@@ -68,7 +68,8 @@ def _refused(call: object, code: grpc.StatusCode, rule: str) -> grpc.RpcError:
 def _log(client: Client) -> list[str]:
     """The table's Watch stream as the cases of its events, with a bet's amount (``hand_bet_or_raised:60``)."""
     names: list[str] = []
-    stream = client.Watch(svc.WatchRequest(table="Mesa 1"), timeout=2)
+    # read until it waits for more (its deadline ends it); what is stored comes at once
+    stream = client.Watch(svc.WatchRequest(table="Mesa 1"), timeout=1)
     try:
         for change in stream:
             case = change.event.WhichOneof("event")
@@ -128,7 +129,8 @@ def test_r_aud_1_a_refused_correction_changes_nothing(port: int) -> None:
     at = log.index("hand_bet_or_raised:60")
     assert log[at:at + 4] == ["hand_bet_or_raised:60", "hand_correction_requested", "hand_correction_refused",
                               "hand_called"]
-    stream = pit.Watch(svc.WatchRequest(table="Mesa 1"), timeout=2)
+    # read until it waits for more (its deadline ends it); what is stored comes at once
+    stream = pit.Watch(svc.WatchRequest(table="Mesa 1"), timeout=1)
     events: list[TableEvent] = []
     try:
         events.extend(change.event for change in stream)

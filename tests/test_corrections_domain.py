@@ -17,6 +17,7 @@ from domain.circle.settings import BettingStructure
 from domain.circle.state import HandRuleError, LegalActions
 from domain.export import hand_phh
 from tests.circle_support import Hands, Stock, deal, holdem, shuffled, start
+from tests.sizes import sample
 from tests.test_circle_properties import Table, _one_step, chips_in_play, start_table, tables
 
 
@@ -134,7 +135,8 @@ def _replacement(legal: LegalActions, rng: random.Random, fixed_limit: bool) -> 
     return rng.choice(options)
 
 
-@settings(max_examples=100, deadline=None)
+@pytest.mark.slow
+@settings(max_examples=sample(50, 100), deadline=None)  # random hands, each with its corrections: tests/sizes.py
 @given(tables(), st.randoms(use_true_random=False))
 def test_corrections_in_random_play_restore_exactly_conserve_chips_and_replay_identically(
     table: Table, rng: random.Random

@@ -20,7 +20,7 @@ import tarfile
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -80,6 +80,17 @@ class Service:
     def holds(self, table: str) -> list[Any]:
         return list(self.stub.GetTable(svc.GetTableRequest(table=table), metadata=PIT, timeout=10).view.holds)
 
+    def said(self, text: str) -> int:
+        """How many times its standard error says ``text`` so far."""
+        return self.errors.read_text(encoding="utf-8").count(text)
+
+
+def _until(condition: Callable[[], bool], what: str, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.05)
+
 
 class Stations:
     """Eight stations, a table each, seating players and adding chips as fast as their service answers."""
@@ -99,6 +110,11 @@ class Stations:
         self.stop.set()
         for thread in self.threads:
             thread.join(timeout=30)
+
+    def play(self, commands: int) -> None:
+        """Wait until ``commands`` more commands are acknowledged (or a station fails)."""
+        target = self.acknowledged + commands
+        _until(lambda: self.acknowledged >= target or bool(self.failures), f"{commands} commands played")
 
     def _play(self, number: int) -> None:
         stub = self.services[number % len(self.services)].stub
@@ -150,10 +166,12 @@ def test_r_aud_1_audits_every_two_seconds_during_play_find_nothing(database: tup
     verdicts: list[subprocess.CompletedProcess[str]] = []
     try:
         with Stations(services) as stations:
-            deadline = time.monotonic() + 14
-            while time.monotonic() < deadline or len(verdicts) < 3:  # at least three checks, however slow
+            deadline = time.monotonic() + 180
+            # the live log checked from outside, one check after the other, while every service has checked it
+            # itself at least three times (at its start, then every two seconds)
+            while len(verdicts) < 3 or min(service.said("audit: the log is intact") for service in services) < 3:
+                assert time.monotonic() < deadline, "fewer than three audits of each kind in three minutes"
                 verdicts.append(_verify(url, keyring))
-                time.sleep(2)
             played = stations.acknowledged
         assert not stations.failures
     finally:
@@ -211,11 +229,16 @@ def test_r_aud_1_rotating_the_key_twice_during_play_raises_no_alarm(tmp_path: Pa
     first = tmp_path / "first-key.pem"  # what the regulator was given: the first key, and nothing since
     first.write_text(public_pem(load_signing_key(tmp_path / "signing.key")), encoding="utf-8")
     try:
-        with Stations([service]) as stations:
-            for _ in range(2):
-                time.sleep(2)
+        with Stations([service]) as stations:  # each key signs heads during play (a head every 40 events)
+            stations.play(200)
+            for rotation in (1, 2):
                 service.process.send_signal(signal.SIGHUP)
-            time.sleep(2)
+                _until(lambda: service.said("rotated its signing key") >= rotation,  # noqa: B023 (waited on here)
+                       f"rotation {rotation}")
+                stations.play(200)
+                audits = service.said("audit: the log is intact")  # and the service audits them: a whole audit
+                _until(lambda: service.said("audit: the log is intact") >= audits + 2,  # noqa: B023 (here too)
+                       f"an audit after rotation {rotation}")
         assert not stations.failures and stations.acknowledged > 50
     finally:
         said = service.stop()
@@ -223,8 +246,9 @@ def test_r_aud_1_rotating_the_key_twice_during_play_raises_no_alarm(tmp_path: Pa
     assert fingerprint(load_signing_key(tmp_path / "signing.key").public_key()) != fingerprint(
         load_keyring(first)[0])
     restarted = Service(url, config, "--audit-every", "1")
-    try:
-        time.sleep(3)  # audits at start and after: nothing found
+    try:  # audits at start and after: nothing found
+        _until(lambda: restarted.said("audit: the log is intact") >= 2 or restarted.said("TAMPERING") > 0,
+               "two audits of the restarted service")
         assert not restarted.holds("Mesa 1")
     finally:
         said = restarted.stop()

@@ -7,8 +7,9 @@ short stacks so that side pots occur, and stacks shorter than the forced bets (a
 PHH text is first checked to load back into pokerkit with every action applied as written (pokerkit's loader
 silently repairs a history it cannot play).
 
-``POKERTABLE_PHH_HANDS`` sets the hands per variant (default 500) and ``POKERTABLE_PHH_SEED`` the first seed (default
-random); a failure message names both, so that the run can be repeated exactly.
+``POKERTABLE_PHH_HANDS`` sets the hands per variant (default 150 in ``make test``, where each case the sample must hold
+comes up 30 to 75 times, and 500 in ``make test-slow``: tests/sizes.py) and ``POKERTABLE_PHH_SEED`` the first seed
+(default random); a failure message names both, so that the run can be repeated exactly.
 
 Where our rules differ from pokerkit's, this test says so and avoids the difference, which is tested on our rule:
 - odd chips (R-CIRC-11): every amount is a multiple of 2,520 so splits are even; tests/test_circle_rules.py
@@ -33,9 +34,10 @@ from pathlib import Path
 import pytest
 
 from tests.pokerkit_hands import OracleHand, hands, loads_as_written
+from tests.sizes import sample
 
 SCRIPT = shutil.which("pokertable", path=str(Path(sys.executable).parent)) or "pokertable"
-HANDS_PER_VARIANT = int(os.environ.get("POKERTABLE_PHH_HANDS") or 500)
+HANDS_PER_VARIANT = int(os.environ.get("POKERTABLE_PHH_HANDS") or sample(150, 500))
 FIRST_SEED = int(os.environ.get("POKERTABLE_PHH_SEED") or random.SystemRandom().randrange(10**9))
 RERUN = f"POKERTABLE_PHH_SEED={FIRST_SEED} POKERTABLE_PHH_HANDS={HANDS_PER_VARIANT}"
 

@@ -32,26 +32,32 @@ CONFIG = (f'[stations.pit]\ntoken = "{TOKENS["pit"]}"\nrole = "pit-boss"\n\n'
           f'[stations.pit-floor]\ntoken = "{FLOOR_TOKEN}"\nrole = "observer"\n')
 
 
-@pytest.fixture
-def service(tmp_path: Path) -> Iterator[Serving]:
-    """``pokertable serve`` on an SQLite file, its stations the pit boss, a croupier and the floor's observer."""
-    (tmp_path / "stations.toml").write_text(CONFIG, encoding="utf-8")
-    process = subprocess.Popen([sys.executable, "-m", "service.cli", "serve", "--db",
-                                f"sqlite:///{tmp_path / 'tables.db'}", "--port", "0", "--config",
-                                str(tmp_path / "stations.toml")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, cwd=ROOT)
-    assert process.stdout is not None
-    line = process.stdout.readline()
-    found = re.search(r"serving on [^ ]+:(\d+)", line)
-    try:
-        assert found, line + (process.stderr.read() if process.stderr else "")
-        yield Serving(process, int(found.group(1)), "")
-    finally:
-        process.send_signal(signal.SIGTERM)
-        process.communicate(timeout=60)
+@pytest.fixture(scope="module")
+def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serving]:
+    """``pokertable serve`` on an SQLite file, its stations the pit boss, a croupier and the floor's observer: one for
+    the module (a dashboard process is started against it by each test; only the first test plays, at its own table,
+    and a refused dashboard never reaches it)."""
+    folder = tmp_path_factory.mktemp("pit-service")
+    (folder / "stations.toml").write_text(CONFIG, encoding="utf-8")
+    errors = folder / "serve.err"
+    with errors.open("w", encoding="utf-8") as written:
+        process = subprocess.Popen([sys.executable, "-m", "service.cli", "serve", "--db",
+                                    f"sqlite:///{folder / 'tables.db'}", "--port", "0", "--config",
+                                    str(folder / "stations.toml")], stdout=subprocess.PIPE, stderr=written,
+                                   text=True, cwd=ROOT)
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        found = re.search(r"serving on [^ ]+:(\d+)", line)
+        try:
+            assert found, line + errors.read_text(encoding="utf-8")
+            yield Serving(process, int(found.group(1)), "")
+        finally:
+            process.send_signal(signal.SIGTERM)
+            process.communicate(timeout=60)
 
 
 def _pit(tmp_path: Path, service: Serving, token: str) -> subprocess.Popen[str]:
+    (tmp_path / "stations.toml").write_text(CONFIG, encoding="utf-8")  # the service's stations
     (tmp_path / "floor.token").write_text(token + "\n", encoding="utf-8")
     return subprocess.Popen([sys.executable, "-m", "service.cli", "pit", "--config", str(tmp_path / "stations.toml"),
                              "--service", f"127.0.0.1:{service.grpc_port}", "--http", "127.0.0.1:0",

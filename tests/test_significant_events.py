@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
-import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -19,7 +18,7 @@ from service.store.persistence import environment
 from tests.test_audit import play
 from tests.test_cached_reads import counting_reads
 from tests.test_crash_safety import SCRIPT
-from tests.test_evidence_attacks import STATIONS, Service
+from tests.test_evidence_attacks import STATIONS, Service, _until
 
 
 def test_r_aud_1_starts_stops_configuration_changes_rotations_and_audits_are_reported(tmp_path: Path) -> None:
@@ -28,9 +27,9 @@ def test_r_aud_1_starts_stops_configuration_changes_rotations_and_audits_are_rep
     config.write_text(STATIONS, encoding="utf-8")
     Service(url, config, "--sign-every", "40", "--instance", "mesa-1").stop()
     second = Service(url, config, "--sign-every", "50", "--instance", "mesa-1", "--audit-every", "1")
-    time.sleep(1.5)  # two audits
+    _until(lambda: second.said("audit: the log is intact") >= 2, "two audits")
     second.process.send_signal(signal.SIGHUP)
-    time.sleep(1.0)
+    _until(lambda: second.said("rotated its signing key") >= 1, "the key's rotation")
     said = second.stop()
     assert "rotated its signing key" in said
     since = (datetime.now(UTC) - timedelta(hours=1)).isoformat()
