@@ -143,3 +143,40 @@ def test_r_aud_1_the_store_refuses_an_event_timed_before_the_logs_last_and_write
     assert refused.value.last == last
     assert len(_log(app)) == len(log)  # nothing written, the chain untouched
     assert app.recorder.insert_events([stored], times=[last])  # the same time as the last: in order
+
+
+def test_r_aud_1_a_write_refused_once_is_timed_under_the_insert_lock_and_never_refused_again(
+        store: dict[str, str]) -> None:
+    """A write whose first try was refused (another instance wrote a later time meanwhile) is timed once the
+    store's insert lock is held: given the log's last time, its events follow it, and nothing can come in between."""
+    app = PokerTables(env=store)
+    open_table(app, ids())
+    last = micros(_log(app)[-1].timestamp)
+    recorder: Any = app.recorder
+    seen: list[int | None] = []
+
+    def timed(at: int | None) -> tuple[list[StoredEvent], list[int]]:
+        seen.append(at)
+        event = _event(from_micros(last - 5_000_000))  # timed 5 s before the log's last: behind
+        later = timed_after([event], at)
+        return [app.mapper.to_stored_event(e) for e in later], [micros(e.timestamp) for e in later]
+
+    positions = recorder.insert_events_timed_under_lock(timed)
+    assert seen == [last] and len(positions) == 1
+    stored = _log(app)[-1]
+    assert stored.timestamp == from_micros(last) and vars(stored)[CLOCK_READING] == from_micros(last - 5_000_000)
+    attempts: list[str] = []
+    store_put = EventStore.put
+
+    def refused_once(self: Any, events: Sequence[Any], **kwargs: Any) -> Any:
+        attempts.append("optimistic")
+        raise LogTimeBehindError(micros(datetime.now(UTC)))
+
+    EventStore.put = refused_once  # type: ignore[method-assign,assignment]
+    try:
+        app.add_chips(next(ids()), app.table_names()[0], 1, 5)  # refused once, then written under the lock
+    finally:
+        EventStore.put = store_put  # type: ignore[method-assign]
+    assert attempts == ["optimistic"]
+    times = [event.timestamp for event in _log(app)]
+    assert times == sorted(times)

@@ -27,6 +27,10 @@ _HIGHEST = 2**63 - 1
 REFUSED = "a log position is 1 or more (R-AUD-1)"
 
 
+Timed = Callable[[int | None], tuple[Sequence[StoredEvent], Sequence[int]]]
+"""What a write timed under the insert lock is given: the time of the log's last event (None: none has one) → the
+events to insert and their times (:meth:`ChainedSQLiteRecorder.insert_events_timed_under_lock`)."""
+
 Committed = Callable[[Sequence[int], bytes], None]
 """What a chaining recorder tells after each commit: the events' positions and the chain hash at the last of them,
 computed by this process from the events it sent."""
@@ -246,6 +250,27 @@ class ChainedSQLiteRecorder(CheckedNotifications, SQLiteApplicationRecorder):
         self._linked.link = None
         try:
             positions = super().insert_events(stored_events, **kwargs)
+        except BaseException:
+            self._last = None
+            raise
+        self._last = self._linked.link
+        if positions and self._last is not None and self.committed is not None:
+            self.committed(positions, self._last[1])
+        return positions
+
+    def insert_events_timed_under_lock(self, timed: Timed, **kwargs: Any) -> Sequence[int] | None:
+        """Insert events timed once the database's write lock is held (issue 29, item 4): in one transaction a write
+        takes the lock, the time of the log's last event is read, ``timed`` makes the events and their times, and
+        they are inserted: no other writer can come in between. What a write does when its first try was refused."""
+        self._linked.link = None
+        try:
+            with self.datastore.transaction(commit=True) as c:
+                # a write that changes nothing: SQLite's write lock from here to the commit
+                c.execute(f"UPDATE {self.chain_table} SET logged = logged WHERE position = 0")
+                c.execute(f"SELECT logged FROM {self.chain_table} ORDER BY position DESC LIMIT 1")
+                row = c.fetchone()
+                stored_events, times = timed(None if row is None or row[0] is None else int(row[0]))
+                positions = self._insert_events(c, stored_events, times=times, **kwargs) if stored_events else []
         except BaseException:
             self._last = None
             raise

@@ -5,8 +5,10 @@ under the store's insert lock, behind events of other commands, threads and inst
 little after it. So the event store times each write again before it goes in: every event at least as late as the
 one before it (in the write, and the last this process knows of in the log). The store keeps each event's time
 beside its link and refuses, under its lock, a write whose first event is timed before the log's last
-(:class:`service.store.chain.LogTimeBehindError`: another instance wrote in between); the write is then timed again
-from that time and sent again. An event timed again keeps its clock's own reading beside the time it is given
+(:class:`service.store.chain.LogTimeBehindError`: another instance wrote in between); the write is then timed once
+the insert lock is held, from the log's last time read under it (two round trips under the lock, only for a write
+that was refused), so it cannot be refused again however busy the other instances are. An event timed again
+keeps its clock's own reading beside the time it is given
 (:data:`domain.log_time.CLOCK_READING`), so nothing of what the clock said is lost; the difference is the wait for
 the lock (micro- to milliseconds), or a clock behind another instance's.
 
@@ -20,12 +22,12 @@ from __future__ import annotations
 
 import copy
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 from uuid import UUID
 
-from eventsourcing.persistence import EventStore, Recording
+from eventsourcing.persistence import EventStore, Notification, Recording, StoredEvent
 
 from domain.log_time import CLOCK_READING
 from service.store.chain import LogTimeBehindError
@@ -33,8 +35,8 @@ from service.store.chain import LogTimeBehindError
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICROSECOND = timedelta(microseconds=1)
 ATTEMPTS = 20
-"""How many times a write is timed again and sent again when other instances keep writing later times meanwhile
-(each attempt follows the last time the store named: a few are enough unless a clock runs far ahead)."""
+"""How many times a write is timed again and sent again, on a store that cannot time it under its lock (in memory);
+the chained stores take the lock at the second attempt."""
 FAR_AHEAD = timedelta(seconds=2)
 """A log whose last event is this far ahead of this process's clock: said in the service's log (another instance's
 clock runs ahead, or the store was written around the service); the events are still timed after it."""
@@ -82,8 +84,15 @@ class OrderedEventStore(EventStore[ID]):
         """The last event time this process wrote or was told of by the store (microseconds since the epoch)."""
 
     def put(self, domain_events: Sequence[Any], **kwargs: Any) -> list[Recording[ID]]:
+        """Store the events timed after the log's last: first as they are timed here (one round trip); if the store
+        refuses them (another instance wrote a later time meanwhile), timed under the store's insert lock, where
+        nothing can come in between (stores that cannot: timed again from the time the store named, and tried
+        again)."""
         floor = self.latest
-        for _ in range(ATTEMPTS):
+        locked = getattr(self.recorder, "insert_events_timed_under_lock", None)
+        for attempt in range(ATTEMPTS):
+            if attempt and locked is not None:
+                return self._put_under_lock(locked, domain_events, floor, **kwargs)
             events = timed_after(domain_events, floor)
             try:
                 recordings = super().put(events, times=[micros(event.timestamp) for event in events], **kwargs)
@@ -95,11 +104,31 @@ class OrderedEventStore(EventStore[ID]):
                                  ahead.total_seconds())
                 floor = behind.last if floor is None else max(floor, behind.last)
                 continue
-            if events:
-                last = micros(events[-1].timestamp)
-                self.latest = last if self.latest is None else max(self.latest, last)
+            self._note(events)
             return recordings
         raise LogTimeBehindError(floor if floor is not None else 0)
+
+    def _put_under_lock(self, locked: Callable[..., Sequence[int] | None], domain_events: Sequence[Any],
+                        floor: int | None, **kwargs: Any) -> list[Recording[ID]]:
+        chosen: list[Any] = []
+        stored: list[StoredEvent] = []
+
+        def timed(last: int | None) -> tuple[Sequence[StoredEvent], Sequence[int]]:
+            at = max((value for value in (floor, last) if value is not None), default=None)
+            chosen[:] = timed_after(domain_events, at)
+            stored[:] = [self.mapper.to_stored_event(event) for event in chosen]
+            return stored, [micros(event.timestamp) for event in chosen]
+
+        positions = locked(timed, **kwargs) or []
+        self._note(chosen)
+        return [Recording(event, Notification(originator_id=s.originator_id, originator_version=s.originator_version,
+                                              topic=s.topic, state=s.state, id=position))
+                for event, s, position in zip(chosen, stored, positions, strict=True)]
+
+    def _note(self, events: Sequence[Any]) -> None:
+        if events:
+            last = micros(events[-1].timestamp)
+            self.latest = last if self.latest is None else max(self.latest, last)
 
 
 def retimed(aggregates: Mapping[Any, Any], recordings: Sequence[Recording[Any]]) -> None:
