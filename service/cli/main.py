@@ -3,32 +3,49 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib import metadata
+from typing import Any
 
-from devices import cli as devices_cli
-from service.cli import audit as audit_command
-from service.cli import backup as backup_command
-from service.cli import completion as completion_command
-from service.cli import demo, odds, station
-from service.cli import export as export_command
-from service.cli import group as group_command
-from service.cli import hand as hand_command
-from service.cli import health as health_command
-from service.cli import pit as pit_command
-from service.cli import reconstruct as reconstruct_command
-from service.cli import report as report_command
-from service.cli import serve as serve_command
-from service.cli import tokens as tokens_command
-from service.cli import verify_install as verify_install_command
 from service.cli.conventions import BROKEN_PIPE, EXIT_STATUS, INTERRUPTED, epilog
-from service.formats import phh
+
+COMMANDS: dict[str, tuple[str, str]] = {
+    "hand": ("service.cli.hand", "add_parser"),
+    "demo": ("service.cli.demo", "add_parser"),
+    "phh": ("service.formats.phh", "add_parser"),
+    "odds": ("service.cli.odds", "add_parser"),
+    "serve": ("service.cli.serve", "add_parser"),
+    "pit": ("service.cli.pit", "add_parser"),
+    "station": ("service.cli.station", "add_parser"),
+    "devices": ("devices.cli", "add_parser"),
+    "audit": ("service.cli.audit", "add_parser"),
+    "backup": ("service.cli.backup", "add_parser"),
+    "restore": ("service.cli.backup", "add_parser"),
+    "reconstruct": ("service.cli.reconstruct", "add_parser"),
+    "history": ("service.cli.reconstruct", "add_history_parser"),
+    "export": ("service.cli.export", "add_parser"),
+    "hands": ("service.cli.export", "add_search_parser"),
+    "report": ("service.cli.report", "add_parser"),
+    "tokens": ("service.cli.tokens", "add_parser"),
+    "health": ("service.cli.health", "add_parser"),
+    "group": ("service.cli.group", "add_parser"),
+    "verify-install": ("service.cli.verify_install", "add_parser"),
+}
+"""Each subcommand (but ``completion``, which describes them all) and where its parser is made, in the order
+``--help`` lists them: a command imports its own module only (the whole program is 1.2 s of imports)."""
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with every subcommand."""
+def _adder(name: str) -> Callable[[Any], None]:
+    module, function = COMMANDS[name]
+    adder: Callable[[Any], None] = getattr(importlib.import_module(module), function)
+    return adder
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser with every subcommand (``only``: with that one alone, of :data:`COMMANDS`)."""
     parser = argparse.ArgumentParser(
         prog="pokertable", description="Casino poker table service and tools.",
         epilog="Data on standard output; counts, progress, warnings and errors on standard error. Exit status: 0 "
@@ -40,26 +57,17 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the casino's time zone for times read and printed (default POKERTABLE_TZ, else the "
                              "configuration's [service] tz, else Europe/Madrid)")
     commands = parser.add_subparsers(dest="command", required=True)
-    hand_command.add_parser(commands)
-    demo.add_parser(commands)
-    phh.add_parser(commands)
-    odds.add_parser(commands)
-    serve_command.add_parser(commands)
-    pit_command.add_parser(commands)
-    station.add_parser(commands)
-    devices_cli.add_parser(commands)
-    audit_command.add_parser(commands)
-    backup_command.add_parser(commands)
-    reconstruct_command.add_parser(commands)
-    reconstruct_command.add_history_parser(commands)
-    export_command.add_parser(commands)
-    export_command.add_search_parser(commands)
-    report_command.add_parser(commands)
-    tokens_command.add_parser(commands)
-    health_command.add_parser(commands)
-    group_command.add_parser(commands)
-    verify_install_command.add_parser(commands)
-    completion_command.add_parser(commands, parser)
+    if only is not None:
+        _adder(only)(commands)
+    else:
+        added: set[tuple[str, str]] = set()
+        for name, where in COMMANDS.items():
+            if where not in added:
+                added.add(where)
+                _adder(name)(commands)
+        from service.cli import completion as completion_command
+
+        completion_command.add_parser(commands, parser)
     for name, command in commands.choices.items():  # every subcommand's --help ends with its streams and statuses
         if name in EXIT_STATUS and not command.epilog:
             command.epilog = epilog(name)
@@ -90,7 +98,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``pokertable`` console script: Ctrl-C ends any command with status 130 and no traceback;
     standard output closed early (``| head``) ends it quietly with status 141."""
     try:
-        args = build_parser().parse_args(argv)
+        args = build_parser(_command_named(sys.argv[1:] if argv is None else list(argv))).parse_args(argv)
         status: int = args.run(args)
         sys.stdout.flush()  # a closed pipe is found here, not at exit
     except KeyboardInterrupt:
@@ -100,6 +108,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         _quiet_stdout()
         return BROKEN_PIPE
     return status
+
+
+def _command_named(argv: Sequence[str]) -> str | None:
+    """The subcommand ``argv`` names, if it is one of :data:`COMMANDS` (None: build every one, for ``--help``, a
+    mistyped command or ``completion``)."""
+    skip = False
+    for token in argv:
+        if skip:
+            skip = False
+        elif token == "--tz":
+            skip = True
+        elif token.startswith("-"):
+            if token in ("-h", "--help", "--version"):
+                return None
+        else:
+            return token if token in COMMANDS else None
+    return None
 
 
 def _quiet_stdout() -> None:
