@@ -131,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"pokertable serving on {args.host}:{port}{tls} ({masked_url(args.db)})", flush=True)
 
     def warm(seconds: float) -> None:
-        print(f"pokertable warm: hand-ranking tables of every deck built in {seconds:.1f} s", flush=True)
+        print(f"pokertable warm: hand-ranking tables of the decks its tables deal built in {seconds:.1f} s", flush=True)
 
     status = 0
     try:
