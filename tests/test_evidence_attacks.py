@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import itertools
 import json
 import signal
 import subprocess
@@ -22,7 +23,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, cast
 
 import grpc
 import psycopg
@@ -187,6 +188,12 @@ def test_r_aud_1_audits_every_two_seconds_during_play_find_nothing(database: tup
     assert f"trusted keys: {instances}" in final.stdout
     app = PokerTables(env=environment(url))
     assert app.audit_findings() is None  # nothing recorded, so nothing held
+    # issue 29, item 4: whichever instance wrote them, the events' times never go backwards in log order
+    times, start = [], 1
+    while page := app.recorder.select_notifications(start, 1000):
+        times += [cast(Any, app.mapper.to_domain_event(notification)).timestamp for notification in page]
+        start = page[-1].id + 1
+    assert len(times) > played and all(later >= earlier for earlier, later in itertools.pairwise(times))
 
 
 def test_r_aud_1_an_event_forged_while_the_service_runs_is_named_and_then_held(tmp_path: Path) -> None:
