@@ -247,9 +247,14 @@ class ChainedSQLiteRecorder(CheckedNotifications, SQLiteApplicationRecorder):
         the highest there, so an insert whose first position follows the remembered one at once has no event of
         anyone else's between them; an insert that rolled back left nothing remembered (its position is taken
         again, and the link before it is read)."""
+        return self._remembered(lambda: super(ChainedSQLiteRecorder, self).insert_events(stored_events, **kwargs))
+
+    def _remembered(self, insert: Callable[[], Sequence[int] | None]) -> Sequence[int] | None:
+        """Run one transaction's ``insert``; the last link it chained remembered once it is committed (none if it
+        rolled back), and :attr:`committed` told."""
         self._linked.link = None
         try:
-            positions = super().insert_events(stored_events, **kwargs)
+            positions = insert()
         except BaseException:
             self._last = None
             raise
@@ -262,22 +267,16 @@ class ChainedSQLiteRecorder(CheckedNotifications, SQLiteApplicationRecorder):
         """Insert events timed once the database's write lock is held (issue 29, item 4): in one transaction a write
         takes the lock, the time of the log's last event is read, ``timed`` makes the events and their times, and
         they are inserted: no other writer can come in between. What a write does when its first try was refused."""
-        self._linked.link = None
-        try:
+        def insert() -> Sequence[int] | None:
             with self.datastore.transaction(commit=True) as c:
                 # a write that changes nothing: SQLite's write lock from here to the commit
                 c.execute(f"UPDATE {self.chain_table} SET logged = logged WHERE position = 0")
                 c.execute(f"SELECT logged FROM {self.chain_table} ORDER BY position DESC LIMIT 1")
                 row = c.fetchone()
                 stored_events, times = timed(None if row is None or row[0] is None else int(row[0]))
-                positions = self._insert_events(c, stored_events, times=times, **kwargs) if stored_events else []
-        except BaseException:
-            self._last = None
-            raise
-        self._last = self._linked.link
-        if positions and self._last is not None and self.committed is not None:
-            self.committed(positions, self._last[1])
-        return positions
+                return self._insert_events(c, stored_events, times=times, **kwargs) if stored_events else []
+
+        return self._remembered(insert)
 
     def _insert_events(self, c: SQLiteCursor, stored_events: Sequence[StoredEvent], *,
                        times: Sequence[int] | None = None, **kwargs: Any) -> Sequence[int] | None:

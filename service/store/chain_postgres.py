@@ -176,6 +176,11 @@ class ChainedPostgresRecorder(CheckedNotifications, PostgresApplicationRecorder)
             statement, params = self._insert(stored_events, read, times)
             curs.execute(statement, params)
             rows = curs.fetchall()
+        return self._told(rows, stored_events)  # once committed
+
+    def _told(self, rows: Sequence[Any], stored_events: Sequence[StoredEvent]) -> list[int]:
+        """The positions the insert function returned; :attr:`committed` told of them and of the last link, as this
+        process computes it from its events."""
         positions = [int(row["inserted"]) for row in rows]
         if positions and self.committed is not None:
             self.committed(positions, links(bytes(rows[0]["before"]), positions, stored_events)[-1][1])
@@ -218,10 +223,7 @@ class ChainedPostgresRecorder(CheckedNotifications, PostgresApplicationRecorder)
             if isinstance(cause, PsycopgError) and cause.sqlstate == TIME_BEHIND and cause.diag.message_primary:
                 raise LogTimeBehindError(int(cause.diag.message_primary)) from None
             raise
-        positions = [int(row["inserted"]) for row in rows]
-        if positions and self.committed is not None:  # the links as this process computes them from its events
-            self.committed(positions, links(bytes(rows[0]["before"]), positions, stored_events)[-1][1])
-        return positions
+        return self._told(rows, stored_events)
 
     def _insert_types(self) -> list[Composable]:
         """The element types of the insert function's arrays: the events' ids, versions, topics, states, times,
