@@ -1,5 +1,6 @@
 """A table at a past moment (issue 8's history, bounded by issue 30): found from the table's own events and its
-nearest snapshot, it is exactly what replaying the whole log up to that moment gives, at every position and every
+nearest snapshot, it is exactly what replaying the whole log up to that moment gives
+(:func:`service.app.past.table_at_replayed`, what history did before issue 30), at every position and every
 time of a log where two tables of two games play interleaved, on SQLite and PostgreSQL.
 
 Tier: store (SQLite files and PostgreSQL, required in CI)."""
@@ -15,9 +16,9 @@ import pytest
 from domain.banked.thb import STANDARD_LIMITS, ThbSettings
 from domain.dealer_figures import dealer_figures
 from domain.device_reports import HAND_SHUFFLE
-from domain.games import game_of
 from service.app.application import NotFoundError, PokerTables
 from service.app.dealer_report import dealer_report, first_position_at, log_entries
+from service.app.past import table_at_replayed
 from service.app.shufflers import _finished_hands, shuffles_seen
 from service.store.persistence import notifications
 from tests.app_play import Ids, dealer, play_banked_hand, play_circle_hand, start_banked_hand, start_circle_hand
@@ -27,28 +28,17 @@ from tests.test_shuffler_monitor import _Floor, _uniform
 from tests.test_snapshots import Snapshotting, _served
 
 
-def _replayed(app: PokerTables, table: str, position: int | None, moment: datetime | None) -> dict[str, Any]:
-    """The table at the cutoff as the whole log replayed up to it gives it (what history did before issue 30)."""
-    current = app.any_table(table)
-    game = game_of(current)
-    ours = {current.id, *app._hands_of(table)}
-    rebuilt: dict[Any, Any] = {}
-    last_position, last_time = 0, None
-    for notification in notifications(app.recorder, stop=position):
-        if notification.originator_id not in ours:
-            continue
-        event: Any = app.mapper.to_domain_event(notification)
-        if moment is not None and event.timestamp > moment:
-            break
-        rebuilt[event.originator_id] = event.mutate(rebuilt.get(event.originator_id))
-        last_position, last_time = notification.id, event.timestamp
-    record = rebuilt.get(current.id)
-    if record is None:
-        raise NotFoundError("not yet")
-    hand = rebuilt.get(record.hand_in_progress) if record.hand_in_progress else None
-    return {"table": record.name, "position": last_position, "time": str(last_time), **game.table_state(record),
-            "hands_started": record.hands_started, "hand": game.state(hand) if hand is not None else None,
-            "dealer": record.dealer_id, "language": record.language}
+def _counting_reads(app: PokerTables) -> list[Any]:
+    """The aggregates whose events ``app`` reads from now on, one entry a read."""
+    read: list[Any] = []
+    get = app.events.get
+
+    def counting(originator_id: Any, **kwargs: Any) -> Any:
+        read.append(originator_id)
+        return get(originator_id, **kwargs)
+
+    app.events.get = counting  # type: ignore[method-assign]
+    return read
 
 
 def _play(app: Snapshotting, rng: random.Random) -> None:
@@ -74,7 +64,7 @@ def test_r_aud_1_the_table_at_any_past_position_or_time_is_the_log_replayed_up_t
     for table in ("Mesa", "THB"):
         for position in positions:
             try:
-                expected = _replayed(app, table, position, None)
+                expected = table_at_replayed(app, table, position, None)
             except NotFoundError:
                 with pytest.raises(NotFoundError):
                     app.table_at(table, position=position)
@@ -83,7 +73,7 @@ def test_r_aud_1_the_table_at_any_past_position_or_time_is_the_log_replayed_up_t
         times = [cast(Any, app.mapper.to_domain_event(n)).timestamp for n in notifications(app.recorder)]
         for moment in [times[0] - timedelta(seconds=1), *rng.sample(times, 15), times[-1] + timedelta(seconds=1)]:
             try:
-                expected = _replayed(app, table, None, moment)
+                expected = table_at_replayed(app, table, None, moment)
             except NotFoundError:
                 with pytest.raises(NotFoundError):
                     app.table_at(table, moment=moment)
@@ -106,14 +96,7 @@ def test_a_search_in_a_time_range_reads_only_the_hands_near_it_and_finds_what_a_
         for until in edges:
             expected = [s for s in every if since <= datetime.fromisoformat(s["started"]) <= until]
             assert app.search_hands("Mesa", since=since, until=until) == expected, (since, until)
-    read: list[Any] = []
-    get = app.events.get
-
-    def counting(originator_id: Any, **kwargs: Any) -> Any:
-        read.append(originator_id)
-        return get(originator_id, **kwargs)
-
-    app.events.get = counting  # type: ignore[method-assign]
+    read = _counting_reads(app)
     assert len(app.search_hands("Mesa", since=starts[-1], until=starts[-1])) == 1
     assert len(read) <= 2 * (len(hands).bit_length() + 1) + 1  # probes of the bisections, and the one hand
 
@@ -175,14 +158,7 @@ def test_the_shuffles_seen_from_a_moment_read_only_the_hands_near_it_and_are_tho
               for n in range(1, record.hands_started + 1)]
     for since in [starts[0] - timedelta(seconds=1), *starts, starts[-1] + timedelta(seconds=1)]:
         assert shuffles_seen(app, since=since) == [s for s in every if s.started >= since], since
-    read: list[Any] = []
-    get = app.events.get
-
-    def counting(originator_id: Any, **kwargs: Any) -> Any:
-        read.append(originator_id)
-        return get(originator_id, **kwargs)
-
-    app.events.get = counting  # type: ignore[method-assign]
+    read = _counting_reads(app)
     _finished_hands(app).clear()
     assert len(shuffles_seen(app, since=starts[-1])) == 1
     assert len({hand for hand in read if hand != record.id}) <= 4 + len(starts).bit_length() + 1  # not every hand

@@ -24,6 +24,7 @@ from domain.banked.thb import ThbHand
 from domain.circle.hand import Hand
 from domain.circle.table import Table
 from domain.dealer_figures import EVENTS, DealerReport, LogEntry, dealer_figures
+from service.app import past
 from service.app.access import ServiceError
 from service.app.shufflers import shift_start
 from service.store.topics import old_topics
@@ -84,11 +85,11 @@ def first_position_at(app: Any, moment: datetime) -> int:
 def _state_before(app: Any, start: datetime) -> Iterator[LogEntry]:
     """The tables as they stood just before ``start``, as log entries timed just before it: each table open then,
     its name, the dealer signed in and the hand in progress (its events in the period are the table's). Read from
-    each table's own events and snapshots (:meth:`service.app.queries.TableQueries._version_at`), not the log."""
+    each table's own events and snapshots (:func:`service.app.past.version_at`), not the log."""
     before = start - _BEFORE
     for name in app.table_names():
         current = app.any_table(name)
-        found = app._version_at(current.id, current.version, None, before)
+        found = past.version_at(app, current.id, current.version, None, before)
         if found is None:  # opened since
             continue
         record = app._fetch(current.id, found[0])
@@ -128,8 +129,7 @@ def dealer_report(app: Any, start: datetime, end: datetime, now: datetime) -> De
     """The dealers' figures over ``[start, end)``, from ``app``'s log; a dealer still signed in deals until ``now``
     (or ``end``, if sooner). Read from the period's part of the log (:func:`log_entries_between`) on a store that
     locates events (SQLite, PostgreSQL); from the log's start otherwise."""
-    entries = log_entries_between(app, start, end) if hasattr(app.recorder, "position_of") \
-        else log_entries(app, until=end)
+    entries = log_entries_between(app, start, end) if past.locates(app) else log_entries(app, until=end)
     return dealer_figures(entries, start=start, end=end, now=min(now, end))
 
 

@@ -23,13 +23,13 @@ from domain.circle.hand import Hand
 from domain.circle.state import LegalActions
 from domain.circle.table import Table
 from domain.games import HAND_CLASSES, OUTCOMES, game_of
+from service.app import past
 from service.app.access import NotFoundError, PreconditionError, Role, ServiceError, Viewer, authorize
 from service.app.floor import TableFloor
 from service.app.reads import CachedReads, _Locks
 from service.app.visibility import HOLE_CARDS_LIVE, banked_cards, circle_snapshot, house_cards, shows_down_cards
 from service.store.group_commit import GroupCommit
 from service.store.log_time import retimed
-from service.store.persistence import notifications
 
 
 def _next_card(hand: ThbHand | CdpHand) -> str:
@@ -88,7 +88,7 @@ class TableQueries(CachedReads, TableFloor):
         if game is not None and game != dealt.code:
             return []  # a table deals one game (R-CIRC-5)
         found = []
-        for hand_id in self._hands_started_within(table, since, until):
+        for hand_id in past.hands_started_within(self, table, since, until):
             events: list[Any] = list(self.events.get(hand_id))
             started = events[0].timestamp
             if (since is not None and started < since) or (until is not None and started > until):
@@ -107,85 +107,8 @@ class TableQueries(CachedReads, TableFloor):
                  moment: datetime | None = None) -> dict[str, Any]:
         """A table of any game as it stood at a past moment, from the events alone (issue 8): after the log
         position ``position`` (as on the watch stream), or at the time ``moment``; the hand in progress then, as it
-        stood (the pit's copy: every card)."""
-        current = self.any_table(table)
-        game = game_of(current)
-        if hasattr(self.recorder, "position_of"):  # a chained store: by the table's own events, not the whole log
-            return self._table_at_version(current, game, position, moment)
-        ours = {current.id, *self._hands_of(table)}
-        rebuilt: dict[UUID, Any] = {}
-        last_position, last_time = 0, None
-        for notification in notifications(self.recorder, stop=position):
-            if notification.originator_id not in ours:
-                continue
-            event: Any = self.mapper.to_domain_event(notification)
-            if moment is not None and event.timestamp > moment:
-                break
-            rebuilt[event.originator_id] = event.mutate(rebuilt.get(event.originator_id))
-            last_position, last_time = notification.id, event.timestamp
-        record = rebuilt.get(current.id)
-        if record is None:
-            raise NotFoundError(f"the table {table!r} did not exist yet then")
-        hand = rebuilt.get(record.hand_in_progress) if record.hand_in_progress else None
-        return {"table": record.name, "position": last_position, "time": str(last_time), **game.table_state(record),
-                "hands_started": record.hands_started, "hand": game.state(hand) if hand is not None else None,
-                "dealer": record.dealer_id, "language": record.language}
-
-    def _table_at_version(self, current: Table | BankedTable, game: Any, position: int | None,
-                          moment: datetime | None) -> dict[str, Any]:
-        """:meth:`table_at` at a cost bounded by the table's history, not the log's (issue 30, item 1): the table's
-        last version at the cutoff found by bisection over its versions (each a lookup of its position, and of its
-        time for a moment), the table loaded at that version (from its nearest snapshot), and its hand in progress
-        then loaded at that hand's version at the cutoff."""
-        found = self._version_at(current.id, current.version, position, moment)
-        if found is None:
-            raise NotFoundError(f"the table {current.name!r} did not exist yet then")
-        version, last_position, last_time = found
-        record: Any = self._fetch(current.id, version)
-        hand = None
-        if record.hand_in_progress is not None:
-            latest = self.any_hand(record.hand_in_progress)
-            at = self._version_at(latest.id, latest.version, position, moment)
-            if at is not None:
-                hand = self.any_hand(latest.id, at[0])
-                if at[1] > last_position:
-                    last_position, last_time = at[1], at[2]
-        return {"table": record.name, "position": last_position, "time": str(last_time), **game.table_state(record),
-                "hands_started": record.hands_started, "hand": game.state(hand) if hand is not None else None,
-                "dealer": record.dealer_id, "language": record.language}
-
-    def _version_at(self, aggregate_id: UUID, latest: int, position: int | None,
-                    moment: datetime | None) -> tuple[int, int, datetime] | None:
-        """The last version of an aggregate (its versions 1 to ``latest``) stored at or before log ``position`` and
-        timed at or before ``moment`` (each if given), with its position and time; ``None`` if its first is later.
-        A bisection: an aggregate's versions are stored in order, and timed in order (its commands are applied one
-        at a time, under its table's lock)."""
-        recorder: Any = self.recorder
-
-        def event_at(version: int) -> tuple[int, datetime]:
-            where = recorder.position_of(aggregate_id, version)
-            [stored] = self.events.get(aggregate_id, gt=version - 1, lte=version)
-            return int(where), cast(Any, stored).timestamp
-
-        def within(version: int) -> bool:
-            where, when = event_at(version)
-            return (position is None or where <= position) and (moment is None or when <= moment)
-
-        low, high = 0, latest  # within(low) holds (0: before the first), within(high + 1) does not
-        if within(latest):
-            low = latest
-        else:
-            high = latest - 1
-            while low < high:
-                middle = (low + high + 1) // 2
-                if within(middle):
-                    low = middle
-                else:
-                    high = middle - 1
-        if low == 0:
-            return None
-        where, when = event_at(low)
-        return low, where, when
+        stood (the pit's copy: every card). Read from the table's own history (:mod:`service.app.past`)."""
+        return past.table_at(self, table, position, moment)
 
     def any_table(self, name: str) -> Table | BankedTable:
         """A circle or a banked table by its name (one name space), or :class:`NotFoundError`."""
@@ -276,32 +199,6 @@ class TableQueries(CachedReads, TableFloor):
     def hand(self, hand_id: UUID, version: int | None = None) -> Hand:
         """A hand by id (as of ``version`` if given), or :class:`NotFoundError`."""
         return cast(Hand, self.any_hand(hand_id, version))
-
-    def _hands_started_within(self, table: str, since: datetime | None, until: datetime | None) -> list[UUID]:
-        """The ids of the table's hands that may have started in ``[since, until]``, oldest first: found by bisection
-        over the hands' numbers (a table's hands start one after another, so their start times rise with their
-        numbers): the hands outside the range are neither read nor named (issue 30, item 1)."""
-        with self._locks(table):
-            record = self.any_table(table)
-
-        def started(number: int) -> datetime:
-            [first] = self.events.get(record.hand_id(number), lte=1)
-            moment: datetime = cast(Any, first).timestamp
-            return moment
-
-        def first_number(later: Callable[[datetime], bool]) -> int:  # the first hand whose start is ``later``
-            low, high = 1, record.hands_started + 1
-            while low < high:
-                middle = (low + high) // 2
-                if later(started(middle)):
-                    high = middle
-                else:
-                    low = middle + 1
-            return low
-
-        first = first_number(lambda at: at >= since) if since is not None else 1
-        end = first_number(lambda at: at > until) if until is not None else record.hands_started + 1
-        return [record.hand_id(number) for number in range(first, end)]
 
     def hands_of(self, table: str) -> list[UUID]:
         """The ids of a table's hands, oldest first."""

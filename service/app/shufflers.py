@@ -37,6 +37,7 @@ from zoneinfo import ZoneInfo
 from domain.device_reports import HAND_SHUFFLE, is_shuffler_report
 from domain.integrity.monitor import FAIL, MonitorResult, MonitorSettings, ShufflerMonitor
 from domain.integrity.observations import ShuffleObservation
+from service.app import past
 from service.app.access import ServiceError
 
 SHUFFLING_REPORTS = ("shuffle", "delivery")
@@ -218,9 +219,8 @@ def _table_events(app: _Log, record: Any, since: datetime | None) -> list[Any]:
     colour before the range's first hand (what those hands read is what the range's first shuffles took in; what
     came before them counts for nothing in the range), found by bisection over the hands' numbers and the table's
     versions; every event with no ``since``, or on a store that cannot locate an event (in memory)."""
-    recorder: Any = getattr(app, "recorder", None)
-    locate = getattr(app, "_version_at", None)
-    if since is None or locate is None or not hasattr(recorder, "position_of") or record.hands_started == 0:
+    queries: Any = app  # the application's (service.app.queries): a log of another kind reads every event
+    if since is None or not hasattr(queries, "recorder") or not past.locates(queries) or record.hands_started == 0:
         return list(app.events.get(record.id))
 
     def first_event(number: int) -> Any:
@@ -240,7 +240,7 @@ def _table_events(app: _Log, record: Any, since: datetime | None) -> list[Any]:
     if earliest > record.hands_started:
         return []  # no hand in the range
     hand_id = record.hand_id(earliest)
-    found = locate(record.id, record.version, recorder.position_of(hand_id, 1) - 1, None)
+    found = past.version_at(queries, record.id, record.version, queries.recorder.position_of(hand_id, 1) - 1, None)
     events = list(app.events.get(record.id, gt=found[0] - 1 if found is not None else None))
     for index, stored in enumerate(events):  # from that hand's start: nothing before it counts in the range
         if type(stored).__name__ == "HandStarted" and vars(stored)["hand_id"] == hand_id:

@@ -1,0 +1,163 @@
+"""A table's past, read at a cost bounded by the table's own history, not the log's (issue 8's history, issue 30,
+item 1; docs/architecture.md, "Reads bounded by the work at hand").
+
+An aggregate's versions are stored in order and timed in order (its commands are applied one at a time, under its
+table's lock), and a table's hands start one after another: so the version of a table at a log position or a time,
+and the hands a table started in a time range, are found by bisection (:func:`version_at`,
+:func:`hands_started_within`), a few point reads whatever the log's length. A store that cannot locate an event by
+its aggregate (the in-memory one) replays the log instead (:func:`table_at_replayed`, also what the tests hold the
+bounded answer to).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from datetime import datetime
+from typing import Any, Protocol, cast
+from uuid import UUID
+
+from domain.games import game_of
+from service.app.access import NotFoundError
+from service.store.persistence import notifications
+
+
+class TableQueries(Protocol):
+    """What the past is read from: the application's store and its reads of tables and hands
+    (:class:`service.app.queries.TableQueries`)."""
+
+    @property
+    def recorder(self) -> Any: ...
+    @property
+    def mapper(self) -> Any: ...
+    @property
+    def events(self) -> Any: ...
+    def any_table(self, name: str) -> Any: ...
+    def any_hand(self, hand_id: UUID, version: int | None = None) -> Any: ...
+    def _fetch(self, aggregate_id: UUID, version: int | None = None) -> object: ...
+    def _hands_of(self, table: str) -> list[UUID]: ...
+    def _locks(self, table: str) -> AbstractContextManager[object]: ...
+
+__all__ = ["hands_started_within", "locates", "table_at", "table_at_replayed", "version_at"]
+
+
+def locates(app: TableQueries) -> bool:
+    """Whether ``app``'s store finds an aggregate's event by its version (the chained stores: SQLite, PostgreSQL)."""
+    return hasattr(app.recorder, "position_of")
+
+
+def version_at(app: TableQueries, aggregate_id: UUID, latest: int, position: int | None,
+               moment: datetime | None) -> tuple[int, int, datetime] | None:
+    """The last version of an aggregate (its versions 1 to ``latest``) stored at or before log ``position`` and timed
+    at or before ``moment`` (each if given), with its position and time; ``None`` if its first is later. Each
+    version probed is read once (its position, and its event for its time)."""
+    recorder: Any = app.recorder
+    seen: dict[int, tuple[int, datetime]] = {}
+
+    def event_at(version: int) -> tuple[int, datetime]:
+        if version not in seen:
+            where = recorder.position_of(aggregate_id, version)
+            [stored] = app.events.get(aggregate_id, gt=version - 1, lte=version)
+            seen[version] = int(where), cast(Any, stored).timestamp
+        return seen[version]
+
+    def within(version: int) -> bool:
+        where, when = event_at(version)
+        return (position is None or where <= position) and (moment is None or when <= moment)
+
+    low, high = 0, latest  # within(low) holds (0: before the first), within(high + 1) does not
+    if within(latest):
+        low = latest
+    else:
+        high = latest - 1
+        while low < high:
+            middle = (low + high + 1) // 2
+            if within(middle):
+                low = middle
+            else:
+                high = middle - 1
+    if low == 0:
+        return None
+    return (low, *event_at(low))
+
+
+def table_at(app: TableQueries, table: str, position: int | None, moment: datetime | None) -> dict[str, Any]:
+    """A table of any game as it stood after log ``position`` or at the time ``moment``: its last version then
+    (:func:`version_at`), loaded from its nearest snapshot, and its hand in progress then at that hand's version
+    then; on a store that cannot locate events, the log replayed (:func:`table_at_replayed`)."""
+    if not locates(app):
+        return table_at_replayed(app, table, position, moment)
+    current = app.any_table(table)
+    found = version_at(app, current.id, current.version, position, moment)
+    if found is None:
+        raise NotFoundError(f"the table {table!r} did not exist yet then")
+    version, last_position, last_time = found
+    record: Any = app._fetch(current.id, version)
+    hand = None
+    if record.hand_in_progress is not None:
+        latest = app.any_hand(record.hand_in_progress)
+        at = version_at(app, latest.id, latest.version, position, moment)
+        if at is not None:
+            hand = app.any_hand(latest.id, at[0])
+            if at[1] > last_position:
+                last_position, last_time = at[1], at[2]
+    return _view(record, hand, last_position, last_time)
+
+
+def table_at_replayed(app: TableQueries, table: str, position: int | None,
+                      moment: datetime | None) -> dict[str, Any]:
+    """:func:`table_at` by replaying the whole log up to the cutoff (the table's and its hands' events)."""
+    current = app.any_table(table)
+    ours = {current.id, *app._hands_of(table)}
+    rebuilt: dict[UUID, Any] = {}
+    last_position, last_time = 0, None
+    for notification in notifications(app.recorder, stop=position):
+        if notification.originator_id not in ours:
+            continue
+        event: Any = app.mapper.to_domain_event(notification)
+        if moment is not None and event.timestamp > moment:
+            break
+        rebuilt[event.originator_id] = event.mutate(rebuilt.get(event.originator_id))
+        last_position, last_time = notification.id, event.timestamp
+    record = rebuilt.get(current.id)
+    if record is None:
+        raise NotFoundError(f"the table {table!r} did not exist yet then")
+    hand = rebuilt.get(record.hand_in_progress) if record.hand_in_progress else None
+    return _view(record, hand, last_position, last_time)
+
+
+def _view(record: Any, hand: Any, position: int, time: datetime | None) -> dict[str, Any]:
+    """The table as it stood: where in the log and when, its game's state, and the hand in progress (the pit's copy:
+    every card)."""
+    game = game_of(record)
+    return {"table": record.name, "position": position, "time": str(time), **game.table_state(record),
+            "hands_started": record.hands_started, "hand": game.state(hand) if hand is not None else None,
+            "dealer": record.dealer_id, "language": record.language}
+
+
+def hands_started_within(app: TableQueries, table: str, since: datetime | None,
+                         until: datetime | None) -> list[UUID]:
+    """The ids of the table's hands that may have started in ``[since, until]``, oldest first: found by bisection
+    over the hands' numbers (their start times rise with them): the hands outside the range are neither read nor
+    named."""
+    with app._locks(table):
+        record = app.any_table(table)
+
+    def started(number: int) -> datetime:
+        [first] = app.events.get(record.hand_id(number), lte=1)
+        moment: datetime = cast(Any, first).timestamp
+        return moment
+
+    def first_number(later: Callable[[datetime], bool]) -> int:  # the first hand whose start is ``later``
+        low, high = 1, record.hands_started + 1
+        while low < high:
+            middle = (low + high) // 2
+            if later(started(middle)):
+                high = middle
+            else:
+                low = middle + 1
+        return low
+
+    first = first_number(lambda at: at >= since) if since is not None else 1
+    end = first_number(lambda at: at > until) if until is not None else record.hands_started + 1
+    return [record.hand_id(number) for number in range(first, end)]
