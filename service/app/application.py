@@ -20,7 +20,6 @@ service instances on one PostgreSQL never both apply conflicting commands: the l
 from __future__ import annotations
 
 import hashlib
-import logging
 import threading
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
@@ -84,8 +83,6 @@ from service.store.persistence import READ_ONLY, read_only_connections
 from service.store.snapshots import SNAPSHOT_EVERY, SignedSnapshots, TableSnapshot
 from service.store.state_transcodings import register_state_transcodings
 from service.store.topics import register_moved_topics
-
-_log = logging.getLogger(__name__)
 
 __all__ = [  # what is imported from here, as before the split into access, commands and queries
     "BANKED_ACTIONS", "BANKED_PERMISSIONS", "BANKED_TABLE_ACTIONS", "CDP_ACTIONS", "CORRECTION_ACTIONS",
@@ -202,23 +199,9 @@ class PokerTables(CommandUnit, TableAccountsBook, AlertAcknowledgements, AlertHo
         register_state_transcodings(transcoder)
 
     def _take_snapshots(self, processing_event: ProcessingEvent[UUID]) -> None:
-        """A snapshot of each table whose events just stored reached a multiple of its interval, taken from the
-        table as the command left it (built from checked events: not read again). A snapshot that cannot be taken
-        is said and the command is not failed by it: its events are stored."""
-        snapshots = self.snapshots
-        if not isinstance(snapshots, SignedSnapshots) or snapshots.key is None:
-            return
-        for aggregate_id, aggregate in processing_event.aggregates.items():
-            interval = self.snapshotting_intervals.get(type(aggregate))
-            if interval is None:
-                continue
-            if not any(event.originator_id == aggregate_id and event.originator_version % interval == 0
-                       for event in processing_event.events):
-                continue
-            try:
-                snapshots.put([TableSnapshot.take(aggregate)])
-            except Exception as error:  # the events are stored: the next interval tries again
-                _log.error("snapshot of %s at version %s not taken: %s", aggregate_id, aggregate.version, error)
+        """The tables due a snapshot, taken as the command left them (:meth:`SignedSnapshots.take_due`)."""
+        if isinstance(self.snapshots, SignedSnapshots):
+            self.snapshots.take_due(processing_event.aggregates, processing_event.events, self.snapshotting_intervals)
 
     def construct_event_store(self) -> EventStore[UUID]:
         """The events' store: each write timed after the log's last event (issue 29, item 4;

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import logging
 import struct
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 from uuid import UUID
 
@@ -109,6 +109,23 @@ class SignedSnapshots(EventStore[UUID]):
                                       topic=stored.topic, state=state))
         self.recorder.insert_events(signed, **kwargs)
         return []
+
+    def take_due(self, aggregates: Mapping[UUID, Any], events: Sequence[Any], intervals: Mapping[type, int]) -> None:
+        """A snapshot of each aggregate (of a kind in ``intervals``) whose ``events`` just stored reached a multiple
+        of its interval, taken from the aggregate as the command left it (built from checked events: not read
+        again); nothing without a key. A snapshot that cannot be taken is said, and fails nothing: the command's
+        events are stored, and the next interval tries again."""
+        if self.key is None:
+            return
+        for aggregate_id, aggregate in aggregates.items():
+            interval = intervals.get(type(aggregate))
+            if interval is None or not any(event.originator_id == aggregate_id and
+                                           event.originator_version % interval == 0 for event in events):
+                continue
+            try:
+                self.put([TableSnapshot.take(aggregate)])
+            except Exception as error:
+                _log.error("snapshot of %s at version %s not taken: %s", aggregate_id, aggregate.version, error)
 
     def get(self, originator_id: UUID, *, gt: int | None = None, lte: int | None = None, desc: bool = False,
             limit: int | None = None) -> Iterator[Any]:
