@@ -64,6 +64,7 @@ MATRIX: dict[str, frozenset[str]] = {
     "acknowledge-alert": frozenset({"pit-boss", "games-director"}),  # R-AUD-1: the pit clears a table's alerts
     "shufflers": frozenset({"pit-boss", "games-director"}),  # R-DECK-2: the shufflers' integrity is the pit's
     "dealers": frozenset({"pit-boss", "games-director"}),  # R-AUD-1: the dealers' figures are the pit's
+    "floor": frozenset({"pit-boss", "games-director", "observer"}),  # the floor's alerts: the pit's, an observer's
     "accounts-count": frozenset({"pit-boss", "dealer"}),  # R-ACC-1: the tray counted by its croupier or the pit
     "accounts-transfer": frozenset({"pit-boss", "dealer", "games-director"}),  # R-ACC-3: one side asks, one signs
     "accounts-drop": frozenset({"pit-boss", "games-director"}),  # R-ACC-4: the pit records the drop
@@ -250,6 +251,8 @@ CALLS: list[Call] = [
     Call("Watch", "Watch", "Mesa 1", "read", lambda c: svc.WatchRequest(table="Mesa 1")),
     Call("ListShufflers", "ListShufflers", "", "shufflers", lambda c: svc.ListShufflersRequest()),
     Call("ListDealerFigures", "ListDealerFigures", "", "dealers", lambda c: svc.ListDealerFiguresRequest()),
+    Call("GetFloor", "GetFloor", "", "floor", lambda c: svc.GetFloorRequest()),
+    Call("ListAlerts", "ListAlerts", "", "floor", lambda c: svc.ListAlertsRequest(table="Mesa 1")),
 ]
 WRITES = [call for call in CALLS if call.action != "read"]
 

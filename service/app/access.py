@@ -86,6 +86,7 @@ PERMISSIONS: Mapping[str, tuple[frozenset[Role], str]] = {
     "accounts-read": (frozenset({Role.DEALER, Role.PIT_BOSS, Role.GAMES_DIRECTOR}), "R-ACC-5"),
     "shufflers": (frozenset({Role.PIT_BOSS, Role.GAMES_DIRECTOR}), "R-DECK-2"),
     "dealers": (frozenset({Role.PIT_BOSS, Role.GAMES_DIRECTOR}), "R-AUD-1"),
+    "floor": (frozenset({Role.PIT_BOSS, Role.GAMES_DIRECTOR, Role.OBSERVER}), "R-AUD-1"),
 }
 """The role matrix (docs/service.md): what each role may do, and the rule a refusal names.  A croupier's station
 (``dealer``) and a device's act only at their own table; a device only deals from the shoe and reports; the pit boss
@@ -98,7 +99,8 @@ boss or games director) and signed off by the other; the pit records the drop; t
 table's croupier and the pit (never by an observer or a device).  The shufflers' integrity over
 the floor (``shufflers``: every shuffler's verdict, docs/integrity.md) is the pit's: the pit boss and the games
 director; so are the dealers' figures (``dealers``: each dealer's hands per hour and irregularities and the rotations,
-docs/alerts.md; R-AUD-1)."""
+docs/alerts.md; R-AUD-1). The floor's alerts of every table (``floor``: GetFloor, ListAlerts) are the pit's and an
+observer's (the pit dashboard's floor follows as an observer), not a croupier's or a device's."""
 
 
 def authorize(viewer: Viewer, table: str, action: str) -> None:

@@ -70,6 +70,7 @@ from service.app.commands import (
     fingerprint,
 )
 from service.app.dealers import DealerSignIn
+from service.app.floor_log import FloorLog
 from service.app.holds import AlertHolds
 from service.app.hole_card_views import HoleCardWatch
 from service.app.queries import TableQueries, parse_moment
@@ -159,6 +160,8 @@ class PokerTables(CommandUnit, TableAccountsBook, AlertAcknowledgements, AlertHo
         register_moved_topics()  # events stored before issue 14's move name the old modules
         super().__init__({"AGGREGATE_CACHE_MAXSIZE": self.CACHE_SIZE, **(env or {})})
         self._locks = _Locks()
+        self.floor_log = FloorLog(self)
+        """The floor's projection: its alerts and the hands index (issue 30, :mod:`service.app.floor_log`)."""
         self.hole_cards = HoleCardWatch(self)
         """The delay policy and the record of live views of face-down cards (issue 29, item 7)."""
         self._local = threading.local()  # per command: the aggregates it fetched

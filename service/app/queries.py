@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, cast
 from uuid import UUID
@@ -26,6 +26,7 @@ from domain.games import HAND_CLASSES, OUTCOMES, game_of
 from service.app import past
 from service.app.access import NotFoundError, PreconditionError, Role, ServiceError, Viewer, authorize
 from service.app.floor import TableFloor
+from service.app.floor_log import FloorLog, hand_summary, started_at
 from service.app.reads import CachedReads, _Locks
 from service.app.visibility import HOLE_CARDS_LIVE, banked_cards, circle_snapshot, house_cards, shows_down_cards
 from service.store.group_commit import GroupCommit
@@ -58,6 +59,9 @@ class TableQueries(CachedReads, TableFloor):
     ``_group_commit`` and ``after_save``; how aggregates are read: :class:`CachedReads`), the list of its tables
     (:class:`TableFloor`), and the storing of a command's events."""
 
+    floor_log: FloorLog
+    """The floor's projection of the log: alerts, notes and the hands index (issue 30; set by the application)."""
+
     _locks: _Locks
     _local: threading.local
     _group_commit: GroupCommit[DomainEventProtocol[UUID], Recording[UUID]]
@@ -87,16 +91,20 @@ class TableQueries(CachedReads, TableFloor):
         dealt = game_of(self.any_table(table))
         if game is not None and game != dealt.code:
             return []  # a table deals one game (R-CIRC-5)
+        if self.floor_log.usable:  # the hands index (issue 30): the hands it finds, not every hand of the table
+            self.floor_log.catch_up()
+            rows = self.floor_log.store.hands(table, since=since, until=until, outcome=outcome, seat=seat)
+            summaries: Iterable[dict[str, Any]] = (
+                row.summary if row.summary is not None else hand_summary(self, dealt, UUID(row.hand_id))
+                for row in rows)
+        else:  # a store opened read-only: the hands started in the range, each read
+            summaries = (hand_summary(self, dealt, hand_id)
+                         for hand_id in past.hands_started_within(self, table, since, until))
         found = []
-        for hand_id in past.hands_started_within(self, table, since, until):
-            events: list[Any] = list(self.events.get(hand_id))
-            started = events[0].timestamp
+        for summary in summaries:
+            started = started_at(summary)
             if (since is not None and started < since) or (until is not None and started > until):
                 continue
-            hand: Any = None
-            for stored in events:  # the events just read make the hand: no second read of the store
-                hand = stored.mutate(hand)
-            summary = dealt.summarise(hand, events)
             if seat is not None and seat not in summary["seats"]:
                 continue
             if outcome is None or summary["outcome"] == outcome:

@@ -35,6 +35,7 @@ from service.grpc.act import Parsed, parse_command
 from service.grpc.base import ServicerBase
 from service.grpc.dealers import DealerRpcs
 from service.grpc.errors import _guarded, _StatusError, invalid
+from service.grpc.floor import FloorRpcs
 from service.grpc.queries import QueryRpcs
 from service.grpc.replies import command_result
 from service.grpc.requests import (
@@ -80,7 +81,7 @@ FAMILY_COMMANDS: Mapping[str, FamilyCommand] = {"circle": _circle_command, "bank
 """Act, by the table's family: the application's hand command or banked command."""
 
 
-class TableServicer(AccountsRpcs, QueryRpcs, ShufflerRpcs, DealerRpcs, StreamRpcs, ServicerBase,
+class TableServicer(AccountsRpcs, QueryRpcs, ShufflerRpcs, DealerRpcs, FloorRpcs, StreamRpcs, ServicerBase,
                     svc_grpc.TableServiceServicer):
     """Thin translation between pokertable.v1 and :class:`PokerTables`."""
 

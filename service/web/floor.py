@@ -1,6 +1,8 @@
 """The live floor (issue 16, item 1): every table of the casino, kept current from one Watch stream of every table.
 
-The floor follows the whole log once (``Watch`` naming no table, as an observer: the floor shows no card) and, while
+The floor starts from the present (issue 30): the open alerts and each table's notes as of a log position
+(``GetFloor``, from the floor's projection of the log), then follows the log from there (``Watch`` naming no table,
+as an observer: the floor shows no card; what a change means is :func:`domain.floor_log.changes`'s) and, while
 anything changes, reads the tables' summaries again (one ``ListTables``) at most ten times a second; a Texas
 Hold'em Bonus table that changed is asked whether its 1000:1 waits for the games director.  Each table's row says
 its game, status, hand, chips in play, hands in the last hour, the deck in play and the shuffler's last report, open
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 import time
 from collections import deque
 from collections.abc import Callable
@@ -26,6 +29,7 @@ from typing import Any
 
 from google.protobuf.timestamp_pb2 import Timestamp
 
+from domain.floor_log import EVENTS, AlertAcknowledged, AlertRaised, HandStarted, LogEntry, Noted, changes
 from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
 from service.waiting import woken
@@ -45,11 +49,8 @@ read again before its page is drawn."""
 CATCH_UP_WAIT = 2.0
 """The most a page waits for the tables' summaries of a floor nobody looked at (then it shows what it has)."""
 HOUR = 3600.0
-VOIDS = ("table_hand_voided", "hand_voided", "thb_hand_voided", "cdp_hand_voided", "thb_hand_box_voided")
-"""The events that void a hand or a box: each an alert for the pit (R-CIRC-14, R-THB-11)."""
 LOG = ""
 """The table of an alert of the casino's log itself (tampering found by the service's audit, R-AUD-1)."""
-DEVICE_REPORTS = ("table_device_reported", "banked_table_device_reported")
 
 
 @dataclass
@@ -100,6 +101,23 @@ class Row:
 
 def _when(stamp: Timestamp) -> float:
     return stamp.seconds + stamp.nanos / 1e9
+
+
+ONEOF_EVENTS = {re.sub(r"(?<!^)(?=[A-Z])", "_", name.replace(".", "")).lower(): name for name in EVENTS}
+"""Each Watch event's case the floor follows (``table_device_reported``, as events.proto names the case of
+``Table.DeviceReported``) → its event."""
+
+
+def watched_entry(change: svc.WatchResponse) -> LogEntry | None:
+    """A change of the Watch stream as the log's entry it is (its event's fields, an unset optional one None)."""
+    kind = change.event.WhichOneof("event") or ""
+    name = ONEOF_EVENTS.get(kind)
+    if name is None:
+        return None
+    body = getattr(change.event, kind)
+    data = {field.name: (getattr(body, field.name) if not field.has_presence or body.HasField(field.name) else None)
+            for field in body.DESCRIPTOR.fields}
+    return LogEntry(change.position, change.timestamp.ToDatetime(tzinfo=UTC), change.aggregate_id, name, data)
 
 
 STATUS = {pb.TABLE_STATUS_BETWEEN_HANDS: "between-hands", pb.TABLE_STATUS_HAND_IN_PROGRESS: "hand-in-progress",
@@ -183,20 +201,38 @@ class Floor:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.shield(self._fresh.wait()), CATCH_UP_WAIT)
 
+    async def _start(self) -> None:
+        """The floor as of the present (issue 30): the open alerts and each table's notes, from the floor's
+        projection, and the log position they are as of, which the Watch stream follows from (not the log's start:
+        a dashboard's start costs what is open, not a year of the log)."""
+        while True:
+            try:
+                floor: svc.GetFloorResponse = await self.api.call("GetFloor", svc.GetFloorRequest(), self.token)
+                break
+            except RefusedError:
+                await asyncio.sleep(1.0)
+        self.alerts = [Alert(alert.table, alert.position, alert.at.ToDatetime(tzinfo=UTC).isoformat(
+            timespec="seconds"), alert.kind, alert.text) for alert in floor.alerts]
+        for noted in floor.tables:
+            row = self._row(noted.table)
+            row.shuffler, row.correction = noted.shuffler, noted.correction
+            self._touched.add(noted.table)
+        self.position = max(self.position, floor.position)
+        self._wake.set()
+
     async def _watch(self) -> None:
-        """Every table's changes from the whole log (its alerts and devices), resumed where it broke."""
+        """Every table's changes from the present (its alerts and devices), resumed where it broke."""
+        if not self.position:
+            await self._start()
         while True:
             try:
                 async for change in self.api.watch(self.token, "", self.position):
                     self.position = change.position
-                    if not change.table:  # the casino's log itself: tampering the service's audit found
-                        self._note_log(change)
-                        self._wake.set()
-                        continue
-                    row = self.rows.get(change.table) or self.rows.setdefault(change.table, Row(change.table))
-                    self._note(row, change)
-                    self._dirty.add(change.table)
-                    self._touched.add(change.table)
+                    self._note(change)
+                    if change.table:  # not the casino's log itself (tampering the service's audit found)
+                        self._row(change.table)
+                        self._dirty.add(change.table)
+                        self._touched.add(change.table)
                     self._wake.set()
             except RefusedError:
                 await asyncio.sleep(1.0)
@@ -242,52 +278,36 @@ class Floor:
             self._touched.add(row.table)
             await self._touch()
 
-    def _note(self, row: Row, change: svc.WatchResponse) -> None:
-        """What a change says beyond the table's summary: hands started, devices, alerts and their acknowledgements,
-        a correction asked and decided."""
-        kind = change.event.WhichOneof("event") or ""
-        body = getattr(change.event, kind) if kind else None
-        at = change.timestamp.ToDatetime(tzinfo=UTC).isoformat(timespec="seconds")
-        if kind in ("table_hand_started", "banked_table_hand_started") and body is not None:
-            when = _when(change.timestamp)
-            if not row.started or when > row.started[-1]:
-                row.started.append(when)
-        elif kind in DEVICE_REPORTS and body is not None:
-            what = f"{body.device} {body.serial}: {body.result}"
-            if body.kind == "fault" or body.hold:  # R-HOLD-1: a deck check that counted wrong is an alert too
-                self.alerts.append(Alert(row.table, change.position, at, body.hold or "device", what))
-            if body.kind in ("shuffle", "deck-check", "delivery"):
-                row.shuffler = f"{body.kind} {body.colour}: {body.result}"
-        elif kind in ("table_alert_raised", "banked_table_alert_raised") and body is not None:
-            self.alerts.append(Alert(row.table, change.position, at, body.kind, body.detail))  # R-HOLD-1
-        elif kind in VOIDS:
-            self.alerts.append(Alert(row.table, change.position, at, "void", kind.replace("_", " ")))
-        elif kind == "hand_correction_requested" and body is not None:
-            amount = f" {body.amount}" if body.HasField("amount") else ""
-            row.correction = (f"seat {body.seat}: {body.corrects} to be replaced by {body.action}{amount} "
-                              f"(\"{body.reason}\", asked by {body.by})")
-        elif kind in ("hand_correction_approved", "hand_correction_refused"):
-            row.correction = ""
-        elif kind in ("table_alert_acknowledged", "banked_table_alert_acknowledged") and body is not None:
-            for alert in self.alerts:
-                if alert.table == row.table and alert.position == body.position:
-                    alert.acknowledged = f"{body.by}: {body.reason}"
+    def _note(self, change: svc.WatchResponse) -> None:
+        """What a change says beyond the table's summary (:func:`domain.floor_log.changes`, as the floor's
+        projection reads the log): hands started, the shuffler's reports, alerts and their acknowledgements, a
+        correction asked and decided."""
+        entry = watched_entry(change)
+        if entry is None:
+            return
+        for found in changes(entry, lambda _: change.table, lambda _: change.table):
+            if isinstance(found, AlertRaised):
+                self.alerts.append(Alert(found.table, found.position, found.at.isoformat(timespec="seconds"),
+                                         found.kind, found.text))
+            elif isinstance(found, AlertAcknowledged):
+                self._acknowledged(found.table, found.position)
+            elif isinstance(found, Noted):
+                row = self._row(found.table)
+                row.shuffler = found.shuffler if found.shuffler is not None else row.shuffler
+                row.correction = found.correction if found.correction is not None else row.correction
+            elif isinstance(found, HandStarted):
+                row = self._row(found.table)
+                when = found.started.timestamp()
+                if not row.started or when > row.started[-1]:
+                    row.started.append(when)
 
-    def _note_log(self, change: svc.WatchResponse) -> None:
-        """An event of the casino's log itself: tampering found by the service's audit (an alert of the pit, with no
-        table), or its acknowledgement."""
-        kind = change.event.WhichOneof("event") or ""
-        if kind == "audit_findings_tampering_found":
-            found = change.event.audit_findings_tampering_found
-            where = f" ({found.table})" if found.table else ""
-            at = change.timestamp.ToDatetime(tzinfo=UTC).isoformat(timespec="seconds")
-            self.alerts.append(Alert(LOG, change.position, at, "tampering",
-                                     f"{found.kind} at log position {found.position}{where}: {found.message}"))
-        elif kind == "audit_findings_alert_acknowledged":
-            done = change.event.audit_findings_alert_acknowledged
-            for alert in self.alerts:
-                if alert.table == LOG and alert.position == done.position:
-                    alert.acknowledged = f"{done.by}: {done.reason}"
+    def _row(self, table: str) -> Row:
+        return self.rows.get(table) or self.rows.setdefault(table, Row(table))
+
+    def _acknowledged(self, table: str, position: int) -> None:
+        """An alert acknowledged leaves the floor (the floor keeps what is open: a table's alerts of a shift,
+        acknowledged or not, are ``ListAlerts``')."""
+        self.alerts = [alert for alert in self.alerts if (alert.table, alert.position) != (table, position)]
 
     async def _touch(self) -> None:
         self.version += 1

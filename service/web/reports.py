@@ -120,8 +120,9 @@ def routes(dashboard: Dashboard) -> list[Route]:
                 continue
             shift = shift_of(row.table, row.game, row.family, list(reply.hands))
             shift.accounts = await _accounts(dashboard, row.table, session.token)
-            shift.irregularities = sum(1 for alert in dashboard.floor.alerts if alert.table == row.table and
-                                       alert.kind == "device" and since.isoformat() <= alert.at <= until.isoformat())
+            alerts: svc.ListAlertsResponse = await dashboard.api.call("ListAlerts", svc.ListAlertsRequest(
+                table=row.table, since=timestamp(since), until=timestamp(until)), session.token)
+            shift.irregularities = sum(1 for alert in alerts.alerts if alert.kind == "device")
             shifts.append(shift)
         hours = (until - since).total_seconds() / 3600
         if request.query_params.get("format") == "csv":

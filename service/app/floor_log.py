@@ -1,0 +1,171 @@
+"""The floor's projection at work (issue 30, item 1): :mod:`domain.floor_log` followed over the log into the store's
+own tables (:mod:`service.store.floor_store`), so that the pit's floor starts from the present and a search of a
+table's hands reads the index, not every hand.
+
+The projection is a **tracked follower**, not a write in the command's transaction (docs/architecture.md says why):
+:meth:`FloorLog.catch_up` reads the log's events it follows (selected by topic) from the last position it wrote up to
+the log's head, and writes what they change with the new position, a page at a time, in one transaction each. The
+service catches up every second (:func:`follow_floor`) and before every read of the projection, so a read answers as
+of the log's head and costs what happened since the last catch-up, never the log's length. A store written before
+the projection, or in another of its formats, or restored to a log shorter than its position, is rebuilt from the
+log once, at its first catch-up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections.abc import Iterator
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+from eventsourcing.utils import get_topic
+
+from domain.audit_findings import AuditFindings
+from domain.banked.cdp import CdpHand
+from domain.banked.table import BankedTable
+from domain.banked.thb import ThbHand
+from domain.circle.hand import Hand
+from domain.circle.table import Table
+from domain.errors import RuleError
+from domain.floor_log import EVENTS, Change, HandEnded, HandStarted, LogEntry, TableOpened, changes
+from domain.games import Game, game_of
+from service.app.access import NotFoundError
+from service.store.floor_store import FORMAT, FloorStore, PositionMovedError
+from service.store.persistence import READ_ONLY
+from service.store.topics import old_topics
+
+AGGREGATES: dict[str, type[Any]] = {"Table": Table, "BankedTable": BankedTable, "Hand": Hand, "ThbHand": ThbHand,
+                                    "CdpHand": CdpHand, "AuditFindings": AuditFindings}
+PAGE = 1000
+"""Events of the log read, and written with their position, at a time."""
+FOLLOW_EVERY = 1.0
+"""Seconds between the service's catch-ups (reads catch up first too)."""
+_log = logging.getLogger(__name__)
+
+
+def topics() -> list[str]:
+    """The stored topics of every event the floor follows (of now, and from before issue 14's move)."""
+    found: list[str] = []
+    for name in EVENTS:
+        aggregate, _, event = name.partition(".")
+        event_class = getattr(AGGREGATES[aggregate], event, None)
+        if event_class is not None:
+            found.extend(old_topics(get_topic(event_class)))
+    return found
+
+
+def hand_summary(app: Any, dealt: Game, hand_id: UUID) -> dict[str, Any]:
+    """What a search lists of a hand (its game's ``summarise``), from the hand's events read once."""
+    events: list[Any] = list(app.events.get(hand_id))
+    hand: Any = None
+    for stored in events:  # the events just read make the hand: no second read of the store
+        hand = stored.mutate(hand)
+    return dealt.summarise(hand, events)
+
+
+class FloorLog:
+    """The floor's projection of ``app``'s log: followed by :meth:`catch_up`, read through :attr:`store`."""
+
+    def __init__(self, app: Any) -> None:
+        """``app``: the :class:`service.app.application.PokerTables` whose log it follows (its recorder, mapper,
+        events and tables)."""
+        self.app = app
+        read_only = bool(app.env.get(READ_ONLY))
+        self.store = FloorStore(getattr(app.recorder, "datastore", None), writable=not read_only)
+        self.usable = self.store.writable
+        """The projection can answer: it is written as the log grows (a store opened read-only for an inspection
+        is not; its reads take the log's own path)."""
+        self._lock = threading.Lock()  # one catch-up at a time in a process (instances: the store's position)
+        self._names: dict[str, str] = {}  # table id → name (bounded by the floor's tables)
+        self._topics = topics()
+
+    def catch_up(self) -> int:
+        """Follow the log to its head; the position followed to. Cost: the events stored since the last catch-up
+        (once, for a store written before the projection or restored behind it: the whole log). A store opened
+        read-only is not followed: the position its projection was left at."""
+        if not self.usable:
+            return self.store.position()[0] if self.store.ready else 0
+        with self._lock:
+            head = int(self.app.recorder.max_notification_id() or 0)
+            position, written_as = self.store.position()
+            if written_as != FORMAT or position > head:  # another format; or a log restored to before the position
+                _log.warning("the floor's projection (format %s, at %s) is rebuilt from the log (format %s, %s "
+                             "events)", written_as, position, FORMAT, head)
+                self.store.clear()
+                self._names.clear()
+                position = 0
+            if not self._names:
+                self._names = {row.table_id: row.name for row in self.store.tables()}
+            while position < head:
+                try:
+                    position = self._page(position, head)
+                except PositionMovedError:  # another instance wrote it: on from where it left the projection
+                    self._names = {row.table_id: row.name for row in self.store.tables()}
+                    position = self.store.position()[0]
+            return position
+
+    def _page(self, position: int, head: int) -> int:
+        """Follow one page of the log after ``position`` (up to ``head``); the position it ends at."""
+        found = self.app.recorder.select_notifications(position + 1, PAGE, stop=head, topics=self._topics)
+        end = found[-1].id if len(found) == PAGE else head
+        started: dict[str, str] = {}  # hands started in this page: hand id → table
+        made: list[Change] = []
+        for entry in self._entries(found):
+            for change in changes(entry, self._table_name, lambda hand: started.get(hand) or
+                                  self.store.hand_table(hand)):
+                if isinstance(change, TableOpened):
+                    self._names[change.table_id] = change.name
+                elif isinstance(change, HandStarted):
+                    started[change.hand_id] = change.table
+                made.append(change)
+        summaries = {change.hand_id: self._summary(change) for change in made if isinstance(change, HandEnded)}
+        self.store.commit(position, end, made, {hand: summary for hand, summary in summaries.items() if summary})
+        return end
+
+    def _entries(self, found: Any) -> Iterator[LogEntry]:
+        for notification in found:
+            event: Any = self.app.mapper.to_domain_event(notification)
+            data = {key: value for key, value in vars(event).items() if not key.startswith("originator")}
+            yield LogEntry(notification.id, event.timestamp, str(event.originator_id), type(event).__qualname__, data)
+
+    def _table_name(self, table_id: str) -> str | None:
+        return self._names.get(table_id)
+
+    def _summary(self, ended: HandEnded) -> dict[str, Any] | None:
+        """An ended hand's summary, as a search lists it (None: its table is not there to say its game)."""
+        try:
+            dealt = game_of(self.app.any_table(ended.table))
+            return hand_summary(self.app, dealt, UUID(ended.hand_id))
+        except (NotFoundError, RuleError, KeyError, ValueError) as error:  # left to the search's own path
+            _log.warning("the floor's projection: hand %s of %s not summed up: %s", ended.hand_id, ended.table, error)
+            return None
+
+    def rebuild(self) -> int:
+        """Forget the projection and follow the whole log again; the position followed to."""
+        with self._lock:
+            self.store.clear()
+            self._names.clear()
+        return self.catch_up()
+
+
+async def follow_floor(floor: FloorLog, every: float = FOLLOW_EVERY) -> None:
+    """Catch the floor's projection up every ``every`` seconds until cancelled (on a thread: the store's reads
+    block); a catch-up that fails (the store does not answer) is logged and tried again at the next interval."""
+    failed = False
+    while True:
+        try:
+            await asyncio.to_thread(floor.catch_up)
+            failed = False
+        except Exception as error:
+            if not failed:
+                _log.error("the floor's projection could not follow the log: %s", error)
+            failed = True
+        await asyncio.sleep(every)
+
+
+def started_at(summary: dict[str, Any]) -> datetime:
+    """A hand's start, as its summary says it."""
+    return datetime.fromisoformat(str(summary["started"]))
