@@ -69,12 +69,12 @@ def hand_summary(app: Any, dealt: Game, hand_id: UUID) -> dict[str, Any]:
 class FloorLog:
     """The floor's projection of ``app``'s log: followed by :meth:`catch_up`, read through :attr:`store`."""
 
-    def __init__(self, app: Any) -> None:
+    def __init__(self, app: Any, store: FloorStore | None = None) -> None:
         """``app``: the :class:`service.app.application.PokerTables` whose log it follows (its recorder, mapper,
-        events and tables)."""
+        events and tables); ``store``: where it keeps the projection (default: the log's own database)."""
         self.app = app
         read_only = bool(app.env.get(READ_ONLY))
-        self.store = FloorStore(getattr(app.recorder, "datastore", None), writable=not read_only)
+        self.store = store or FloorStore(getattr(app.recorder, "datastore", None), writable=not read_only)
         self.usable = self.store.writable
         """The projection can answer: it is written as the log grows (a store opened read-only for an inspection
         is not; its reads take the log's own path)."""
@@ -82,14 +82,15 @@ class FloorLog:
         self._names: dict[str, str] = {}  # table id → name (bounded by the floor's tables)
         self._topics = topics()
 
-    def catch_up(self) -> int:
+    def catch_up(self, until: int | None = None) -> int:
         """Follow the log to its head; the position followed to. Cost: the events stored since the last catch-up
-        (once, for a store written before the projection or restored behind it: the whole log). A store opened
-        read-only is not followed: the position its projection was left at."""
+        (once, for a store written before the projection or restored behind it: the whole log); ``until``: up to
+        that position, not the head. A store opened read-only is not followed: the position its projection was
+        left at."""
         if not self.usable:
             return self.store.position()[0] if self.store.ready else 0
         with self._lock:
-            head = int(self.app.recorder.max_notification_id() or 0)
+            head = int(self.app.recorder.max_notification_id() or 0) if until is None else until
             position, written_as = self.store.position()
             if written_as != FORMAT or position > head:  # another format; or a log restored to before the position
                 _log.warning("the floor's projection (format %s, at %s) is rebuilt from the log (format %s, %s "
@@ -142,6 +143,20 @@ class FloorLog:
         except (NotFoundError, RuleError, KeyError, ValueError) as error:  # left to the search's own path
             _log.warning("the floor's projection: hand %s of %s not summed up: %s", ended.hand_id, ended.table, error)
             return None
+
+    def check(self) -> list[str]:
+        """Compare the projection with a recomputation from the log up to the position it was left at (in memory;
+        nothing is written): the differences, each in words (none: it is what the log says)."""
+        position, kept = self.store.everything()
+        again = FloorLog(self.app, FloorStore(None))
+        again.catch_up(until=position)
+        _, made = again.store.everything()
+        found = []
+        for key in kept:
+            extra, missing = set(kept[key]) - set(made[key]), set(made[key]) - set(kept[key])
+            found += [f"{key}: not what the log says: {row}" for row in sorted(extra, key=str)[:20]]
+            found += [f"{key}: missing: {row}" for row in sorted(missing, key=str)[:20]]
+        return found
 
     def rebuild(self) -> int:
         """Forget the projection and follow the whole log again; the position followed to."""

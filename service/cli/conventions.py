@@ -96,6 +96,9 @@ EXIT_STATUS: dict[str, str] = {
                       "1 found bad: a file changed, missing or added, or the manifest missing from an installation of "
                       "the wheel (each named on standard output); 2 usage, or a development install (pip install -e), "
                       "which has no release manifest to verify against",
+    "floor": "check: 0 the floor's projection is what the log says, 1 it differs (each difference on standard "
+             "output) or the store has none yet; rebuild: 0 made again; 2 usage, a store that cannot be opened or "
+             "an SQLite file a service is writing (rebuild)",
 }
 """Each subcommand's exit statuses, for its ``--help`` and docs/cli.md; 130 (interrupted) and 141 (output closed)
 hold for every one."""

@@ -33,6 +33,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "health": ("service.cli.health", "add_parser"),
     "group": ("service.cli.group", "add_parser"),
     "verify-install": ("service.cli.verify_install", "add_parser"),
+    "floor": ("service.cli.floor", "add_parser"),
 }
 """Each subcommand (but ``completion``, which describes them all) and where its parser is made, in the order
 ``--help`` lists them: a command imports its own module only (the whole program is 1.2 s of imports)."""

@@ -23,6 +23,7 @@ from service.app import significant
 from service.app.access import Role
 from service.app.application import PokerTables
 from service.app.clock import ClockWatch, watch_clock
+from service.app.floor_log import follow_floor
 from service.app.install_check import watch_installation
 from service.app.shuffler_watch import watch_shufflers
 from service.app.tampering import audit_periodically
@@ -151,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
                                             listener=listener, floor_token=floor_token,
                                             metrics=ServiceMetrics(signer, clock=clock), shufflers=monitor,
                                             zone=zone),
-                                   audit, shufflers, installation, clocks,
+                                   audit, shufflers, installation, clocks, follow_floor(app.floor_log),
                                    rotate=lambda: _rotate(app, signer, key_path)))
     except (KeyboardInterrupt, asyncio.CancelledError):
         pass

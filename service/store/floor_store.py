@@ -235,19 +235,56 @@ class FloorStore:
                            + " AND ".join(where) + " ORDER BY number", tuple(values))
             return [HandRow(str(row["hand_id"]), str(row["table_name"]), int(row["number"]),
                             datetime.fromisoformat(str(row["started"])), bool(row["ended"]),
-                            json.loads(row["summary"]) if row["ended"] else None) for row in cursor.fetchall()]
+                            decoded(row["summary"]) if row["ended"] else None) for row in cursor.fetchall()]
 
-    def everything(self) -> dict[str, list[tuple[Any, ...]]]:
-        """Every row of every table but the position, sorted: what a check compares with a recomputation."""
+    def everything(self) -> tuple[int, dict[str, list[tuple[Any, ...]]]]:
+        """The position and every row of every table, sorted, read as of one moment: what a check compares with a
+        recomputation from the log up to that position."""
         found: dict[str, list[tuple[Any, ...]]] = {}
         with self._cursor(commit=False) as cursor:
+            if self._postgres:  # one snapshot for every read below (a follower may write meanwhile)
+                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+            cursor.execute("SELECT position FROM {position} WHERE name = ?", (NAME,))
+            row = cursor.fetchone()
+            position = int(row["position"]) if row else 0
             for key, columns in (("tables", "table_id, name, position, shuffler, correction"),
                                  ("alerts", "position, table_name, at, kind, words, acknowledged"),
                                  ("hands", "hand_id, table_name, number, started, ended, outcome, seats, summary")):
                 cursor.execute(f"SELECT {columns} FROM {{{key}}} ORDER BY 1")
-                found[key] = [tuple(row) if not isinstance(row, dict) else tuple(row.values())
+                found[key] = [tuple(row.values()) if isinstance(row, dict) else tuple(row)
                               for row in cursor.fetchall()]
-        return found
+        return position, found
+
+
+_INT_KEYS = "\u0000int-keys"
+"""How a summary's mapping keyed by numbers (a seat's net result) is kept in JSON, whose keys are text."""
+
+
+def encoded(value: Any) -> str:
+    """A hand's summary as JSON that :func:`decoded` reads back as it was (numbers as keys kept numbers).
+
+    >>> decoded(encoded({"net": {1: -2, 3: 2}, "seats": [1, 3]}))
+    {'net': {1: -2, 3: 2}, 'seats': [1, 3]}
+    """
+    def plain(item: Any) -> Any:
+        if isinstance(item, dict):
+            if item and all(isinstance(key, int) for key in item):
+                return {_INT_KEYS: [[key, plain(inner)] for key, inner in item.items()]}
+            return {str(key): plain(inner) for key, inner in item.items()}
+        if isinstance(item, list | tuple):
+            return [plain(inner) for inner in item]
+        return item if item is None or isinstance(item, bool | int | str) else str(item)
+
+    return json.dumps(plain(value), sort_keys=True)
+
+
+def decoded(text: str) -> dict[str, Any]:
+    """A summary as :func:`encoded` kept it."""
+    def hook(item: dict[str, Any]) -> Any:
+        return {key: inner for key, inner in item[_INT_KEYS]} if set(item) == {_INT_KEYS} else item
+
+    found: dict[str, Any] = json.loads(text, object_hook=hook)
+    return found
 
 
 def _alert(row: Any) -> AlertRow:
@@ -270,7 +307,7 @@ def _write(cursor: _Dialect, change: Change, summaries: dict[str, dict[str, Any]
             started = stamp(datetime.fromisoformat(str(summary["started"])))
             cursor.execute("UPDATE {hands} SET ended = 1, outcome = ?, seats = ?, summary = ?, started = ? "
                            "WHERE hand_id = ?", (str(summary.get("outcome", "")), seats,
-                                                 json.dumps(summary, sort_keys=True, default=str), started,
+                                                 encoded(summary), started,
                                                  change.hand_id))
     elif isinstance(change, AlertRaised):
         cursor.execute("INSERT INTO {alerts} (position, table_name, at, kind, words) VALUES (?, ?, ?, ?, ?) "
