@@ -44,17 +44,22 @@ if not __package__:  # run as a script: benchmarks/ heads sys.path, where servic
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import eventsourcing.domain
+import grpc
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from benchmarks.service_load import start
 from domain.cards.decks import BackColour, DeckIdentity, composition
 from domain.circle.settings import BettingStructure, TableSettings
 from domain.dealer_figures import dealer_figures
 from domain.device_reports import DeviceReport
+from service.api import table_service_pb2 as svc
+from service.api import table_service_pb2_grpc as svc_grpc
 from service.app.application import PokerTables
 from service.app.dealer_report import log_entries, shift_dealers
 from service.app.shufflers import _finished_hands, shuffles_seen
 from service.store.persistence import environment
 from service.store.snapshots import use_keys
+from tests.app_play import PIT
 from tests.circle_support import play_randomly
 
 SETTINGS = TableSettings.create("holdem", BettingStructure.NO_LIMIT, blinds=(1, 2), burn_cards=False)
@@ -98,43 +103,87 @@ def simulated(clock: _Clock) -> Iterator[None]:
         eventsourcing.domain.datetime_now_with_tzinfo = real
 
 
-def build(env: dict[str, str], events: int, tables: int, rng: random.Random) -> tuple[int, datetime]:
-    """A store of about ``events`` events; the events written and the simulated time at its end."""
-    clock = _Clock()
-    with simulated(clock):
-        app = PokerTables(env=env)
+class Store:
+    """One store grown size by size (each size measured before it grows on): ``tables`` Hold'em tables played on the
+    simulated clock, the floor's projection followed every 20 hands a table, as the service follows it every
+    second; a shoe fault every 97 hands (an alert for the pit, which holds the table until acknowledged), and one
+    left open at each size measured."""
+
+    def __init__(self, env: dict[str, str], tables: int, rng: random.Random) -> None:
+        self.env, self.rng, self.clock = env, rng, _Clock()
+        self.names = [f"Mesa {n + 1}" for n in range(tables)]
+        self.hands = 0
+        with simulated(self.clock):
+            app = self._open()
+            for name in self.names:
+                app.open_table(uuid.uuid4().hex, name, SETTINGS)
+                for seat in range(1, 7):
+                    app.sit(uuid.uuid4().hex, name, seat, 500)
+            app.close()
+
+    def _open(self) -> PokerTables:
+        app = PokerTables(env=self.env)
         use_keys(app.snapshots, KEY)
-        names = [f"Mesa {n + 1}" for n in range(tables)]
-        for name in names:
-            app.open_table(uuid.uuid4().hex, name, SETTINGS)
-            for seat in range(1, 7):
-                app.sit(uuid.uuid4().hex, name, seat, 500)
-        written = app.recorder.max_notification_id() or 0
-        hands = 0
-        while written < events:
-            for index, name in enumerate(names):
-                clock.now = START + timedelta(seconds=HAND_SECONDS * (hands // tables)) + timedelta(seconds=index)
-                table = app.table(name)
-                if hands // tables % 40 == 0:
-                    table.sign_in(f"D-{(hands // tables // 40 + index) % 30:02d}", f"station-{index}")
-                for seat, stack in table.stacks.items():
-                    if stack < 50:
-                        table.add_chips(seat, 500)
-                colour = BackColour.RED if (table.hands_started + 1) % 2 else BackColour.BLUE
-                table.record_device_report(DeviceReport("PT-SHUF", f"SN-{index}", "shuffle", colour.value, "ok"))
-                hand = table.start_hand(DeckIdentity(52, colour))
-                deck = list(composition(52))
-                rng.shuffle(deck)
-                shoe: Any = hand
-                shoe.deal = _ShoeRead(hand.deal)  # every card read by the shoe, in sequence
-                play_randomly(hand, rng, iter(deck))
-                del shoe.deal
-                table.finish_hand(hand)
-                written += len(app.save(table, hand))
-                hands += 1
-        end = clock.now
-        app.close()
-    return written, end
+        return app
+
+    @property
+    def end(self) -> datetime:
+        return self.clock.now
+
+    def grow_to(self, events: int) -> int:
+        """Play until the log holds about ``events`` events; the events it holds."""
+        with simulated(self.clock):
+            app = self._open()
+            app.floor_log.catch_up()
+            for alert in app.floor_log.store.open_alerts():  # the one left open at the last size
+                app.acknowledge_alert(uuid.uuid4().hex, alert.table, alert.position, "read again", PIT)
+            written = app.recorder.max_notification_id() or 0
+            while written < events:
+                for index, name in enumerate(self.names):
+                    written += self._hand(app, index, name)
+                    self.hands += 1
+                if self.hands // len(self.names) % 20 == 0:
+                    app.floor_log.catch_up()
+            table = app.table(self.names[0])  # a fault left open: what the floor shows at its start
+            table.record_device_report(DeviceReport("PT-SHOE", "SHOE-0", "fault", "red", "jammed"))
+            written += len(app.save(table))
+            app.floor_log.catch_up()
+            app.close()
+        return written
+
+    def _hand(self, app: PokerTables, index: int, name: str) -> int:
+        tables = len(self.names)
+        round_ = self.hands // tables
+        self.clock.now = START + timedelta(seconds=HAND_SECONDS * round_) + timedelta(seconds=index)
+        table = app.table(name)
+        if round_ % 40 == 0:
+            table.sign_in(f"D-{(round_ // 40 + index) % 30:02d}", f"station-{index}")
+        for seat, stack in table.stacks.items():
+            if stack < 50:
+                table.add_chips(seat, 500)
+        colour = BackColour.RED if (table.hands_started + 1) % 2 else BackColour.BLUE
+        table.record_device_report(DeviceReport("PT-SHUF", f"SN-{index}", "shuffle", colour.value, "ok"))
+        hand = table.start_hand(DeckIdentity(52, colour))
+        deck = list(composition(52))
+        self.rng.shuffle(deck)
+        shoe: Any = hand
+        shoe.deal = _ShoeRead(hand.deal)  # every card read by the shoe, in sequence
+        play_randomly(hand, self.rng, iter(deck))
+        del shoe.deal
+        table.finish_hand(hand)
+        fault = self.hands % 97 == 0
+        if fault:  # a shoe fault after the hand: an alert for the pit
+            table.record_device_report(DeviceReport("PT-SHOE", f"SHOE-{index}", "fault", colour.value,
+                                                    "misread; read again"))
+        before = app.recorder.max_notification_id() or 0
+        written = len(app.save(table, hand))
+        if fault:  # acknowledged by the pit (a fault holds the table until then, R-HOLD-1)
+            app.floor_log.catch_up()
+            for alert in app.floor_log.store.open_alerts():
+                if alert.table == name and alert.position > before:
+                    app.acknowledge_alert(uuid.uuid4().hex, name, alert.position, "read again", PIT)
+                    written += 1
+        return written
 
 
 def timed(run: Callable[[], object], repeats: int) -> float:
@@ -147,22 +196,31 @@ def timed(run: Callable[[], object], repeats: int) -> float:
     return statistics.median(times)
 
 
-def measure(env: dict[str, str], end: datetime, repeats: int) -> dict[str, float]:
-    """Each read path's cost on the store (seconds)."""
+def measure(env: dict[str, str], end: datetime, repeats: int, *, old: bool) -> dict[str, float]:
+    """Each read path's cost on the store (seconds); ``old``: the paths as before issue 30 too."""
     figures: dict[str, float] = {}
     app = PokerTables(env=env)
     use_keys(app.snapshots, KEY)
     since = end - WINDOW  # the same stretch of play at every size (a shift's first half)
     figures["dealers"] = timed(lambda: shift_dealers(app, since=since, until=end, now=end), repeats)
-    figures["dealers, from position 1"] = timed(  # what the page did before (the peer: the same answer)
-        lambda: dealer_figures(log_entries(app, until=end), start=since, end=end, now=end), repeats)
+    if old:
+        figures["dealers, from position 1"] = timed(  # what the page did before (the peer: the same answer)
+            lambda: dealer_figures(log_entries(app, until=end), start=since, end=end, now=end), repeats)
     figures["shufflers"] = timed(lambda: shuffles_seen(app, since=since, until=end), repeats)
 
     def every_hand() -> None:  # every table from its opening, as before (its cache of finished hands emptied)
         _finished_hands(app).clear()
         shuffles_seen(app, until=end)
 
-    figures["shufflers, every hand"] = timed(every_hand, repeats)
+    if old:
+        figures["shufflers, every hand"] = timed(every_hand, repeats)
+    def floor_start() -> None:  # what the pit dashboard's floor reads at its start (GetFloor)
+        app.floor_log.catch_up()
+        app.floor_log.store.open_alerts()
+        app.floor_log.store.tables()
+
+    figures["floor start"] = timed(floor_start, repeats)
+    figures["search, no range"] = timed(lambda: app.search_hands("Mesa 1", outcome="voided"), repeats)
     middle = (app.recorder.max_notification_id() or 0) // 2
     figures["history"] = timed(lambda: app.table_at("Mesa 1", position=middle), repeats)
     figures["search"] = timed(lambda: app.search_hands("Mesa 1", since=end - timedelta(hours=1)), repeats)
@@ -179,42 +237,94 @@ def measure(env: dict[str, str], end: datetime, repeats: int) -> dict[str, float
     return figures
 
 
+PIT_TOKEN = "year-benchmark-pit-boss-token-0001"
+
+
+def restart(url: str, tables: list[str], directory: Path) -> dict[str, float]:
+    """``pokertable serve`` started on the store: seconds to ``serving on``, to every table answering (GetTable of
+    each, then the floor's GetFloor), and the process's resident memory then (bytes)."""
+    config = directory / "stations.toml"
+    config.write_text(f'[stations.pit]\ntoken = "{PIT_TOKEN}"\nrole = "pit-boss"\n', encoding="utf-8")
+    started = time.perf_counter()
+    process, port = start([sys.executable, "-m", "service.cli", "serve", "--db", url, "--port", "0", "--config",
+                           str(config), "--signing-key", str(directory / "signing.key")])
+    serving = time.perf_counter() - started
+    try:
+        stub = svc_grpc.TableServiceStub(grpc.insecure_channel(f"127.0.0.1:{port}"))  # type: ignore[no-untyped-call]
+        pit = (("authorization", f"Bearer {PIT_TOKEN}"),)
+        for name in tables:
+            stub.GetTable(svc.GetTableRequest(table=name), metadata=pit, timeout=120)
+        answering = time.perf_counter() - started
+        stub.GetFloor(svc.GetFloorRequest(), metadata=pit, timeout=120)
+        floor = time.perf_counter() - started
+        status = Path(f"/proc/{process.pid}/status").read_text(encoding="utf-8")
+        rss = next(int(line.split()[1]) * 1024 for line in status.splitlines() if line.startswith("VmRSS:"))
+    finally:
+        process.terminate()
+        process.wait(timeout=60)
+    return {"start: serving": serving, "start: every table": answering, "start: floor": floor, "memory": rss}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[50_000, 150_000, 500_000])
     parser.add_argument("--tables", type=int, default=8)
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--postgres", default="", help="a PostgreSQL URL: measure there too (a schema a size)")
+    parser.add_argument("--old-up-to", type=int, default=1_000_000,
+                        help="measure the paths as they were before issue 30 up to this size (they take minutes past)")
+    parser.add_argument("--postgres", default="", help="a PostgreSQL URL: measure there too (a schema of its own)")
+    parser.add_argument("--only", choices=("SQLite", "PostgreSQL"), default=None)
     args = parser.parse_args()
-    for kind in ["SQLite", *(["PostgreSQL"] if args.postgres else [])]:
+    kinds = ["SQLite", *(["PostgreSQL"] if args.postgres else [])]
+    for kind in [args.only] if args.only else kinds:
         rows: dict[int, dict[str, float]] = {}
-        with tempfile.TemporaryDirectory() as directory:
-            for size in args.sizes:
-                if kind == "SQLite":
-                    env = environment(f"sqlite:///{Path(directory) / f'year-{size}.db'}")
-                    cleanup: Callable[[], None] = lambda: None  # noqa: E731
-                else:
-                    env, cleanup = _postgres_schema(args.postgres)
-                try:
-                    started = time.perf_counter()
-                    written, end = build(env, size, args.tables, random.Random(size))
+        with tempfile.TemporaryDirectory() as name:
+            directory = Path(name)
+            if kind == "SQLite":
+                url = f"sqlite:///{directory / 'year.db'}"
+                env, cleanup = environment(url), (lambda: None)
+            else:
+                url, env, cleanup = _postgres_schema(args.postgres)
+            try:
+                grown = Store(env, args.tables, random.Random(2026))
+                started = time.perf_counter()
+                for size in args.sizes:
+                    written = grown.grow_to(size)
                     built = time.perf_counter() - started
-                    rows[written] = measure(env, end, args.repeats)
-                    print(f"{kind}: built {written:,} events ({(end - START).total_seconds() / 86400:.1f} days of "
-                          f"{args.tables} tables) in {built:.0f} s", flush=True)
-                finally:
-                    cleanup()
-        sizes = sorted(rows)
-        paths = list(rows[sizes[0]])
-        print(f"\n{kind}: cost of each read path (ms, median of {args.repeats}) by events in the log")
-        print(f"{'path':<26}" + "".join(f"{size:>12,}" for size in sizes) + f"{'exponent':>10}")
-        for path in paths:
-            values = [rows[size][path] for size in sizes]
-            slope = math.log(values[-1] / values[0]) / math.log(sizes[-1] / sizes[0])
-            print(f"{path:<26}" + "".join(f"{value * 1000:>12.2f}" for value in values) + f"{slope:>10.2f}")
+                    print(f"{kind}: {written:,} events ({(grown.end - START).total_seconds() / 86400:.1f} days of "
+                          f"{args.tables} tables) after {built:.0f} s", flush=True)
+                    rows[written] = {**measure(env, grown.end, args.repeats, old=written <= args.old_up_to),
+                                     **restart(url, grown.names, directory)}
+                    print("  " + ", ".join(f"{path} {_shown(path, value)}" for path, value in rows[written].items()),
+                          flush=True)
+                    started = time.perf_counter()
+            finally:
+                cleanup()
+        _table(kind, rows, args.repeats)
 
 
-def _postgres_schema(url: str) -> tuple[dict[str, str], Callable[[], None]]:
+def _shown(path: str, value: float) -> str:
+    return f"{value / 2**20:.0f} MiB" if path == "memory" else f"{value * 1000:.2f} ms"
+
+
+def _table(kind: str, rows: dict[int, dict[str, float]], repeats: int) -> None:
+    """Each path's cost at each size and its growth exponent between the first and the last size measured."""
+    sizes = sorted(rows)
+    paths = list(dict.fromkeys(path for size in sizes for path in rows[size]))
+    print(f"\n{kind}: cost of each read path (ms, median of {repeats}; start-up: one start; memory: MiB) by events in "
+          "the log")
+    print(f"{'path':<26}" + "".join(f"{size:>12,}" for size in sizes) + f"{'exponent':>10}")
+    for path in paths:
+        measured = [(size, rows[size][path]) for size in sizes if path in rows[size]]
+        scale = 1 / 2**20 if path == "memory" else 1000
+        cells = "".join(f"{rows[size][path] * scale:>12.2f}" if path in rows[size] else f"{'-':>12}"
+                        for size in sizes)
+        (first, low), (last, high) = measured[0], measured[-1]
+        slope = math.log(high / low) / math.log(last / first) if last > first and low > 0 else float("nan")
+        print(f"{path:<26}{cells}{slope:>10.2f}")
+
+
+def _postgres_schema(url: str) -> tuple[str, dict[str, str], Callable[[], None]]:
     import psycopg
 
     env = environment(url)
@@ -228,7 +338,7 @@ def _postgres_schema(url: str) -> tuple[dict[str, str], Callable[[], None]]:
         with psycopg.connect(**admin) as connection:  # type: ignore[arg-type]
             connection.execute(f"DROP SCHEMA {schema} CASCADE")
 
-    return {**env, "POSTGRES_SCHEMA": schema}, drop
+    return f"{url.split('?', maxsplit=1)[0]}?schema={schema}", {**env, "POSTGRES_SCHEMA": schema}, drop
 
 
 if __name__ == "__main__":
