@@ -282,7 +282,7 @@ def main() -> None:
             directory = Path(name)
             if kind == "SQLite":
                 url = f"sqlite:///{directory / 'year.db'}"
-                env, cleanup = environment(url), (lambda: None)
+                env, cleanup = environment(url), _nothing
             else:
                 url, env, cleanup = _postgres_schema(args.postgres)
             try:
@@ -301,6 +301,10 @@ def main() -> None:
             finally:
                 cleanup()
         _table(kind, rows, args.repeats)
+
+
+def _nothing() -> None:
+    """An SQLite store's cleanup: its directory goes with it."""
 
 
 def _shown(path: str, value: float) -> str:

@@ -221,3 +221,29 @@ def test_a_snapshot_is_taken_from_the_table_as_the_command_left_it_and_a_rotatio
     _assert_same(restarted.table("Holdem"), table)
     snapshot = TableSnapshot.take(table)
     assert snapshot.originator_version == table.version
+
+
+def test_r_hold_1_a_table_held_when_its_snapshot_is_taken_is_held_when_loaded_from_it(
+        store: dict[str, str], caplog: pytest.LogCaptureFixture) -> None:
+    """A shoe fault holds the table until the pit acknowledges it (R-HOLD-1); a snapshot taken meanwhile keeps the
+    hold (it was once not taken at all: a hold could not be written), and the table loaded from it is still held."""
+    from domain.circle.settings import BettingStructure, TableSettings
+    from domain.device_reports import DeviceReport
+    from tests.app_play import PIT
+
+    app = _served(store)
+    app.open_table("open", "Mesa 1", TableSettings.create("holdem", BettingStructure.NO_LIMIT, blinds=(1, 2)))
+    app.sit("sit", "Mesa 1", 1, 100)
+    app.record_device_report("fault", "Mesa 1", DeviceReport("PT-SHOE", "SH-1", "fault", "red", "misread"), PIT)
+    with caplog.at_level(logging.WARNING):
+        for n in range(EVERY):  # past the next snapshot
+            app.add_chips(f"chips-{n}", "Mesa 1", 1, 1)
+    assert "not taken" not in caplog.text
+    held = app.table("Mesa 1").holds
+    assert held
+    restarted = _served(store)
+    with _reads(restarted) as reads:
+        loaded = restarted.table("Mesa 1")
+    assert dict(reads)[loaded.id] is not None  # from its snapshot: only the events after it were read
+    assert loaded.holds == held
+    _assert_same(loaded, _served(store, key=None).table("Mesa 1"))

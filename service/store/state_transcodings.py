@@ -2,7 +2,8 @@
 :mod:`service.store.snapshots`). Events carry plain data only; an aggregate's whole state is stored only in its
 snapshots, and must come back exactly as it was: its sets, tuples and dicts with keys other than text (a circle
 table's stacks by seat number) are written as tagged lists (:func:`plain` and :func:`restored`); a circle table's
-settings as their dict (a transcoding of the application's transcoder: events never hold them).
+settings and the alerts holding it (R-HOLD-1) as their dicts (transcodings of the application's transcoder: events never
+hold them).
 
 >>> state = {"stacks": {1: 100, 2: 0}, "acknowledged_alerts": {7, 3}, "seats": (1, 2), "nested": [{(1, 2): {"a"}}]}
 >>> restored(plain(state)) == state and type(restored(plain(state))["seats"]) is tuple
@@ -18,6 +19,7 @@ from typing import Any
 from eventsourcing.persistence import JSONTranscoder, Transcoding
 
 from domain.circle.settings import TableSettings
+from domain.holds import Hold
 
 _PAIRS, _TUPLE, _SET = "__pairs__", "__tuple__", "__set__"
 
@@ -71,6 +73,20 @@ class TableSettingsAsDict(Transcoding):
         return TableSettings.from_dict(data)
 
 
+class HoldAsDict(Transcoding):
+    """An alert that holds a table (R-HOLD-1): a table held when its snapshot is taken keeps its holds."""
+
+    type = Hold
+    name = "table_hold"
+
+    def encode(self, obj: Hold) -> dict[str, Any]:
+        return {"version": obj.version, "kind": obj.kind, "detail": obj.detail, "position": obj.position}
+
+    def decode(self, data: dict[str, Any]) -> Hold:
+        return Hold(int(data["version"]), str(data["kind"]), str(data["detail"]), int(data["position"]))
+
+
 def register_state_transcodings(transcoder: JSONTranscoder) -> None:
     """Register what a table's state holds that the transcoder cannot write by itself."""
     transcoder.register(TableSettingsAsDict())
+    transcoder.register(HoldAsDict())
