@@ -4,6 +4,12 @@ Every evaluator sees the same random hands in the same run; the figures are hand
 since the machine is noisy.  Card conversion to each peer's own card type happens before timing.
 Run with ``make bench`` or ``.venv/bin/python benchmarks/evaluator.py [--hands N]``.
 
+phevaluator is timed three ways, each on its own card ids (``rank × 4 + suit``, converted before timing with its own
+``Card.to_id``): its general public API ``evaluate_cards(*cards)``, which dispatches on the number of cards; its
+fixed-size public API ``evaluate_7cards(a, …, g)`` (``evaluate_6cards``, ``evaluate_5cards`` for 6 and 5 cards),
+its fastest documented call; and the C function those two end in (``phevaluator._pheval.evaluate_7cards``, a
+private module), called per hand in a Python loop.
+
 Targets (issue 2): single-hand 7-card ≥ phevaluator's public API; batch 7-card ≥ 2× phevaluator's C function
 called per hand in a Python loop.  Target (issue 12): single-hand Omaha (2 of 4 own + 3 of 5 board, as odds and
 reconstruction evaluate it) ≥ phevaluator's public Omaha API, and sintético's 2 + 3 of 28 cards as fast; the two
@@ -27,6 +33,8 @@ import numpy as np
 import treys
 from numpy.typing import NDArray
 from phevaluator import _pheval, evaluate_cards, evaluate_omaha_cards
+from phevaluator.card import Card as PhevaluatorCard
+from phevaluator.evaluator import evaluate_5cards, evaluate_6cards, evaluate_7cards
 from pokerkit import Card as PokerkitCard
 from pokerkit import OmahaHoldemHand, StandardHighHand
 
@@ -36,6 +44,10 @@ from domain.cards.decks import composition
 from domain.cards.ranking import hand_ranking
 
 NAMES = [str(card) for card in ALL_CARDS]
+PH_IDS = [PhevaluatorCard.to_id(name) for name in NAMES]
+"""phevaluator's card id of each of our card codes (its ``rank × 4 + suit``, from the card's name)."""
+PH_FIXED: dict[int, Callable[..., int]] = {5: evaluate_5cards, 6: evaluate_6cards, 7: evaluate_7cards}
+"""phevaluator's fixed-size public API by hand size."""
 
 
 @dataclass(frozen=True)
@@ -79,6 +91,15 @@ def random_hands(count: int, size: int, seed: int) -> NDArray[np.uint8]:
     return np.argsort(rng.random((count, 52)), axis=1)[:, :size].astype(np.uint8)
 
 
+def check_phevaluator(strength: Callable[[tuple[int, ...]], int], rows: list[tuple[int, ...]],
+                      ph_rows: list[tuple[int, ...]], ph_fixed: Callable[..., int]) -> None:
+    """Before timing: phevaluator's fixed-size API, given the converted ids, ranks the first thousand hands as we
+    do (our strength is exactly ``7463 − its rank``), so the peers time the same hands, read right."""
+    for row, ph_row in zip(rows[:1000], ph_rows[:1000], strict=True):
+        if strength(row) != 7463 - ph_fixed(*ph_row):
+            raise RuntimeError(f"phevaluator ranks {[NAMES[c] for c in row]} otherwise: the card ids are wrong")
+
+
 def bench_size(size: int, loop_hands: int, batch_hands: int, slow_hands: int) -> dict[str, Figure]:
     """Measure every evaluator on ``size``-card hands."""
     hands = random_hands(batch_hands, size, seed=size)
@@ -93,13 +114,17 @@ def bench_size(size: int, loop_hands: int, batch_hands: int, slow_hands: int) ->
     treys_evaluator = treys.Evaluator()
     pk_cards = [next(iter(PokerkitCard.parse(name))) for name in NAMES]
     pk_rows = [[pk_cards[c] for c in row] for row in rows[:slow_hands]]
+    ph_rows = [tuple(PH_IDS[c] for c in row) for row in rows]
+    ph_fixed = PH_FIXED[size]
     strength = ranking.strength
+    check_phevaluator(strength, rows, ph_rows, ph_fixed)
     figures = [
         timed("ours, single hand", len(rows), lambda: [strength(row) for row in rows]),
         timed("ours, batch (checked)", len(hands), lambda: batch.strengths(hands)),
         timed("ours, batch (trusted)", len(hands), lambda: batch.strengths(hands, check=False)),
-        timed("phevaluator, public API", len(rows), lambda: [evaluate_cards(*row) for row in rows]),
-        timed("phevaluator, C function", len(rows), lambda: [pheval_c(*row) for row in rows]),
+        timed("phevaluator, public API", len(rows), lambda: [evaluate_cards(*row) for row in ph_rows]),
+        timed(f"phevaluator, evaluate_{size}cards", len(rows), lambda: [ph_fixed(*row) for row in ph_rows]),
+        timed("phevaluator, C function", len(rows), lambda: [pheval_c(*row) for row in ph_rows]),
         timed("eval7", len(e7_rows), lambda: [eval7.evaluate(row) for row in e7_rows]),
         timed("treys", len(treys_rows), lambda: [treys_evaluator.evaluate(a, b) for a, b in treys_rows], repeats=1),
         timed("pokerkit", len(pk_rows), lambda: [StandardHighHand.from_game(row) for row in pk_rows], repeats=1),
@@ -137,9 +162,9 @@ def print_table(title: str, figures: dict[str, Figure], reference: str) -> None:
     """Figures with their ratio to ``reference``."""
     base = figures[reference].rate
     print(f"\n{title}")
-    print(f"  {'evaluator':<26} {'hands':>10} {'hands/s':>14} {'vs ' + reference:>30}")
+    print(f"  {'evaluator':<30} {'hands':>10} {'hands/s':>14} {'vs ' + reference:>30}")
     for figure in figures.values():
-        print(f"  {figure.name:<26} {figure.hands:>10,} {figure.rate:>14,.0f} {figure.rate / base:>29.2f}×")
+        print(f"  {figure.name:<30} {figure.hands:>10,} {figure.rate:>14,.0f} {figure.rate / base:>29.2f}×")
 
 
 def print_build_times() -> None:
@@ -155,6 +180,17 @@ def print_build_times() -> None:
         built.append(f"{deck_size} cards: ranking {ranked - started:.2f} s, 2 + 3 rows {done - ranked:.2f} s "
                      f"({rows:,} rows)")
     print("Tables built: " + "; ".join(built))
+
+
+def print_fixed_size(seven: dict[str, Figure]) -> None:
+    """Ours beside phevaluator's fixed-size ``evaluate_7cards``, its fastest documented call (no target: the
+    targets were set against its general API and its C function; these ratios are the same run's)."""
+    fixed = seven["phevaluator, evaluate_7cards"].rate
+    print(f"Beside phevaluator's evaluate_7cards ({fixed:,.0f} hands/s, "
+          f"{fixed / seven['phevaluator, public API'].rate:.2f}× its evaluate_cards, "
+          f"{fixed / seven['phevaluator, C function'].rate:.2f}× its C function):")
+    for name in ("ours, single hand", "ours, batch (checked)", "ours, batch (trusted)"):
+        print(f"  {name:<30} {seven[name].rate / fixed:6.2f}×")
 
 
 def main() -> None:
@@ -181,6 +217,7 @@ def main() -> None:
     print(f"  single hand vs phevaluator public API:     {single:5.2f}×  (target ≥ 1)  {verdict}")
     print(f"  batch vs phevaluator C function per hand:  {trusted:5.2f}×  trusted rows, {checked:.2f}× checked rows "
           f"(target ≥ 2)  {'met' if trusted >= 2 else 'MISSED'}")
+    print_fixed_size(seven)
     theirs = omaha["phevaluator, public API"].rate
     print("Targets (Omaha single hand, hands/s):")
     for name in ("ours, single hand", "sintético 28, single hand"):

@@ -132,6 +132,8 @@ class TablePlayer:
 
     def __init__(self, stub: svc_grpc.TableServiceStub, table: str, run: Run) -> None:
         self.stub, self.table, self.run, self.n, self.hands = stub, table, run, 0, 0
+        self.pending: list[tuple[str, object]] = []
+        """The rest of a hand :meth:`play_until` stopped in."""
 
     async def command(self, method: str, request: object) -> None:
         started = time.perf_counter()
@@ -152,21 +154,39 @@ class TablePlayer:
             await self.stub.SeatPlayer(svc.SeatPlayerRequest(command_id=self.cid(), table=self.table, seat=seat,
                                                              chips=1_000_000), metadata=METADATA)
 
-    async def hand(self, pace: float = 0.0) -> None:
-        """One hand: start, six deals, the button and the small blind fold; with ``pace``, a command every ``pace``
-        seconds (a croupier's rate)."""
+    def hand_steps(self) -> list[tuple[str, object]]:
+        """The next hand's commands: start, six deals, the button and the small blind fold."""
         self.hands += 1
         button = (self.hands - 1) % 3 + 1
         small_blind = button % 3 + 1
-        steps: list[tuple[str, object]] = [
+        return [
             ("StartHand", svc.StartHandRequest(command_id=self.cid(), table=self.table)),
             *(("Act", deal(self.cid(), self.table, card)) for card in CARDS),
             *(("Act", svc.ActRequest(command_id=self.cid(), table=self.table,
                                      command=cmd.Command(fold=cmd.Fold(seat=seat))))
               for seat in (button, small_blind)),  # three-handed, the button acts first before the flop
         ]
-        for method, request in steps:
-            started = time.perf_counter()
-            await self.command(method, request)
-            if pace:
-                await asyncio.sleep(max(0.0, pace - (time.perf_counter() - started)))
+
+    async def paced_command(self, method: str, request: object, pace: float) -> None:
+        """One command, then a wait until ``pace`` seconds after it was sent (a croupier's rate)."""
+        started = time.perf_counter()
+        await self.command(method, request)
+        if pace:
+            await asyncio.sleep(max(0.0, pace - (time.perf_counter() - started)))
+
+    async def hand(self, pace: float = 0.0) -> None:
+        """One hand: start, six deals, the button and the small blind fold; with ``pace``, a command every ``pace``
+        seconds (a croupier's rate)."""
+        for method, request in self.hand_steps():
+            await self.paced_command(method, request, pace)
+
+    async def play_until(self, deadline: float, pace: float, run: Run) -> None:
+        """A command every ``pace`` seconds until ``deadline`` (``time.perf_counter``), timed into ``run``, hand after
+        hand; a hand the deadline cuts goes on at the next call, where it stopped (the table waits mid-hand, as it
+        does between two of the croupier's actions), so that turns of a few seconds each add up to one long session."""
+        self.run = run
+        while time.perf_counter() < deadline:
+            if not self.pending:
+                self.pending = self.hand_steps()
+            method, request = self.pending.pop(0)
+            await self.paced_command(method, request, pace)
