@@ -16,9 +16,8 @@ service's audit found in the log (of no table: ``""``). It is acknowledged by an
 >>> names = {"t1": "Mesa 1"}
 >>> changes(opened, names.get, lambda hand: None)
 [TableOpened(table_id='t1', name='Mesa 1', position=1)]
->>> changes(fault, names.get, lambda hand: None)
-[AlertRaised(position=7, table='Mesa 1', at=datetime.datetime(2026, 11, 27, 20, 0, tzinfo=datetime.UTC), \
-kind='device', text='shoe S-1: jam')]
+>>> [(alert.position, alert.table, alert.kind, alert.text) for alert in changes(fault, names.get, lambda hand: None)]
+[(7, 'Mesa 1', 'device', 'shoe S-1: jam')]
 """
 
 from __future__ import annotations

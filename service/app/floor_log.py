@@ -41,6 +41,8 @@ AGGREGATES: dict[str, type[Any]] = {"Table": Table, "BankedTable": BankedTable, 
                                     "CdpHand": CdpHand, "AuditFindings": AuditFindings}
 PAGE = 1000
 """Events of the log read, and written with their position, at a time."""
+NO = ("n", "no", "f", "false", "off", "0")
+"""What eventsourcing's ``CREATE_TABLE`` setting says for "do not make the tables"."""
 FOLLOW_EVERY = 1.0
 """Seconds between the service's catch-ups (reads catch up first too)."""
 _log = logging.getLogger(__name__)
@@ -73,7 +75,8 @@ class FloorLog:
         """``app``: the :class:`service.app.application.PokerTables` whose log it follows (its recorder, mapper,
         events and tables); ``store``: where it keeps the projection (default: the log's own database)."""
         self.app = app
-        read_only = bool(app.env.get(READ_ONLY))
+        read_only = bool(app.env.get(READ_ONLY)) or str(app.env.get("CREATE_TABLE", "y")).lower() in NO
+        # a store opened only to read (an inspection; the group's follower at a casino, whose role may only read)
         self.store = store or FloorStore(getattr(app.recorder, "datastore", None), writable=not read_only)
         self.usable = self.store.writable
         """The projection can answer: it is written as the log grows (a store opened read-only for an inspection
