@@ -16,46 +16,25 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from eventsourcing.utils import get_topic
-
-from domain.banked.cdp import CdpHand
-from domain.banked.table import BankedTable
-from domain.banked.thb import ThbHand
-from domain.circle.hand import Hand
-from domain.circle.table import Table
 from domain.dealer_figures import EVENTS, DealerReport, LogEntry, dealer_figures
 from service.app import past
 from service.app.access import ServiceError
+from service.app.log_entries import log_entry, stored_topics
 from service.app.shufflers import shift_start
-from service.store.topics import old_topics
 
-AGGREGATES: dict[str, type[Any]] = {"Table": Table, "BankedTable": BankedTable, "Hand": Hand, "ThbHand": ThbHand,
-                                    "CdpHand": CdpHand}
 PAGE = 1000
-
-
-def topics() -> list[str]:
-    """The stored topics of every event the projection reads."""
-    found: list[str] = []
-    for name in EVENTS:
-        aggregate, _, event = name.partition(".")
-        event_class = getattr(AGGREGATES[aggregate], event, None)  # a banked table is never closed
-        if event_class is not None:
-            found.extend(old_topics(get_topic(event_class)))
-    return found
 
 
 def log_entries(app: Any, *, until: datetime | None = None) -> Iterator[LogEntry]:
     """The projection's events of ``app``'s log (a :class:`service.app.application.PokerTables`), in log order, up to
     the first recorded at or after ``until``."""
-    selected, start = topics(), 1
+    selected, start = stored_topics(EVENTS), 1
     while page := app.recorder.select_notifications(start=start, limit=PAGE, topics=selected):
         for notification in page:
-            event = app.mapper.to_domain_event(notification)
-            if until is not None and event.timestamp >= until:
+            entry = log_entry(app.mapper, notification)
+            if until is not None and entry.time >= until:
                 return
-            data = {key: value for key, value in vars(event).items() if not key.startswith("originator")}
-            yield LogEntry(notification.id, event.timestamp, str(event.originator_id), type(event).__qualname__, data)
+            yield entry
         start = page[-1].id + 1
 
 
@@ -112,16 +91,14 @@ def log_entries_between(app: Any, start: datetime, end: datetime) -> Iterator[Lo
         yield from log_entries(app, until=end)
         return
     yield from _state_before(app, start)
-    selected, position = topics(), first_position_at(app, start - MARGIN)
+    selected, position = stored_topics(EVENTS), first_position_at(app, start - MARGIN)
     while page := app.recorder.select_notifications(start=position, limit=PAGE, topics=selected):
         for notification in page:
-            event = app.mapper.to_domain_event(notification)
-            if event.timestamp >= end:
+            entry = log_entry(app.mapper, notification)
+            if entry.time >= end:
                 return
-            if event.timestamp < start:
-                continue
-            data = {key: value for key, value in vars(event).items() if not key.startswith("originator")}
-            yield LogEntry(notification.id, event.timestamp, str(event.originator_id), type(event).__qualname__, data)
+            if entry.time >= start:
+                yield entry
         position = page[-1].id + 1
 
 

@@ -16,29 +16,18 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 from uuid import UUID
 
-from eventsourcing.utils import get_topic
-
-from domain.audit_findings import AuditFindings
-from domain.banked.cdp import CdpHand
-from domain.banked.table import BankedTable
-from domain.banked.thb import ThbHand
-from domain.circle.hand import Hand
-from domain.circle.table import Table
 from domain.errors import RuleError
-from domain.floor_log import EVENTS, Change, HandEnded, HandStarted, LogEntry, TableOpened, changes
+from domain.floor_log import EVENTS, Change, HandEnded, HandStarted, TableOpened, changes
 from domain.games import Game, game_of
 from service.app.access import NotFoundError
+from service.app.log_entries import log_entry, stored_topics
 from service.store.floor_store import FORMAT, FloorStore, PositionMovedError
 from service.store.persistence import READ_ONLY
-from service.store.topics import old_topics
 
-AGGREGATES: dict[str, type[Any]] = {"Table": Table, "BankedTable": BankedTable, "Hand": Hand, "ThbHand": ThbHand,
-                                    "CdpHand": CdpHand, "AuditFindings": AuditFindings}
 PAGE = 1000
 """Events of the log read, and written with their position, at a time."""
 NO = ("n", "no", "f", "false", "off", "0")
@@ -46,17 +35,6 @@ NO = ("n", "no", "f", "false", "off", "0")
 FOLLOW_EVERY = 1.0
 """Seconds between the service's catch-ups (reads catch up first too)."""
 _log = logging.getLogger(__name__)
-
-
-def topics() -> list[str]:
-    """The stored topics of every event the floor follows (of now, and from before issue 14's move)."""
-    found: list[str] = []
-    for name in EVENTS:
-        aggregate, _, event = name.partition(".")
-        event_class = getattr(AGGREGATES[aggregate], event, None)
-        if event_class is not None:
-            found.extend(old_topics(get_topic(event_class)))
-    return found
 
 
 def hand_summary(app: Any, dealt: Game, hand_id: UUID) -> dict[str, Any]:
@@ -83,7 +61,7 @@ class FloorLog:
         is not; its reads take the log's own path)."""
         self._lock = threading.Lock()  # one catch-up at a time in a process (instances: the store's position)
         self._names: dict[str, str] = {}  # table id → name (bounded by the floor's tables)
-        self._topics = topics()
+        self._topics = stored_topics(EVENTS)
 
     def catch_up(self, until: int | None = None) -> int:
         """Follow the log to its head; the position followed to. Cost: the events stored since the last catch-up
@@ -117,7 +95,7 @@ class FloorLog:
         end = found[-1].id if len(found) == PAGE else head
         started: dict[str, str] = {}  # hands started in this page: hand id → table
         made: list[Change] = []
-        for entry in self._entries(found):
+        for entry in (log_entry(self.app.mapper, notification) for notification in found):
             for change in changes(entry, self._table_name, lambda hand: started.get(hand) or
                                   self.store.hand_table(hand)):
                 if isinstance(change, TableOpened):
@@ -128,12 +106,6 @@ class FloorLog:
         summaries = {change.hand_id: self._summary(change) for change in made if isinstance(change, HandEnded)}
         self.store.commit(position, end, made, {hand: summary for hand, summary in summaries.items() if summary})
         return end
-
-    def _entries(self, found: Any) -> Iterator[LogEntry]:
-        for notification in found:
-            event: Any = self.app.mapper.to_domain_event(notification)
-            data = {key: value for key, value in vars(event).items() if not key.startswith("originator")}
-            yield LogEntry(notification.id, event.timestamp, str(event.originator_id), type(event).__qualname__, data)
 
     def _table_name(self, table_id: str) -> str | None:
         return self._names.get(table_id)
