@@ -61,24 +61,18 @@ def test_r_aud_1_the_table_at_any_past_position_or_time_is_the_log_replayed_up_t
     last = app.recorder.max_notification_id() or 0
     rng = random.Random(9)
     positions = sorted({1, 2, last, *rng.sample(range(1, last + 1), min(40, last))})
+    times = [cast(Any, app.mapper.to_domain_event(n)).timestamp for n in notifications(app.recorder)]
+    moments = [times[0] - timedelta(seconds=1), *rng.sample(times, 15), times[-1] + timedelta(seconds=1)]
+    asked = [(position, None) for position in positions] + [(None, moment) for moment in moments]
     for table in ("Mesa", "THB"):
-        for position in positions:
+        for position, moment in asked:
             try:
-                expected = table_at_replayed(app, table, position, None)
+                expected = table_at_replayed(app, table, position, moment)
             except NotFoundError:
                 with pytest.raises(NotFoundError):
-                    app.table_at(table, position=position)
+                    app.table_at(table, position=position, moment=moment)
                 continue
-            assert app.table_at(table, position=position) == expected, (table, position)
-        times = [cast(Any, app.mapper.to_domain_event(n)).timestamp for n in notifications(app.recorder)]
-        for moment in [times[0] - timedelta(seconds=1), *rng.sample(times, 15), times[-1] + timedelta(seconds=1)]:
-            try:
-                expected = table_at_replayed(app, table, None, moment)
-            except NotFoundError:
-                with pytest.raises(NotFoundError):
-                    app.table_at(table, moment=moment)
-                continue
-            assert app.table_at(table, moment=moment) == expected, (table, moment)
+            assert app.table_at(table, position=position, moment=moment) == expected, (table, position, moment)
 
 
 def test_a_search_in_a_time_range_reads_only_the_hands_near_it_and_finds_what_a_full_scan_finds(
