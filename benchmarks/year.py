@@ -216,8 +216,7 @@ def measure(env: dict[str, str], end: datetime, repeats: int, *, old: bool) -> d
         figures["shufflers, every hand"] = timed(every_hand, repeats)
     def floor_start() -> None:  # what the pit dashboard's floor reads at its start (GetFloor)
         app.floor_log.catch_up()
-        app.floor_log.store.open_alerts()
-        app.floor_log.store.tables()
+        app.floor_log.store.floor()
 
     figures["floor start"] = timed(floor_start, repeats)
     figures["search, no range"] = timed(lambda: app.search_hands("Mesa 1", outcome="voided"), repeats)

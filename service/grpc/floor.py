@@ -31,11 +31,12 @@ class FloorRpcs(ServicerBase):
         def work(viewer: Viewer) -> svc.GetFloorResponse:
             self.app.authorize(viewer, "", "floor")
             floor = self.app.floor_log
-            position = floor.catch_up()
+            floor.catch_up()
+            position, alerts, tables = floor.store.floor()  # as of one moment: the position and its rows
             return svc.GetFloorResponse(
-                position=position, alerts=[floor_alert(alert) for alert in floor.store.open_alerts()],
+                position=position, alerts=[floor_alert(alert) for alert in alerts],
                 tables=[svc.FloorTable(table=row.name, shuffler=row.shuffler, correction=row.correction)
-                        for row in floor.store.tables()])
+                        for row in tables])
 
         return await self._run(context, work, offload=True)
 

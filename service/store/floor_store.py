@@ -142,6 +142,15 @@ class FloorStore:
         with self._datastore.transaction(commit=commit) as cursor:
             yield _Dialect(cursor, postgres=self._postgres, names=self._names)
 
+    @contextmanager
+    def _snapshot(self) -> Iterator[Any]:
+        """A read-only transaction whose reads all see one moment (SQLite's read transaction does; PostgreSQL's
+        must be asked for it: a follower may write between two statements)."""
+        with self._cursor(commit=False) as cursor:
+            if self._postgres:
+                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+            yield cursor
+
     def _exists(self) -> bool:
         try:
             with self._cursor(commit=False) as cursor:
@@ -193,16 +202,18 @@ class FloorStore:
     def tables(self) -> list[TableRow]:
         """Every table, in opening order."""
         with self._cursor(commit=False) as cursor:
-            cursor.execute("SELECT table_id, name, position, shuffler, correction FROM {tables} ORDER BY position")
-            return [TableRow(str(row["table_id"]), str(row["name"]), int(row["position"]), str(row["shuffler"]),
-                             str(row["correction"])) for row in cursor.fetchall()]
+            return _tables(cursor)
 
     def open_alerts(self) -> list[AlertRow]:
         """The alerts nobody acknowledged yet, oldest first (read from their index: what is open, not every alert)."""
         with self._cursor(commit=False) as cursor:
-            cursor.execute("SELECT position, table_name, at, kind, words, acknowledged FROM {alerts} "
-                           "WHERE acknowledged = '' ORDER BY position")
-            return [_alert(row) for row in cursor.fetchall()]
+            return _open_alerts(cursor)
+
+    def floor(self) -> tuple[int, list[AlertRow], list[TableRow]]:
+        """The position followed to, the open alerts and every table, read as of one moment: a dashboard watching
+        from that position then sees each later change once (another instance's follower may write meanwhile)."""
+        with self._snapshot() as cursor:
+            return _position(cursor), _open_alerts(cursor), _tables(cursor)
 
     def alerts_between(self, table: str, since: datetime, until: datetime) -> list[AlertRow]:
         """Every alert of ``table`` raised in ``[since, until]``, acknowledged or not, oldest first."""
@@ -241,12 +252,8 @@ class FloorStore:
         """The position and every row of every table, sorted, read as of one moment: what a check compares with a
         recomputation from the log up to that position."""
         found: dict[str, list[tuple[Any, ...]]] = {}
-        with self._cursor(commit=False) as cursor:
-            if self._postgres:  # one snapshot for every read below (a follower may write meanwhile)
-                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
-            cursor.execute("SELECT position FROM {position} WHERE name = ?", (NAME,))
-            row = cursor.fetchone()
-            position = int(row["position"]) if row else 0
+        with self._snapshot() as cursor:
+            position = _position(cursor)
             for key, columns in (("tables", "table_id, name, position, shuffler, correction"),
                                  ("alerts", "position, table_name, at, kind, words, acknowledged"),
                                  ("hands", "hand_id, table_name, number, started, ended, outcome, seats, summary")):
@@ -285,6 +292,24 @@ def decoded(text: str) -> dict[str, Any]:
 
     found: dict[str, Any] = json.loads(text, object_hook=hook)
     return found
+
+
+def _position(cursor: _Dialect) -> int:
+    cursor.execute("SELECT position FROM {position} WHERE name = ?", (NAME,))
+    row = cursor.fetchone()
+    return int(row["position"]) if row else 0
+
+
+def _tables(cursor: _Dialect) -> list[TableRow]:
+    cursor.execute("SELECT table_id, name, position, shuffler, correction FROM {tables} ORDER BY position")
+    return [TableRow(str(row["table_id"]), str(row["name"]), int(row["position"]), str(row["shuffler"]),
+                     str(row["correction"])) for row in cursor.fetchall()]
+
+
+def _open_alerts(cursor: _Dialect) -> list[AlertRow]:
+    cursor.execute("SELECT position, table_name, at, kind, words, acknowledged FROM {alerts} "
+                   "WHERE acknowledged = '' ORDER BY position")
+    return [_alert(row) for row in cursor.fetchall()]
 
 
 def _alert(row: Any) -> AlertRow:

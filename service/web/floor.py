@@ -55,19 +55,14 @@ LOG = ""
 
 @dataclass
 class Alert:
-    """Something the pit must see and acknowledge: raised by the event at ``position`` of ``table``."""
+    """Something the pit must see and acknowledge: raised by the event at ``position`` of ``table``; on the floor
+    while it is open (an acknowledged alert leaves it)."""
 
     table: str
     position: int
     at: str
     kind: str
     text: str
-    acknowledged: str = ""
-    """Who acknowledged it, and why (empty while it is open)."""
-
-    def json(self) -> dict[str, Any]:
-        return {"table": self.table, "position": self.position, "at": self.at, "kind": self.kind,
-                "text": self.text, "acknowledged": self.acknowledged}
 
 
 @dataclass
@@ -333,8 +328,7 @@ class Floor:
 
     def open_alerts(self, table: str | None = None) -> list[Alert]:
         """The alerts nobody acknowledged yet (of one table, or every table)."""
-        return [alert for alert in self.alerts
-                if not alert.acknowledged and (table is None or alert.table == table)]
+        return [alert for alert in self.alerts if table is None or alert.table == table]
 
     def waiting(self) -> list[Row]:
         """The tables where a decision waits for the pit (a 1000:1 bonus, a correction)."""
