@@ -273,12 +273,14 @@ def main() -> None:
                         help="measure the paths as they were before issue 30 up to this size (they take minutes past)")
     parser.add_argument("--postgres", default="", help="a PostgreSQL URL: measure there too (a schema of its own)")
     parser.add_argument("--only", choices=("SQLite", "PostgreSQL"), default=None)
+    parser.add_argument("--keep", type=Path, default=None, metavar="DIR",
+                        help="build the SQLite store in DIR and leave it there (to measure it again later)")
     args = parser.parse_args()
     kinds = ["SQLite", *(["PostgreSQL"] if args.postgres else [])]
     for kind in [args.only] if args.only else kinds:
         rows: dict[int, dict[str, float]] = {}
         with tempfile.TemporaryDirectory() as name:
-            directory = Path(name)
+            directory = args.keep or Path(name)
             if kind == "SQLite":
                 url = f"sqlite:///{directory / 'year.db'}"
                 env, cleanup = environment(url), _nothing
