@@ -130,6 +130,20 @@ def test_r_aud_1_two_instances_one_clock_behind_never_time_the_log_backwards(sto
                    (stored.created_on, stored.modified_on, stored.version)
 
 
+def test_r_aud_1_what_an_instance_caches_is_what_the_store_holds_when_its_events_are_not_timed_again(
+        store: dict[str, str]) -> None:
+    """The lagging instance writes alone (nothing later in the log: its events are stored at its clock's time, not
+    timed again): its cached table has the times the store gives a fresh instance. (The two-instance test above met
+    this only when the other instance stalled for the clock's 3 s; its cached table then kept the time it was made
+    with.)"""
+    lagging = _LaggingInstance(env=store)
+    table = open_table(lagging, ids())
+    cached, stored = lagging.table(table), PokerTables(env=store).table(table)
+    assert CLOCK_READING not in vars(_log(lagging)[0])
+    assert (cached.created_on, cached.modified_on, cached.version) == \
+           (stored.created_on, stored.modified_on, stored.version)
+
+
 def test_r_aud_1_the_store_refuses_an_event_timed_before_the_logs_last_and_writes_nothing(
         store: dict[str, str]) -> None:
     app = PokerTables(env=store)

@@ -133,11 +133,11 @@ class OrderedEventStore(EventStore[ID]):
 
 def retimed(aggregates: Mapping[Any, Any], recordings: Sequence[Recording[Any]]) -> None:
     """The aggregates just saved given the times their events were stored with (``created_on`` and
-    ``modified_on``, as a reload from the store gives them), where the store timed an event later."""
+    ``modified_on``, as a reload from the store gives them): whatever made a stored time differ from the one the
+    aggregate took when its event was made (the store timed it later, or the event store times events by another
+    clock), the cached aggregate is what the store holds."""
     for recording in recordings:
         event: Any = recording.domain_event
-        if CLOCK_READING not in vars(event):
-            continue
         aggregate = aggregates.get(event.originator_id)
         if aggregate is None:
             continue
