@@ -68,7 +68,10 @@ HAND_SECONDS = 90
 WINDOW = timedelta(hours=4)
 """The period the dealers' figures and the shuffler check cover: the first half of an 8-hour shift, the same at every
 size (a shift's start falls anywhere in a store's last day)."""
-START = datetime(2026, 1, 5, 8, 0, tzinfo=UTC)
+START = datetime.now(UTC).replace(microsecond=0) + timedelta(hours=1)
+"""The simulated clock starts ahead of the real one and runs far faster (90 s a hand): what the measurements write
+by the real clock (a command, ``pokertable serve``'s start) is timed after the log's last event and never moves the
+store's later play to the real time (issue 29: the log's times never go backwards)."""
 
 
 class _Clock:

@@ -52,6 +52,7 @@ SCHEMA = [
     "started TEXT NOT NULL, position BIGINT NOT NULL, ended INTEGER NOT NULL DEFAULT 0, outcome TEXT NOT NULL DEFAULT "
     "'', seats TEXT NOT NULL DEFAULT '', summary TEXT NOT NULL DEFAULT '')",
     "CREATE INDEX IF NOT EXISTS {prefix}floor_hands_table ON {hands} (table_name, started)",
+    "CREATE INDEX IF NOT EXISTS {prefix}floor_hands_outcome ON {hands} (table_name, outcome)",
 ]
 
 
@@ -236,7 +237,7 @@ class FloorStore:
             where.append("started <= ?")
             values.append(stamp(until + SLACK))
         if outcome is not None:
-            where.append("(ended = 0 OR outcome = ?)")
+            where.append("outcome IN (?, '')")  # a hand not ended yet has no outcome: its own path decides
             values.append(outcome)
         if seat is not None:
             where.append("(ended = 0 OR seats LIKE ?)")
