@@ -45,6 +45,7 @@ if not __package__:  # run as a script: benchmarks/ heads sys.path, where servic
 
 import eventsourcing.domain
 import grpc
+from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from benchmarks.service_load import start
@@ -247,6 +248,11 @@ def restart(url: str, tables: list[str], directory: Path) -> dict[str, float]:
     each, then the floor's GetFloor), and the process's resident memory then (bytes)."""
     config = directory / "stations.toml"
     config.write_text(f'[stations.pit]\ntoken = "{PIT_TOKEN}"\nrole = "pit-boss"\n', encoding="utf-8")
+    key = directory / "signing.key"
+    if not key.exists():  # the service signs with the key the store's snapshots were signed with, as its own would be
+        key.write_bytes(KEY.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                          serialization.NoEncryption()))
+        key.chmod(0o600)
     started = time.perf_counter()
     process, port = start([sys.executable, "-m", "service.cli", "serve", "--db", url, "--port", "0", "--config",
                            str(config), "--signing-key", str(directory / "signing.key")])

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from domain.circle.settings import BettingStructure, TableSettings
 from domain.games import game_of
 from service.app import floor_log as floor_log_module
 from service.app.application import PokerTables
@@ -266,4 +267,27 @@ def test_a_hand_summary_is_what_the_search_lists(store: dict[str, str]) -> None:
         for row in app.floor_log.store.hands(name, since=None, until=None, outcome=None, seat=None):
             if row.summary is not None:
                 assert row.summary == hand_summary(app, game_of(app.any_table(name)), uuid.UUID(row.hand_id))
+    app.close()
+
+
+def test_a_service_s_first_list_of_tables_reads_the_log_from_the_projection_s_position_not_its_start(
+        store: dict[str, str]) -> None:
+    """At a service's start the list of tables comes from the floor's projection, and only the log after the
+    position it holds them as of is read (a year's log is not scanned); a table opened since is found in the log."""
+    app = _played(store, seed=12)
+    position = app.floor_log.catch_up()
+    app.open_table(uuid.uuid4().hex, "Mesa nueva", TableSettings.create("holdem", BettingStructure.NO_LIMIT,
+                                                                        blinds=(1, 2)))
+    restarted = PokerTables(env=store)
+    starts: list[int] = []
+    select = restarted.recorder.select_notifications
+
+    def counting(start: int, *args: object, **kwargs: object) -> object:
+        starts.append(start)
+        return select(start, *args, **kwargs)  # type: ignore[arg-type]
+
+    restarted.recorder.select_notifications = counting  # type: ignore[method-assign, assignment]
+    assert restarted.table_names() == app.table_names() and restarted.table_names()[-1] == "Mesa nueva"
+    assert starts and min(starts) == position + 1
+    restarted.close()
     app.close()

@@ -63,6 +63,8 @@ class TableFloor(Application[UUID]):
         next call, never half-way."""
         found = self._found
         with found.lock:
+            if not found.position:  # the first call: from the floor's projection, if there is one (issue 30)
+                self._from_projection(found)
             head = int(self.recorder.max_notification_id() or 0)
             start = found.position + 1
             while start <= head:
@@ -75,3 +77,15 @@ class TableFloor(Application[UUID]):
                 start = page[-1].id + 1
             found.position = max(found.position, head)
             return list(found.names)
+
+    def _from_projection(self, found: _Found) -> None:
+        """The names the floor's projection holds and the position it holds them as of (:mod:`service.app.
+        floor_log`, kept by the service about every second): the log is then read from there, not from its start
+        (a service's start on a year's log). Nothing on a store with no projection of this format (the log is read
+        from its start, as before)."""
+        floor_log = getattr(self, "floor_log", None)  # the application's projection (set after this part's init)
+        if floor_log is None or not floor_log.store.ready:
+            return
+        kept = floor_log.store.tables_as_of()
+        if kept is not None and kept[0] <= int(self.recorder.max_notification_id() or 0):
+            found.position, found.names = kept[0], [row.name for row in kept[1]]

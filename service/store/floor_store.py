@@ -210,6 +210,16 @@ class FloorStore:
         with self._cursor(commit=False) as cursor:
             return _open_alerts(cursor)
 
+    def tables_as_of(self) -> tuple[int, list[TableRow]] | None:
+        """The position followed to and every table as of it, read as of one moment (None: no projection of this
+        format yet)."""
+        with self._snapshot() as cursor:
+            cursor.execute("SELECT position, format FROM {position} WHERE name = ?", (NAME,))
+            row = cursor.fetchone()
+            if row is None or int(row["format"]) != FORMAT:
+                return None
+            return int(row["position"]), _tables(cursor)
+
     def floor(self) -> tuple[int, list[AlertRow], list[TableRow]]:
         """The position followed to, the open alerts and every table, read as of one moment: a dashboard watching
         from that position then sees each later change once (another instance's follower may write meanwhile)."""
