@@ -60,6 +60,8 @@ class FloorLog:
         """The projection can answer: it is written as the log grows (a store opened read-only for an inspection
         is not; its reads take the log's own path)."""
         self._lock = threading.Lock()  # one catch-up at a time in a process (instances: the store's position)
+        self.stopping = threading.Event()
+        """Set when the service stops: a catch-up ends after its page (a first one on a year's log is long)."""
         self._names: dict[str, str] = {}  # table id → name (bounded by the floor's tables)
         self._topics = stored_topics(EVENTS)
 
@@ -81,7 +83,7 @@ class FloorLog:
                 position = 0
             if not self._names:
                 self._names = {row.table_id: row.name for row in self.store.tables()}
-            while position < head:
+            while position < head and not self.stopping.is_set():
                 try:
                     position = self._page(position, head)
                 except PositionMovedError:  # another instance wrote it: on from where it left the projection
@@ -149,6 +151,9 @@ async def follow_floor(floor: FloorLog, every: float = FOLLOW_EVERY) -> None:
         try:
             await asyncio.to_thread(floor.catch_up)
             failed = False
+        except asyncio.CancelledError:  # the service stops: the catch-up on its thread ends after its page
+            floor.stopping.set()
+            raise
         except Exception as error:
             if not failed:
                 _log.error("the floor's projection could not follow the log: %s", error)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
@@ -56,17 +57,21 @@ class LogAudit:
         def _fetch(self, aggregate_id: UUID, version: int | None = None) -> object: ...
 
     def audit_log(self, public_key: Ed25519PublicKey | Sequence[Ed25519PublicKey] | None = None,
-                  by: str = FINDER, *, full: bool = True, pause: float = 0.0) -> Verdict:
+                  by: str = FINDER, *, full: bool = True, pause: float = 0.0,
+                  stopping: threading.Event | None = None) -> Verdict:
         """R-AUD-1: check the log (and with ``public_key`` its signed records and what they vouch for); what is
         found is recorded once as an alert of the pit. The verdict is returned and logged (``pokertable.audit``).
 
         ``full=False``: continue from where the last clean check stopped, once the chain is found to still hold the
         link checked there (a periodic audit: its cost is the events stored since, in memory bounded by what is not
         yet vouched for); ``full``: from the lowest position (``pause``: seconds slept between pages, so that it
-        yields to the commands)."""
+        yields to the commands). ``stopping`` set: the check ends at its next page
+        (:class:`service.store.audit.AuditStoppedError`), and the next one starts from the lowest position again."""
         resume = None if full else self.__dict__.get("_audit_walk")
         walk = resume if resume is not None else Walk(self.recorder, public_key, self.mapper)  # type: ignore[arg-type]
-        verdict = verify(self.recorder, public_key=public_key, mapper=self.mapper, resume=walk, pause=pause)
+        self.__dict__["_audit_walk"] = None  # a check cut short (stopping) leaves nothing to resume
+        verdict = verify(self.recorder, public_key=public_key, mapper=self.mapper, resume=walk, pause=pause,
+                         stopping=stopping)
         self.__dict__["_audit_walk"] = walk if verdict.finding is None else None
         if verdict.finding is None:
             _log.info("audit: the log is intact: %d events up to position %d%s", verdict.events, verdict.head[0],
@@ -174,16 +179,20 @@ async def audit_periodically(audit: LogAudit, every: float,
     run and its verdict is a significant event (:mod:`service.app.significant`)."""
     loop = asyncio.get_running_loop()
     full_at = loop.time()
+    stopping = threading.Event()  # set when the service stops: the check on its thread ends at its next page
     while True:
         full = loop.time() >= full_at
         try:
             verdict = await asyncio.to_thread(audit.audit_log, public_key, full=full,
-                                              pause=FULL_PAUSE if full else 0.0)
+                                              pause=FULL_PAUSE if full else 0.0, stopping=stopping)
             if instance:
                 await asyncio.to_thread(significant.record, audit, "audit", _said(verdict, full),
                                         instance=instance)
             if full:
                 full_at = loop.time() + full_every
+        except asyncio.CancelledError:  # the service stops: its shutdown does not wait for the whole check
+            stopping.set()
+            raise
         except Exception as error:
             _log.error("audit: the log could not be checked: %s", error)
         await asyncio.sleep(every)

@@ -18,6 +18,7 @@ link, never reaches a table.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -97,7 +98,8 @@ class Verdict:
 
 def verify(recorder: ApplicationRecorder, expected_head: tuple[int, bytes] | None = None, *,
            public_key: Ed25519PublicKey | Sequence[Ed25519PublicKey] | None = None,
-           mapper: Mapper[UUID] | None = None, resume: Walk | None = None, pause: float = 0.0) -> Verdict:
+           mapper: Mapper[UUID] | None = None, resume: Walk | None = None, pause: float = 0.0,
+           stopping: threading.Event | None = None) -> Verdict:
     """Check the stored events and links against the chain, in position order, from the lowest there is up to the
     last event or link stored when the check starts (a commit made meanwhile lies above both, and is left to the next
     check: events and their links are committed together, at positions above every one before), and with
@@ -106,13 +108,14 @@ def verify(recorder: ApplicationRecorder, expected_head: tuple[int, bytes] | Non
 
     ``resume``: a walk that ended clean (:meth:`Walk.resumable`), continued from where it stopped after checking
     that the chain still holds its last link there (the service's periodic audit). ``pause``: seconds to sleep after
-    each page read, so that a long check yields to the commands."""
+    each page read, so that a long check yields to the commands. ``stopping``: set, the check stops at the next
+    page (:class:`AuditStoppedError`): a service that stops does not wait for a check of a year's log to end."""
     if not isinstance(recorder, ChainedSQLiteRecorder | ChainedPostgresRecorder):
         raise TypeError("this store was not opened with a chaining recorder (service.store.persistence.environment)")
     if public_key is not None and mapper is None:
         raise ValueError("checking signed heads needs the application's mapper to read them")
     walk = resume or Walk(recorder, public_key, mapper)
-    walk.recorder = recorder
+    walk.recorder, walk.stopping = recorder, stopping
     stop = max(recorder.max_notification_id() or 0, recorder.head()[0])  # rows stored later lie above both
     resumed, count = walk.after > LOWEST, walk.count
     if resumed and (finding := walk.still_leads()) is not None:
@@ -138,6 +141,8 @@ class Walk:
         """The events after the last position a valid signed head names (signed records aside)."""
         self.after = LOWEST  # where the next run reads from
         self._sweep: Walk | None = None
+        self.stopping: threading.Event | None = None
+        """Set, the walk stops at its next page (:class:`AuditStoppedError`)."""
 
     def resumable(self) -> bool:
         """Whether a later check may continue this one (it ended clean)."""
@@ -150,6 +155,7 @@ class Walk:
         sweep = self._sweep
         if sweep is None:
             sweep = self._sweep = Walk(self.recorder, None, None)
+        sweep.stopping = self.stopping
         stop = min(self.last, max(sweep.after, 0) + events)
         finding = sweep.run(stop, pause)
         if finding is None:
@@ -180,10 +186,11 @@ class Walk:
 
     def run(self, stop: int, pause: float) -> Finding | None:
         """Walk the events and the links from where the walk is up to position ``stop``."""
-        links_ = _pages(lambda start: self.recorder.chain(start, stop), lambda link: link[0], self.after, pause)
+        links_ = _pages(lambda start: self.recorder.chain(start, stop), lambda link: link[0], self.after, pause,
+                        self.stopping)
         link = next(links_, None)
         for event in _pages(lambda start: self.recorder.unchecked_notifications(start, PAGE, stop),
-                            lambda notification: notification.id, self.after, pause):
+                            lambda notification: notification.id, self.after, pause, self.stopping):
             self.count += 1
             if link is not None and link[0] < min(event.id, 1):
                 return _low_link(link[0])
@@ -242,14 +249,21 @@ class Walk:
                        "hash: altered")
 
 
+class AuditStoppedError(Exception):
+    """A check stopped before its end because the service stops (``stopping`` was set): no verdict."""
+
+
 def _pages(read: Callable[[int], Sequence[T]], position: Callable[[T], int], after: int,
-           pause: float) -> Iterator[T]:
-    """Rows read a page at a time from position ``after``, sleeping ``pause`` seconds between pages."""
+           pause: float, stopping: threading.Event | None = None) -> Iterator[T]:
+    """Rows read a page at a time from position ``after``, sleeping ``pause`` seconds between pages; stopped
+    (:class:`AuditStoppedError`) before the next page once ``stopping`` is set."""
     start = after
     while page := read(start):
         yield from page
         start = position(page[-1]) + 1
-        if pause:
+        if stopping is not None and stopping.wait(pause):
+            raise AuditStoppedError(f"the check stopped at log position {start - 1}: the service stops")
+        if pause and stopping is None:
             time.sleep(pause)
 
 
