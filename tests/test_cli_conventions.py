@@ -242,3 +242,22 @@ def test_completion_prints_a_script_bash_accepts(tmp_path: Path) -> None:
     wrong = subprocess.run([SCRIPT, "completion", "powershell"], capture_output=True, text=True, timeout=60,
                            check=False)
     assert wrong.returncode == 2 and wrong.stdout == "" and "invalid choice" in wrong.stderr
+
+
+def test_ctrl_c_ends_a_command_started_with_sigint_ignored_and_blocked() -> None:
+    """Whatever starts a command may hand it SIGINT ignored or blocked (a background job, a test runner's worker
+    after some library did so: CI's Ctrl-C tests hung 60 s that way); the command answers Ctrl-C all the same."""
+    def ignored() -> None:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+
+    process = subprocess.Popen([SCRIPT, "station", "--plain", "--server", "127.0.0.1:9", "--table", TABLE,
+                                "--token", "t" * 24], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, preexec_fn=ignored)  # noqa: PLW1509
+    assert process.stdin is not None and process.stderr is not None
+    process.stdin.write("table\n")
+    process.stdin.flush()
+    assert process.stderr.readline().startswith("refused: UNAVAILABLE")
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=30)
+    assert process.returncode == 130 and err.strip().endswith("pokertable: interrupted")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from importlib import metadata
@@ -98,6 +99,9 @@ def version() -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``pokertable`` console script: Ctrl-C ends any command with status 130 and no traceback;
     standard output closed early (``| head``) ends it quietly with status 141."""
+    if argv is None:  # the console script: Ctrl-C is its to answer, even if whatever started it ignored or blocked it
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     try:
         args = build_parser(_command_named(sys.argv[1:] if argv is None else list(argv))).parse_args(argv)
         status: int = args.run(args)
