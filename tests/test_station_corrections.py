@@ -16,7 +16,7 @@ from service.station.tui import StationApp
 from tests import grpc_support
 from tests.grpc_support import TOKENS, Client
 from tests.test_corrections import _log
-from tests.test_station_tui import HOLDEM, SIZE, SQLITE, open_holdem, until
+from tests.test_station_tui import HOLDEM, SIZE, SQLITE, focus_on, open_holdem, until
 
 port = grpc_support.port
 
@@ -51,7 +51,7 @@ def raise_to_60(port: int) -> Client:
             await keys(pilot, app, *card.lower(), "enter", what=f"{card} dealt")
         assert app.legal.seat == 4
         await pilot.press("b")
-        await pilot.pause()
+        await focus_on(pilot, app, "value")
         await pilot.press("end", *["backspace"] * 4, "6", "0")  # the prompt proposes the legal minimum
         await keys(pilot, app, "enter", what="seat 4 raises to 60")
         assert "[r] correct the last action" in app.screen_text()
@@ -67,9 +67,10 @@ async def type_text(pilot: Pilot[None], text: str) -> None:
 
 async def ask_correction(pilot: Pilot[None], app: StationApp, replacement: str, reason: str) -> None:
     await pilot.press("r")
-    await pilot.pause()
+    await focus_on(pilot, app, "what")
     await type_text(pilot, replacement)
     await pilot.press("enter")
+    await focus_on(pilot, app, "why")
     await type_text(pilot, reason)
 
 
@@ -88,8 +89,11 @@ def test_r_aud_1_a_mis_keyed_raise_is_corrected_at_the_croupiers_station_and_app
         await pilot.press("enter")
         await pilot.pause()
         assert "type f, k, c, a, i, or b and the amount" in app.screen_text()  # not sent: stays in the dialog
-        await pilot.press("shift+tab", "end", "backspace")  # back to what happened: "b 6"
+        await pilot.press("shift+tab")  # back to what happened
+        await focus_on(pilot, app, "what")
+        await pilot.press("end", "backspace")  # "b 6"
         await pilot.press("enter")
+        await focus_on(pilot, app, "why")
         await keys(pilot, app, "enter", what="the correction asked")
         text = app.screen_text()
         assert "correction pending for seat 4: bet 6 (\"keyed 60 for 6\") — waiting for the pit boss" in text, text
@@ -101,9 +105,10 @@ def test_r_aud_1_a_mis_keyed_raise_is_corrected_at_the_croupiers_station_and_app
     async def pit_boss(pilot: Pilot[None], app: StationApp) -> None:
         assert "correction pending for seat 4: bet 6" in app.screen_text()
         await pilot.press("r")
-        await pilot.pause()
+        await focus_on(pilot, app, "what")
         await type_text(pilot, "a")
         await pilot.press("enter")
+        await focus_on(pilot, app, "why")
         await type_text(pilot, "seen on camera")
         await keys(pilot, app, "enter", what="the correction approved")
         assert app.legal.seat == 1 and "correction pending" not in app.screen_text()
@@ -129,9 +134,10 @@ def test_r_aud_1_a_refused_correction_changes_nothing_and_the_croupiers_station_
 
     async def pit_boss(pilot: Pilot[None], app: StationApp) -> None:
         await pilot.press("r")
-        await pilot.pause()
+        await focus_on(pilot, app, "what")
         await type_text(pilot, "r")
         await pilot.press("enter")
+        await focus_on(pilot, app, "why")
         await type_text(pilot, "the player raised to 60")
         await keys(pilot, app, "enter", what="the correction refused")
         assert app.legal.seat == 1 and pb.ACTION_KIND_CALL in app.legal.allowed

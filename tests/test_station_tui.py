@@ -47,6 +47,12 @@ async def until(pilot: Pilot[None], ready: Callable[[], bool], what: str, timeou
         await pilot.pause(0.01)
 
 
+async def focus_on(pilot: Pilot[None], app: StationApp, widget: str) -> None:
+    """Wait until the field ``widget`` (an id) has the keyboard: keys typed before a dialog is mounted and focused
+    would go to the table's screen (``c`` calls), so a test types only once the dialog is ready, as a croupier does."""
+    await until(pilot, lambda: app.focused is not None and app.focused.id == widget, f"the field #{widget} focused")
+
+
 
 def station(port: int, token: str, table: str, lang: str = "en") -> StationApp:
     return StationApp(f"127.0.0.1:{port}", token, table, lang=lang)
