@@ -111,10 +111,13 @@ class Store:
     """One store grown size by size (each size measured before it grows on): ``tables`` Hold'em tables played on the
     simulated clock, the floor's projection followed every 20 hands a table, as the service follows it every
     second; a shoe fault every 97 hands (an alert for the pit, which holds the table until acknowledged), and one
-    left open at each size measured."""
+    left open at each size measured. On PostgreSQL the planner's statistics are gathered (ANALYZE) as the log doubles
+    and before each size is measured, as autovacuum would (the server here runs without it)."""
 
-    def __init__(self, env: dict[str, str], tables: int, rng: random.Random) -> None:
+    def __init__(self, env: dict[str, str], tables: int, rng: random.Random,
+                 analyze: Callable[[], None] = lambda: None) -> None:
         self.env, self.rng, self.clock = env, rng, _Clock()
+        self.analyze, self.analyzed = analyze, 0
         self.names = [f"Mesa {n + 1}" for n in range(tables)]
         self.hands = 0
         with simulated(self.clock):
@@ -148,11 +151,16 @@ class Store:
                     self.hands += 1
                 if self.hands // len(self.names) % 20 == 0:
                     app.floor_log.catch_up()
+                if written >= 2 * self.analyzed + 10_000:  # statistics as the log doubles (PostgreSQL)
+                    self.analyze()
+                    self.analyzed = written
             table = app.table(self.names[0])  # a fault left open: what the floor shows at its start
             table.record_device_report(DeviceReport("PT-SHOE", "SHOE-0", "fault", "red", "jammed"))
             written += len(app.save(table))
             app.floor_log.catch_up()
             app.close()
+        self.analyze()  # before it is measured: as after any bulk load
+        self.analyzed = written
         return written
 
     def _hand(self, app: PokerTables, index: int, name: str) -> int:
@@ -282,6 +290,8 @@ def main() -> None:
                         help="measure the paths as they were before issue 30 up to this size (they take minutes past)")
     parser.add_argument("--postgres", default="", help="a PostgreSQL URL: measure there too (a schema of its own)")
     parser.add_argument("--only", choices=("SQLite", "PostgreSQL"), default=None)
+    parser.add_argument("--events-a-hand", type=int, default=EVENTS_A_HAND,
+                        help="events a hand of real play, for the year's table (default: the issue's measure)")
     parser.add_argument("--keep", type=Path, default=None, metavar="DIR",
                         help="build the SQLite store in DIR and leave it there (to measure it again later)")
     args = parser.parse_args()
@@ -292,11 +302,11 @@ def main() -> None:
             directory = args.keep or Path(name)
             if kind == "SQLite":
                 url = f"sqlite:///{directory / 'year.db'}"
-                env, cleanup = environment(url), _nothing
+                env, cleanup, analyze = environment(url), _nothing, _nothing
             else:
-                url, env, cleanup = _postgres_schema(args.postgres)
+                url, env, cleanup, analyze = _postgres_schema(args.postgres)
             try:
-                grown = Store(env, args.tables, random.Random(2026))
+                grown = Store(env, args.tables, random.Random(2026), analyze)
                 started = time.perf_counter()
                 for size in args.sizes:
                     written = grown.grow_to(size)
@@ -311,6 +321,56 @@ def main() -> None:
             finally:
                 cleanup()
         _table(kind, rows, args.repeats)
+        _year(kind, rows, args.events_a_hand)
+
+
+EVENTS_A_HAND = 61
+"""Events a hand of real play through the service (issue 30's measure: a hand's events, its table's, the shuffler's
+report and the shoe's reads); the year's table counts a year of play at this rate."""
+HANDS_A_TABLE_HOUR, HOURS_A_DAY = 40, 16
+
+
+def events_a_year(tables: int, events_a_hand: int = EVENTS_A_HAND) -> int:
+    """Events a casino of ``tables`` tables writes in a year: 40 hands a table-hour, 16 hours a day, every day.
+
+    >>> f"{events_a_year(200):,}", f"{events_a_year(50):,}"
+    ('2,849,920,000', '712,480,000')
+    """
+    return tables * HANDS_A_TABLE_HOUR * HOURS_A_DAY * 365 * events_a_hand
+
+
+def extrapolated(measured: list[tuple[int, float]], events: int) -> tuple[float, float]:
+    """A path's growth exponent between its first and last measure, and its cost at ``events`` in the log, carried
+    on from the last measure at that exponent (a path that did not grow is carried on flat, never shrinking).
+
+    >>> extrapolated([(100_000, 0.002), (10_000_000, 0.002)], 1_000_000_000)
+    (0.0, 0.002)
+    >>> slope, cost = extrapolated([(1_000, 1.0), (100_000, 100.0)], 1_000_000)
+    >>> round(slope, 6), round(cost, 6)
+    (1.0, 1000.0)
+    """
+    (first, low), (last, high) = measured[0], measured[-1]
+    slope = math.log(high / low) / math.log(last / first) if last > first and low > 0 and high > 0 else 0.0
+    return slope, high * (events / last) ** max(slope, 0.0)
+
+
+def _year(kind: str, rows: dict[int, dict[str, float]], events_a_hand: int) -> None:
+    """What a year costs at 50 and 200 tables: each path's cost at the events a year of each writes, carried on
+    from the largest store measured at the path's exponent (an extrapolation: a year was not built)."""
+    sizes = sorted(rows)
+    years = {tables: events_a_year(tables, events_a_hand) for tables in (50, 200)}
+    print(f"\n{kind}: what a year costs, carried on from {sizes[-1]:,} events at each path's exponent "
+          f"({HANDS_A_TABLE_HOUR} hands a table-hour, {HOURS_A_DAY} h a day, {events_a_hand} events a hand)")
+    print(f"{'path':<26}{'measured':>12}{'exponent':>10}" + "".join(
+        f"{f'{tables} tables: {events / 1e9:.2f} G':>24}" for tables, events in years.items()))
+    for path in dict.fromkeys(path for size in sizes for path in rows[size]):
+        measured = [(size, rows[size][path]) for size in sizes if path in rows[size]]
+        scale, unit = (1 / 2**20, "MiB") if path == "memory" else (1000, "ms")
+        cells = ""
+        for events in years.values():
+            slope, cost = extrapolated(measured, events)
+            cells += f"{cost * scale:>20,.2f} {unit:<3}"
+        print(f"{path:<26}{measured[-1][1] * scale:>9,.2f} {unit:<3}{slope:>9.2f}{cells}")
 
 
 def _nothing() -> None:
@@ -338,7 +398,10 @@ def _table(kind: str, rows: dict[int, dict[str, float]], repeats: int) -> None:
         print(f"{path:<26}{cells}{slope:>10.2f}")
 
 
-def _postgres_schema(url: str) -> tuple[str, dict[str, str], Callable[[], None]]:
+def _postgres_schema(url: str) -> tuple[str, dict[str, str], Callable[[], None], Callable[[], None]]:
+    """A schema of its own on the server at ``url``: its URL, its environment, its drop, and its ANALYZE (the
+    planner's statistics, as autovacuum keeps them; docs/ops/install.md asks for autovacuum or an ANALYZE after a
+    bulk load)."""
     import psycopg
 
     env = environment(url)
@@ -352,7 +415,13 @@ def _postgres_schema(url: str) -> tuple[str, dict[str, str], Callable[[], None]]
         with psycopg.connect(**admin) as connection:  # type: ignore[arg-type]
             connection.execute(f"DROP SCHEMA {schema} CASCADE")
 
-    return f"{url.split('?', maxsplit=1)[0]}?schema={schema}", {**env, "POSTGRES_SCHEMA": schema}, drop
+    def analyze() -> None:  # what autovacuum does as tables grow; a server may run without it (this one does)
+        with psycopg.connect(**admin) as connection:  # type: ignore[arg-type]
+            for (table,) in connection.execute("SELECT tablename FROM pg_tables WHERE schemaname = %s",
+                                               (schema,)).fetchall():
+                connection.execute(f'ANALYZE {schema}."{table}"')
+
+    return f"{url.split('?', maxsplit=1)[0]}?schema={schema}", {**env, "POSTGRES_SCHEMA": schema}, drop, analyze
 
 
 if __name__ == "__main__":

@@ -65,7 +65,14 @@ async def type_text(pilot: Pilot[None], text: str) -> None:
     await pilot.press(*("space" if char == " " else char for char in text))
 
 
+async def offered(pilot: Pilot[None], app: StationApp) -> None:
+    """Wait until the station offers ``r`` (its footer shows it): the hand's log, which names the seat that acted
+    last, reaches the station after the table's view; a key pressed before is refused, as it is at the table."""
+    await until(pilot, lambda: app.check_action("correction", ()) is True, "r offered")
+
+
 async def ask_correction(pilot: Pilot[None], app: StationApp, replacement: str, reason: str) -> None:
+    await offered(pilot, app)
     await pilot.press("r")
     await focus_on(pilot, app, "what")
     await type_text(pilot, replacement)
@@ -104,6 +111,7 @@ def test_r_aud_1_a_mis_keyed_raise_is_corrected_at_the_croupiers_station_and_app
 
     async def pit_boss(pilot: Pilot[None], app: StationApp) -> None:
         assert "correction pending for seat 4: bet 6" in app.screen_text()
+        await offered(pilot, app)
         await pilot.press("r")
         await focus_on(pilot, app, "what")
         await type_text(pilot, "a")
@@ -133,6 +141,7 @@ def test_r_aud_1_a_refused_correction_changes_nothing_and_the_croupiers_station_
     at_station(port, TOKENS["dealer"], croupier)
 
     async def pit_boss(pilot: Pilot[None], app: StationApp) -> None:
+        await offered(pilot, app)
         await pilot.press("r")
         await focus_on(pilot, app, "what")
         await type_text(pilot, "r")

@@ -49,21 +49,30 @@ def locates(app: TableQueries) -> bool:
 def version_at(app: TableQueries, aggregate_id: UUID, latest: int, position: int | None,
                moment: datetime | None) -> tuple[int, int, datetime] | None:
     """The last version of an aggregate (its versions 1 to ``latest``) stored at or before log ``position`` and timed
-    at or before ``moment`` (each if given), with its position and time; ``None`` if its first is later. Each
-    version probed is read once (its position, and its event for its time)."""
+    at or before ``moment`` (each if given), with its position and time; ``None`` if its first is later. A version
+    probed is read once, and only for what the bounds ask: its position for ``position``, its event (its time) for
+    ``moment`` (a table at a log position is a point read a probe; the version found is read whole)."""
     recorder: Any = app.recorder
-    seen: dict[int, tuple[int, datetime]] = {}
+    positions: dict[int, int] = {}
+    times: dict[int, datetime] = {}
+
+    def position_of(version: int) -> int:
+        if version not in positions:
+            positions[version] = int(recorder.position_of(aggregate_id, version))
+        return positions[version]
+
+    def time_of(version: int) -> datetime:
+        if version not in times:
+            [stored] = app.events.get(aggregate_id, gt=version - 1, lte=version)
+            times[version] = cast(Any, stored).timestamp
+        return times[version]
 
     def event_at(version: int) -> tuple[int, datetime]:
-        if version not in seen:
-            where = recorder.position_of(aggregate_id, version)
-            [stored] = app.events.get(aggregate_id, gt=version - 1, lte=version)
-            seen[version] = int(where), cast(Any, stored).timestamp
-        return seen[version]
+        return position_of(version), time_of(version)
 
     def within(version: int) -> bool:
-        where, when = event_at(version)
-        return (position is None or where <= position) and (moment is None or when <= moment)
+        return (position is None or position_of(version) <= position) and (moment is None
+                                                                           or time_of(version) <= moment)
 
     low, high = 0, latest  # within(low) holds (0: before the first), within(high + 1) does not
     if within(latest):

@@ -256,6 +256,23 @@ def _warm_up(app: PokerTables | None = None) -> None:
         hand_ranking(size).split_tables  # noqa: B018 (built on first use: the property is the build)
 
 
+def _warn_without_statistics(app: PokerTables) -> None:
+    """A PostgreSQL server that does not keep the planner's statistics (autovacuum off) is said at the start, once, as
+    a WARNING: reads of a growing log slow down by a hundred times until someone runs ANALYZE (issue 30, item 4)."""
+    kept = getattr(app.recorder, "planner_statistics_kept", None)
+    if kept is None:
+        return
+    try:
+        if kept():
+            return
+    except Exception as error:  # a setting unread is no reason not to serve: said, and served
+        _log.warning("could not read the PostgreSQL server's autovacuum setting (%s)", type(error).__name__)
+        return
+    _log.warning("the PostgreSQL server runs without autovacuum: the planner's statistics go stale as the log grows "
+                 "and reads slow down by a hundred times; turn autovacuum on, or schedule ANALYZE "
+                 "(docs/ops/install.md)", extra={"fields": {"event": "autovacuum_off"}})
+
+
 async def serve(app: PokerTables, stations: Stations, address: str,
                 ready: Callable[[int], Awaitable[None] | None] | None = None,
                 credentials: grpc.ServerCredentials | None = None, *,
@@ -278,6 +295,7 @@ async def serve(app: PokerTables, stations: Stations, address: str,
               ", ".join(f"{count} {role}" for role, count in sorted(roles.items())) or "none",
               extra={"fields": {"event": "start", "address": address, "port": port, "tls": credentials is not None,
                                 "stations": dict(roles), "warm_s": round(built, 2)}})
+    _warn_without_statistics(app)
     # Everything built to serve (the modules, the hand-ranking tables, the server) lives as long as the process: kept
     # out of the collector's sight, a full collection no longer walks it (40 to 80 ms each time, every few seconds
     # under load: the tail of the commands' latency).

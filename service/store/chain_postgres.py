@@ -151,6 +151,16 @@ class ChainedPostgresRecorder(CheckedNotifications, PostgresApplicationRecorder)
             return {UUID(str(row["originator_id"])): int(row["version"]) for row in curs.fetchall()
                     if row["version"] is not None}
 
+    def planner_statistics_kept(self) -> bool:
+        """Whether the server keeps the planner's statistics itself (``autovacuum`` on): without it, and without an
+        ANALYZE after the log has grown, the planner plans for the tables as they were when last analyzed, and reads
+        of a large log ran 100 to 250 times slower (issue 30, item 4; docs/ops/install.md)."""
+        with self.datastore.get_connection() as conn, conn.cursor() as curs:
+            curs.execute("SELECT current_setting('autovacuum') = 'on' AND current_setting('track_counts') = 'on' "
+                         "AS kept")
+            row = curs.fetchone()
+            return bool(row and row["kept"])
+
     checks_reads = True
     """``insert_events`` takes ``reads`` (aggregate id: version read) and refuses the insert if any has changed since:
     the application may then use its cached aggregates without reading the store first (issue 18, item 4)."""
