@@ -106,6 +106,21 @@ def _straights(ranks: tuple[Rank, ...]) -> list[tuple[Rank, frozenset[Rank]]]:
     return sorted(found, key=lambda item: item[0], reverse=True)
 
 
+@dataclass(frozen=True, slots=True)
+class RankingTables:
+    """A ranking's built tables as plain integers (:meth:`HandRanking.tables`), for a service to keep and give back
+    (:class:`HandRanking` takes them instead of building them)."""
+
+    deck_size: int
+    flush_over_full: bool
+    classes: tuple[tuple[int, ...], ...]
+    """Each 5-card hand class, weakest first: its category, then its ranks."""
+    without_flush: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]
+    """For 5, 6 and 7 cards: the rank-key sums and the best non-flush strength of each."""
+    flush_by_bits: tuple[int, ...]
+    flush5: tuple[tuple[int, ...], tuple[int, ...]]
+
+
 class HandRanking:
     """Lookup tables and the single-hand evaluator for one set of :class:`RankingRules`.
 
@@ -115,7 +130,9 @@ class HandRanking:
     rank_keys: tuple[int, ...] = RANK_KEYS
     """:data:`RANK_KEYS`, for the tables of :mod:`domain.cards.split_tables`, which reads them here."""
 
-    def __init__(self, rules: RankingRules) -> None:
+    def __init__(self, rules: RankingRules, tables: RankingTables | None = None) -> None:
+        """Build the tables of ``rules``; or take them from ``tables`` (:meth:`tables` of a ranking built before, as
+        the service keeps them: a start then costs milliseconds, not 1.4 s of a core), checked for their shape."""
         self.rules = rules
         self.ranks: tuple[Rank, ...] = deck_ranks(rules.deck_size)
         self.straights = _straights(self.ranks)
@@ -126,6 +143,15 @@ class HandRanking:
             for card_rank in [Rank(2 + (code >> 2))]
         ]
         self.in_deck: tuple[bool, ...] = tuple(Rank(2 + (code >> 2)) >= low for code in range(52))
+
+        # The suit holding five or more cards, by the suit-count field, or -1.
+        self.flush_suit: list[int] = [
+            next((s for s in range(4) if (field_ >> 3 * s) & 7 >= 5), -1) for field_ in range(1 << SUIT_BITS)
+        ]
+        self._split_tables: SplitTables | None = None
+        if tables is not None:
+            self._take(tables)
+            return
 
         order = category_order(rules.flush_over_full)
         position = {category: i for i, category in enumerate(order)}
@@ -158,11 +184,40 @@ class HandRanking:
             sum(RANK_KEYS[r - low] for r in ranks): strength[self._best_flush(frozenset(ranks))]
             for ranks in combinations(self.ranks, 5)
         }
-        # The suit holding five or more cards, by the suit-count field, or -1.
-        self.flush_suit: list[int] = [
-            next((s for s in range(4) if (field_ >> 3 * s) & 7 >= 5), -1) for field_ in range(1 << SUIT_BITS)
-        ]
-        self._split_tables: SplitTables | None = None
+
+    def tables(self) -> RankingTables:
+        """The built tables as plain integers (what :meth:`__init__` takes back): the classes weakest first, each as
+        its category and ranks; the non-flush strengths by rank-key sum for 5, 6 and 7 cards; the flush strengths by
+        rank bits; the 5-card flushes by rank-key sum."""
+        return RankingTables(
+            self.rules.deck_size, self.rules.flush_over_full,
+            tuple((int(c.category), *(int(rank) for rank in c.ranks)) for c in self.classes),
+            tuple((tuple(self.without_flush[size]), tuple(self.without_flush[size].values()))
+                  for size in range(MIN_CARDS, MAX_CARDS + 1)),
+            tuple(self.flush_by_bits), (tuple(self.flush5_by_key), tuple(self.flush5_by_key.values())))
+
+    def _take(self, tables: RankingTables) -> None:
+        """Take built tables (:meth:`tables`) after checking they are of these rules and of the right shape (a
+        malformed set is refused with ``ValueError``, never half taken)."""
+        rules = self.rules
+        if (tables.deck_size, tables.flush_over_full) != (rules.deck_size, rules.flush_over_full):
+            raise ValueError("the tables are of another deck or flush rule")
+        if len(tables.without_flush) != MAX_CARDS - MIN_CARDS + 1 or len(tables.flush_by_bits) != 1 << 13:
+            raise ValueError("the tables are not of the right shape")
+        strongest = len(tables.classes)
+        for keys, values in (*tables.without_flush, tables.flush5):
+            if len(keys) != len(values) or not all(1 <= value <= strongest for value in values):
+                raise ValueError("a table names a strength no class has")
+        if not all(0 <= value <= strongest for value in tables.flush_by_bits):
+            raise ValueError("a table names a strength no class has")
+        classes = tuple(HandClass(Category(entry[0]), tuple(Rank(rank) for rank in entry[1:]))
+                        for entry in tables.classes)
+        without_flush: list[dict[int, int]] = [{} for _ in range(MIN_CARDS)]
+        without_flush += [dict(zip(keys, values, strict=True)) for keys, values in tables.without_flush]
+        self.classes = classes
+        self.without_flush = without_flush
+        self.flush_by_bits = list(tables.flush_by_bits)
+        self.flush5_by_key = dict(zip(*tables.flush5, strict=True))
 
     def __deepcopy__(self, memo: dict[int, object]) -> HandRanking:
         return self  # built once and never changed: shared, not copied
@@ -370,6 +425,17 @@ class HandRanking:
 
 _rankings: dict[tuple[int, bool | None], HandRanking] = {}
 _building = threading.Lock()
+
+
+def provide(ranking: HandRanking) -> HandRanking:
+    """Make ``ranking`` (made from kept tables) the one :func:`hand_ranking` gives for its rules, unless one was
+    built already (that one stays: every hand of the process ranks by the same tables); the one in use."""
+    rules = ranking.rules
+    with _building:
+        current = _rankings.setdefault((rules.deck_size, rules.flush_over_full), ranking)
+        if rules.flush_over_full == RankingRules(rules.deck_size).flush_over_full:  # the deck's default rule
+            _rankings.setdefault((rules.deck_size, None), current)
+    return current
 
 
 def hand_ranking(deck_size: int = 52, flush_beats_full_house: bool | None = None) -> HandRanking:
