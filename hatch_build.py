@@ -87,7 +87,8 @@ def write_ranking_tables(root: Path) -> str:
     (the sources' modules stay out of the build's); their SHA-256."""
     done = subprocess.run([sys.executable, "-c", "from service.ranking import write; print(write())"], cwd=root,
                           capture_output=True, text=True, check=False,
-                          env={**os.environ, "PYTHONPATH": str(root), "PYTHONDONTWRITEBYTECODE": "1"})
+                          env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1",  # the build environment's paths too
+                               "PYTHONPATH": os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))})
     if done.returncode != 0:
         raise RuntimeError(f"the hand-ranking tables could not be written: {done.stderr.strip()}")
     return done.stdout.strip()
