@@ -30,7 +30,7 @@ class CustomBuildHook(BuildHookInterface):  # type: ignore[type-arg]
         generate(Path(self.root))
         build_data.setdefault("artifacts", []).append("service/api/*_pb2*.py*")
         self.app.display_info(f"hand-ranking tables: SHA-256 {write_ranking_tables(Path(self.root))}")
-        build_data["artifacts"].append("service/ranking/*.tables")
+        build_data["artifacts"].append("service/store/*.tables")
         if self.target_name == "wheel" and version == "standard":
             self._manifest_directory = Path(tempfile.mkdtemp(prefix="pokertable-manifest-"))
             manifest = self._manifest_directory / "MANIFEST.sha256"
@@ -82,11 +82,11 @@ def write_manifest(builder: Any, build_data: dict[str, Any], target: Path, root:
 
 
 def write_ranking_tables(root: Path) -> str:
-    """Build the 52-card deck's hand-ranking tables and write them into service/ranking/ (service/ranking/__init__.py:
+    """Build the 52-card deck's hand-ranking tables and write them into service/store/ (its ranking_tables.py:
     a service's start reads them back in milliseconds instead of building them, 1.4 s), in a process of its own
     (the sources' modules stay out of the build's); their SHA-256."""
-    done = subprocess.run([sys.executable, "-c", "from service.ranking import write; print(write())"], cwd=root,
-                          capture_output=True, text=True, check=False,
+    write = "from service.store.ranking_tables import write; print(write())"
+    done = subprocess.run([sys.executable, "-c", write], cwd=root, capture_output=True, text=True, check=False,
                           env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1",  # the build environment's paths too
                                "PYTHONPATH": os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))})
     if done.returncode != 0:

@@ -1,5 +1,5 @@
-"""The 52-card deck's hand-ranking tables kept by the build (service/ranking): what this release's code builds,
-ranked the same, and never taken from a file anyone changed (issue 30: a start in milliseconds, not 1.4 s).
+"""The 52-card deck's hand-ranking tables kept by the build (service/store/ranking_tables.py): what this release's
+code builds, ranked the same, and never taken from a file anyone changed (issue 30: a start in milliseconds, not 1.4 s).
 
 An attacker who can write the file (the package directory) tries to make a hand rank higher: a strength changed, a
 file of another release, a file cut short, rubbish; each is passed over with a WARNING and the tables are built.
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from domain.cards.ranking import HandRanking, RankingRules, RankingTables, hand_ranking
-from service import ranking
+from service.store import ranking_tables as ranking
 
 
 @pytest.fixture(scope="module")
@@ -28,7 +28,7 @@ def written(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_the_file_this_release_writes_is_the_one_its_digest_names(written: Path) -> None:
     assert ranking.digest(written.read_bytes()) == ranking.DIGEST, (
-        "the ranking's code changed: set service.ranking.DIGEST to the new tables' SHA-256 "
+        "the ranking's code changed: set service.store.ranking_tables.DIGEST to the new tables' SHA-256 "
         f"{ranking.digest(written.read_bytes())} once the change is meant")
     assert ranking.encode(ranking.decode(written.read_bytes())) == written.read_bytes()  # read back, the same bytes
 
@@ -51,11 +51,11 @@ def test_the_kept_tables_rank_every_hand_as_the_built_ones(written: Path) -> Non
 
 def test_the_build_installs_the_file_that_the_service_s_start_takes(caplog: pytest.LogCaptureFixture) -> None:
     """``make``'s install ran the build hook: the package holds this release's file, and a start takes it."""
-    assert ranking.FILE.exists(), "the build hook (hatch_build.py) did not write service/ranking/pokertable-52.tables"
+    assert ranking.FILE.exists(), "the build hook (hatch_build.py) did not write service/store/pokertable-52.tables"
     assert ranking.digest(ranking.FILE.read_bytes()) == ranking.DIGEST
-    with caplog.at_level(logging.INFO, logger="service.ranking"):
+    with caplog.at_level(logging.INFO, logger="service.store.ranking_tables"):
         assert ranking.load() is hand_ranking(52)  # the one in use (built earlier in this process, or taken now)
-    assert not [record for record in caplog.records if record.name == "service.ranking"]
+    assert not [record for record in caplog.records if record.name == "service.store.ranking_tables"]
 
 
 def _altered(data: bytes, at: int, value: int) -> bytes:
@@ -77,17 +77,17 @@ def test_a_file_anyone_changed_is_passed_over_with_a_warning_and_the_tables_are_
     }[attack]
     target = tmp_path / "pokertable-52.tables"
     target.write_bytes(changed)
-    with caplog.at_level(logging.INFO, logger="service.ranking"):
+    with caplog.at_level(logging.INFO, logger="service.store.ranking_tables"):
         assert ranking.load(target) is None
-    [said] = [record for record in caplog.records if record.name == "service.ranking"]
+    [said] = [record for record in caplog.records if record.name == "service.store.ranking_tables"]
     assert said.levelno == logging.WARNING and "not this release's" in said.getMessage()
     assert ranking.DIGEST in said.getMessage()
 
 
 def test_a_missing_file_is_said_and_the_tables_are_built(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    with caplog.at_level(logging.INFO, logger="service.ranking"):
+    with caplog.at_level(logging.INFO, logger="service.store.ranking_tables"):
         assert ranking.load(tmp_path / "none.tables") is None
-    [said] = [record for record in caplog.records if record.name == "service.ranking"]
+    [said] = [record for record in caplog.records if record.name == "service.store.ranking_tables"]
     assert said.levelno == logging.INFO and "built instead" in said.getMessage()
 
 

@@ -44,7 +44,6 @@ from domain.cards.decks import DECK_SIZES
 from domain.cards.ranking import hand_ranking
 from domain.circle.settings import TableSettings
 from domain.integrity.monitor import MonitorSettings
-from service import ranking as ranking_file
 from service.api import table_service_pb2 as svc
 from service.api import table_service_pb2_grpc as svc_grpc
 from service.app.application import PokerTables
@@ -58,6 +57,7 @@ from service.grpc.replies import _payload
 from service.grpc.requests import MAX_TEXT
 from service.grpc.servicer import WATCH_PAGE, TableServicer
 from service.grpc.stations import StationConfigError, Stations
+from service.store import ranking_tables as ranking_file
 
 __all__ = [
     "MAX_TEXT", "SERVICE_NAME", "WATCH_PAGE", "ListenError", "StationConfigError", "Stations", "TableServicer",
@@ -240,7 +240,8 @@ def _warm_up(app: PokerTables | None = None) -> None:
     call for (R-DRAW-8), and the split tables of an Omaha (52 cards) or sintético (28) table, so that their first
     showdown does not pay for them either. A table opened later of another deck builds its own at its first hand
     (0.03 to 0.7 s, once). ``app`` None: every deck (all of them: 2.9 s of one core). The 52-card deck's are read
-    from the file the build keeps (:mod:`service.ranking`: 0.08 s instead of 1.4 s) when it is this release's."""
+    from the file the build keeps (:mod:`service.store.ranking_tables`: 0.08 s instead of 1.4 s) when it is this
+    release's."""
     sizes, split = ({52}, set()) if app is not None else (set(DECK_SIZES), {52, 28})
     if app is not None:
         for name in app.table_names():
