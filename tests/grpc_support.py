@@ -89,6 +89,25 @@ def serving(app: PokerTables, stations: Stations, **options: Any) -> Iterator[in
         thread.join(timeout=5)
 
 
+def stored_changes(client: Client, table: str) -> list[svc.WatchResponse]:
+    """Every change of ``table`` stored so far, as ``client`` may see them: its Watch stream read up to the position
+    its view of the table names (the table's last event), then left; one that stopped short of it would end at its
+    deadline (5 s), failing the test's expectations rather than hanging it."""
+    head = client.GetTable(svc.GetTableRequest(table=table)).view.position
+    changes: list[svc.WatchResponse] = []
+    stream = client.Watch(svc.WatchRequest(table=table), timeout=5)
+    try:
+        for change in stream:
+            changes.append(change)
+            if change.position >= head:
+                break
+    except grpc.RpcError as error:
+        assert error.code() == grpc.StatusCode.DEADLINE_EXCEEDED, error
+    finally:
+        stream.cancel()
+    return changes
+
+
 class Client:
     """A station's stub with its token: ``client.OpenTable(request)`` calls with the token and a 10 s deadline."""
 

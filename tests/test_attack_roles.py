@@ -31,7 +31,7 @@ from service.api import commands_pb2 as cmd
 from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
 from tests import grpc_support
-from tests.grpc_support import TOKENS, Client, act, deal, open_banked, open_circle, rule_of, seat, start
+from tests.grpc_support import TOKENS, Client, act, deal, open_banked, open_circle, rule_of, seat, start, stored_changes
 
 port = grpc_support.port
 """The server fixture of the gRPC suite: a real server on a free port, on SQLite and on PostgreSQL."""
@@ -370,15 +370,7 @@ def _dealt(changes: list[svc.WatchResponse]) -> list[str]:
 
 
 def _watch(client: Client) -> list[svc.WatchResponse]:
-    changes: list[svc.WatchResponse] = []
-    # read until it waits for more (its deadline ends it); what is stored comes at once
-    stream = client.Watch(svc.WatchRequest(table="Mesa 1"), timeout=1)
-    try:
-        for change in stream:
-            changes.append(change)
-    except grpc.RpcError as error:
-        assert error.code() == grpc.StatusCode.DEADLINE_EXCEEDED, error
-    return changes
+    return stored_changes(client, "Mesa 1")
 
 
 @pytest.mark.parametrize("who", ["tv", "shoe", "other", "dealer"])  # the table's own croupier too (issue 15, item 5)

@@ -15,7 +15,7 @@ from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
 from service.api.events_pb2 import TableEvent
 from tests import grpc_support
-from tests.grpc_support import TOKENS, Client, act, deal, open_circle, rule_of, seat, start, violations
+from tests.grpc_support import TOKENS, Client, act, deal, open_circle, rule_of, seat, start, stored_changes, violations
 
 port = grpc_support.port
 """The server fixture of the gRPC suite: a real server on a free port, on SQLite and on PostgreSQL."""
@@ -68,16 +68,11 @@ def _refused(call: object, code: grpc.StatusCode, rule: str) -> grpc.RpcError:
 def _log(client: Client) -> list[str]:
     """The table's Watch stream as the cases of its events, with a bet's amount (``hand_bet_or_raised:60``)."""
     names: list[str] = []
-    # read until it waits for more (its deadline ends it); what is stored comes at once
-    stream = client.Watch(svc.WatchRequest(table="Mesa 1"), timeout=1)
-    try:
-        for change in stream:
-            case = change.event.WhichOneof("event")
-            if case == "hand_bet_or_raised":
-                case += f":{change.event.hand_bet_or_raised.to}"
-            names.append(case)
-    except grpc.RpcError as error:
-        assert error.code() == grpc.StatusCode.DEADLINE_EXCEEDED, error
+    for change in stored_changes(client, "Mesa 1"):
+        case = change.event.WhichOneof("event")
+        if case == "hand_bet_or_raised":
+            case += f":{change.event.hand_bet_or_raised.to}"
+        names.append(case)
     return names
 
 
@@ -129,13 +124,7 @@ def test_r_aud_1_a_refused_correction_changes_nothing(port: int) -> None:
     at = log.index("hand_bet_or_raised:60")
     assert log[at:at + 4] == ["hand_bet_or_raised:60", "hand_correction_requested", "hand_correction_refused",
                               "hand_called"]
-    # read until it waits for more (its deadline ends it); what is stored comes at once
-    stream = pit.Watch(svc.WatchRequest(table="Mesa 1"), timeout=1)
-    events: list[TableEvent] = []
-    try:
-        events.extend(change.event for change in stream)
-    except grpc.RpcError as error:
-        assert error.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+    events: list[TableEvent] = [change.event for change in stored_changes(pit, "Mesa 1")]
     request = next(e.hand_correction_requested for e in events if e.HasField("hand_correction_requested"))
     assert (request.seat, request.corrects, request.action, request.amount, request.by) == (
         1, "BetOrRaised", "bet", 10, "mesa-1")

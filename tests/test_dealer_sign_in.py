@@ -20,7 +20,19 @@ from service.api.events_pb2 import TableEvent
 from service.app.application import PokerTables, ProcessedCommand
 from service.bootstrap import open_store
 from tests import grpc_support
-from tests.grpc_support import STATIONS, TOKENS, Client, act, open_banked, open_circle, rule_of, seat, serving, start
+from tests.grpc_support import (
+    STATIONS,
+    TOKENS,
+    Client,
+    act,
+    open_banked,
+    open_circle,
+    rule_of,
+    seat,
+    serving,
+    start,
+    stored_changes,
+)
 
 port = grpc_support.port
 
@@ -84,13 +96,7 @@ def test_r_aud_1_the_signed_in_dealer_is_on_every_command_record_of_his_table_an
     # the table's view names the dealer dealing now, and its history the one dealing then
     assert pit.GetTable(svc.GetTableRequest(table="Mesa 1")).view.dealer_id == "D-2002"
     # the sign-ins are events of the table, on its Watch stream: who, where, and whom he replaced
-    positions: list[svc.WatchResponse] = []
-    # read until it waits for more (its deadline ends it); what is stored comes at once
-    stream = pit.Watch(svc.WatchRequest(table="Mesa 1"), timeout=1)
-    try:
-        positions.extend(stream)
-    except grpc.RpcError as error:
-        assert error.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+    positions = stored_changes(pit, "Mesa 1")
     changes: list[TableEvent] = [change.event for change in positions]
     signed_in = [e.table_dealer_signed_in for e in changes if e.HasField("table_dealer_signed_in")]
     assert [(e.dealer_id, e.station, e.previous) for e in signed_in] == [("D-1001", "mesa-1", ""),

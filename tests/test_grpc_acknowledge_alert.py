@@ -18,7 +18,17 @@ from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
 from service.grpc.requests import MAX_POSITION
 from tests import grpc_support
-from tests.grpc_support import TOKENS, Client, open_banked, open_circle, rule_of, seat, start, violations
+from tests.grpc_support import (
+    TOKENS,
+    Client,
+    open_banked,
+    open_circle,
+    rule_of,
+    seat,
+    start,
+    stored_changes,
+    violations,
+)
 
 port = grpc_support.port
 """The server fixture of the gRPC suite: a real server on a free port, on SQLite and on PostgreSQL."""
@@ -28,14 +38,8 @@ REPORTED = ("table_device_reported", "banked_table_device_reported")
 
 
 def _changes(client: Client, table: str) -> list[svc.WatchResponse]:
-    """Every change of ``table`` stored so far (the stream read until it waits for more: its deadline ends it)."""
-    stream = client.Watch(svc.WatchRequest(table=table), timeout=1)
-    changes: list[svc.WatchResponse] = []
-    try:
-        changes.extend(stream)
-    except grpc.RpcError as error:
-        assert error.code() == grpc.StatusCode.DEADLINE_EXCEEDED, error
-    return changes
+    """Every change of ``table`` stored so far."""
+    return stored_changes(client, table)
 
 
 def _first(client: Client, table: str, wanted: Callable[[svc.WatchResponse], bool]) -> svc.WatchResponse:

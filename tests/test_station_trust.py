@@ -18,6 +18,7 @@ import resource
 import shutil
 import subprocess
 import threading
+import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -209,17 +210,24 @@ def test_r_aud_1_a_store_failure_reaches_the_client_as_unavailable_and_its_retry
     assert app.table("Mesa T").stacks[4] == 100
 
 
-def test_r_aud_1_a_killed_postgresql_connection_holds_the_shoe_reads_until_it_is_back() -> None:
+def test_r_aud_1_a_killed_postgresql_connection_holds_the_shoe_reads_until_it_is_back(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     from tests.test_application import postgres_store
 
     env = postgres_store()
     import psycopg
 
+    # the service's connections are named (libpq's PGAPPNAME, this worker's own environment): the kill ends them
+    # alone, not the connections of the tests other workers run on the same server meanwhile
+    name = f"pokertable-test-{uuid.uuid4().hex[:12]}"
+    monkeypatch.setenv("PGAPPNAME", name)
+
     def kill() -> None:  # every connection of the service to its schema's database, as an administrator would
         with psycopg.connect(host=env["POSTGRES_HOST"], port=env["POSTGRES_PORT"], user=env["POSTGRES_USER"],
-                             dbname=env["POSTGRES_DBNAME"], autocommit=True) as conn:
-            conn.execute("select pg_terminate_backend(pid) from pg_stat_activity "
-                         "where datname = current_database() and pid <> pg_backend_pid()")
+                             dbname=env["POSTGRES_DBNAME"], autocommit=True, application_name="killer") as conn:
+            killed = conn.execute("select count(pg_terminate_backend(pid)) from pg_stat_activity where datname = "
+                                  "current_database() and application_name = %s", (name,)).fetchone()
+            assert killed is not None and killed[0] > 0  # the service's connections were found, and ended
 
     for app, address in _serve(env):
         dealer = _open(address, "pg")
