@@ -86,7 +86,7 @@ unit: $(STAMP)
 
 # The sampling tests (marker slow) at the full size they were written for (tests/sizes.py): 100,000 random hands of
 # six and of seven cards against pokerkit, 500 PHH hands per variant, 100 random hands corrected (hypothesis);
-# `make test` runs them on smaller samples (20,000, 150, 50).
+# `make test` runs them on smaller samples (10,000, 75, 30).
 test-slow: $(STAMP)
 	PYTHONDONTWRITEBYTECODE= POKERTABLE_FULL_SIZE=1 $(BIN)/pytest -m slow
 

@@ -136,7 +136,7 @@ def _replacement(legal: LegalActions, rng: random.Random, fixed_limit: bool) -> 
 
 
 @pytest.mark.slow
-@settings(max_examples=sample(50, 100), deadline=None)  # random hands, each with its corrections: tests/sizes.py
+@settings(max_examples=sample(30, 100), deadline=None)  # random hands, each with its corrections: tests/sizes.py
 @given(tables(), st.randoms(use_true_random=False))
 def test_corrections_in_random_play_restore_exactly_conserve_chips_and_replay_identically(
     table: Table, rng: random.Random

@@ -37,7 +37,7 @@ from tests.pokerkit_hands import OracleHand, hands, loads_as_written
 from tests.sizes import sample
 
 SCRIPT = shutil.which("pokertable", path=str(Path(sys.executable).parent)) or "pokertable"
-HANDS_PER_VARIANT = int(os.environ.get("POKERTABLE_PHH_HANDS") or sample(150, 500))
+HANDS_PER_VARIANT = int(os.environ.get("POKERTABLE_PHH_HANDS") or sample(75, 500))
 FIRST_SEED = int(os.environ.get("POKERTABLE_PHH_SEED") or random.SystemRandom().randrange(10**9))
 RERUN = f"POKERTABLE_PHH_SEED={FIRST_SEED} POKERTABLE_PHH_HANDS={HANDS_PER_VARIANT}"
 
