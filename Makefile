@@ -80,7 +80,7 @@ events-proto: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-# pytest (pyproject.toml: four workers, a test module each). The tests start the service and the command line as
+# pytest (pyproject.toml: three workers, a test module each). The tests start the service and the command line as
 # subprocesses a few hundred times: their modules are compiled once (into __pycache__), not again at every start,
 # even where the environment sets PYTHONDONTWRITEBYTECODE (an empty value unsets it).
 unit: $(STAMP)
