@@ -110,7 +110,8 @@ def test_r_aud_1_a_mis_keyed_raise_is_corrected_at_the_croupiers_station_and_app
     assert bets(pit)[4] == 60  # nothing changes until the pit decides
 
     async def pit_boss(pilot: Pilot[None], app: StationApp) -> None:
-        assert "correction pending for seat 4: bet 6" in app.screen_text()
+        # the hand's log (the pending correction in it) reaches the station after the table's first view
+        await until(pilot, lambda: "correction pending for seat 4: bet 6" in app.screen_text(), "the pending shown")
         await offered(pilot, app)
         await pilot.press("r")
         await focus_on(pilot, app, "what")
