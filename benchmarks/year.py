@@ -22,11 +22,14 @@ Beside the first two, the same answers computed as before issue 30, in the same 
 from the log's first event, and the shuffles seen reading every table from its opening.
 
     python -m benchmarks.year [--sizes 50000 150000 500000] [--tables 8] [--repeats 5] [--postgres URL]
+                              [--keep DIR]
+    python -m benchmarks.year --kept DIR  # measure again the stores --keep left
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import random
 import statistics
@@ -38,7 +41,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 if not __package__:  # run as a script: benchmarks/ heads sys.path, where service.py and devices.py shadow the packages
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -208,11 +211,13 @@ def timed(run: Callable[[], object], repeats: int) -> float:
     return statistics.median(times)
 
 
-def measure(env: dict[str, str], end: datetime, repeats: int, *, old: bool) -> dict[str, float]:
-    """Each read path's cost on the store (seconds); ``old``: the paths as before issue 30 too."""
+def measure(env: dict[str, str], end: datetime, repeats: int, *, old: bool,
+            key: Ed25519PrivateKey = KEY) -> dict[str, float]:
+    """Each read path's cost on the store (seconds); ``old``: the paths as before issue 30 too; ``key``: the one
+    the store's snapshots were signed with."""
     figures: dict[str, float] = {}
     app = PokerTables(env=env)
-    use_keys(app.snapshots, KEY)
+    use_keys(app.snapshots, key)
     since = end - WINDOW  # the same stretch of play at every size (a shift's first half)
     figures["dealers"] = timed(lambda: shift_dealers(app, since=since, until=end, now=end), repeats)
     if old:
@@ -238,7 +243,7 @@ def measure(env: dict[str, str], end: datetime, repeats: int, *, old: bool) -> d
 
     def first_load() -> None:
         fresh = PokerTables(env=env)
-        use_keys(fresh.snapshots, KEY)
+        use_keys(fresh.snapshots, key)
         fresh.table("Mesa 2")
         fresh.close()
 
@@ -293,8 +298,24 @@ def main() -> None:
     parser.add_argument("--events-a-hand", type=int, default=EVENTS_A_HAND,
                         help="events a hand of real play, for the year's table (default: the issue's measure)")
     parser.add_argument("--keep", type=Path, default=None, metavar="DIR",
-                        help="build the SQLite store in DIR and leave it there (to measure it again later)")
+                        help="build the SQLite store in DIR and leave there a copy of it at each size, as built "
+                             "(year-<events>.db and .json), to measure again later with --kept")
+    parser.add_argument("--kept", type=Path, default=None, metavar="DIR",
+                        help="build nothing: measure the SQLite stores --keep left in DIR (on a quiet machine)")
     args = parser.parse_args()
+    if args.kept:
+        key = cast(Ed25519PrivateKey, serialization.load_pem_private_key(  # the one the build signed with
+            (args.kept / "signing.key").read_bytes(), password=None))
+        kept: dict[int, dict[str, float]] = {}
+        for events, url, end, names in _kept(args.kept):
+            print(f"SQLite, kept: {events:,} events", flush=True)
+            kept[events] = {**measure(environment(url), end, args.repeats, old=events <= args.old_up_to, key=key),
+                            **restart(url, names, args.kept)}
+            print("  " + ", ".join(f"{path} {_shown(path, value)}" for path, value in kept[events].items()),
+                  flush=True)
+        _table("SQLite", kept, args.repeats)
+        _year("SQLite", kept, args.events_a_hand)
+        return
     kinds = ["SQLite", *(["PostgreSQL"] if args.postgres else [])]
     for kind in [args.only] if args.only else kinds:
         rows: dict[int, dict[str, float]] = {}
@@ -313,6 +334,8 @@ def main() -> None:
                     built = time.perf_counter() - started
                     print(f"{kind}: {written:,} events ({(grown.end - START).total_seconds() / 86400:.1f} days of "
                           f"{args.tables} tables) after {built:.0f} s", flush=True)
+                    if args.keep and kind == "SQLite":
+                        _keep(directory / "year.db", directory, written, grown)
                     rows[written] = {**measure(env, grown.end, args.repeats, old=written <= args.old_up_to),
                                      **restart(url, grown.names, directory)}
                     print("  " + ", ".join(f"{path} {_shown(path, value)}" for path, value in rows[written].items()),
@@ -371,6 +394,28 @@ def _year(kind: str, rows: dict[int, dict[str, float]], events_a_hand: int) -> N
             slope, cost = extrapolated(measured, events)
             cells += f"{cost * scale:>20,.2f} {unit:<3}"
         print(f"{path:<26}{measured[-1][1] * scale:>9,.2f} {unit:<3}{slope:>9.2f}{cells}")
+
+
+def _keep(store: Path, directory: Path, events: int, grown: Store) -> None:
+    """A copy of the store as built at this size (SQLite's online backup: a consistent copy), with what measuring it
+    needs: the simulated clock's end and the tables' names."""
+    import sqlite3
+
+    with sqlite3.connect(store) as source, sqlite3.connect(directory / f"year-{events}.db") as copy:
+        source.backup(copy)
+    (directory / f"year-{events}.json").write_text(
+        json.dumps({"events": events, "end": grown.end.isoformat(), "names": grown.names}), encoding="utf-8")
+
+
+def _kept(directory: Path) -> list[tuple[int, str, datetime, list[str]]]:
+    """The stores ``--keep`` left in ``directory``, smallest first: events, URL, the simulated clock's end, names."""
+    found = []
+    for described in directory.glob("year-*.json"):
+        facts = json.loads(described.read_text(encoding="utf-8"))
+        store = described.with_suffix(".db")
+        found.append((int(facts["events"]), f"sqlite:///{store}", datetime.fromisoformat(facts["end"]),
+                      list(facts["names"])))
+    return sorted(found)
 
 
 def _nothing() -> None:

@@ -228,6 +228,30 @@ def test_r_aud_1_an_event_the_chain_does_not_vouch_for_is_never_loaded(store: St
         PokerTables(env=store.env).table("Mesa A")
 
 
+@pytest.mark.parametrize("tampering", ["altered", "no link", "link before changed"])
+def test_r_aud_1_a_page_of_a_few_topics_is_checked_event_by_event_against_its_own_links(store: Store,
+                                                                                       tampering: str) -> None:
+    """A read of a few topics (the dealers' figures, the floor's follower) is a sparse page: each event is checked
+    against its own link and the link before it, read by position, as a dense page is (issue 30); an attacker who
+    alters a selected event, takes its link away or changes the link before it is named, as in a full read."""
+    recorder: Any = PokerTables(env=store.env).recorder
+    topics = [row[0] for row in store.execute("SELECT DISTINCT topic FROM stored_events WHERE topic LIKE "
+                                              "'%%Table.HandStarted'")]
+    clean = recorder.select_notifications(1, 100, topics=topics)
+    assert len(clean) == 2 and clean[1].id - clean[0].id > 4  # far apart: the sparse path
+    position = clean[1].id
+    if tampering == "altered":
+        _alter(store, position)
+    elif tampering == "no link":
+        store.execute("DELETE FROM stored_events_chain WHERE position = %s", position)
+    else:
+        store.execute("UPDATE stored_events_chain SET hash = %s WHERE position = %s", bytes(32), position - 1)
+    expected = {"altered": "it does not match", "no link": "it has no chain link",
+                "link before changed": "it does not match"}[tampering]
+    with pytest.raises(TamperedLogError, match=f"HandStarted v[0-9]+ of .* at position {position}: {expected}"):
+        PokerTables(env=store.env).recorder.select_notifications(1, 100, topics=topics)
+
+
 def test_a_sqlite_store_written_before_the_guards_and_signed_heads_loads_and_verifies(tmp_path: Path) -> None:
     shutil.copy(FIXTURE, tmp_path / "old.db")
     store = Store.__new__(Store)

@@ -1,16 +1,21 @@
 """A table at a past moment (issue 8's history, bounded by issue 30): found from the table's own events and its
 nearest snapshot, it is exactly what replaying the whole log up to that moment gives
 (:func:`service.app.past.table_at_replayed`, what history did before issue 30), at every position and every
-time of a log where two tables of two games play interleaved, on SQLite and PostgreSQL.
+time of a log where two tables of two games play interleaved, on SQLite and PostgreSQL. So are the dealers' figures
+and the shuffles seen of a period, and a search of a time range, whether the floor's hands index narrows the reads
+or not, and when an attacker has rewritten it (its hints are checked against the log: a wrong one costs reads, never
+a wrong answer).
 
 Tier: store (SQLite files and PostgreSQL, required in CI)."""
 
 from __future__ import annotations
 
 import random
-from datetime import datetime, timedelta
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from typing import Any, cast
 
+import eventsourcing.domain
 import pytest
 
 from domain.banked.thb import STANDARD_LIMITS, ThbSettings
@@ -18,7 +23,7 @@ from domain.dealer_figures import dealer_figures
 from domain.device_reports import HAND_SHUFFLE
 from service.app.application import NotFoundError, PokerTables
 from service.app.dealer_report import dealer_report, first_position_at, log_entries
-from service.app.past import table_at_replayed
+from service.app.past import _around, table_at_replayed, version_at
 from service.app.shufflers import _finished_hands, shuffles_seen
 from service.store.persistence import notifications
 from tests.app_play import Ids, dealer, play_banked_hand, play_circle_hand, start_banked_hand, start_circle_hand
@@ -26,6 +31,40 @@ from tests.test_application import SETTINGS
 from tests.test_application import store as store  # noqa: PLC0414  (the fixture: a fresh SQLite file, a PostgreSQL schema)
 from tests.test_shuffler_monitor import _Floor, _uniform
 from tests.test_snapshots import Snapshotting, _served
+
+
+@pytest.fixture(autouse=True)
+def _spread() -> Iterator[None]:
+    """Play timed as on a floor: each event three seconds after the one before (hands minutes apart), so the hands
+    index's hints (a hand started a second or more before a moment) have hands to name."""
+    real, now = eventsourcing.domain.datetime_now_with_tzinfo, [datetime.now(UTC)]
+
+    def clock() -> datetime:
+        now[0] += timedelta(seconds=3)
+        return now[0]
+
+    eventsourcing.domain.datetime_now_with_tzinfo = clock
+    yield
+    eventsourcing.domain.datetime_now_with_tzinfo = real
+
+
+HINTS = ["log only", "hands index", "forged index"]
+
+
+def _hinted(app: PokerTables, hint: str) -> None:
+    """The floor's hands index as ``hint`` says: not followed (the bisections alone), followed, or followed and then
+    rewritten by an attacker with the database writable (every start moved, every position shifted)."""
+    if hint == "log only":
+        return
+    app.floor_log.catch_up()
+    if hint == "forged index":
+        rows = app.floor_log.store.everything()[1]["hands"]
+        assert rows, "a hands index to forge"
+        starts = sorted(str(row[3]) for row in rows)
+        with app.floor_log.store._cursor(commit=True) as cursor:
+            cursor.execute("UPDATE {hands} SET position = position + 5")
+            cursor.execute("UPDATE {hands} SET started = ? WHERE number % 2 = 0", (starts[0],))
+            cursor.execute("UPDATE {hands} SET started = ? WHERE number % 2 = 1", (starts[-1],))
 
 
 def _counting_reads(app: PokerTables) -> list[Any]:
@@ -55,9 +94,12 @@ def _play(app: Snapshotting, rng: random.Random) -> None:
     start_circle_hand(app, "Mesa", ids)  # one in progress at the end
 
 
-def test_r_aud_1_the_table_at_any_past_position_or_time_is_the_log_replayed_up_to_it(store: dict[str, str]) -> None:
+@pytest.mark.parametrize("hint", HINTS)
+def test_r_aud_1_the_table_at_any_past_position_or_time_is_the_log_replayed_up_to_it(store: dict[str, str],
+                                                                                      hint: str) -> None:
     app = _served(store)
     _play(app, random.Random(4))
+    _hinted(app, hint)
     last = app.recorder.max_notification_id() or 0
     rng = random.Random(9)
     positions = sorted({1, 2, last, *rng.sample(range(1, last + 1), min(40, last))})
@@ -73,6 +115,18 @@ def test_r_aud_1_the_table_at_any_past_position_or_time_is_the_log_replayed_up_t
                     app.table_at(table, position=position, moment=moment)
                 continue
             assert app.table_at(table, position=position, moment=moment) == expected, (table, position, moment)
+    if hint == "hands index":  # the index narrowed the search to the hands around the moment, and rightly
+        record = app.any_table("Mesa")
+        narrowed = 0
+        for position in positions:
+            found = version_at(app, record.id, record.version, position, None)
+            around = _around(app, "Mesa", record.id, record.version, position=position, moment=None)
+            assert around is not None
+            before, after = around
+            assert before is None or (found is not None and before <= found[0]), (position, around, found)
+            assert after is None or found is None or found[0] < after, (position, around, found)
+            narrowed += before is not None and after is not None
+        assert narrowed >= len(positions) // 3
 
 
 def test_a_search_in_a_time_range_reads_only_the_hands_near_it_and_finds_what_a_full_scan_finds(
@@ -95,8 +149,9 @@ def test_a_search_in_a_time_range_reads_only_the_hands_near_it_and_finds_what_a_
     assert len(read) <= 2 * (len(hands).bit_length() + 1) + 1  # probes of the bisections, and the one hand
 
 
+@pytest.mark.parametrize("hint", HINTS)
 def test_the_dealers_figures_of_a_period_read_from_its_part_of_the_log_are_those_of_the_whole_log(
-        store: dict[str, str]) -> None:
+        store: dict[str, str], hint: str) -> None:
     """Issue 30, item 1: the dealers' figures of a period start from the tables' state just before it and the log
     from where the period begins; for periods that start and end before, between and after the sign-ins, hands
     and rotations at two tables, they equal the figures read from the log's first event."""
@@ -117,6 +172,7 @@ def test_the_dealers_figures_of_a_period_read_from_its_part_of_the_log_are_those
         if round_ == 1:
             app.sign_out(ids(), "THB", dealer("THB"))
     start_circle_hand(app, "Mesa", ids)  # in progress at the end
+    _hinted(app, hint)
     times = [cast(Any, app.mapper.to_domain_event(n)).timestamp for n in notifications(app.recorder)]
     picks = sorted(random.Random(2).sample(times, 8))
     edges = [times[0] - timedelta(seconds=1), *picks, times[-1] + timedelta(seconds=1)]
@@ -133,8 +189,9 @@ def test_the_dealers_figures_of_a_period_read_from_its_part_of_the_log_are_those
             assert dealer_report(app, start, end, now) == whole, (start, end)
 
 
+@pytest.mark.parametrize("hint", HINTS)
 def test_the_shuffles_seen_from_a_moment_read_only_the_hands_near_it_and_are_those_of_the_whole_history(
-        store: dict[str, str]) -> None:
+        store: dict[str, str], hint: str) -> None:
     """Issue 30, item 1: the shuffler check from a moment reads each table from the last hand of each colour
     before it (bisection over the hands and the table's versions); what it sees is what reading every hand since the
     table opened sees in that range, with a hand shuffled by hand and a card keyed in among them."""
@@ -145,6 +202,7 @@ def test_the_shuffles_seen_from_a_moment_read_only_the_hands_near_it_and_are_tho
             floor.hand(_uniform, device=HAND_SHUFFLE, serial="station-1")
         else:
             floor.hand(_uniform, keyed_at=4 if number == 8 else None)
+    _hinted(app, hint)
     every = shuffles_seen(app)
     assert len(every) >= 8
     record = app.table("Mesa S")

@@ -47,11 +47,16 @@ def locates(app: TableQueries) -> bool:
 
 
 def version_at(app: TableQueries, aggregate_id: UUID, latest: int, position: int | None,
-               moment: datetime | None) -> tuple[int, int, datetime] | None:
+               moment: datetime | None, *, table: str | None = None) -> tuple[int, int, datetime] | None:
     """The last version of an aggregate (its versions 1 to ``latest``) stored at or before log ``position`` and timed
     at or before ``moment`` (each if given), with its position and time; ``None`` if its first is later. A version
     probed is read once, and only for what the bounds ask: its position for ``position``, its event (its time) for
-    ``moment`` (a table at a log position is a point read a probe; the version found is read whole)."""
+    ``moment`` (a table at a log position is a point read a probe; the version found is read whole).
+
+    For a ``table`` (its name: the aggregate is that table), the bisection starts from the versions of its hand
+    starts around the bound, as the floor's hands index places them (:func:`_around`): a few probes between two hands
+    rather than over the table's whole life. The index only narrows the search: each end is checked against the log
+    first, and the whole range is searched if either is not what the index said."""
     recorder: Any = app.recorder
     positions: dict[int, int] = {}
     times: dict[int, datetime] = {}
@@ -75,19 +80,52 @@ def version_at(app: TableQueries, aggregate_id: UUID, latest: int, position: int
                                                                            or time_of(version) <= moment)
 
     low, high = 0, latest  # within(low) holds (0: before the first), within(high + 1) does not
-    if within(latest):
-        low = latest
-    else:
-        high = latest - 1
-        while low < high:
-            middle = (low + high + 1) // 2
-            if within(middle):
-                low = middle
-            else:
-                high = middle - 1
+    around = _around(app, table, aggregate_id, latest, position=position, moment=moment) if table else None
+    if around is not None:
+        before, after = around  # checked against the log: a wrong hint costs a probe, never a wrong version
+        if before is not None and within(before):
+            low = before
+        if after is not None and after > low and not within(after):
+            high = after - 1
+    if high > low:  # the last first: a table at its present is one probe
+        if within(high):
+            low = high
+        else:
+            high -= 1
+    while low < high:
+        middle = (low + high + 1) // 2
+        if within(middle):
+            low = middle
+        else:
+            high = middle - 1
     if low == 0:
         return None
     return (low, *event_at(low))
+
+
+def _around(app: TableQueries, table: str, aggregate_id: UUID, latest: int, *, position: int | None,
+            moment: datetime | None) -> tuple[int | None, int | None] | None:
+    """The table's versions at its hand starts nearest the bound (``position``, ``moment``), by the floor's hands
+    index (:meth:`service.store.floor_store.FloorStore.hands_around`), each then placed in the log by one
+    point read of its position; ``None`` with no index to ask (a store opened read-only before it existed). A log
+    position is first told as a time: the time of the event at it (the log is timed in log order, issue 29)."""
+    floor = getattr(app, "floor_log", None)
+    recorder: Any = app.recorder
+    if floor is None or not floor.store.ready or not hasattr(recorder, "event_at"):
+        return None
+    at = moment
+    if position is not None:
+        [stored] = recorder.select_notifications(start=position, limit=1) or [None]
+        if stored is not None:  # an event at or after the position: no hand started later than it came before it
+            time: datetime = app.mapper.to_domain_event(stored).timestamp
+            at = time if at is None else min(at, time)
+    if at is None:
+        return None
+    versions: list[int | None] = []
+    for found in floor.store.hands_around(table, at):
+        event = recorder.event_at(found.position) if found is not None else None
+        versions.append(event[1] if event is not None and event[0] == aggregate_id and event[1] <= latest else None)
+    return versions[0], versions[1]
 
 
 def table_at(app: TableQueries, table: str, position: int | None, moment: datetime | None) -> dict[str, Any]:
@@ -97,7 +135,7 @@ def table_at(app: TableQueries, table: str, position: int | None, moment: dateti
     if not locates(app):
         return table_at_replayed(app, table, position, moment)
     current = app.any_table(table)
-    found = version_at(app, current.id, current.version, position, moment)
+    found = version_at(app, current.id, current.version, position, moment, table=table)
     if found is None:
         raise NotFoundError(f"the table {table!r} did not exist yet then")
     version, last_position, last_time = found

@@ -218,7 +218,8 @@ def _table_events(app: _Log, record: Any, since: datetime | None) -> list[Any]:
     """The table's events a range from ``since`` needs (issue 30, item 1): from the start of the last hand of each
     colour before the range's first hand (what those hands read is what the range's first shuffles took in; what
     came before them counts for nothing in the range), found by bisection over the hands' numbers and the table's
-    versions; every event with no ``since``, or on a store that cannot locate an event (in memory)."""
+    versions, each narrowed first by the floor's hands index to the hands around ``since``; every event with no
+    ``since``, or on a store that cannot locate an event (in memory)."""
     queries: Any = app  # the application's (service.app.queries): a log of another kind reads every event
     if since is None or not hasattr(queries, "recorder") or not past.locates(queries) or record.hands_started == 0:
         return list(app.events.get(record.id))
@@ -227,6 +228,13 @@ def _table_events(app: _Log, record: Any, since: datetime | None) -> list[Any]:
         return next(iter(app.events.get(record.hand_id(number), lte=1)))
 
     low, high = 1, record.hands_started + 1  # the first hand started at or after since
+    floor = getattr(queries, "floor_log", None)
+    if floor is not None and floor.store.ready:  # narrowed by the hands index, each end checked against the log
+        before, after = floor.store.hands_around(record.name, since)
+        if before is not None and 1 <= before.number < high and first_event(before.number).timestamp < since:
+            low = before.number + 1
+        if after is not None and low <= after.number < high and first_event(after.number).timestamp >= since:
+            high = after.number
     while low < high:
         middle = (low + high) // 2
         if first_event(middle).timestamp < since:
@@ -240,7 +248,8 @@ def _table_events(app: _Log, record: Any, since: datetime | None) -> list[Any]:
     if earliest > record.hands_started:
         return []  # no hand in the range
     hand_id = record.hand_id(earliest)
-    found = past.version_at(queries, record.id, record.version, queries.recorder.position_of(hand_id, 1) - 1, None)
+    found = past.version_at(queries, record.id, record.version, queries.recorder.position_of(hand_id, 1) - 1, None,
+                            table=record.name)
     events = list(app.events.get(record.id, gt=found[0] - 1 if found is not None else None))
     for index, stored in enumerate(events):  # from that hand's start: nothing before it counts in the range
         if type(stored).__name__ == "HandStarted" and vars(stored)["hand_id"] == hand_id:

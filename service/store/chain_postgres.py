@@ -96,6 +96,10 @@ class ChainedPostgresRecorder(CheckedNotifications, PostgresApplicationRecorder)
             "SELECT position, hash FROM {0}.{1} WHERE position <= %s AND position >= (SELECT COALESCE(MAX(position), "
             "1) FROM {0}.{1} WHERE position < %s AND position >= 1) ORDER BY position"
         ).format(schema, Identifier(self.chain_table))
+        self._select_links_of = SQL(
+            "SELECT c.position, c.hash, (SELECT p.hash FROM {0}.{1} p WHERE p.position < c.position AND "
+            "p.position >= 1 ORDER BY p.position DESC LIMIT 1) AS previous FROM {0}.{1} c WHERE c.position = ANY(%s)"
+        ).format(schema, Identifier(self.chain_table))
 
     @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
     def select_events(self, originator_id: UUID | str, *, gt: int | None = None, lte: int | None = None,
@@ -124,6 +128,12 @@ class ChainedPostgresRecorder(CheckedNotifications, PostgresApplicationRecorder)
             curs.execute(self._select_links, (last, first), prepare=True)
             return [(int(row["position"]), bytes(row["hash"])) for row in curs.fetchall()]
 
+    def _links_of(self, positions: Sequence[int]) -> list[tuple[int, bytes, bytes | None]]:
+        with self.datastore.get_connection() as conn, conn.cursor() as curs:
+            curs.execute(self._select_links_of, (list(positions),), prepare=True)
+            return [(int(row["position"]), bytes(row["hash"]), None if row["previous"] is None
+                     else bytes(row["previous"])) for row in curs.fetchall()]
+
     @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
     def position_of(self, originator_id: UUID, version: int) -> int | None:
         """The log position of an aggregate's event of ``version`` (an alert is named by it), or ``None``."""
@@ -133,6 +143,17 @@ class ChainedPostgresRecorder(CheckedNotifications, PostgresApplicationRecorder)
             curs.execute(statement, (originator_id, version))
             row = curs.fetchone()
             return int(row["notification_id"]) if row else None
+
+    @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
+    def event_at(self, position: int) -> tuple[UUID, int] | None:
+        """The aggregate and version of the event at log ``position`` (one read of the positions' index), or
+        ``None`` (a gap)."""
+        statement = SQL("SELECT originator_id, originator_version FROM {0}.{1} WHERE notification_id = %s"
+                        ).format(Identifier(self.datastore.schema), Identifier(self.events_table_name))
+        with self.datastore.get_connection() as conn, conn.cursor() as curs:
+            curs.execute(statement, (position,))
+            row = curs.fetchone()
+            return (UUID(str(row["originator_id"])), int(row["originator_version"])) if row else None
 
     @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
     def max_versions(self, originator_ids: Sequence[UUID]) -> dict[UUID, int]:

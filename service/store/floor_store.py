@@ -96,6 +96,15 @@ class HandRow:
     summary: dict[str, Any] | None
 
 
+@dataclass(frozen=True)
+class HandMark:
+    """Where a hand starts, as the index says: its number at its table, and the log position of its table's
+    ``HandStarted``."""
+
+    number: int
+    position: int
+
+
 class PositionMovedError(RuntimeError):
     """Another follower wrote this page first: read on from the position it left."""
 
@@ -258,6 +267,21 @@ class FloorStore:
             return [HandRow(str(row["hand_id"]), str(row["table_name"]), int(row["number"]),
                             datetime.fromisoformat(str(row["started"])), bool(row["ended"]),
                             decoded(row["summary"]) if row["ended"] else None) for row in cursor.fetchall()]
+
+    def hands_around(self, table: str, moment: datetime) -> tuple[HandMark | None, HandMark | None]:
+        """The table's hands nearest ``moment`` by the index: the last started at least :data:`SLACK` before it and
+        the first started more than :data:`SLACK` after it (None where there is none), each by its number and the
+        log position of its table's ``HandStarted``: two seeks of the index by table and start. A hint, never an
+        answer: the caller checks each against the log (:func:`service.app.past.version_at`), so a row that is
+        wrong costs a read, not a wrong answer."""
+        found: list[HandMark | None] = []
+        with self._snapshot() as cursor:
+            for where, order, bound in (("<=", "DESC", moment - SLACK), (">", "ASC", moment + SLACK)):
+                cursor.execute(f"SELECT number, position FROM {{hands}} WHERE table_name = ? AND started {where} ? "
+                               f"ORDER BY started {order} LIMIT 1", (table, stamp(bound)))
+                row = cursor.fetchone()
+                found.append(HandMark(int(row["number"]), int(row["position"])) if row else None)
+        return found[0], found[1]
 
     def everything(self) -> tuple[int, dict[str, list[tuple[Any, ...]]]]:
         """The position and every row of every table, sorted, read as of one moment: what a check compares with a
