@@ -29,7 +29,18 @@ from itertools import combinations
 
 from domain.cards.cards import Card, Rank, format_cards, parse_cards  # noqa: F401  (used in doctests)
 from domain.cards.decks import deck_ranks, lowest_rank
-from domain.cards.hand_classes import Category, HandClass, Language, category_order
+from domain.cards.hand_classes import Category, HandClass, Language
+from domain.cards.ranking_build import (
+    MAX_CARDS,
+    MIN_CARDS,
+    RANK_KEYS,
+    SUIT_BITS,
+    RankingTables,
+    build,
+    rank_multisets,
+    straights,
+    taken,
+)
 from domain.cards.split_tables import (
     BOARD_SUIT_BITS,
     BOARD_SUIT_MASK,
@@ -40,15 +51,10 @@ from domain.cards.split_tables import (
 )
 from domain.errors import InvalidCardsError
 
-RANK_KEYS: tuple[int, ...] = (0, 1, 5, 22, 98, 453, 2031, 8698, 22854, 83661, 262349, 636345, 1479181)
-"""Rank keys, lowest rank of the deck first: the smallest increasing integers whose sums over any multiset
-of up to seven ranks (at most four of each) are unique.  Found by a greedy search; verified by the tests."""
-
-SUIT_BITS = 12
-"""Width of the suit-count field in a card key: three bits for each of the four suits."""
 SUIT_MASK = (1 << SUIT_BITS) - 1
 
-MIN_CARDS, MAX_CARDS = 5, 7
+__all__ = ["MAX_CARDS", "MIN_CARDS", "RANK_KEYS", "SUIT_BITS", "SUIT_MASK", "HandRanking", "HandValue", "RankingRules",
+           "RankingTables", "hand_ranking", "in_use", "provide"]
 
 _building_split = threading.Lock()
 """Held while a ranking's :attr:`HandRanking.split_tables` are built, so that threads wait for them, not rebuild."""
@@ -99,28 +105,6 @@ class HandValue:
         return f"{self.describe()} ({format_cards(self.best_five)})"
 
 
-def _straights(ranks: tuple[Rank, ...]) -> list[tuple[Rank, frozenset[Rank]]]:
-    """Every straight of the deck as (top card, ranks), best first; the ace also plays low (R-CARD-3)."""
-    found = [(ranks[i + 4], frozenset(ranks[i:i + 5])) for i in range(len(ranks) - 4)]
-    found.append((ranks[3], frozenset((Rank.ACE, *ranks[:4]))))
-    return sorted(found, key=lambda item: item[0], reverse=True)
-
-
-@dataclass(frozen=True, slots=True)
-class RankingTables:
-    """A ranking's built tables as plain integers (:meth:`HandRanking.tables`), for a service to keep and give back
-    (:class:`HandRanking` takes them instead of building them)."""
-
-    deck_size: int
-    flush_over_full: bool
-    classes: tuple[tuple[int, ...], ...]
-    """Each 5-card hand class, weakest first: its category, then its ranks."""
-    without_flush: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]
-    """For 5, 6 and 7 cards: the rank-key sums and the best non-flush strength of each."""
-    flush_by_bits: tuple[int, ...]
-    flush5: tuple[tuple[int, ...], tuple[int, ...]]
-
-
 class HandRanking:
     """Lookup tables and the single-hand evaluator for one set of :class:`RankingRules`.
 
@@ -135,7 +119,7 @@ class HandRanking:
         the service keeps them: a start then costs milliseconds, not 1.4 s of a core), checked for their shape."""
         self.rules = rules
         self.ranks: tuple[Rank, ...] = deck_ranks(rules.deck_size)
-        self.straights = _straights(self.ranks)
+        self.straights = straights(self.ranks)
         low = self.ranks[0]
         self.card_keys: list[int] = [
             ((RANK_KEYS[card_rank - low] << SUIT_BITS) if card_rank >= low else 0) | (1 << 3 * (code & 3))
@@ -149,41 +133,13 @@ class HandRanking:
             next((s for s in range(4) if (field_ >> 3 * s) & 7 >= 5), -1) for field_ in range(1 << SUIT_BITS)
         ]
         self._split_tables: SplitTables | None = None
-        if tables is not None:
-            self._take(tables)
-            return
-
-        order = category_order(rules.flush_over_full)
-        position = {category: i for i, category in enumerate(order)}
-        classes: set[HandClass] = set()
-        for counts in self.rank_multisets(5):
-            classes.add(self._best_without_flush(counts))
-        for five in combinations(self.ranks, 5):
-            classes.add(self._best_flush(frozenset(five)))
-        self.classes: tuple[HandClass, ...] = tuple(
-            sorted(classes, key=lambda c: (position[c.category], c.ranks))
-        )
-        """Every 5-card hand class of the deck, weakest first; ``classes[strength - 1]``."""
-        strength = {hand_class: i + 1 for i, hand_class in enumerate(self.classes)}
-
-        # Best non-flush strength by rank-key sum, for 5, 6 and 7 cards (index by card count).
-        self.without_flush: list[dict[int, int]] = [{} for _ in range(MAX_CARDS + 1)]
-        for size in range(MIN_CARDS, MAX_CARDS + 1):
-            table = self.without_flush[size]
-            for counts in self.rank_multisets(size):
-                key = sum(RANK_KEYS[i] * n for i, n in enumerate(counts))
-                table[key] = strength[self._best_without_flush(counts)]
-        # Best straight flush or flush by the bit set of the ranks in the flush suit (bit = rank index from the deuce).
-        self.flush_by_bits: list[int] = [0] * (1 << 13)
-        for size in range(MIN_CARDS, MAX_CARDS + 1):
-            for ranks in combinations(self.ranks, size):
-                bits = sum(1 << rank.index for rank in ranks)
-                self.flush_by_bits[bits] = strength[self._best_flush(frozenset(ranks))]
-        # 5-card flushes by rank-key sum (five distinct ranks: the sum identifies them), for Omaha-style hands.
-        self.flush5_by_key: dict[int, int] = {
-            sum(RANK_KEYS[r - low] for r in ranks): strength[self._best_flush(frozenset(ranks))]
-            for ranks in combinations(self.ranks, 5)
-        }
+        made = (build(self.ranks, self.straights, rules.flush_over_full) if tables is None
+                else taken(tables, rules.deck_size, rules.flush_over_full))
+        self.classes, self.without_flush, self.flush_by_bits, self.flush5_by_key = made
+        """``classes``: every 5-card hand class of the deck, weakest first (``classes[strength - 1]``);
+        ``without_flush``: by card count (5 to 7), the best non-flush strength by rank-key sum; ``flush_by_bits``: the
+        best straight flush or flush by the bit set of the flush suit's ranks; ``flush5_by_key``: the 5-card flushes
+        by rank-key sum (five distinct ranks: the sum identifies them), for Omaha-style hands."""
 
     def tables(self) -> RankingTables:
         """The built tables as plain integers (what :meth:`__init__` takes back): the classes weakest first, each as
@@ -196,83 +152,12 @@ class HandRanking:
                   for size in range(MIN_CARDS, MAX_CARDS + 1)),
             tuple(self.flush_by_bits), (tuple(self.flush5_by_key), tuple(self.flush5_by_key.values())))
 
-    def _take(self, tables: RankingTables) -> None:
-        """Take built tables (:meth:`tables`) after checking they are of these rules and of the right shape (a
-        malformed set is refused with ``ValueError``, never half taken)."""
-        rules = self.rules
-        if (tables.deck_size, tables.flush_over_full) != (rules.deck_size, rules.flush_over_full):
-            raise ValueError("the tables are of another deck or flush rule")
-        if len(tables.without_flush) != MAX_CARDS - MIN_CARDS + 1 or len(tables.flush_by_bits) != 1 << 13:
-            raise ValueError("the tables are not of the right shape")
-        strongest = len(tables.classes)
-        for keys, values in (*tables.without_flush, tables.flush5):
-            if len(keys) != len(values) or not all(1 <= value <= strongest for value in values):
-                raise ValueError("a table names a strength no class has")
-        if not all(0 <= value <= strongest for value in tables.flush_by_bits):
-            raise ValueError("a table names a strength no class has")
-        classes = tuple(HandClass(Category(entry[0]), tuple(Rank(rank) for rank in entry[1:]))
-                        for entry in tables.classes)
-        without_flush: list[dict[int, int]] = [{} for _ in range(MIN_CARDS)]
-        without_flush += [dict(zip(keys, values, strict=True)) for keys, values in tables.without_flush]
-        self.classes = classes
-        self.without_flush = without_flush
-        self.flush_by_bits = list(tables.flush_by_bits)
-        self.flush5_by_key = dict(zip(*tables.flush5, strict=True))
-
     def __deepcopy__(self, memo: dict[int, object]) -> HandRanking:
         return self  # built once and never changed: shared, not copied
 
-    # -- table construction -------------------------------------------------------------------------
-
     def rank_multisets(self, size: int) -> Iterator[tuple[int, ...]]:
         """Every way to hold ``size`` cards as counts per deck rank (at most four of a rank)."""
-        n = len(self.ranks)
-
-        def rec(i: int, left: int) -> Iterator[tuple[int, ...]]:
-            if i == n - 1:
-                if left <= 4:
-                    yield (left,)
-                return
-            for k in range(min(4, left) + 1):
-                for rest in rec(i + 1, left - k):
-                    yield (k, *rest)
-
-        return rec(0, size)
-
-    def _best_without_flush(self, counts: tuple[int, ...]) -> HandClass:
-        """The best 5-card class from cards of these rank counts, ignoring flushes (R-CARD-3, R-CARD-4)."""
-        held = [(n, rank) for n, rank in zip(counts, self.ranks, strict=True) if n]
-        held.sort(reverse=True)  # most copies first, then highest rank
-        by_rank = sorted((rank for _, rank in held), reverse=True)
-
-        def kickers(exclude: set[Rank], k: int) -> tuple[Rank, ...]:
-            return tuple(rank for rank in by_rank if rank not in exclude)[:k]
-
-        top_n, top = held[0]
-        if top_n == 4:
-            return HandClass(Category.FOUR_OF_A_KIND, (top, *kickers({top}, 1)))
-        pairs = [rank for n, rank in held if n >= 2]
-        if top_n == 3 and len(pairs) >= 2:
-            return HandClass(Category.FULL_HOUSE, (top, max(r for r in pairs if r != top)))
-        present = set(by_rank)
-        for straight_top, needed in self.straights:
-            if needed <= present:
-                return HandClass(Category.STRAIGHT, (straight_top,))
-        if top_n == 3:
-            return HandClass(Category.THREE_OF_A_KIND, (top, *kickers({top}, 2)))
-        if len(pairs) >= 2:
-            high, low = pairs[0], pairs[1]
-            return HandClass(Category.TWO_PAIR, (high, low, *kickers({high, low}, 1)))
-        if top_n == 2:
-            return HandClass(Category.PAIR, (top, *kickers({top}, 3)))
-        return HandClass(Category.HIGH_CARD, tuple(by_rank[:5]))
-
-    def _best_flush(self, suited: frozenset[Rank]) -> HandClass:
-        """The best class from five or more cards of one suit: straight flush or flush."""
-        for straight_top, needed in self.straights:
-            if needed <= suited:
-                return HandClass(Category.STRAIGHT_FLUSH, (straight_top,))
-        return HandClass(Category.FLUSH, tuple(sorted(suited, reverse=True)[:5]))
+        return rank_multisets(len(self.ranks), size)
 
     # -- single-hand evaluation ---------------------------------------------------------------------
 
@@ -425,6 +310,12 @@ class HandRanking:
 
 _rankings: dict[tuple[int, bool | None], HandRanking] = {}
 _building = threading.Lock()
+
+
+def in_use(rules: RankingRules) -> HandRanking | None:
+    """The ranking this process already ranks hands of ``rules`` by (built by :func:`hand_ranking` or given to
+    :func:`provide`), or None: a kept copy need not be read."""
+    return _rankings.get((rules.deck_size, rules.flush_over_full))
 
 
 def provide(ranking: HandRanking) -> HandRanking:

@@ -41,7 +41,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1.health import aio as health_aio
 
 from domain.cards.decks import DECK_SIZES
-from domain.cards.ranking import hand_ranking
+from domain.cards.ranking import RankingRules, hand_ranking, in_use
 from domain.circle.settings import TableSettings
 from domain.integrity.monitor import MonitorSettings
 from service.api import table_service_pb2 as svc
@@ -253,7 +253,8 @@ def _warm_up(app: PokerTables | None = None) -> None:
                     sizes.add(settings.deck_for(players))
             if settings.variant in ("omaha", "sintetico"):
                 split.add(settings.deck_size)
-    ranking_file.load()  # the 52-card deck's, kept by the build: milliseconds, if this release's (else built)
+    if in_use(RankingRules(52)) is None:  # the 52-card deck's, kept by the build: milliseconds, if this release's
+        ranking_file.load()
     for size in sorted(sizes, reverse=True):
         hand_ranking(size)
     for size in sorted(split, reverse=True):
