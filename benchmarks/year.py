@@ -149,9 +149,7 @@ class Store:
                 app.acknowledge_alert(uuid.uuid4().hex, alert.table, alert.position, "read again", PIT)
             written = app.recorder.max_notification_id() or 0
             while written < events:
-                for index, name in enumerate(self.names):
-                    written += self._hand(app, index, name)
-                    self.hands += 1
+                written += self._round(app)
                 if self.hands // len(self.names) % 20 == 0:
                     app.floor_log.catch_up()
                 if written >= 2 * self.analyzed + 10_000:  # statistics as the log doubles (PostgreSQL)
@@ -166,7 +164,30 @@ class Store:
         self.analyzed = written
         return written
 
-    def _hand(self, app: PokerTables, index: int, name: str) -> int:
+    def _round(self, app: PokerTables) -> int:
+        """A hand at every table, stored in one transaction (the store's bulk path: each hand's events and its
+        table's as play writes them, a round's hands together); the events stored."""
+        played: list[Any] = []
+        faults: list[str] = []
+        for index, name in enumerate(self.names):
+            table, hand, fault = self._hand(app, index, name)
+            played += [table, hand]
+            if fault:
+                faults.append(name)
+            self.hands += 1
+        before = app.recorder.max_notification_id() or 0
+        written = len(app.save(*played))
+        if faults:  # acknowledged by the pit (a fault holds the table until then, R-HOLD-1)
+            app.floor_log.catch_up()
+            for alert in app.floor_log.store.open_alerts():
+                if alert.table in faults and alert.position > before:
+                    app.acknowledge_alert(uuid.uuid4().hex, alert.table, alert.position, "read again", PIT)
+                    written += 1
+        return written
+
+    def _hand(self, app: PokerTables, index: int, name: str) -> tuple[Any, Any, bool]:
+        """One hand played at a table, every card read by the shoe (not stored yet): the table, the hand, and
+        whether a shoe fault followed it."""
         tables = len(self.names)
         round_ = self.hands // tables
         self.clock.now = START + timedelta(seconds=HAND_SECONDS * round_) + timedelta(seconds=index)
@@ -190,15 +211,7 @@ class Store:
         if fault:  # a shoe fault after the hand: an alert for the pit
             table.record_device_report(DeviceReport("PT-SHOE", f"SHOE-{index}", "fault", colour.value,
                                                     "misread; read again"))
-        before = app.recorder.max_notification_id() or 0
-        written = len(app.save(table, hand))
-        if fault:  # acknowledged by the pit (a fault holds the table until then, R-HOLD-1)
-            app.floor_log.catch_up()
-            for alert in app.floor_log.store.open_alerts():
-                if alert.table == name and alert.position > before:
-                    app.acknowledge_alert(uuid.uuid4().hex, name, alert.position, "read again", PIT)
-                    written += 1
-        return written
+        return table, hand, fault
 
 
 def timed(run: Callable[[], object], repeats: int) -> float:

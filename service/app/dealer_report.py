@@ -47,19 +47,17 @@ _BEFORE = timedelta(microseconds=1)
 def first_position_at(app: Any, moment: datetime) -> int:
     """The first log position whose event is timed at or after ``moment`` (one past the last if none), found by
     bisection over the positions: a few single-row reads, whatever the log's length (the log is timed in order),
-    from the last hand a table started before ``moment`` by the floor's hands index (checked against the log): the
-    bisection then covers the time since then, not the log."""
+    from the last hand started before ``moment`` by the floor's hands index (checked against the log): the bisection
+    then covers the time since then, not the log."""
     recorder = app.recorder
     low, high = 1, (recorder.max_notification_id() or 0) + 1
     floor = getattr(app, "floor_log", None)
-    if floor is not None and floor.store.ready:  # from the hands index: the last hand a table started before it
-        for name in app.table_names():
-            before, _ = floor.store.hands_around(name, moment)
-            if before is not None and low <= before.position < high:
-                found = recorder.select_notifications(start=before.position, limit=1)
-                if found and app.mapper.to_domain_event(found[0]).timestamp < moment:  # checked against the log
-                    low = found[0].id + 1
-                    break
+    if floor is not None and floor.store.ready:  # from the hands index: the last hand started before it
+        before = floor.store.last_hand_before(moment)
+        if before is not None and low <= before.position < high:
+            found = recorder.select_notifications(start=before.position, limit=1)
+            if found and app.mapper.to_domain_event(found[0]).timestamp < moment:  # checked against the log
+                low = found[0].id + 1
     while low < high:
         middle = (low + high) // 2
         found = recorder.select_notifications(start=middle, limit=1)

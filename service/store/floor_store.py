@@ -10,7 +10,7 @@ Tables (each ``pokertable_floor_…``; on PostgreSQL in the log's schema):
 - ``pokertable_floor_alerts``: every alert, by the log position of the event that raised it, with its table, time,
   kind, words and who acknowledged it and why ("" while open; an index holds only the open ones);
 - ``pokertable_floor_hands``: every hand by id: its table, number, start, whether it ended, its outcome, seats (or
-  boxes) and its summary (what a search lists), indexed by table and start.
+  boxes) and its summary (what a search lists), indexed by table and start, by table and outcome, and by start.
 
 Everything one page of the log changes is written in **one transaction with the new position**, which it first
 moves from the position it read from: a follower killed at any instant leaves the whole page and its position or
@@ -53,6 +53,7 @@ SCHEMA = [
     "'', seats TEXT NOT NULL DEFAULT '', summary TEXT NOT NULL DEFAULT '')",
     "CREATE INDEX IF NOT EXISTS {prefix}floor_hands_table ON {hands} (table_name, started)",
     "CREATE INDEX IF NOT EXISTS {prefix}floor_hands_outcome ON {hands} (table_name, outcome)",
+    "CREATE INDEX IF NOT EXISTS {prefix}floor_hands_started ON {hands} (started)",
 ]
 
 
@@ -282,6 +283,15 @@ class FloorStore:
                 row = cursor.fetchone()
                 found.append(HandMark(int(row["number"]), int(row["position"])) if row else None)
         return found[0], found[1]
+
+    def last_hand_before(self, moment: datetime) -> HandMark | None:
+        """The last hand any table started at least :data:`SLACK` before ``moment`` by the index (one seek of the
+        index by start), or None: a hint the caller checks against the log, as :meth:`hands_around`'s."""
+        with self._cursor(commit=False) as cursor:
+            cursor.execute("SELECT number, position FROM {hands} WHERE started <= ? ORDER BY started DESC LIMIT 1",
+                           (stamp(moment - SLACK),))
+            row = cursor.fetchone()
+        return HandMark(int(row["number"]), int(row["position"])) if row else None
 
     def everything(self) -> tuple[int, dict[str, list[tuple[Any, ...]]]]:
         """The position and every row of every table, sorted, read as of one moment: what a check compares with a
