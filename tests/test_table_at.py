@@ -104,7 +104,8 @@ def test_r_aud_1_the_table_at_any_past_position_or_time_is_the_log_replayed_up_t
     rng = random.Random(9)
     positions = sorted({1, 2, last, *rng.sample(range(1, last + 1), min(40, last))})
     times = [cast(Any, app.mapper.to_domain_event(n)).timestamp for n in notifications(app.recorder)]
-    moments = [times[0] - timedelta(seconds=1), *rng.sample(times, 15), times[-1] + timedelta(seconds=1)]
+    moments = [times[0] - timedelta(seconds=1), *rng.sample(times, 15), times[-1] + timedelta(seconds=1),
+               datetime.min.replace(tzinfo=UTC), datetime.max.replace(tzinfo=UTC)]  # the first and last times there are
     asked = [(position, None) for position in positions] + [(None, moment) for moment in moments]
     for table in ("Mesa", "THB"):
         for position, moment in asked:

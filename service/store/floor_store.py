@@ -57,6 +57,18 @@ SCHEMA = [
 ]
 
 
+def _shifted(moment: datetime, by: timedelta) -> datetime | None:
+    """``moment`` moved by ``by``; None past the first or the last time there is (a request may ask for either).
+
+    >>> _shifted(datetime.min.replace(tzinfo=UTC), -SLACK) is None, _shifted(datetime.max.replace(tzinfo=UTC), SLACK)
+    (True, None)
+    """
+    try:
+        return moment + by
+    except OverflowError:
+        return None
+
+
 def stamp(moment: datetime) -> str:
     """A time as the tables keep it: ISO 8601 in UTC, to the microsecond (sorts as time does)."""
     return moment.astimezone(UTC).isoformat(timespec="microseconds")
@@ -277,19 +289,24 @@ class FloorStore:
         wrong costs a read, not a wrong answer."""
         found: list[HandMark | None] = []
         with self._snapshot() as cursor:
-            for where, order, bound in (("<=", "DESC", moment - SLACK), (">", "ASC", moment + SLACK)):
-                cursor.execute(f"SELECT number, position FROM {{hands}} WHERE table_name = ? AND started {where} ? "
-                               f"ORDER BY started {order} LIMIT 1", (table, stamp(bound)))
-                row = cursor.fetchone()
+            for where, order, by in (("<=", "DESC", -SLACK), (">", "ASC", SLACK)):
+                bound = _shifted(moment, by)
+                row = None
+                if bound is not None:  # none before the first time there is, none after the last
+                    cursor.execute(f"SELECT number, position FROM {{hands}} WHERE table_name = ? AND started {where} "
+                                   f"? ORDER BY started {order} LIMIT 1", (table, stamp(bound)))
+                    row = cursor.fetchone()
                 found.append(HandMark(int(row["number"]), int(row["position"])) if row else None)
         return found[0], found[1]
 
     def last_hand_before(self, moment: datetime) -> HandMark | None:
         """The last hand any table started at least :data:`SLACK` before ``moment`` by the index (one seek of the
         index by start), or None: a hint the caller checks against the log, as :meth:`hands_around`'s."""
+        if (bound := _shifted(moment, -SLACK)) is None:
+            return None
         with self._cursor(commit=False) as cursor:
             cursor.execute("SELECT number, position FROM {hands} WHERE started <= ? ORDER BY started DESC LIMIT 1",
-                           (stamp(moment - SLACK),))
+                           (stamp(bound),))
             row = cursor.fetchone()
         return HandMark(int(row["number"]), int(row["position"])) if row else None
 
