@@ -2,9 +2,10 @@
 growth exponent between the smallest and the largest (0: the cost does not grow with the log; 1: in proportion).
 
 Each store is built quickly and as play writes it: ``--tables`` Hold'em tables, each hand played through the domain
-(random legal play, every card read by the shoe with its sequence number), saved with its table in one transaction
-through the application's own store path (chained, timed in log order), a shuffler's report before each hand (the
-decks alternate), a dealer rotation every 40 hands. A simulated clock runs 90 s a hand at each table (40 hands a
+(random legal play, every card read by the shoe with its sequence number), a round of the tables' hands saved with
+their tables in one transaction through the application's own store path (chained, timed in log order: the events
+a hand writes, a transaction for several), a shuffler's report before each hand (the decks alternate), a dealer
+rotation every 40 hands. A simulated clock runs 90 s a hand at each table (40 hands a
 table-hour), so a large store covers days of play and "the current shift" holds what an 8-hour shift holds.
 Events a hand: about 40 (the hand's and its table's). Measured, each as the median of ``--repeats`` runs after one
 warm-up, on a fresh application (nothing cached but what the path itself loads):
