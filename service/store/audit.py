@@ -22,7 +22,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar, cast
 from uuid import UUID
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
@@ -33,21 +33,26 @@ from service.store.chain import (  # the recorders' topics name this module (ser
     LOWEST,
     PAGE,
     ChainedSQLiteRecorder,
+    CheckedNotifications,
     TamperedLogError,
     chain_hash,
     check_link,
     describe,
     links,
 )
-from service.store.chain_postgres import ChainedPostgresRecorder
 from service.store.claims import Positions
 from service.store.heads import KEY_ANNOUNCEMENT_TOPIC
 from service.store.trust import SIGNED_TOPICS, SignedRecords
 
-__all__ = ["GENESIS", "LOWEST", "PAGE", "ChainedPostgresRecorder", "ChainedSQLiteRecorder", "Finding",
+if TYPE_CHECKING:
+    from service.store.chain_postgres import ChainedPostgresRecorder
+
+__all__ = ["GENESIS", "LOWEST", "PAGE", "ChainedSQLiteRecorder", "Finding",
            "TamperedLogError", "Verdict", "chain_hash", "check_link", "describe", "links", "verify"]
 
-Chained = ChainedSQLiteRecorder | ChainedPostgresRecorder
+Chained: TypeAlias = "ChainedSQLiteRecorder | ChainedPostgresRecorder"
+"""A chaining recorder (SQLite's or PostgreSQL's, :mod:`service.store.chain_postgres`, imported only by a store on
+PostgreSQL: a command on an SQLite file does not load psycopg)."""
 T = TypeVar("T")
 SWEEP = 10 * PAGE
 """Events a resumed check walks again, at least, of those earlier checks walked (:meth:`Walk.sweep`)."""
@@ -110,13 +115,14 @@ def verify(recorder: ApplicationRecorder, expected_head: tuple[int, bytes] | Non
     that the chain still holds its last link there (the service's periodic audit). ``pause``: seconds to sleep after
     each page read, so that a long check yields to the commands. ``stopping``: set, the check stops at the next
     page (:class:`AuditStoppedError`): a service that stops does not wait for a check of a year's log to end."""
-    if not isinstance(recorder, ChainedSQLiteRecorder | ChainedPostgresRecorder):
+    if not isinstance(recorder, CheckedNotifications):
         raise TypeError("this store was not opened with a chaining recorder (service.store.persistence.environment)")
+    chained = cast("Chained", recorder)  # SQLite's or PostgreSQL's: the two chaining recorders
     if public_key is not None and mapper is None:
         raise ValueError("checking signed heads needs the application's mapper to read them")
-    walk = resume or Walk(recorder, public_key, mapper)
-    walk.recorder, walk.stopping = recorder, stopping
-    stop = max(recorder.max_notification_id() or 0, recorder.head()[0])  # rows stored later lie above both
+    walk = resume or Walk(chained, public_key, mapper)
+    walk.recorder, walk.stopping = chained, stopping
+    stop = max(chained.max_notification_id() or 0, chained.head()[0])  # rows stored later lie above both
     resumed, count = walk.after > LOWEST, walk.count
     if resumed and (finding := walk.still_leads()) is not None:
         return walk.verdict(finding)

@@ -96,7 +96,7 @@ def environment(url: str, *, sole_writer: bool = False, read_only: bool = False)
             "POSTGRES_PASSWORD": unquote(parts.password or ""),
             "POSTGRES_POOL_SIZE": "8",
             "POSTGRES_LOCK_TIMEOUT": "5",
-            "APPLICATION_RECORDER_TOPIC": "service.store.audit:ChainedPostgresRecorder",  # tamper evidence
+            "APPLICATION_RECORDER_TOPIC": "service.store.chain_postgres:ChainedPostgresRecorder",  # tamper evidence
         }
         schema = dict(parse_qsl(parts.query)).get("schema")
         if schema:
