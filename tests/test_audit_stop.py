@@ -19,12 +19,15 @@ from tests.test_application import store as store  # noqa: PLC0414  (the fixture
 
 
 def _pages_of_log(store: dict[str, str], pages: int = 4) -> PokerTables:
-    """A store of ``pages`` audit pages and more (1,000 events each)."""
+    """A store of ``pages`` audit pages and more (1,000 events each): chips added at a seat, 500 events a
+    transaction (the audit reads pages of the log, however they were written)."""
     app = PokerTables(env=store)
-    command = ids()
-    table = open_table(app, command)
+    table = open_table(app, ids())
     while (app.recorder.max_notification_id() or 0) < pages * 1000 + 10:
-        app.add_chips(next(command), table, 1, 1)
+        record = app.table(table)
+        for _ in range(500):
+            record.add_chips(1, 1)
+        app.save(record)
     return app
 
 
