@@ -13,8 +13,9 @@ warm-up, on a fresh application (nothing cached but what the path itself loads):
 - ``dealers``: the dealers' figures of the last 4 hours (the Dealers page shows the shift so far, every 15 s;
   ``ListDealerFigures``);
 - ``shufflers``: the shuffler check of the last 4 hours (every 300 s, and the Shufflers page);
-- ``history``: one table as it stood at a log position in the middle of the log (a dispute; ``GetTable`` at a
-  position);
+- ``history``: one table as it stood at a log position (a dispute; ``GetTable`` at a position), the mean over 16
+  positions across the middle half of the log (a table is loaded from its nearest snapshot and the 0 to 199 events
+  after it: one position says more of where it falls than of the log's length);
 - ``search``: a table's hands of the last hour (the floor's hands per hour; ``SearchHands``);
 - ``first load``: a table's first load after a restart (its last signed snapshot and the events after it);
 - ``command``: one command at a table (a chip purchase), warm.
@@ -251,8 +252,14 @@ def measure(env: dict[str, str], end: datetime, repeats: int, *, old: bool,
 
     figures["floor start"] = timed(floor_start, repeats)
     figures["search, no range"] = timed(lambda: app.search_hands("Mesa 1", outcome="voided"), repeats)
-    middle = (app.recorder.max_notification_id() or 0) // 2
-    figures["history"] = timed(lambda: app.table_at("Mesa 1", position=middle), repeats)
+    head = app.recorder.max_notification_id() or 0
+    disputed = [head // 4 + head * k // 32 for k in range(16)]  # 16 moments across the log's middle half
+
+    def history() -> None:  # each a table loaded from its nearest snapshot: 0 to 199 events after it, as it falls
+        for position in disputed:
+            app.table_at("Mesa 1", position=position)
+
+    figures["history"] = timed(history, repeats) / len(disputed)
     figures["search"] = timed(lambda: app.search_hands("Mesa 1", since=end - timedelta(hours=1)), repeats)
 
     def first_load() -> None:
@@ -313,22 +320,26 @@ def main() -> None:
                         help="events a hand of real play, for the year's table (default: the issue's measure)")
     parser.add_argument("--keep", type=Path, default=None, metavar="DIR",
                         help="build the SQLite store in DIR and leave there a copy of it at each size, as built "
-                             "(year-<events>.db and .json), to measure again later with --kept")
+                             "(year-<events>.db and .json); on PostgreSQL leave the schema of the largest size "
+                             "(year-pg-<events>.json names it): to measure again later with --kept")
     parser.add_argument("--kept", type=Path, default=None, metavar="DIR",
-                        help="build nothing: measure the SQLite stores --keep left in DIR (on a quiet machine)")
+                        help="build nothing: measure the stores --keep left in DIR (on a quiet machine)")
     args = parser.parse_args()
     if args.kept:
         key = cast(Ed25519PrivateKey, serialization.load_pem_private_key(  # the one the build signed with
             (args.kept / "signing.key").read_bytes(), password=None))
-        kept: dict[int, dict[str, float]] = {}
-        for events, url, end, names in _kept(args.kept):
-            print(f"SQLite, kept: {events:,} events", flush=True)
-            kept[events] = {**measure(environment(url), end, args.repeats, old=events <= args.old_up_to, key=key),
-                            **restart(url, names, args.kept)}
-            print("  " + ", ".join(f"{path} {_shown(path, value)}" for path, value in kept[events].items()),
-                  flush=True)
-        _table("SQLite", kept, args.repeats)
-        _year("SQLite", kept, args.events_a_hand)
+        kept: dict[str, dict[int, dict[str, float]]] = {}
+        for kind, events, url, end, names in _kept(args.kept):
+            print(f"{kind}, kept: {events:,} events", flush=True)
+            env = environment(url) if kind == "SQLite" else {**environment(url.split("?")[0]),
+                                                              "POSTGRES_SCHEMA": url.split("schema=")[1]}
+            row = kept.setdefault(kind, {})[events] = {
+                **measure(env, end, args.repeats, old=events <= args.old_up_to, key=key),
+                **restart(url, names, args.kept)}
+            print("  " + ", ".join(f"{path} {_shown(path, value)}" for path, value in row.items()), flush=True)
+        for kind, rows_kept in kept.items():
+            _table(kind, rows_kept, args.repeats)
+            _year(kind, rows_kept, args.events_a_hand)
         return
     kinds = ["SQLite", *(["PostgreSQL"] if args.postgres else [])]
     for kind in [args.only] if args.only else kinds:
@@ -350,6 +361,9 @@ def main() -> None:
                           f"{args.tables} tables) after {built:.0f} s", flush=True)
                     if args.keep and kind == "SQLite":
                         _keep(directory / "year.db", directory, written, grown)
+                    elif args.keep and size == args.sizes[-1]:  # the schema stays: its name, to measure it again
+                        _describe(args.keep / f"year-pg-{written}.json", "PostgreSQL", written, url, grown)
+                        cleanup = _nothing
                     rows[written] = {**measure(env, grown.end, args.repeats, old=written <= args.old_up_to),
                                      **restart(url, grown.names, directory)}
                     print("  " + ", ".join(f"{path} {_shown(path, value)}" for path, value in rows[written].items()),
@@ -415,20 +429,27 @@ def _keep(store: Path, directory: Path, events: int, grown: Store) -> None:
     needs: the simulated clock's end and the tables' names."""
     import sqlite3
 
-    with sqlite3.connect(store) as source, sqlite3.connect(directory / f"year-{events}.db") as copy:
+    copied = directory / f"year-{events}.db"
+    with sqlite3.connect(store) as source, sqlite3.connect(copied) as copy:
         source.backup(copy)
-    (directory / f"year-{events}.json").write_text(
-        json.dumps({"events": events, "end": grown.end.isoformat(), "names": grown.names}), encoding="utf-8")
+    _describe(copied.with_suffix(".json"), "SQLite", events, f"sqlite:///{copied}", grown)
 
 
-def _kept(directory: Path) -> list[tuple[int, str, datetime, list[str]]]:
-    """The stores ``--keep`` left in ``directory``, smallest first: events, URL, the simulated clock's end, names."""
+def _describe(path: Path, kind: str, events: int, url: str, grown: Store) -> None:
+    """What measuring a kept store needs: its kind, size and URL, the simulated clock's end and the tables' names."""
+    path.write_text(json.dumps({"kind": kind, "events": events, "url": url, "end": grown.end.isoformat(),
+                                "names": grown.names}), encoding="utf-8")
+
+
+def _kept(directory: Path) -> list[tuple[str, int, str, datetime, list[str]]]:
+    """The stores ``--keep`` left in ``directory``, by kind and size: kind, events, URL, the simulated clock's end,
+    names."""
     found = []
     for described in directory.glob("year-*.json"):
         facts = json.loads(described.read_text(encoding="utf-8"))
-        store = described.with_suffix(".db")
-        found.append((int(facts["events"]), f"sqlite:///{store}", datetime.fromisoformat(facts["end"]),
-                      list(facts["names"])))
+        url = facts.get("url") or f"sqlite:///{described.with_suffix('.db')}"
+        found.append((str(facts.get("kind", "SQLite")), int(facts["events"]), str(url),
+                      datetime.fromisoformat(facts["end"]), list(facts["names"])))
     return sorted(found)
 
 
