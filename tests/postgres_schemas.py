@@ -5,17 +5,21 @@ after the test that made it, passed or failed, by the autouse fixture :func:`dro
 tables a connection the test left open still locks is freed by ending those connections (theirs alone: only they
 hold locks in it).  A fixture of a wider scope than a function must not take its schema from ``postgres_store``.
 
-The session counts the schemas (and the databases) of the test server when it starts and when it ends: whatever is
-new at the end was left behind.  It says so in the summary and fails the run -- unless another test session was
-running on the same server (they hold a shared advisory lock while they run): then what is new may be that
-session's, and the summary warns instead.  Schemas noted here and still present fail the run in any case.  Without
-a server the check is a visible line of the summary (and a failure in CI, where PostgreSQL is required)."""
+The session counts the schemas (and the databases) of the test server when it starts and when it ends.  What is
+new at the end and named as this project's tests and benchmarks name what they make (:data:`MADE_HERE`) was left
+behind: the summary says so and the run fails -- unless another test session was running on the same server (they
+hold a shared advisory lock while they run): then it may be that session's, and the summary warns instead.  What
+is new and named otherwise belongs to another program using the same server (issue 31: a run failed with every
+test passing because a database appeared that it never made): the summary names it, and the run passes.  Schemas
+noted here and still present fail the run in any case.  Without a server the check is a visible line of the summary
+(and a failure in CI, where PostgreSQL is required)."""
 
 from __future__ import annotations
 
 import contextlib
 import gc
 import os
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,6 +32,10 @@ __all__ = ["CREATED", "aside", "drop_postgres_schemas", "drop_schemas", "pytest_
            "pytest_sessionstart", "pytest_terminal_summary"]
 
 CREATED: list[str] = []  # made by postgres_store and not dropped yet, in order
+MADE_HERE = re.compile(r"(t|bench|year)_[0-9a-f]{10,12}|verify_log_selftest"  # schemas
+                       r"|pokertable_restore_[0-9a-f]{12}|(pt|bench)_group_[abg]_[0-9a-f]{8}")  # databases
+"""The names the tests (tests/, tools/verifier) and the benchmarks they run give the schemas and databases they
+make: what else appears on the server meanwhile is another program's."""
 LOCK_KEY = 0x706F6B65  # the advisory lock every test session holds shared while it runs ("poke")
 SYSTEM = ("pg_catalog", "information_schema", "public")
 
@@ -186,16 +194,22 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if ours:
         guard.report.append(f"{len(ours)} PostgreSQL schema(s) of this session's tests not dropped: {', '.join(ours)}")
         guard.failing = True
-    rest = [f"schema {name}" for name in new_schemas if name not in ours] + \
-           [f"database {name}" for name in new_databases]
-    if rest and others:
+    made = [f"schema {name}" for name in new_schemas if name not in ours and MADE_HERE.fullmatch(name)] + \
+           [f"database {name}" for name in new_databases if MADE_HERE.fullmatch(name)]
+    foreign = [f"schema {name}" for name in new_schemas if name not in ours and not MADE_HERE.fullmatch(name)] + \
+              [f"database {name}" for name in new_databases if not MADE_HERE.fullmatch(name)]
+    if made and others:
         guard.report.append(f"new since this session started, maybe another test session's ({others} ran beside "
-                            f"it): {', '.join(rest)}")
-    elif rest:
-        guard.report.append(f"left behind on PostgreSQL by this session: {', '.join(rest)}")
+                            f"it): {', '.join(made)}")
+    elif made:
+        guard.report.append(f"left behind on PostgreSQL by this session: {', '.join(made)}")
         guard.failing = True
-    if not guard.report:
-        guard.report.append(f"PostgreSQL: no schema or database left behind ({len(schemas)} schemas before and after)")
+    if foreign:
+        guard.report.append(f"new on the server since this session started, not named as this project's tests name "
+                            f"what they make (another program's; left alone): {', '.join(foreign)}")
+    if not guard.failing and not made:
+        guard.report.insert(0, f"PostgreSQL: no schema or database left behind ({len(schemas)} schemas on the "
+                               "server at the end)")
     _fail_if(session, guard)
 
 

@@ -1,6 +1,7 @@
 """Tests leave no PostgreSQL schema behind (issue 17, item 9; tests/postgres_schemas.py): a schema a failing test
 made is dropped, even with a transaction of the test still holding a lock in it, and a schema a test made by other
-means and kept is named at the session's end -- as a failure of the run when no other test session ran beside it."""
+means and kept is named at the session's end -- as a failure of the run when no other test session ran beside it.
+What another program makes on the same server meanwhile is named too, and never fails the run (issue 31)."""
 
 from __future__ import annotations
 
@@ -46,10 +47,18 @@ def test_fails_with_a_transaction_open_in_its_schema():
 
 
 def test_keeps_a_schema_it_made_itself():
-    schema = f"t_kept_{uuid.uuid4().hex[:8]}"
+    schema = f"t_{uuid.uuid4().hex[:12]}"  # named as the tests name theirs
     with _connect(autocommit=True) as connection:
         connection.execute(f"create schema {schema}")
     print(f"KEPT {schema}")
+
+
+def test_passes_while_another_program_makes_a_database_and_a_schema():
+    name = f"casino_reports_{uuid.uuid4().hex[:8]}"  # the casino's reporting tool, on the same server
+    with _connect(autocommit=True) as connection:
+        connection.execute(f'create database "{name}"')
+        connection.execute(f'create schema "{name}"')
+    print(f"OTHER {name}")
 '''
 
 
@@ -103,3 +112,24 @@ def test_a_schema_kept_is_named_at_the_end_of_the_session(tmp_path: Path) -> Non
     finally:
         postgres_schemas.drop_schemas([kept.group(1)])
     assert not _exists(kept.group(1))
+
+
+def test_what_another_program_makes_on_the_server_meanwhile_is_named_and_never_fails_the_run(tmp_path: Path) -> None:
+    """Issue 31: a run failed with every test passing on a server other programs also use, its check counting a
+    database it never made. Now a database and a schema named otherwise than the tests name theirs are said to be
+    another program's, and left alone."""
+    with postgres_schemas.aside():
+        inner = _inner(tmp_path, "test_passes_while_another_program_makes_a_database_and_a_schema")
+    other = re.search(r"OTHER (\w+)", inner.stdout)
+    assert other is not None, inner.stdout + inner.stderr
+    name = other.group(1)
+    try:
+        assert inner.returncode == 0 and "1 passed" in inner.stdout, inner.stdout
+        assert "another program's; left alone" in inner.stdout and f"database {name}" in inner.stdout, inner.stdout
+        assert f"schema {name}" in inner.stdout and "left behind on PostgreSQL by this session" not in inner.stdout
+        assert _exists(name)  # left alone
+    finally:
+        postgres_schemas.drop_schemas([name])
+        with postgres_schemas._connect("postgres") as admin:
+            admin.autocommit = True
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
