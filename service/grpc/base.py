@@ -130,8 +130,7 @@ class ServicerBase:
         latest = self._latest.get(table)
         if latest is not None and latest[0] == hand_id:
             return latest[1]
-        game = self._game(table)
-        record = self.app.table(table) if game.family == "circle" else self.app.banked_table(table)
+        record = self.app.any_table(table)
         wanted = UUID(hand_id)
         for number in range(record.hands_started, 0, -1):
             if record.hand_id(number) == wanted:
