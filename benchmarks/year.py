@@ -226,10 +226,12 @@ def timed(run: Callable[[], object], repeats: int) -> float:
     return statistics.median(times)
 
 
-def measure(env: dict[str, str], end: datetime, repeats: int, *, old: bool,
+def measure(env: dict[str, str], end: datetime, repeats: int, names: list[str], *, old: bool,
             key: Ed25519PrivateKey = KEY) -> dict[str, float]:
-    """Each read path's cost on the store (seconds); ``old``: the paths as before issue 30 too; ``key``: the one
-    the store's snapshots were signed with."""
+    """Each read path's cost on the store (seconds): read at its first table, a first load of its second, a command
+    at its last (``names``: the tables); ``old``: the paths as before issue 30 too; ``key``: the one the store's
+    snapshots were signed with."""
+    first, second, last = names[0], names[1 % len(names)], names[-1]
     figures: dict[str, float] = {}
     app = PokerTables(env=env)
     use_keys(app.snapshots, key)
@@ -251,25 +253,25 @@ def measure(env: dict[str, str], end: datetime, repeats: int, *, old: bool,
         app.floor_log.store.floor()
 
     figures["floor start"] = timed(floor_start, repeats)
-    figures["search, no range"] = timed(lambda: app.search_hands("Mesa 1", outcome="voided"), repeats)
+    figures["search, no range"] = timed(lambda: app.search_hands(first, outcome="voided"), repeats)
     head = app.recorder.max_notification_id() or 0
     disputed = [head // 4 + head * k // 32 for k in range(16)]  # 16 moments across the log's middle half
 
     def history() -> None:  # each a table loaded from its nearest snapshot: 0 to 199 events after it, as it falls
         for position in disputed:
-            app.table_at("Mesa 1", position=position)
+            app.table_at(first, position=position)
 
     figures["history"] = timed(history, repeats) / len(disputed)
-    figures["search"] = timed(lambda: app.search_hands("Mesa 1", since=end - timedelta(hours=1)), repeats)
+    figures["search"] = timed(lambda: app.search_hands(first, since=end - timedelta(hours=1)), repeats)
 
     def first_load() -> None:
         fresh = PokerTables(env=env)
         use_keys(fresh.snapshots, key)
-        fresh.table("Mesa 2")
+        fresh.table(second)
         fresh.close()
 
     figures["first load"] = timed(first_load, repeats)
-    figures["command"] = timed(lambda: app.add_chips(uuid.uuid4().hex, "Mesa 3", 1, 1), repeats)
+    figures["command"] = timed(lambda: app.add_chips(uuid.uuid4().hex, last, 1, 1), repeats)
     app.close()
     return figures
 
@@ -334,7 +336,7 @@ def main() -> None:
             env = environment(url) if kind == "SQLite" else {**environment(url.split("?")[0]),
                                                               "POSTGRES_SCHEMA": url.split("schema=")[1]}
             row = kept.setdefault(kind, {})[events] = {
-                **measure(env, end, args.repeats, old=events <= args.old_up_to, key=key),
+                **measure(env, end, args.repeats, names, old=events <= args.old_up_to, key=key),
                 **restart(url, names, args.kept)}
             print("  " + ", ".join(f"{path} {_shown(path, value)}" for path, value in row.items()), flush=True)
         for kind, rows_kept in kept.items():
@@ -364,7 +366,8 @@ def main() -> None:
                     elif args.keep and size == args.sizes[-1]:  # the schema stays: its name, to measure it again
                         _describe(args.keep / f"year-pg-{written}.json", "PostgreSQL", written, url, grown)
                         cleanup = _nothing
-                    rows[written] = {**measure(env, grown.end, args.repeats, old=written <= args.old_up_to),
+                    rows[written] = {**measure(env, grown.end, args.repeats, grown.names,
+                                                              old=written <= args.old_up_to),
                                      **restart(url, grown.names, directory)}
                     print("  " + ", ".join(f"{path} {_shown(path, value)}" for path, value in rows[written].items()),
                           flush=True)

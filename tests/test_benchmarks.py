@@ -34,3 +34,25 @@ def test_every_benchmark_imports_as_a_module() -> None:
     run = subprocess.run([sys.executable, "-c", code, *names], cwd=ROOT, capture_output=True, text=True, timeout=120,
                          check=False)
     assert run.returncode == 0, run.stderr
+
+
+def test_the_year_benchmark_builds_keeps_and_measures_again_a_small_store(tmp_path: Path) -> None:
+    """``benchmarks/year.py`` end to end on a store of a few thousand events (its figures are not judged here, only
+    that every path is measured at each size, the copies are kept, and ``--kept`` measures them again)."""
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    built = subprocess.run([sys.executable, "-m", "benchmarks.year", "--sizes", "2000", "4000", "--tables", "2",
+                            "--repeats", "1", "--only", "SQLite", "--old-up-to", "2500", "--keep", str(kept)],
+                           cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
+    assert built.returncode == 0, built.stderr[-2000:]
+    copies = sorted(path.name for path in kept.glob("year-*.db"))
+    assert len(copies) == 2 and len(list(kept.glob("year-*.json"))) == 2, copies
+    again = subprocess.run([sys.executable, "-m", "benchmarks.year", "--kept", str(kept), "--repeats", "1",
+                            "--old-up-to", "0"], cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
+    assert again.returncode == 0, again.stderr[-2000:]
+    for run in (built, again):
+        assert "SQLite: cost of each read path" in run.stdout and "what a year costs" in run.stdout, run.stdout
+        for path in ("dealers", "shufflers", "floor start", "history", "search", "first load", "command",
+                     "start: every table", "memory"):
+            assert f"\n{path} " in run.stdout, (path, run.stdout)
+    assert "dealers, from position 1" in built.stdout  # the path as before issue 30, at the smaller size
