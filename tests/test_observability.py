@@ -221,9 +221,12 @@ def test_the_latency_histogram_counts_each_unary_call_of_a_station(played: Playe
 
 def test_the_events_stored_the_group_commits_the_hands_and_the_device_reports_are_counted(played: Played) -> None:
     at_start, after = played.at_start, played.after
-    assert sample(at_start, "pokertable_events_stored_total") == 0
+    # what the service records of itself at its start (its clock's state where the clock is not synchronised, as on
+    # this machine, with the head that vouches for it), stored before or after the first scrape: a few events
+    before_play = sample(at_start, "pokertable_events_stored_total")
+    assert 0 <= before_play <= 10
     # 12 commands (open, 3 seats, start, 6 deals, the fault), each its changes and its record; and signed heads
-    assert sample(after, "pokertable_events_stored_total") >= 24
+    assert sample(after, "pokertable_events_stored_total") - before_play >= 24
     commits, commands = (sample(after, f"pokertable_group_commit_size_{part}") for part in ("count", "sum"))
     assert commits >= 12 and commands == commits  # the sole writer of an SQLite file commits a command at a time
     assert sample(after, "pokertable_group_commit_size_bucket", le="1.0") == commits
