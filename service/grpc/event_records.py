@@ -10,7 +10,7 @@ from typing import Any
 
 from domain.banked.cdp import CdpSettings
 from domain.banked.thb_settings import ThbSettings
-from domain.games import GAMES
+from domain.games import BANKED_BY_HAND
 
 STRUCT = "google.protobuf.Struct"
 
@@ -108,7 +108,7 @@ SETTINGS_RECORDS: Mapping[type[Any] | None, Record] = {None: CIRCLE_SETTINGS, Th
 """The recorded settings of a game, by its settings class (``None``: circle, ``domain.games.Game``)."""
 
 
-_BANKED_CODES = ", ".join(code for code, game in GAMES.items() if game.family == "banked")
+_BANKED_CODES = ", ".join(game.code for game in BANKED_BY_HAND.values())
 FIELD_NOTES: Mapping[str, str] = {
     "seat": "the seat (1-based)", "box": "the box of a banked table (1-based; CdpHand.CardDealt: 0 is the bank)",
     "card": "a card code (\"As\"); \"??\" when face down and the caller may not see it",
