@@ -264,7 +264,7 @@ def test_a_hand_summary_is_what_the_search_lists(store: dict[str, str]) -> None:
     app = _played(store, seed=8)
     app.floor_log.catch_up()
     for name in app.table_names():
-        for row in app.floor_log.store.hands(name, since=None, until=None, outcome=None, seat=None):
+        for row in app.floor_log.store.hands_index.hands(name, since=None, until=None, outcome=None, seat=None):
             if row.summary is not None:
                 assert row.summary == hand_summary(app, game_of(app.any_table(name)), uuid.UUID(row.hand_id))
     app.close()

@@ -53,7 +53,7 @@ def first_position_at(app: Any, moment: datetime) -> int:
     low, high = 1, (recorder.max_notification_id() or 0) + 1
     floor = getattr(app, "floor_log", None)
     if floor is not None and floor.store.ready:  # from the hands index: the last hand started before it
-        before = floor.store.last_hand_before(moment)
+        before = floor.store.hands_index.last_before(moment)
         if before is not None and low <= before.position < high:
             found = recorder.select_notifications(start=before.position, limit=1)
             if found and app.mapper.to_domain_event(found[0]).timestamp < moment:  # checked against the log

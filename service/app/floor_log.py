@@ -99,7 +99,7 @@ class FloorLog:
         made: list[Change] = []
         for entry in (log_entry(self.app.mapper, notification) for notification in found):
             for change in changes(entry, self._table_name, lambda hand: started.get(hand) or
-                                  self.store.hand_table(hand)):
+                                  self.store.hands_index.table_of(hand)):
                 if isinstance(change, TableOpened):
                     self._names[change.table_id] = change.name
                 elif isinstance(change, HandStarted):

@@ -106,7 +106,7 @@ def version_at(app: TableQueries, aggregate_id: UUID, latest: int, position: int
 def _around(app: TableQueries, table: str, aggregate_id: UUID, latest: int, *, position: int | None,
             moment: datetime | None) -> tuple[int | None, int | None] | None:
     """The table's versions at its hand starts nearest the bound (``position``, ``moment``), by the floor's hands
-    index (:meth:`service.store.floor_store.FloorStore.hands_around`), each then placed in the log by one
+    index (:meth:`service.store.hands_index.HandsIndex.around`), each then placed in the log by one
     point read of its position; ``None`` with no index to ask (a store opened read-only before it existed). A log
     position is first told as a time: the time of the event at it (the log is timed in log order, issue 29)."""
     floor = getattr(app, "floor_log", None)
@@ -122,7 +122,7 @@ def _around(app: TableQueries, table: str, aggregate_id: UUID, latest: int, *, p
     if at is None:
         return None
     versions: list[int | None] = []
-    for found in floor.store.hands_around(table, at):
+    for found in floor.store.hands_index.around(table, at):
         event = recorder.event_at(found.position) if found is not None else None
         versions.append(event[1] if event is not None and event[0] == aggregate_id and event[1] <= latest else None)
     return versions[0], versions[1]

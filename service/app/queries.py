@@ -93,7 +93,7 @@ class TableQueries(CachedReads, TableFloor):
             return []  # a table deals one game (R-CIRC-5)
         if self.floor_log.usable:  # the hands index (issue 30): the hands it finds, not every hand of the table
             self.floor_log.catch_up()
-            rows = self.floor_log.store.hands(table, since=since, until=until, outcome=outcome, seat=seat)
+            rows = self.floor_log.store.hands_index.hands(table, since=since, until=until, outcome=outcome, seat=seat)
             summaries: Iterable[dict[str, Any]] = (
                 row.summary if row.summary is not None else hand_summary(self, dealt, UUID(row.hand_id))
                 for row in rows)

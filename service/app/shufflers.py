@@ -230,7 +230,7 @@ def _table_events(app: _Log, record: Any, since: datetime | None) -> list[Any]:
     low, high = 1, record.hands_started + 1  # the first hand started at or after since
     floor = getattr(queries, "floor_log", None)
     if floor is not None and floor.store.ready:  # narrowed by the hands index, each end checked against the log
-        before, after = floor.store.hands_around(record.name, since)
+        before, after = floor.store.hands_index.around(record.name, since)
         if before is not None and 1 <= before.number < high and first_event(before.number).timestamp < since:
             low = before.number + 1
         if after is not None and low <= after.number < high and first_event(after.number).timestamp >= since:

@@ -10,7 +10,8 @@ Tables (each ``pokertable_floor_…``; on PostgreSQL in the log's schema):
 - ``pokertable_floor_alerts``: every alert, by the log position of the event that raised it, with its table, time,
   kind, words and who acknowledged it and why ("" while open; an index holds only the open ones);
 - ``pokertable_floor_hands``: every hand by id: its table, number, start, whether it ended, its outcome, seats (or
-  boxes) and its summary (what a search lists), indexed by table and start, by table and outcome, and by start.
+  boxes) and its summary (what a search lists), indexed by table and start, by table and outcome, and by start;
+  written here with the rest, read through :attr:`FloorStore.hands_index` (:mod:`service.store.hands_index`).
 
 Everything one page of the log changes is written in **one transaction with the new position**, which it first
 moves from the position it read from: a follower killed at any instant leaves the whole page and its position or
@@ -23,22 +24,20 @@ The projection is a cache of the log, never evidence: the pit's holds are the ta
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from domain.floor_log import AlertAcknowledged, AlertRaised, Change, HandEnded, HandStarted, Noted, TableOpened
+from service.store.hands_index import HandsIndex, encoded, stamp
 
 FORMAT = 1
 """The projection's format: a store written in another is rebuilt from the log at the next catch-up."""
 NAME = "floor"
-SLACK = timedelta(seconds=1)
-"""How far a hand's start in the index may be from its own first event's (a hand not ended yet)."""
 TABLES = ("pokertable_floor_position", "pokertable_floor_tables", "pokertable_floor_alerts", "pokertable_floor_hands")
 SCHEMA = [
     "CREATE TABLE IF NOT EXISTS {position} (name TEXT PRIMARY KEY, position BIGINT NOT NULL, format INTEGER NOT NULL)",
@@ -55,23 +54,6 @@ SCHEMA = [
     "CREATE INDEX IF NOT EXISTS {prefix}floor_hands_outcome ON {hands} (table_name, outcome)",
     "CREATE INDEX IF NOT EXISTS {prefix}floor_hands_started ON {hands} (started)",
 ]
-
-
-def _shifted(moment: datetime, by: timedelta) -> datetime | None:
-    """``moment`` moved by ``by``; None past the first or the last time there is (a request may ask for either).
-
-    >>> _shifted(datetime.min.replace(tzinfo=UTC), -SLACK) is None, _shifted(datetime.max.replace(tzinfo=UTC), SLACK)
-    (True, None)
-    """
-    try:
-        return moment + by
-    except OverflowError:
-        return None
-
-
-def stamp(moment: datetime) -> str:
-    """A time as the tables keep it: ISO 8601 in UTC, to the microsecond (sorts as time does)."""
-    return moment.astimezone(UTC).isoformat(timespec="microseconds")
 
 
 @dataclass(frozen=True)
@@ -95,27 +77,6 @@ class TableRow:
     position: int
     shuffler: str
     correction: str
-
-
-@dataclass(frozen=True)
-class HandRow:
-    """A hand as the index keeps it (``summary``: what a search lists, once the hand ended; None before)."""
-
-    hand_id: str
-    table: str
-    number: int
-    started: datetime
-    ended: bool
-    summary: dict[str, Any] | None
-
-
-@dataclass(frozen=True)
-class HandMark:
-    """Where a hand starts, as the index says: its number at its table, and the log position of its table's
-    ``HandStarted``."""
-
-    number: int
-    position: int
 
 
 class PositionMovedError(RuntimeError):
@@ -142,6 +103,8 @@ class FloorStore:
             with self._cursor(commit=True) as cursor:
                 for statement in SCHEMA:
                     cursor.execute(statement.format(**self._names))
+        self.hands_index = HandsIndex(self._cursor, self._snapshot)
+        """The hands index's reads (:mod:`service.store.hands_index`)."""
         self.ready = writable or self._exists()
         """The tables are there to be read (a store opened read-only by a version before them has none)."""
 
@@ -213,13 +176,6 @@ class FloorStore:
             for change in changes:
                 _write(cursor, change, summaries)
 
-    def hand_table(self, hand_id: str) -> str | None:
-        """A hand's table, if its start was followed."""
-        with self._cursor(commit=False) as cursor:
-            cursor.execute("SELECT table_name FROM {hands} WHERE hand_id = ?", (hand_id,))
-            row = cursor.fetchone()
-        return str(row["table_name"]) if row else None
-
     # -- what the floor reads -------------------------------------------------------------------------------
 
     def tables(self) -> list[TableRow]:
@@ -256,60 +212,6 @@ class FloorStore:
                            (table, stamp(since), stamp(until)))
             return [_alert(row) for row in cursor.fetchall()]
 
-    def hands(self, table: str, *, since: datetime | None, until: datetime | None, outcome: str | None,
-              seat: int | None) -> list[HandRow]:
-        """The hands of ``table`` started in ``[since, until]``, give or take :data:`SLACK` (the caller checks each
-        hand's own start: an ended hand's row holds it, a hand not ended yet holds its table's event's), ended ones
-        of ``outcome`` with ``seat`` dealt in, in number order."""
-        where, values = ["table_name = ?"], [table]
-        if since is not None and since > datetime.min.replace(tzinfo=UTC) + SLACK:
-            where.append("started >= ?")
-            values.append(stamp(since - SLACK))
-        if until is not None and until < datetime.max.replace(tzinfo=UTC) - SLACK:
-            where.append("started <= ?")
-            values.append(stamp(until + SLACK))
-        if outcome is not None:
-            where.append("outcome IN (?, '')")  # a hand not ended yet has no outcome: its own path decides
-            values.append(outcome)
-        if seat is not None:
-            where.append("(ended = 0 OR seats LIKE ?)")
-            values.append(f"%,{seat},%")
-        with self._cursor(commit=False) as cursor:
-            cursor.execute("SELECT hand_id, table_name, number, started, ended, summary FROM {hands} WHERE "
-                           + " AND ".join(where) + " ORDER BY number", tuple(values))
-            return [HandRow(str(row["hand_id"]), str(row["table_name"]), int(row["number"]),
-                            datetime.fromisoformat(str(row["started"])), bool(row["ended"]),
-                            decoded(row["summary"]) if row["ended"] else None) for row in cursor.fetchall()]
-
-    def hands_around(self, table: str, moment: datetime) -> tuple[HandMark | None, HandMark | None]:
-        """The table's hands nearest ``moment`` by the index: the last started at least :data:`SLACK` before it and
-        the first started more than :data:`SLACK` after it (None where there is none), each by its number and the
-        log position of its table's ``HandStarted``: two seeks of the index by table and start. A hint, never an
-        answer: the caller checks each against the log (:func:`service.app.past.version_at`), so a row that is
-        wrong costs a read, not a wrong answer."""
-        found: list[HandMark | None] = []
-        with self._snapshot() as cursor:
-            for where, order, by in (("<=", "DESC", -SLACK), (">", "ASC", SLACK)):
-                bound = _shifted(moment, by)
-                row = None
-                if bound is not None:  # none before the first time there is, none after the last
-                    cursor.execute(f"SELECT number, position FROM {{hands}} WHERE table_name = ? AND started {where} "
-                                   f"? ORDER BY started {order} LIMIT 1", (table, stamp(bound)))
-                    row = cursor.fetchone()
-                found.append(HandMark(int(row["number"]), int(row["position"])) if row else None)
-        return found[0], found[1]
-
-    def last_hand_before(self, moment: datetime) -> HandMark | None:
-        """The last hand any table started at least :data:`SLACK` before ``moment`` by the index (one seek of the
-        index by start), or None: a hint the caller checks against the log, as :meth:`hands_around`'s."""
-        if (bound := _shifted(moment, -SLACK)) is None:
-            return None
-        with self._cursor(commit=False) as cursor:
-            cursor.execute("SELECT number, position FROM {hands} WHERE started <= ? ORDER BY started DESC LIMIT 1",
-                           (stamp(bound),))
-            row = cursor.fetchone()
-        return HandMark(int(row["number"]), int(row["position"])) if row else None
-
     def everything(self) -> tuple[int, dict[str, list[tuple[Any, ...]]]]:
         """The position and every row of every table, sorted, read as of one moment: what a check compares with a
         recomputation from the log up to that position."""
@@ -323,37 +225,6 @@ class FloorStore:
                 found[key] = [tuple(row.values()) if isinstance(row, dict) else tuple(row)
                               for row in cursor.fetchall()]
         return position, found
-
-
-_INT_KEYS = "\u0000int-keys"
-"""How a summary's mapping keyed by numbers (a seat's net result) is kept in JSON, whose keys are text."""
-
-
-def encoded(value: Any) -> str:
-    """A hand's summary as JSON that :func:`decoded` reads back as it was (numbers as keys kept numbers).
-
-    >>> decoded(encoded({"net": {1: -2, 3: 2}, "seats": [1, 3]}))
-    {'net': {1: -2, 3: 2}, 'seats': [1, 3]}
-    """
-    def plain(item: Any) -> Any:
-        if isinstance(item, dict):
-            if item and all(isinstance(key, int) for key in item):
-                return {_INT_KEYS: [[key, plain(inner)] for key, inner in item.items()]}
-            return {str(key): plain(inner) for key, inner in item.items()}
-        if isinstance(item, list | tuple):
-            return [plain(inner) for inner in item]
-        return item if item is None or isinstance(item, bool | int | str) else str(item)
-
-    return json.dumps(plain(value), sort_keys=True)
-
-
-def decoded(text: str) -> dict[str, Any]:
-    """A summary as :func:`encoded` kept it."""
-    def hook(item: dict[str, Any]) -> Any:
-        return {key: inner for key, inner in item[_INT_KEYS]} if set(item) == {_INT_KEYS} else item
-
-    found: dict[str, Any] = json.loads(text, object_hook=hook)
-    return found
 
 
 def _position(cursor: _Dialect) -> int:
