@@ -36,7 +36,7 @@ browser:
 		echo "chromium is not installed: the browser tests will be skipped (make test as root installs it)"
 
 # promtool from Debian's prometheus package, for the alert rules' tests (docs/ops/pokertable-alerts.rules.yml,
-# tests/test_alert_rules.py): the package is fetched with apt-get download and only promtool is unpacked, into
+# tests/e2e/test_alert_rules.py): the package is fetched with apt-get download and only promtool is unpacked, into
 # $(BIN) (no Prometheus server is installed or started). Where apt cannot fetch it the tests say so (a visible skip;
 # CI requires it).
 promtool: $(STAMP)
@@ -60,7 +60,7 @@ $(BUF): $(NODE_TOOLS)/package.json $(NODE_TOOLS)/package-lock.json
 	touch $(BUF)
 
 # The second-language client (issue 14): TypeScript generated from proto/ alone (protoc-gen-es, Connect for Node,
-# TypeScript; pinned in tools/node), compiled to clients/typescript/dist. tests/test_second_language_client.py runs it.
+# TypeScript; pinned in tools/node), compiled to clients/typescript/dist. tests/e2e/test_second_language_client.py runs it.
 TS_CLIENT := clients/typescript
 NODE_STAMP := $(NODE_TOOLS)/node_modules/.installed
 
@@ -89,7 +89,7 @@ typecheck: $(STAMP)
 unit: $(STAMP)
 	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest
 
-# The sampling tests (marker slow) at the full size they were written for (tests/sizes.py): 100,000 random hands of
+# The sampling tests (marker slow) at the full size they were written for (tests/support/sizes.py): 100,000 random hands of
 # six and of seven cards against pokerkit, 500 PHH hands per variant, 100 random hands corrected (hypothesis);
 # `make test` runs them on smaller samples (10,000, 75, 30).
 test-slow: $(STAMP)

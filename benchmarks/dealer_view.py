@@ -31,8 +31,8 @@ if not __package__:  # run as a script: benchmarks/ heads sys.path, where servic
 from service.app.application import PokerTables
 from service.app.dealer_report import shift_dealers
 from service.store.persistence import environment
-from tests.app_play import PIT
-from tests.test_shuffler_monitor import _Floor, _uniform
+from tests.support.app_play import PIT
+from tests.support.shuffler_floor import _Floor, _uniform
 
 FULL_FLOOR_HANDS = 20 * 320
 """A full floor's shift: 20 tables, 8 hours at 40 hands an hour."""

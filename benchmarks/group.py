@@ -1,6 +1,6 @@
 """A casino group's follower (issue 18, item 3; docs/group.md): two casinos of 100,000 events each, every card, bet
-and decision played through the application (:mod:`tests.group_support`: four circle games, two with a rake, and both
-banked games), each casino's service signing its chain head every 1,000 events; the group's follower
+and decision played through the application (:mod:`tests.support.group_support`: four circle games, two with a rake,
+and both banked games), each casino's service signing its chain head every 1,000 events; the group's follower
 (``pokertable group sync --follow``, a real process) killed with SIGKILL at five random moments of the stream (once
 it has stored a number of events drawn at random) and started again each time, then left to catch up. Printed: the
 kill points, events/s, and the group's totals per casino and game beside each casino's own, computed from its log
@@ -42,7 +42,7 @@ from service.group.verify import verify_received
 from service.store.persistence import environment, notifications
 from service.store.signer import HeadSigner
 from service.store.signing import load_public_key, public_pem
-from tests.group_support import Casino
+from tests.support.group_support import Casino
 
 CASINOS = ("Gran Via", "Costa")
 BATCH = 1000

@@ -30,7 +30,7 @@ from domain.reconstruction import reconstruct
 from service.app.application import PokerTables
 from service.store.audit import verify
 from service.store.persistence import environment, notifications
-from tests.circle_support import play_randomly, shuffled, start
+from tests.support.circle_support import play_randomly, shuffled, start
 
 GAMES = {
     "holdem": (TableSettings.create("holdem", BettingStructure.NO_LIMIT, blinds=(1, 2), burn_cards=True), 6),

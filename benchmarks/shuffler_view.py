@@ -29,7 +29,7 @@ if not __package__:  # run as a script: benchmarks/ heads sys.path, where servic
 from service.app.application import PokerTables
 from service.app.shufflers import shift_report
 from service.store.persistence import environment
-from tests.test_shuffler_monitor import _Floor, _uniform
+from tests.support.shuffler_floor import _Floor, _uniform
 
 FULL_FLOOR_HANDS = 20 * 320
 """A full floor's shift: 20 tables, 8 hours at 40 hands an hour."""

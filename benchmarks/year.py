@@ -65,8 +65,8 @@ from service.app.dealer_report import log_entries, shift_dealers
 from service.app.shufflers import _finished_hands, shuffles_seen
 from service.store.persistence import environment
 from service.store.snapshots import use_keys
-from tests.app_play import PIT
-from tests.circle_support import play_randomly
+from tests.support.app_play import PIT
+from tests.support.circle_support import play_randomly
 
 SETTINGS = TableSettings.create("holdem", BettingStructure.NO_LIMIT, blinds=(1, 2), burn_cards=False)
 KEY = Ed25519PrivateKey.generate()

@@ -14,7 +14,8 @@ some handlers did work proportional to the message before asking who called. Now
   is read into Python, and takes no more than that ahead on any stream (no window growth by bandwidth probing: with
   it, 256 refused 4 MiB calls in flight held 886 MB). The largest legal request (every text field at its
   256-character limit in 4-byte UTF-8, every number at 10 bytes, ten entries in every list) is about 19 KiB
-  (``tests/test_attack_unauthenticated.py`` computes it from the service descriptor): 64 KiB leaves three times that.
+  (``tests/grpc/test_attack_unauthenticated.py`` computes it from the service descriptor): 64 KiB leaves three
+  times that.
 * A connection carries at most :data:`MAX_STREAMS_PER_CONNECTION` calls at once (further calls wait, they do not
   fail): enough for one pit screen watching every table of a large floor over one channel, or a benchmark's 200
   tables flat out.

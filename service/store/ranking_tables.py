@@ -6,7 +6,7 @@ starts. The build writes them once, beside this module (``pokertable-52.tables``
 generated gRPC code: never committed), and a start reads them back in milliseconds.
 
 The file is never trusted for what it says: it is taken only if its SHA-256 is :data:`DIGEST`, the digest of the
-tables this release's code builds (``tests/test_ranking_file.py`` builds them and holds the two equal), and if its
+tables this release's code builds (``tests/app/test_ranking_file.py`` builds them and holds the two equal), and if its
 tables are of the right shape. A file changed by anyone, cut short, of another release or missing is passed over:
 the tables are built as before, and the start says why (a WARNING when the file is there but not this release's).
 
@@ -32,7 +32,8 @@ MAGIC = b"pokertable hand-ranking tables 1\n"
 FILE = Path(__file__).with_name("pokertable-52.tables")
 """Where the build leaves the 52-card deck's tables (an artifact of the wheel, covered by its release manifest)."""
 DIGEST = "13520eda71c364c8670d52eac405f12be94f1669b6ad02936113ade83e383249"
-"""The SHA-256 of the file the code of this release writes (tests/test_ranking_file.py holds it to a fresh build)."""
+"""The SHA-256 of the file the code of this release writes (tests/app/test_ranking_file.py holds it to a fresh
+build)."""
 
 _log = logging.getLogger(__name__)
 

@@ -5,7 +5,7 @@ A stored event names its class by topic, ``module:qualname``. The move to ``doma
 events stored before the move name modules that no longer exist. Each old module is registered as an alias of the
 module that now holds its classes: ``domain.hand:Hand.CardDealt`` resolves to
 :class:`domain.circle.hand.Hand.CardDealt`. Events stored from now on carry the new topics; both kinds load side by
-side, and the hash chain, which covers the topic as stored, still checks (tests/test_fixture_before_move.py).
+side, and the hash chain, which covers the topic as stored, still checks (tests/app/test_fixture_before_move.py).
 """
 
 from __future__ import annotations

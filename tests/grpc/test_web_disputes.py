@@ -1,0 +1,52 @@
+"""Issue 16, item 5 — the disputes search over HTTP: by table, or over every table of a game, by outcome; each hand
+found names its table, and its reconstruction and exports are that table's."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from service.api import commands_pb2 as cmd
+from service.api import types_pb2 as pb
+from tests.support.grpc_support import act, deal, start
+from tests.support.web_support import Pit, holdem_table, pit_service, sign_in, thb_waiting_for_the_director, until
+
+HAND_ROW = re.compile(r'<tr data-table="([^"]+)" data-hand="(\d+)">')
+
+
+@pytest.fixture
+def pit(tmp_path: Path) -> Iterator[Pit]:
+    with pit_service(tmp_path) as running:
+        yield running
+
+
+def _found(http: httpx.Client, **query: str) -> list[tuple[str, int]]:
+    reply = http.get("/disputes", params=query)
+    assert reply.status_code == 200, reply.text
+    return [(table, int(number)) for table, number in HAND_ROW.findall(reply.text)]
+
+
+def test_hands_are_searched_by_table_or_by_game_across_tables(pit: Pit) -> None:
+    dealer = holdem_table(pit)
+    start(dealer, "Mesa 1", pb.DECK_COLOUR_RED)
+    deal(dealer, "Mesa 1", "As Kd Qh Ac Kc Qs")
+    for seat in (1, 2):
+        act(dealer, "Mesa 1", fold=cmd.Fold(seat=seat))
+    thb_waiting_for_the_director(pit)
+    with httpx.Client(base_url=pit.url) as http:
+        sign_in(http, "pit")
+        until(lambda: {"Mesa 1", "THB 1"} <= {table for table, _ in _found(http, table="", game="")},
+              "both tables' hands on the floor")
+        assert _found(http, table="Mesa 1") == [("Mesa 1", 1)]
+        assert _found(http, table="", game="holdem") == [("Mesa 1", 1)]
+        assert _found(http, table="", game="holdem-bonus") == [("THB 1", 1)]
+        assert _found(http, table="", game="omaha") == []
+        assert _found(http, table="", game="", outcome="uncontested") == [("Mesa 1", 1)]
+        assert _found(http, table="", game="", outcome="in-progress") == [("THB 1", 1)]
+        page = http.get("/disputes", params={"table": "", "game": "holdem-bonus"}).text
+        assert 'action="/disputes/THB%201/1"' in page and 'href="/export/THB%201/1.json"' in page
+        assert "No hand found." in http.get("/disputes", params={"table": "", "game": "omaha"}).text
