@@ -29,6 +29,7 @@ if not __package__:  # run as a script: benchmarks/ heads sys.path, where servic
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from service.app.application import PokerTables
+from service.app.commands import SignIn
 from service.app.dealer_report import shift_dealers
 from service.store.persistence import environment
 from tests.support.app_play import PIT
@@ -68,7 +69,7 @@ def main(argv: list[str] | None = None) -> None:
         for hand in range(args.hands):
             for number, floor in enumerate(floors, start=1):
                 if hand % args.rotation == 0:
-                    app.sign_in(floor.ids(), floor.table, f"D-{number}-{hand // args.rotation}", PIT)
+                    app.handle(SignIn(floor.ids(), floor.table, f"D-{number}-{hand // args.rotation}"), PIT)
                 floor.hand(_uniform, serial=f"SN-{number:03d}")
         dealt = time.perf_counter() - started
         events = app.recorder.max_notification_id() or 0

@@ -61,6 +61,7 @@ from domain.device_reports import DeviceReport
 from service.api import table_service_pb2 as svc
 from service.api import table_service_pb2_grpc as svc_grpc
 from service.app.application import PokerTables
+from service.app.commands import AcknowledgeAlert, AddChips, OpenTable, Sit
 from service.app.dealer_report import log_entries, shift_dealers
 from service.app.shufflers import _finished_hands, shuffles_seen
 from service.store.persistence import environment
@@ -128,9 +129,9 @@ class Store:
         with simulated(self.clock):
             app = self._open()
             for name in self.names:
-                app.open_table(uuid.uuid4().hex, name, SETTINGS)
+                app.handle(OpenTable(uuid.uuid4().hex, name, SETTINGS))
                 for seat in range(1, 7):
-                    app.sit(uuid.uuid4().hex, name, seat, 500)
+                    app.handle(Sit(uuid.uuid4().hex, name, seat, 500))
             app.close()
 
     def _open(self) -> PokerTables:
@@ -148,7 +149,7 @@ class Store:
             app = self._open()
             app.floor_log.catch_up()
             for alert in app.floor_log.store.open_alerts():  # the one left open at the last size
-                app.acknowledge_alert(uuid.uuid4().hex, alert.table, alert.position, "read again", PIT)
+                app.handle(AcknowledgeAlert(uuid.uuid4().hex, alert.table, alert.position, "read again"), PIT)
             written = app.recorder.max_notification_id() or 0
             while written < events:
                 written += self._round(app)
@@ -183,7 +184,7 @@ class Store:
             app.floor_log.catch_up()
             for alert in app.floor_log.store.open_alerts():
                 if alert.table in faults and alert.position > before:
-                    app.acknowledge_alert(uuid.uuid4().hex, alert.table, alert.position, "read again", PIT)
+                    app.handle(AcknowledgeAlert(uuid.uuid4().hex, alert.table, alert.position, "read again"), PIT)
                     written += 1
         return written
 
@@ -253,16 +254,16 @@ def measure(env: dict[str, str], end: datetime, repeats: int, names: list[str], 
         app.floor_log.store.floor()
 
     figures["floor start"] = timed(floor_start, repeats)
-    figures["search, no range"] = timed(lambda: app.search_hands(first, outcome="voided"), repeats)
+    figures["search, no range"] = timed(lambda: app.views.search_hands(first, outcome="voided"), repeats)
     head = app.recorder.max_notification_id() or 0
     disputed = [head // 4 + head * k // 32 for k in range(16)]  # 16 moments across the log's middle half
 
     def history() -> None:  # each a table loaded from its nearest snapshot: 0 to 199 events after it, as it falls
         for position in disputed:
-            app.table_at(first, position=position)
+            app.views.table_at(first, position=position)
 
     figures["history"] = timed(history, repeats) / len(disputed)
-    figures["search"] = timed(lambda: app.search_hands(first, since=end - timedelta(hours=1)), repeats)
+    figures["search"] = timed(lambda: app.views.search_hands(first, since=end - timedelta(hours=1)), repeats)
 
     def first_load() -> None:
         fresh = PokerTables(env=env)
@@ -271,7 +272,7 @@ def measure(env: dict[str, str], end: datetime, repeats: int, names: list[str], 
         fresh.close()
 
     figures["first load"] = timed(first_load, repeats)
-    figures["command"] = timed(lambda: app.add_chips(uuid.uuid4().hex, last, 1, 1), repeats)
+    figures["command"] = timed(lambda: app.handle(AddChips(uuid.uuid4().hex, last, 1, 1)), repeats)
     app.close()
     return figures
 

@@ -16,9 +16,13 @@ from dataclasses import dataclass
 from typing import Any, Literal
 from uuid import UUID
 
+from domain.actions import Action, Legal
+from domain.banked.actions import CDP_ACTIONS, THB_ACTIONS, cdp_legal, thb_legal
 from domain.banked.cdp import CdpHand, CdpSettings
 from domain.banked.table import BankedTable
 from domain.banked.thb import ThbHand, ThbSettings
+from domain.circle.actions import CIRCLE_ACTIONS
+from domain.circle.actions import legal as circle_legal
 from domain.circle.hand import Hand
 from domain.circle.table import Table
 from domain.circle.variants import VARIANTS
@@ -51,6 +55,18 @@ class Game:
     """A hand → its whole state as plain data (the pit's copy: every card)."""
     table_state: Callable[[Any], dict[str, Any]]
     """A table → what its history shows besides its hands (stacks and button, or the house's result)."""
+    open: Callable[[str, Any, int, str, str], Any]
+    """A new table of this game: its name, settings, seats (a circle table's), its stations' language and its
+    hands' key (:meth:`domain.circle.table.Table.open`, :meth:`domain.banked.table.BankedTable.open`)."""
+    actions: Mapping[type[Action], Callable[[Any, Any, str], None]]
+    """The actions this game's hands take (:mod:`domain.actions`), each by the method it calls with the action and
+    who gives it; an action whose class says ``between_hands`` is the table's (its method takes the table)."""
+    legal: Callable[[Any], Legal]
+    """A hand in progress → what it takes now (the seat or box to act, the actions allowed, their amounts)."""
+    no_hand_rule: str = "R-CIRC-2"
+    """The rule an action names when no hand is in progress at the table."""
+    foreign_rule: str = "R-CIRC-3"
+    """The rule an action of another game names, refused at this game's table."""
     settings_class: type[Any] | None = None
     """A banked game's settings (``None``: circle settings are :class:`domain.circle.settings.TableSettings`)."""
     hand_rule: str = "holdem"
@@ -110,22 +126,48 @@ def _banked_table(table: BankedTable) -> dict[str, Any]:
     return {"game": table.game, "bank_result": table.bank_result, "reshuffle_required": table.reshuffle_pending or ""}
 
 
+def _open_circle(name: str, settings: Any, seats: int, language: str, hands_key: str) -> Table:
+    return Table.open(name, settings, seats, language, hands_key=hands_key)
+
+
+def _open_banked(code: str) -> Callable[[str, Any, int, str, str], BankedTable]:
+    def opened(name: str, settings: Any, seats: int, language: str, hands_key: str) -> BankedTable:
+        del seats  # the game's boxes (R-THB-1, R-CDP-1)
+        return BankedTable.open(name, code, settings, language, hands_key=hands_key)
+
+    return opened
+
+
 def _circle(code: str) -> Game:
     return Game(code, "circle", Table, Hand, Hand.create_id, circle_summary, Hand.snapshot, _circle_table,
-                hand_rule=VARIANTS[code].hand_rule)
+                _open_circle, CIRCLE_ACTIONS, circle_legal, hand_rule=VARIANTS[code].hand_rule)
 
 
 GAMES: Mapping[str, Game] = {
     **{code: _circle(code) for code in VARIANTS},
     "holdem-bonus": Game("holdem-bonus", "banked", BankedTable, ThbHand, ThbHand.hand_id, banked_summary,
-                         ThbHand.snapshot, _banked_table, ThbSettings, hand_rule="holdem"),
+                         ThbHand.snapshot, _banked_table, _open_banked("holdem-bonus"), THB_ACTIONS, thb_legal,
+                         "R-AUD-1", "R-AUD-1", ThbSettings, hand_rule="holdem"),
     "casino-draw": Game("casino-draw", "banked", BankedTable, CdpHand, CdpHand.hand_id, banked_summary,
-                        CdpHand.snapshot, _banked_table, CdpSettings, hand_rule="draw", bank_qualifies=True),
+                        CdpHand.snapshot, _banked_table, _open_banked("casino-draw"), CDP_ACTIONS, cdp_legal,
+                        "R-AUD-1", "R-AUD-1", CdpSettings, hand_rule="draw", bank_qualifies=True),
 }
 """Every game by its code: the circle variants (:data:`domain.circle.variants.VARIANTS`) and the banked games."""
 
 HAND_CLASSES: frozenset[type[Any]] = frozenset(game.hand_class for game in GAMES.values())
 """The hand aggregates of every game: what a hand id may name."""
+
+
+def game_of_settings(settings: Any) -> Game:
+    """The game a table's settings are for: a circle variant's (:class:`TableSettings` names it), else the banked
+    game whose settings class they are; :class:`ValueError` for none."""
+    variant = getattr(settings, "variant", None)
+    if isinstance(variant, str) and variant in GAMES:
+        return GAMES[variant]
+    for game in GAMES.values():
+        if game.settings_class is not None and isinstance(settings, game.settings_class):
+            return game
+    raise ValueError(f"{type(settings).__name__} are the settings of no game of the house")
 
 
 def game_of(table: Table | BankedTable) -> Game:

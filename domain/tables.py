@@ -31,10 +31,11 @@ R-CARD-2 the next hand is played with a 52-card deck, not 32
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from uuid import UUID, uuid5
 
 from domain.alerts import AlertBook
-from domain.cards.decks import DeckIdentity
+from domain.cards.decks import BackColour, DeckIdentity
 from domain.device_reports import DeckAlternationError, DeviceReport, alternation_problem, is_shuffler_report
 from domain.holds import HoldBook, report_hold, verify_raised_alert
 from domain.reconstruction_requests import request_problem
@@ -75,6 +76,10 @@ class TableRecord(HoldBook, AlertBook):
         self.acknowledged_alerts = set()
         """R-AUD-1: the log positions of the alerts (device faults, voids) the pit acknowledged here."""
         self.reset_holds()  # R-HOLD-1, R-DECK-3: no alert holds the table, every deck in play
+
+    def deck_size_for_next_hand(self) -> int:
+        """The deck the table's next hand needs (each kind of table says)."""
+        raise NotImplementedError
 
     def hand_id(self, number: int) -> UUID:
         """The id of hand ``number`` of this table (each family's hands have their own)."""
@@ -238,3 +243,16 @@ class TableRecord(HoldBook, AlertBook):
 
     def _reconstruction_requested(self, *, hand_id: UUID, number: int, pit_boss: str, reason: str) -> None:
         raise NotImplementedError  # the aggregate's own ``ReconstructionRequested`` event
+
+
+@dataclass(frozen=True)
+class NextDeck:
+    """The deck a table's next hand needs (its game's, or by players dealt in, R-DRAW-8), of this back colour and
+    label: a start that names no size, resolved with the table (:meth:`identity`)."""
+
+    colour: BackColour
+    label: str = ""
+
+    def identity(self, table: TableRecord) -> DeckIdentity:
+        """The deck, of the size ``table``'s next hand needs."""
+        return DeckIdentity(table.deck_size_for_next_hand(), self.colour, self.label)

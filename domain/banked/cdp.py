@@ -7,6 +7,7 @@ The rules as pure functions and the table's settings (qualification, the house w
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from enum import Enum
 from typing import Any
 from uuid import UUID
@@ -18,6 +19,7 @@ from domain.banked.cdp_rules import HOUSE_WAYS, CdpRuleError, CdpSettings, box_r
 from domain.cards.cards import Card
 from domain.cards.decks import DeckIdentity
 from domain.cards.ranking import hand_ranking
+from domain.errors import RuleError
 
 BOXES = 6
 __all__ = ["BOXES", "CdpHand", "CdpRuleError", "CdpSettings", "CdpStage", "house_way", "qualifies"]
@@ -113,15 +115,25 @@ class CdpHand(BankedHand):
                 or not self.settings.ante_min <= amount <= self.settings.ante_max:
             raise CdpRuleError(f"the ante is {self.settings.ante_min} to {self.settings.ante_max}", rule="R-CDP-1")
 
+    def can_place_ante(self, box: int, amount: int) -> bool:
+        return _allowed(self.verify_place_ante, box, amount)
+
     def place_ante(self, box: int, amount: int) -> None:
         """Place a box's ante."""
         self.verify_place_ante(box, amount)
         self.trigger_event(self.BetPlaced, box=box, spot="ante", amount=amount)
 
-    def close_bets(self) -> None:
-        """Bets are closed: five cards one at a time to each box, then five to the bank (R-CDP-1)."""
+    def verify_close_bets(self) -> None:
+        """R-CDP-1: the bets close once, on at least one ante."""
         if self.stage is not CdpStage.BETTING or not self.bets:
             raise CdpRuleError("the deal needs antes, once", rule="R-CDP-1")
+
+    def can_close_bets(self) -> bool:
+        return _allowed(self.verify_close_bets)
+
+    def close_bets(self) -> None:
+        """Bets are closed: five cards one at a time to each box, then five to the bank (R-CDP-1)."""
+        self.verify_close_bets()
         self.trigger_event(self.BetsClosed)
 
     def verify_deal(self, card: Card, source: str = "croupier", sequence: int | None = None) -> None:
@@ -129,6 +141,9 @@ class CdpHand(BankedHand):
         if not self.due:
             raise CdpRuleError(f"no card is due now ({self.stage.value})", rule="R-CDP-1")
         self._check_card(self.seen, card, source, sequence)
+
+    def can_deal(self, card: Card, source: str = "croupier", sequence: int | None = None) -> bool:
+        return _allowed(self.verify_deal, card, source, sequence)
 
     def deal(self, card: Card, source: str = "croupier", sequence: int | None = None) -> None:
         """The next card where it is due."""
@@ -145,6 +160,9 @@ class CdpHand(BankedHand):
         if len(cards) > 2 or len(set(cards)) != len(cards) or any(c not in self.cards[box] for c in cards):
             raise CdpRuleError("a player exchanges 0, 1 or 2 of his own cards", rule="R-CDP-2")
 
+    def can_exchange(self, box: int, cards: list[Card]) -> bool:
+        return _allowed(self.verify_exchange, box, cards)
+
     def exchange(self, box: int, cards: list[Card]) -> None:
         """The box gives back these cards (none: keeps his hand) and is served as many (R-CDP-2)."""
         self.verify_exchange(box, cards)
@@ -156,6 +174,9 @@ class CdpHand(BankedHand):
         if amount != 2 * self.bets[box]["ante"]:
             raise CdpRuleError(f"the play bet is exactly 2× the ante ({2 * self.bets[box]['ante']})", rule="R-CDP-3")
 
+    def can_play(self, box: int, amount: int) -> bool:
+        return _allowed(self.verify_play, box, amount)
+
     def play(self, box: int, amount: int) -> None:
         """The box plays against the bank."""
         self.verify_play(box, amount)
@@ -165,6 +186,9 @@ class CdpHand(BankedHand):
     def verify_fold(self, box: int) -> None:
         """R-CDP-3: in turn."""
         self._require_decider(box)
+
+    def can_fold(self, box: int) -> bool:
+        return _allowed(self.verify_fold, box)
 
     def fold(self, box: int) -> None:
         """The box folds and loses its ante (R-CDP-3)."""
@@ -354,3 +378,12 @@ class CdpHand(BankedHand):
 def _cdp(aggregate: Aggregate) -> CdpHand:
     assert isinstance(aggregate, CdpHand)
     return aggregate
+
+
+def _allowed(verify: Callable[..., None], *args: Any) -> bool:
+    """``can_x``: whether ``verify_x`` lets the command through (the station greys out what it would refuse)."""
+    try:
+        verify(*args)
+    except RuleError:
+        return False
+    return True

@@ -77,6 +77,11 @@ class BankedTable(TableRecord, Aggregate):
         """The table's settings."""
         return GAMES[self.game][1].from_dict(self.settings_data)
 
+    def deck_size_for_next_hand(self) -> int:
+        """The deck the next hand needs: both banked games deal from a full deck of 52 (R-THB-1; R-CARD-5 for every
+        game of the house, docs/banked.md)."""
+        return 52
+
     def hand_id(self, number: int) -> UUID:
         """The id of hand ``number`` of this table."""
         return GAMES[self.game][0].hand_id(self.hands_namespace, number)

@@ -80,7 +80,7 @@ def _state_before(app: Any, start: datetime) -> Iterator[LogEntry]:
         found = past.version_at(app, current.id, current.version, None, before, table=name)
         if found is None:  # opened since
             continue
-        record = app._fetch(current.id, found[0])
+        record = app.reads.fetch(current.id, found[0])
         kind, table = type(record).__name__, str(record.id)
         yield LogEntry(0, before, table, f"{kind}.Opened", {"name": record.name})
         if getattr(record, "closed", False):

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from domain.export import ExportError, PhhContext, hand_document, hand_phh, player_ids
 from service.app.access import NotFoundError, PreconditionError, Viewer
-from service.app.queries import TableQueries
 from service.app.visibility import HIDDEN, event_payload, shows_down_cards
+
+if TYPE_CHECKING:
+    from service.app.application import PokerTables
 
 FORMATS = ("json", "phh")
 MEDIA_TYPES = {"json": "application/json", "phh": "application/toml"}
@@ -48,7 +50,7 @@ def _public_phh(text: str, events: list[Any]) -> str:
     return _HOLE_DEAL.sub(hide, text)
 
 
-def export_hand(app: TableQueries, table: str, number: int, fmt: str, viewer: Viewer) -> tuple[str, str]:
+def export_hand(app: PokerTables, table: str, number: int, fmt: str, viewer: Viewer) -> tuple[str, str]:
     """Hand ``number`` (1 = the first) of a table of any game as ``(content, media type)`` in ``fmt`` (``json`` or
     ``phh``), as ``viewer`` may see it.  :class:`NotFoundError` for no such hand; :class:`PreconditionError` for a
     hand PHH cannot describe (a variant PHH lacks, a banked game, a voided or unfinished hand)."""

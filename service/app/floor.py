@@ -11,8 +11,9 @@ found stays found; a closed table keeps its name too.
 >>> from service.app.application import PokerTables
 >>> from domain.circle.settings import BettingStructure, TableSettings
 >>> app = PokerTables(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
+>>> from service.app.commands import OpenTable
 >>> for name, game in (("Mesa 2", "omaha"), ("Mesa 1", "holdem")):
-...     _ = app.open_table(name, name, TableSettings.create(game, BettingStructure.POT_LIMIT, blinds=(1, 2)))
+...     _ = app.handle(OpenTable(name, name, TableSettings.create(game, BettingStructure.POT_LIMIT, blinds=(1, 2))))
 >>> app.table_names()
 ['Mesa 2', 'Mesa 1']
 """
@@ -20,17 +21,20 @@ found stays found; a closed table keeps its name too.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
-from eventsourcing.application import Application
 from eventsourcing.utils import get_topic
 
 from domain.banked.table import BankedTable
 from domain.circle.table import Table
 from service.store.topics import old_topics
+
+if TYPE_CHECKING:
+    from eventsourcing.persistence import ApplicationRecorder, Mapper
+
+    from service.app.floor_log import FloorLog
 
 OPENED_TOPICS: tuple[str, ...] = (*old_topics(get_topic(Table.Opened)),  # type: ignore[attr-defined]
                                   *old_topics(get_topic(BankedTable.Opened)))  # type: ignore[attr-defined]
@@ -48,14 +52,14 @@ class _Found:
     position: int = 0
 
 
-class TableFloor(Application[UUID]):
-    """The list of every table (a part of :class:`service.app.application.PokerTables`)."""
+class TableNames:
+    """The list of every table (the application's ``app.names``; ``app.table_names()`` asks it)."""
 
-    def __init__(self, env: Mapping[str, str] | None = None) -> None:
+    def __init__(self, recorder: ApplicationRecorder, mapper: Mapper[UUID], floor_log: FloorLog) -> None:
+        self.recorder, self.mapper, self.floor_log = recorder, mapper, floor_log
         self._found = _Found()
-        super().__init__(env)
 
-    def table_names(self) -> list[str]:
+    def __call__(self) -> list[str]:
         """The name of every table of any game, open or closed, in the order the tables were opened.
 
         Reads only the creation events stored since the last call (one call at a time: callers come from a thread
@@ -83,8 +87,8 @@ class TableFloor(Application[UUID]):
         floor_log`, kept by the service about every second): the log is then read from there, not from its start
         (a service's start on a year's log). Nothing on a store with no projection of this format (the log is read
         from its start, as before)."""
-        floor_log = getattr(self, "floor_log", None)  # the application's projection (set after this part's init)
-        if floor_log is None or not floor_log.store.ready:
+        floor_log = self.floor_log
+        if not floor_log.store.ready:
             return
         kept = floor_log.store.tables_as_of()
         if kept is not None and kept[0] <= int(self.recorder.max_notification_id() or 0):

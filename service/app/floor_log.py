@@ -25,8 +25,10 @@ from domain.floor_log import EVENTS, Change, HandEnded, HandStarted, TableOpened
 from domain.games import Game, game_of
 from service.app.access import NotFoundError
 from service.app.log_entries import log_entry, stored_topics
-from service.store.floor_store import FORMAT, FloorStore, PositionMovedError
+from service.store.floor_store import FORMAT, AlertRow, FloorStore, PositionMovedError
 from service.store.persistence import READ_ONLY
+
+__all__ = ["AlertRow", "FloorLog", "hand_summary", "started_at"]  # AlertRow: the floor's alerts as the edges read them
 
 PAGE = 1000
 """Events of the log read, and written with their position, at a time."""

@@ -3,12 +3,12 @@ position the pit acknowledges it by, and the alerts the service raises itself.
 
 The table decides what holds it (:mod:`domain.holds`): its own alerts (a device's fault, a deck check that counted
 wrong, a shuffler that failed the integrity monitor) and the casino's tampering found by the audit that concerns it
-(a finding of the table, or of no table: every table).  This part of :class:`service.app.application.PokerTables`
-gives the table the casino's findings when a hand starts, names each hold by the log position of the event that
-raised it (what ``AcknowledgeAlert`` takes), and lets the service raise an alert at a table
-(:meth:`AlertHolds.raise_alert`, e.g. the shuffler integrity monitor).
+(a finding of the table, or of no table: every table).  :class:`Holds` (the application's ``app.holds``) gives
+the table the casino's findings when a hand starts, names each hold by the log position of the event that raised it
+(what ``AcknowledgeAlert`` takes), and lets the service raise an alert at a table (:meth:`Holds.raise_alert`, e.g.
+the shuffler integrity monitor).
 
-:meth:`AlertHolds.alert_figures` counts, for Prometheus (issue 29; docs/ops/monitoring.md), the tables held now, the
+:meth:`Holds.alert_figures` counts, for Prometheus (issue 29; docs/ops/monitoring.md), the tables held now, the
 holding alerts not acknowledged yet and the tampering the audit found, from what the application keeps — the list of
 its tables and each table's cached record, the casino's record of findings — never from the log: a scrape costs a
 look at each table, whatever the number of events stored.
@@ -16,7 +16,6 @@ look at each table, whatever the number of events stored.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -28,11 +27,16 @@ from domain.banked.table import BankedTable
 from domain.circle.table import Table
 from domain.holds import HOLD_KINDS, Hold
 from service.app.access import NotFoundError
+from service.app.results import Result
 from service.store.chain import TamperedLogError
 
 if TYPE_CHECKING:
     from eventsourcing.domain import Aggregate
     from eventsourcing.persistence import ApplicationRecorder
+
+    from service.app.reads import Reads
+    from service.app.tampering import LogAudit
+    from service.app.unit import UnitOfWork
 
 SERVICE = "service"
 """Who raised an alert the service raised itself (the station recorded with it)."""
@@ -41,6 +45,16 @@ _PAGE = 500
 
 def _by_kind(kinds: Sequence[str]) -> dict[str, int]:
     return dict.fromkeys(kinds, 0)
+
+
+@dataclass(frozen=True)
+class RaisedAlert:
+    """An alert the service raised at a table (R-HOLD-1): the table, its version after the alert, and the log
+    position the pit acknowledges it by."""
+
+    table: str
+    version: int
+    position: int
 
 
 @dataclass
@@ -64,45 +78,41 @@ class AlertFigures:
     service answers their commands ``DATA_LOSS``)."""
 
 
-class AlertHolds:
+class Holds:
     """The holds of the tables, named by log position, and the alerts the service raises."""
 
-    if TYPE_CHECKING:  # provided by service.app.application.PokerTables
-        recorder: ApplicationRecorder
-
-        def any_table(self, table: str) -> Table | BankedTable: ...
-        def audit_findings(self) -> AuditFindings | None: ...
-        def table_names(self) -> list[str]: ...
-        @contextlib.contextmanager
-        def current_as_of_now(self, table_ids: Sequence[UUID]) -> Iterator[None]: ...
-        @contextlib.contextmanager
-        def _peeking(self, table: str) -> Iterator[None]: ...
-        def _execute(self, command_id: str, table: str,
-                     change: Callable[[], tuple[dict[str, Any], list[Aggregate]]],
-                     what: tuple[object, ...]) -> dict[str, Any]: ...
+    def __init__(self, recorder: ApplicationRecorder, reads: Reads, unit: UnitOfWork, audit: LogAudit,
+                 names: Callable[[], list[str]]) -> None:
+        """``audit``: the casino's record of findings (R-AUD-1); ``names``: the name of every table."""
+        self.recorder, self.reads, self.unit, self.audit, self.names = recorder, reads, unit, audit, names
 
     def raise_alert(self, table: str, kind: str = "shuffler-integrity", detail: str = "", *, by: str = SERVICE,
-                    command_id: str = "") -> dict[str, Any]:
+                    command_id: str = "") -> RaisedAlert:
         """R-HOLD-1: the service raises an alert of ``kind`` at ``table`` (circle or banked), described by
         ``detail`` (1–200 characters): an event of the table (``AlertRaised``) that holds it until the pit boss or
         the games director acknowledges it (``acknowledge_alert`` with the log position in the result).
 
         The command id defaults to one made of the table, the kind and the detail: the same alert raised again (by
-        another instance, or at the next check) is recorded once.  Returns ``{"table", "version", "position"}``."""
+        another instance, or at the next check) is recorded once.  The result names the alert's log position."""
         digest = hashlib.sha256(f"{table}\x00{kind}\x00{detail}".encode()).hexdigest()[:40]
 
-        def change() -> tuple[dict[str, Any], list[Aggregate]]:
-            record = self.any_table(table)
+        def change() -> tuple[Result, list[Aggregate]]:
+            record = self.reads.any_table(table)
             record.raise_alert(kind, detail, by)
-            return {"table": table, "version": record.version}, [record]
+            return Result(table=table, version=record.version), [record]
 
-        result = self._execute(command_id or f"alert-{digest}", table, change, ("raise_alert", kind, detail, by))
-        return {**result, "position": self.position_of(self.any_table(table).id, int(result["version"]))}
+        result = self.unit.execute(command_id or f"alert-{digest}", table, change,
+                                       ("raise_alert", kind, detail, by))
+        assert result.version is not None
+        position = self.position_of(self.reads.any_table(table).id, result.version)
+        assert position is not None  # the event was stored: the log has it
+        return RaisedAlert(table, result.version, position)
 
     def casino_holds(self, table: str) -> list[Hold]:
         """R-AUD-1: the tampering found by the audit, not acknowledged yet, that holds ``table``: a finding of that
         table, or of no table (every table: the log itself cannot be vouched for)."""
-        return [hold for finding, hold in self._open_findings(self.audit_findings()) if finding.table in ("", table)]
+        findings = self.audit.audit_findings()
+        return [hold for finding, hold in self._open_findings(findings) if finding.table in ("", table)]
 
     def _open_findings(self, findings: AuditFindings | None) -> Iterator[tuple[Finding, Hold]]:
         """R-AUD-1: each finding recorded and not acknowledged yet, with the hold it is (named by its log position)."""
@@ -122,11 +132,11 @@ class AlertHolds:
         grows with the tables, not with the events stored. A table whose events the chain does not vouch for is
         counted apart (``tables_unreadable``); a store that does not answer raises."""
         figures = AlertFigures()
-        names = self.table_names()
-        with self.current_as_of_now([key for name in names for key in (Table.create_id(name),
+        names = self.names()
+        with self.reads.current_as_of_now([key for name in names for key in (Table.create_id(name),
                                                                          BankedTable.create_id(name))]):
             casino: list[Finding] = []
-            findings = self.audit_findings()
+            findings = self.audit.audit_findings()
             for finding in findings.findings if findings is not None else ():
                 figures.findings[finding.kind] = figures.findings.get(finding.kind, 0) + 1
             for finding, _ in self._open_findings(findings):
@@ -135,8 +145,8 @@ class AlertHolds:
                 casino.append(finding)
             for name in names:
                 try:
-                    with self._peeking(name):  # the cached record itself, under the table's lock: nothing copied
-                        record = self.any_table(name)
+                    with self.reads.peeking(name):  # the cached record itself, under the table's lock: no copy
+                        record = self.reads.any_table(name)
                         kinds = [hold.kind for hold in record.current_holds()]
                         closed = bool(getattr(record, "closed", False))
                 except NotFoundError:  # a name whose table is not there (a creation event of another store's)

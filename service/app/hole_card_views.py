@@ -19,15 +19,16 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError
 
 from domain.hole_card_views import HoleCardView, HoleCardViews
 from service.app.access import Viewer
+from service.app.results import Result
 from service.app.visibility import shows_down_cards
 
 if TYPE_CHECKING:
@@ -35,6 +36,8 @@ if TYPE_CHECKING:
 
     from domain.banked.table import BankedTable
     from domain.circle.table import Table
+    from service.app.reads import Reads
+    from service.app.unit import UnitOfWork
 
 LOG = ""
 """The "table" whose lock a view is recorded under: none (the casino's own record, not a table's command)."""
@@ -103,11 +106,8 @@ class _Host(Protocol):
     reads and its command path, and the casino's delay policy."""
 
     hole_cards_live: bool
-
-    def any_table(self, table: str) -> Table | BankedTable: ...
-    def _fetch(self, aggregate_id: UUID, version: int | None = None) -> object: ...
-    def _execute(self, command_id: str, table: str, change: Callable[[], tuple[dict[str, Any], list[Aggregate]]],
-                 what: tuple[object, ...]) -> dict[str, Any]: ...
+    reads: Reads
+    unit: UnitOfWork
 
 
 class HoleCardWatch:
@@ -125,22 +125,22 @@ class HoleCardWatch:
     def live_hands(self, table: str) -> dict[UUID, int]:
         """The ids of ``table``'s live hands and their numbers: the hand in progress, if any, and the next one (it may
         start while a reader looks; a reader that does not know yet takes it as live)."""
-        return live_hands_of(self.host.any_table(table))
+        return live_hands_of(self.host.reads.any_table(table))
 
     def record_view(self, viewer: Viewer, table: str, number: int, via: str) -> None:
         """R-AUD-1: record that ``viewer`` was shown, through ``via``, the face-down cards of ``table``'s hand
         ``number``, once: a retry, another call (``via``) or another instance recording the same look (the same
         viewer, table and hand) is answered as the first was, and stores nothing more."""
-        hand_id = str(self.host.any_table(table).hand_id(number))
+        hand_id = str(self.host.reads.any_table(table).hand_id(number))
         day = day_of(datetime.now(UTC))
 
-        def change() -> tuple[dict[str, Any], list[Aggregate]]:
+        def change() -> tuple[Result, list[Aggregate]]:
             views = self._day_of_views(day) or HoleCardViews(day=day)
             new = views.record_view(viewer=viewer.station, role=viewer.role.value, table=table, hand_number=number,
                                     hand_id=hand_id, via=via)
-            return {"table": LOG, "recorded": new, "version": views.version}, [views] if new else []
+            return Result(table=LOG, recorded=new, version=views.version), [views] if new else []
 
-        self.host._execute(view_command_id(viewer.station, table, hand_id), LOG, change,
+        self.host.unit.execute(view_command_id(viewer.station, table, hand_id), LOG, change,
                       ("hole_card_view", viewer.station, table, hand_id))
 
     def views(self, since: datetime, until: datetime, table: str | None = None) -> list[HoleCardView]:
@@ -159,7 +159,7 @@ class HoleCardWatch:
 
     def _day_of_views(self, day: str) -> HoleCardViews | None:
         try:
-            record = self.host._fetch(HoleCardViews.create_id(day))
+            record = self.host.reads.fetch(HoleCardViews.create_id(day))
         except AggregateNotFoundError:
             return None
         assert isinstance(record, HoleCardViews)

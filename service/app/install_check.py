@@ -20,13 +20,14 @@ import asyncio
 import hashlib
 import logging
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from domain.errors import RuleError
 from domain.holds import MAX_ALERT_DETAIL
 from pokertable.release import Installation, verify_installation
 from service.app import significant
 from service.app.access import ServiceError
+from service.app.holds import RaisedAlert
 
 if TYPE_CHECKING:
     from service.app.application import PokerTables
@@ -57,10 +58,11 @@ def alert_words(found: Installation) -> str:
     return (words if len(words) <= room else words[:room - 1] + "…") + tail
 
 
-def check_installation(app: PokerTables, package: Path | None = None) -> tuple[Installation, list[dict[str, Any]]]:
+def check_installation(app: PokerTables, package: Path | None = None) -> tuple[Installation, list[RaisedAlert]]:
     """Check the installation (``package``: the installed ``pokertable`` package directory, default the running
     program's) and, on a difference, raise the alert at every open table (once per finding and table): what was
-    found, and the alerts (each ``{"table", "version", "position"}``, the same as before for one raised already)."""
+    found, and the alerts (each result names the table, its version and the alert's log position, the same as before
+    for one raised already)."""
     found = verify_installation(package)
     if found.development:
         _log.info("installation: %s (%s); not checked", found.summary(), found.root)
@@ -76,7 +78,7 @@ def check_installation(app: PokerTables, package: Path | None = None) -> tuple[I
         try:
             if getattr(app.any_table(table), "closed", False):
                 continue
-            raised.append(app.raise_alert(table, KIND, words))
+            raised.append(app.holds.raise_alert(table, KIND, words))
         except (RuleError, ServiceError) as error:  # a table that cannot take it now: the next check tries again
             _log.warning("installation: the alert could not be raised at %s: %s", table, error)
     return found, raised

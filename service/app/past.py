@@ -12,41 +12,43 @@ bounded answer to).
 from __future__ import annotations
 
 from collections.abc import Callable
-from contextlib import AbstractContextManager
 from datetime import datetime
-from typing import Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 from uuid import UUID
 
 from domain.games import game_of
 from service.app.access import NotFoundError
 from service.store.persistence import notifications
 
+if TYPE_CHECKING:
+    from service.app.reads import Reads
 
-class TableQueries(Protocol):
-    """What the past is read from: the application's store and its reads of tables and hands
-    (:class:`service.app.queries.TableQueries`)."""
 
+class Store(Protocol):
+    """What the past is read from: the application's store and its reads (:class:`service.app.application.
+    PokerTables` is one)."""
+
+    @property
+    def reads(self) -> Reads: ...
     @property
     def recorder(self) -> Any: ...
     @property
     def mapper(self) -> Any: ...
     @property
     def events(self) -> Any: ...
-    def any_table(self, name: str) -> Any: ...
-    def any_hand(self, hand_id: UUID, version: int | None = None) -> Any: ...
-    def _fetch(self, aggregate_id: UUID, version: int | None = None) -> object: ...
-    def _hands_of(self, table: str) -> list[UUID]: ...
-    def _locks(self, table: str) -> AbstractContextManager[object]: ...
+    @property
+    def floor_log(self) -> Any: ...
+
 
 __all__ = ["hands_started_within", "locates", "table_at", "table_at_replayed", "version_at"]
 
 
-def locates(app: TableQueries) -> bool:
+def locates(app: Store) -> bool:
     """Whether ``app``'s store finds an aggregate's event by its version (the chained stores: SQLite, PostgreSQL)."""
     return hasattr(app.recorder, "position_of")
 
 
-def version_at(app: TableQueries, aggregate_id: UUID, latest: int, position: int | None,
+def version_at(app: Store, aggregate_id: UUID, latest: int, position: int | None,
                moment: datetime | None, *, table: str | None = None) -> tuple[int, int, datetime] | None:
     """The last version of an aggregate (its versions 1 to ``latest``) stored at or before log ``position`` and timed
     at or before ``moment`` (each if given), with its position and time; ``None`` if its first is later. A version
@@ -103,7 +105,7 @@ def version_at(app: TableQueries, aggregate_id: UUID, latest: int, position: int
     return (low, *event_at(low))
 
 
-def _around(app: TableQueries, table: str, aggregate_id: UUID, latest: int, *, position: int | None,
+def _around(app: Store, table: str, aggregate_id: UUID, latest: int, *, position: int | None,
             moment: datetime | None) -> tuple[int | None, int | None] | None:
     """The table's versions at its hand starts nearest the bound (``position``, ``moment``), by the floor's hands
     index (:meth:`service.store.hands_index.HandsIndex.around`), each then placed in the log by one
@@ -117,7 +119,8 @@ def _around(app: TableQueries, table: str, aggregate_id: UUID, latest: int, *, p
     if position is not None:
         [stored] = recorder.select_notifications(start=position, limit=1) or [None]
         if stored is not None:  # an event at or after the position: no hand started later than it came before it
-            time: datetime = app.mapper.to_domain_event(stored).timestamp
+            found: Any = app.mapper.to_domain_event(stored)
+            time: datetime = found.timestamp
             at = time if at is None else min(at, time)
     if at is None:
         return None
@@ -128,34 +131,34 @@ def _around(app: TableQueries, table: str, aggregate_id: UUID, latest: int, *, p
     return versions[0], versions[1]
 
 
-def table_at(app: TableQueries, table: str, position: int | None, moment: datetime | None) -> dict[str, Any]:
+def table_at(app: Store, table: str, position: int | None, moment: datetime | None) -> dict[str, Any]:
     """A table of any game as it stood after log ``position`` or at the time ``moment``: its last version then
     (:func:`version_at`), loaded from its nearest snapshot, and its hand in progress then at that hand's version
     then; on a store that cannot locate events, the log replayed (:func:`table_at_replayed`)."""
     if not locates(app):
         return table_at_replayed(app, table, position, moment)
-    current = app.any_table(table)
+    current = app.reads.any_table(table)
     found = version_at(app, current.id, current.version, position, moment, table=table)
     if found is None:
         raise NotFoundError(f"the table {table!r} did not exist yet then")
     version, last_position, last_time = found
-    record: Any = app._fetch(current.id, version)
+    record: Any = app.reads.fetch(current.id, version)
     hand = None
     if record.hand_in_progress is not None:
-        latest = app.any_hand(record.hand_in_progress)
+        latest = app.reads.any_hand(record.hand_in_progress)
         at = version_at(app, latest.id, latest.version, position, moment)
         if at is not None:
-            hand = app.any_hand(latest.id, at[0])
+            hand = app.reads.any_hand(latest.id, at[0])
             if at[1] > last_position:
                 last_position, last_time = at[1], at[2]
     return _view(record, hand, last_position, last_time)
 
 
-def table_at_replayed(app: TableQueries, table: str, position: int | None,
+def table_at_replayed(app: Store, table: str, position: int | None,
                       moment: datetime | None) -> dict[str, Any]:
     """:func:`table_at` by replaying the whole log up to the cutoff (the table's and its hands' events)."""
-    current = app.any_table(table)
-    ours = {current.id, *app._hands_of(table)}
+    current = app.reads.any_table(table)
+    ours = {current.id, *app.reads.hands_of(table)}
     rebuilt: dict[UUID, Any] = {}
     last_position, last_time = 0, None
     for notification in notifications(app.recorder, stop=position):
@@ -182,13 +185,13 @@ def _view(record: Any, hand: Any, position: int, time: datetime | None) -> dict[
             "dealer": record.dealer_id, "language": record.language}
 
 
-def hands_started_within(app: TableQueries, table: str, since: datetime | None,
+def hands_started_within(app: Store, table: str, since: datetime | None,
                          until: datetime | None) -> list[UUID]:
     """The ids of the table's hands that may have started in ``[since, until]``, oldest first: found by bisection
     over the hands' numbers (their start times rise with them): the hands outside the range are neither read nor
     named."""
-    with app._locks(table):
-        record = app.any_table(table)
+    with app.reads.locks(table):
+        record = app.reads.any_table(table)
 
     def started(number: int) -> datetime:
         [first] = app.events.get(record.hand_id(number), lte=1)

@@ -20,12 +20,13 @@ from __future__ import annotations
 import asyncio
 import logging
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
 from domain.errors import RuleError
 from domain.integrity.monitor import FAIL, MonitorSettings
 from service.app.access import ServiceError
+from service.app.holds import RaisedAlert
 from service.app.shufflers import ShufflerVerdict, shift_start, shuffler_report
 
 if TYPE_CHECKING:
@@ -46,9 +47,9 @@ def alert_words(verdict: ShufflerVerdict, since: datetime) -> str:
 
 
 def raise_shuffler_alerts(app: PokerTables, settings: MonitorSettings, zone: ZoneInfo,
-                          now: datetime | None = None) -> list[dict[str, Any]]:
+                          now: datetime | None = None) -> list[RaisedAlert]:
     """Judge every shuffler deck over the current shift and raise an alert at each table a failed deck served (once
-    per shift and table): what was raised (each ``{"table", "version", "position"}``)."""
+    per shift and table): what was raised (each result names the table and the alert's log position)."""
     since = shift_start(now or datetime.now(UTC), zone)
     raised = []
     for verdict in shuffler_report(app, since=since, settings=settings):
@@ -57,7 +58,7 @@ def raise_shuffler_alerts(app: PokerTables, settings: MonitorSettings, zone: Zon
         words = alert_words(verdict, since)
         for table in verdict.tables:
             try:
-                raised.append(app.raise_alert(table, KIND, words))
+                raised.append(app.holds.raise_alert(table, KIND, words))
             except (RuleError, ServiceError) as error:  # e.g. a table closed since: the report still names it
                 _log.warning("shuffler %s: the alert could not be raised at %s: %s", verdict.serial, table, error)
     return raised
@@ -75,4 +76,4 @@ async def watch_shufflers(app: PokerTables, settings: MonitorSettings, zone: Zon
             continue
         for alert in raised:
             _log.warning("shuffler monitor: a shuffler deck failed its tests: table %s held (alert at log position "
-                         "%s)", alert["table"], alert["position"])
+                         "%s)", alert.table, alert.position)

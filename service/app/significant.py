@@ -5,7 +5,7 @@ AGCO 22.1), as tamper-evident as the cards.
 
 They are kept a day at a time (UTC): one aggregate per day, :class:`SignificantDay`, so that ``pokertable report
 significant --from --to`` reads the days asked and nothing else of the log. Recording is a command like the others
-(:meth:`service.app.unit.CommandUnit._execute`), with an id made of what is recorded: the same event told twice (a
+(:meth:`service.app.unit.UnitOfWork.execute`), with an id made of what is recorded: the same event told twice (a
 retry, two instances) is recorded once.
 
 >>> day = SignificantDay(day="2026-11-27")
@@ -19,11 +19,11 @@ from __future__ import annotations
 import hashlib
 import json
 import socket
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from importlib import metadata
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 from uuid import NAMESPACE_URL, UUID, uuid5
 
 from eventsourcing.application import AggregateNotFoundError
@@ -32,16 +32,19 @@ from eventsourcing.domain import Aggregate, event
 from domain.errors import RuleError
 from pokertable.release import release_line
 from service.app.access import ConflictError
+from service.app.results import Result
+
+if TYPE_CHECKING:
+    from service.app.reads import Reads
+    from service.app.unit import UnitOfWork
 
 
 class PokerTables(Protocol):
     """What recording and reading significant events need of the application (its command path and its reads;
     :class:`service.app.application.PokerTables`)."""
 
-    def _execute(self, command_id: str, table: str, change: Callable[[], tuple[dict[str, Any], list[Aggregate]]],
-                 what: tuple[object, ...]) -> dict[str, Any]: ...
-
-    def _fetch(self, aggregate_id: UUID, version: int | None = None) -> object: ...
+    reads: Reads
+    unit: UnitOfWork
 
 KINDS = ("service-start", "service-stop", "configuration-changed", "key-rotated", "audit", "clock",
          "software-integrity")
@@ -134,7 +137,7 @@ def record(app: PokerTables, kind: str, detail: str, *, instance: str, by: str =
     command_id = "significant:" + hashlib.sha256(
         f"{kind}\x00{instance}\x00{detail}\x00{now.isoformat(timespec='seconds')}".encode()).hexdigest()[:48]
 
-    def change() -> tuple[dict[str, Any], list[Aggregate]]:
+    def change() -> tuple[Result, list[Aggregate]]:
         today = _fetched(app, SignificantDay.create_id(day)) or SignificantDay(day=day)
         assert isinstance(today, SignificantDay)
         today.record(kind, detail, by=by, instance=instance)
@@ -147,11 +150,11 @@ def record(app: PokerTables, kind: str, detail: str, *, instance: str, by: str =
             if last.values != configuration:
                 last.set(values=dict(configuration))
             changed.append(last)
-        return {"table": LOG, "version": today.version}, changed
+        return Result(table=LOG, version=today.version), changed
 
     for attempt in range(ATTEMPTS):  # another instance recording in the same day's record meanwhile: again
         try:
-            app._execute(command_id, LOG, change, ("significant", kind, instance, detail))
+            app.unit.execute(command_id, LOG, change, ("significant", kind, instance, detail))
             return
         except ConflictError:
             if attempt == ATTEMPTS - 1:
@@ -160,7 +163,7 @@ def record(app: PokerTables, kind: str, detail: str, *, instance: str, by: str =
 
 def _fetched(app: PokerTables, aggregate_id: UUID) -> object | None:
     try:
-        return app._fetch(aggregate_id)
+        return app.reads.fetch(aggregate_id)
     except AggregateNotFoundError:
         return None
 

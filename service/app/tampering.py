@@ -7,7 +7,7 @@ the table the tampered event belongs to when that can be told.  The record's eve
 (``WatchResponse.table`` empty: the casino's log, not a table's), where the pit sees it and acknowledges it with
 ``AcknowledgeAlert`` naming no table.
 
-Recording is a command like the others (:meth:`service.app.application.PokerTables._execute`), with an id made of
+Recording is a command like the others (:meth:`service.app.unit.UnitOfWork.execute`), with an id made of
 the finding (``audit:<kind>:<position>``): several instances, or the same instance at every interval, finding the
 same tampering record it once.
 """
@@ -18,7 +18,7 @@ import asyncio
 import logging
 import threading
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from uuid import UUID
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
@@ -28,12 +28,17 @@ from domain.audit_findings import FINDINGS_ID, AuditFindings
 from domain.banked.table import BankedTable
 from domain.circle.table import Table
 from service.app import significant
-from service.app.access import NotFoundError, Viewer, authorize
+from service.app.access import NotFoundError, Viewer
+from service.app.commands import AcknowledgeAlert
+from service.app.results import Result
 from service.store.audit import Finding, Verdict, Walk, verify
 
 if TYPE_CHECKING:
     from eventsourcing.domain import Aggregate
     from eventsourcing.persistence import ApplicationRecorder, Mapper
+
+    from service.app.reads import Reads
+    from service.app.unit import UnitOfWork
 
 LOG = ""
 """The "table" of the casino's log's own alerts (tampering found): none."""
@@ -43,18 +48,14 @@ _log = logging.getLogger("pokertable.audit")
 
 
 class LogAudit:
-    """The service's check of its own log, and the findings' acknowledgement (part of ``PokerTables``)."""
+    """The service's check of its own log, and the findings' acknowledgement (the application's ``app.audit``)."""
 
-    if TYPE_CHECKING:  # provided by service.app.application.PokerTables
-        recorder: ApplicationRecorder
-        mapper: Mapper[UUID]
-
-        def any_table(self, table: str) -> Table | BankedTable: ...
-        def table_names(self) -> list[str]: ...
-        def _execute(self, command_id: str, table: str,
-                     change: Callable[[], tuple[dict[str, Any], list[Aggregate]]],
-                     what: tuple[object, ...]) -> dict[str, Any]: ...
-        def _fetch(self, aggregate_id: UUID, version: int | None = None) -> object: ...
+    def __init__(self, recorder: ApplicationRecorder, mapper: Mapper[UUID], reads: Reads, unit: UnitOfWork,
+                 names: Callable[[], list[str]]) -> None:
+        """``names``: the name of every table (:class:`service.app.floor.TableNames`)."""
+        self.recorder, self.mapper, self.reads, self.unit, self.names = recorder, mapper, reads, unit, names
+        self._walk: Walk | None = None
+        """Where the last clean check stopped (a periodic check continues from there)."""
 
     def audit_log(self, public_key: Ed25519PublicKey | Sequence[Ed25519PublicKey] | None = None,
                   by: str = FINDER, *, full: bool = True, pause: float = 0.0,
@@ -67,12 +68,12 @@ class LogAudit:
         yet vouched for); ``full``: from the lowest position (``pause``: seconds slept between pages, so that it
         yields to the commands). ``stopping`` set: the check ends at its next page
         (:class:`service.store.audit.AuditStoppedError`), and the next one starts from the lowest position again."""
-        resume = None if full else self.__dict__.get("_audit_walk")
+        resume = None if full else self._walk
         walk = resume if resume is not None else Walk(self.recorder, public_key, self.mapper)  # type: ignore[arg-type]
-        self.__dict__["_audit_walk"] = None  # a check cut short (stopping) leaves nothing to resume
+        self._walk = None  # a check cut short (stopping) leaves nothing to resume
         verdict = verify(self.recorder, public_key=public_key, mapper=self.mapper, resume=walk, pause=pause,
                          stopping=stopping)
-        self.__dict__["_audit_walk"] = walk if verdict.finding is None else None
+        self._walk = walk if verdict.finding is None else None
         if verdict.finding is None:
             _log.info("audit: the log is intact: %d events up to position %d%s", verdict.events, verdict.head[0],
                       "" if verdict.tail is None else f"; {verdict.tail[1]} not yet vouched for by a signed head")
@@ -91,19 +92,19 @@ class LogAudit:
         table = self.table_of_position(finding.position)
         message = finding.message[:500]
 
-        def change() -> tuple[dict[str, Any], list[Aggregate]]:
+        def change() -> tuple[Result, list[Aggregate]]:
             record = self.audit_findings() or AuditFindings()
             new = record.record_finding(finding.kind, finding.position, message, table, by)
-            return {"table": LOG, "recorded": new, "version": record.version}, [record] if new else []
+            return Result(table=LOG, recorded=new, version=record.version), [record] if new else []
 
-        result = self._execute(f"audit:{finding.kind}:{finding.position}", LOG, change,
-                               ("tampering_found", finding.kind, finding.position))
-        return bool(result["recorded"])
+        result = self.unit.execute(f"audit:{finding.kind}:{finding.position}", LOG, change,
+                                       ("tampering_found", finding.kind, finding.position))
+        return bool(result.recorded)
 
     def audit_findings(self) -> AuditFindings | None:
         """The casino's record of findings (None: the audit never found anything)."""
         try:
-            record = self._fetch(FINDINGS_ID)
+            record = self.reads.fetch(FINDINGS_ID)
         except AggregateNotFoundError:
             return None
         assert isinstance(record, AuditFindings)
@@ -117,9 +118,9 @@ class LogAudit:
         if not found or found[0].id != position:
             return LOG
         originator = found[0].originator_id
-        for name in self.table_names():
+        for name in self.names():
             try:
-                record = self.any_table(name)
+                record = self.reads.any_table(name)
             except Exception:  # a table whose own events do not check: named by its id alone
                 if originator in (Table.create_id(name), BankedTable.create_id(name)):
                     return name
@@ -129,20 +130,21 @@ class LogAudit:
                 return name
         return LOG
 
-    def acknowledge_finding(self, command_id: str, position: int, reason: str, viewer: Viewer) -> dict[str, Any]:
+    def acknowledge_finding(self, command: AcknowledgeAlert, viewer: Viewer) -> Result:
         """R-AUD-1: the pit boss or the games director acknowledges the tampering recorded at log ``position``,
-        with a reason; :class:`NotFoundError` when no finding was recorded there."""
-        authorize(viewer, LOG, "acknowledge-alert")
+        with a reason (an :class:`AcknowledgeAlert` naming no table); :class:`NotFoundError` when no finding was
+        recorded there."""
+        position = command.position
 
-        def change() -> tuple[dict[str, Any], list[Aggregate]]:
+        def change() -> tuple[Result, list[Aggregate]]:
             record = self.audit_findings()
             if record is None or not self._is_finding(position):
                 raise NotFoundError(f"no tampering found by the audit is recorded at log position {position}",
                                     rule="R-AUD-1")
-            record.acknowledge_alert(position, reason, viewer.station)
-            return {"table": LOG, "version": record.version}, [record]
+            record.acknowledge_alert(position, command.reason, viewer.station)
+            return Result(table=LOG, version=record.version), [record]
 
-        return self._execute(command_id, LOG, change, ("acknowledge_alert", position, reason))
+        return self.unit.execute(command.command_id, LOG, change, command.what(None))
 
     def _is_finding(self, position: int) -> bool:
         found = self.recorder.select_notifications(start=position, limit=1, stop=position)

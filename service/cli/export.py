@@ -80,7 +80,7 @@ def _export(app: Any, hand_id: uuid.UUID | None, args: argparse.Namespace, zone:
         if hand_id is not None:
             hand_ids = [hand_id]
         elif since or until:  # a shift: the hands started in the range
-            hand_ids = [uuid.UUID(h["hand_id"]) for h in app.search_hands(args.table, since=since, until=until)]
+            hand_ids = [uuid.UUID(h["hand_id"]) for h in app.views.search_hands(args.table, since=since, until=until)]
         else:
             hand_ids = app.hands_of(args.table)
         if args.format == "phh":
@@ -161,7 +161,7 @@ def run_search(args: argparse.Namespace) -> int:
         return fail("hands", error, USAGE)
     try:
         with store:
-            found = store.app.search_hands(args.table, since=since, until=until, seat=args.seat,
+            found = store.app.views.search_hands(args.table, since=since, until=until, seat=args.seat,
                                            outcome=args.outcome, game=args.game)
     except Exception as error:  # an unknown table: said plainly
         return fail("hands", error, REFUSED)

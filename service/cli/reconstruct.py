@@ -298,7 +298,7 @@ def run_history(args: argparse.Namespace) -> int:
         return fail("history", error, USAGE)
     try:
         with store:
-            state = store.app.table_at(args.table, position=args.position, moment=moment)
+            state = store.app.views.table_at(args.table, position=args.position, moment=moment)
     except Exception as error:  # an unknown table, a table not yet open: said plainly
         return fail("history", error, REFUSED)
     if state.get("time") not in (None, "None"):

@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
         app = store.app
         try:
             tables = [args.table] if args.table else app.table_names()
-            shifts = [shift for table in tables for shift in app.shifts_between(table, since, until)]
+            shifts = [shift for table in tables for shift in app.accounts.shifts_between(table, since, until)]
         except Exception as error:  # an unknown table: said plainly
             return fail("report", error, REFUSED)
     if args.format == "json":

@@ -136,8 +136,8 @@ def run(args: argparse.Namespace) -> int:
 
     status = 0
     try:
-        audit = audit_periodically(app, args.audit_every, trusted, instance=instance) if args.audit_every > 0 \
-            else None
+        audit = audit_periodically(app.audit, args.audit_every, trusted, instance=instance) \
+            if args.audit_every > 0 else None
         monitor, zone = chosen.shuffler_monitor(), ZoneInfo(args.tz)
         shufflers = watch_shufflers(app, monitor, zone, args.shuffler_check_every) \
             if args.shuffler_check_every > 0 else None

@@ -10,7 +10,9 @@ from typing import Any
 
 from domain.accounts import MAX_AMOUNT
 from service.api import accounts_pb2 as acc
+from service.app.access import authorize
 from service.app.application import Viewer
+from service.app.commands import CloseShift, OpenShift, RecordDrop, RequestTransfer, SignTransfer, WithdrawTransfer
 from service.grpc.base import ServicerBase
 from service.grpc.errors import _guarded, invalid
 from service.grpc.event_messages import timestamp
@@ -77,8 +79,8 @@ class AccountsRpcs(ServicerBase):
         opener = chip_counts(request.opener, "opener")
 
         def work(viewer: Viewer) -> acc.OpenShiftResponse:
-            result = self.app.open_shift(command_id, table, opener, viewer)
-            return acc.OpenShiftResponse(result=command_result(result), shift=result["shift"])
+            result = self.app.handle(OpenShift(command_id, table, opener), viewer)
+            return acc.OpenShiftResponse(result=command_result(result), shift=result.shift)
 
         return await self._run(context, work)
 
@@ -93,8 +95,8 @@ class AccountsRpcs(ServicerBase):
         kind, chips = KINDS[request.kind], chip_counts(request.chips, "chips")
 
         def work(viewer: Viewer) -> acc.RequestTransferResponse:
-            result = self.app.request_transfer(command_id, table, slip, kind, chips, viewer=viewer)
-            return acc.RequestTransferResponse(result=command_result(result), shift=result["shift"])
+            result = self.app.handle(RequestTransfer(command_id, table, slip, kind, chips), viewer)
+            return acc.RequestTransferResponse(result=command_result(result), shift=result.shift)
 
         return await self._run(context, work)
 
@@ -103,8 +105,8 @@ class AccountsRpcs(ServicerBase):
         command_id, table, slip = _command_id(request.command_id), _table(request.table), _text(request.slip, "slip")
 
         def work(viewer: Viewer) -> acc.SignTransferResponse:
-            result = self.app.sign_transfer(command_id, table, slip, viewer)
-            return acc.SignTransferResponse(result=command_result(result), shift=result["shift"])
+            result = self.app.handle(SignTransfer(command_id, table, slip), viewer)
+            return acc.SignTransferResponse(result=command_result(result), shift=result.shift)
 
         return await self._run(context, work)
 
@@ -116,8 +118,8 @@ class AccountsRpcs(ServicerBase):
         reason = _text(request.reason, "reason")
 
         def work(viewer: Viewer) -> acc.WithdrawTransferResponse:
-            result = self.app.withdraw_transfer(command_id, table, slip, reason, viewer)
-            return acc.WithdrawTransferResponse(result=command_result(result), shift=result["shift"])
+            result = self.app.handle(WithdrawTransfer(command_id, table, slip, reason), viewer)
+            return acc.WithdrawTransferResponse(result=command_result(result), shift=result.shift)
 
         return await self._run(context, work)
 
@@ -131,8 +133,8 @@ class AccountsRpcs(ServicerBase):
         amount, shift = request.amount, request.shift or None
 
         def work(viewer: Viewer) -> acc.RecordDropResponse:
-            result = self.app.record_drop(command_id, table, amount, viewer, shift)
-            return acc.RecordDropResponse(result=command_result(result), shift=result["shift"])
+            result = self.app.handle(RecordDrop(command_id, table, amount, shift), viewer)
+            return acc.RecordDropResponse(result=command_result(result), shift=result.shift)
 
         return await self._run(context, work)
 
@@ -142,9 +144,9 @@ class AccountsRpcs(ServicerBase):
         closer = chip_counts(request.closer, "closer")
 
         def work(viewer: Viewer) -> acc.CloseShiftResponse:
-            result = self.app.close_shift(command_id, table, closer, viewer)
-            return acc.CloseShiftResponse(result=command_result(result), shift=result["shift"], win=result["win"],
-                                          flagged=result["flagged"])
+            result = self.app.handle(CloseShift(command_id, table, closer), viewer)
+            return acc.CloseShiftResponse(result=command_result(result), shift=result.shift, win=result.win,
+                                          flagged=result.flagged)
 
         return await self._run(context, work)
 
@@ -158,7 +160,7 @@ class AccountsRpcs(ServicerBase):
         shift = request.shift or None
 
         def work(viewer: Viewer) -> acc.GetShiftAccountsResponse:
-            self.app.authorize(viewer, table, "accounts-read")
-            return acc.GetShiftAccountsResponse(accounts=shift_accounts(self.app.shift_accounts(table, shift)))
+            authorize(viewer, table, "accounts-read")
+            return acc.GetShiftAccountsResponse(accounts=shift_accounts(self.app.accounts.shift_accounts(table, shift)))
 
         return await self._run(context, work, offload=True)

@@ -1,64 +1,95 @@
-"""The Act RPC's Command (commands.proto) as the application's command of the table's family: a circle hand's
-:class:`HandCommand` or a banked table's :class:`BankedCommand` (``service/app/commands.py``).
+"""The Act RPC's Command (commands.proto) as the domain's action (:mod:`domain.actions`): each case of Command is one
+action class for each game that takes it (:data:`CASES`; ``bet`` is a circle table's :class:`BetTo` and a Texas
+Hold'em Bonus box's :class:`StreetBet`), chosen by the table's game (:attr:`domain.games.Game.actions`).
 
-A case's name is the application's action (``all_in`` → ``all-in``), but for the two the application names shorter;
-its fields are read generically by name (``seat``, ``amount``, ``card``, ``cards``, ``source``, ``sequence``,
-``rule``, ``reason``, ``director``, ``correctable``), each checked with its field path (``command.bet.amount``)."""
+A case's fields are read generically by name (``seat``, ``amount``, ``card``, ``cards``, ``source``, ``sequence``,
+``rule``, ``reason``, ``director``, ``correctable``, ``approve``, ``replacement``), each checked with its field path
+(``command.bet.amount``), and are the action's fields of the same names."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import grpc
 
+from domain.actions import (
+    BETTING,
+    Absent,
+    Action,
+    AllIn,
+    ApproveBonus,
+    BetTo,
+    BringIn,
+    Call,
+    Check,
+    CloseBets,
+    Deal,
+    DealerCardShown,
+    DecideCorrection,
+    Discard,
+    Exchange,
+    ExposeCard,
+    ExposeHand,
+    FaceUpCard,
+    FlopBet,
+    Fold,
+    Muck,
+    PlaceAnte,
+    PlaceBonus,
+    Play,
+    Reconstruction,
+    RefuseBonus,
+    RequestCorrection,
+    Reshuffle,
+    ReshuffleDiscards,
+    Show,
+    StreetBet,
+    Void,
+    WrongCount,
+)
+from domain.games import Game
 from service.api import commands_pb2 as cmd
-from service.app.application import BankedCommand, HandCommand
+from service.api import types_pb2 as pb
 from service.grpc.errors import _StatusError, invalid
 from service.grpc.requests import _cards, _chips, _parsed_card, _seat, _source, _text
 
-ACTIONS: Mapping[str, str] = {"approve_bonus": "approve", "refuse_bonus": "refuse"}
-"""Command cases whose application action is not their name with ``-`` for ``_``."""
+CASES: Mapping[str, tuple[type[Action], ...]] = {
+    "deal": (Deal,), "fold": (Fold,), "check": (Check,), "call": (Call,), "bet": (BetTo, StreetBet),
+    "all_in": (AllIn,), "bring_in": (BringIn,), "discard": (Discard,), "reshuffle_discards": (ReshuffleDiscards,),
+    "show": (Show,), "muck": (Muck,), "expose_card": (ExposeCard,), "expose_hand": (ExposeHand,),
+    "absent": (Absent,), "void": (Void,), "ante": (PlaceAnte,), "bonus": (PlaceBonus,), "close_bets": (CloseBets,),
+    "flop_bet": (FlopBet,), "exchange": (Exchange,), "play": (Play,), "approve_bonus": (ApproveBonus,),
+    "refuse_bonus": (RefuseBonus,), "dealer_card_shown": (DealerCardShown,), "face_up_card": (FaceUpCard,),
+    "wrong_count": (WrongCount,), "reconstruction": (Reconstruction,), "reshuffle": (Reshuffle,),
+    "request_correction": (RequestCorrection,), "decide_correction": (DecideCorrection,),
+}
+"""Each case of Command, by the action classes it is (one for each game that takes it)."""
+CASE_OF: Mapping[type[Action], str] = {kind: case for case, kinds in CASES.items() for kind in kinds}
+"""The Command case (and ActionKind) of each action class."""
 
 
-def action_of(case: str) -> str:
-    """The application's action of a Command case."""
-    return ACTIONS.get(case, case.replace("_", "-"))
-
-
-def case_of(action: str) -> str:
-    """The Command case of an application action (for legal actions)."""
-    named = {value: key for key, value in ACTIONS.items()}
-    return named.get(action, action.replace("-", "_"))
+def action_kind(kind: type[Action]) -> pb.ActionKind:
+    """The ActionKind of an action class (GetLegalActions' ``allowed``)."""
+    return cast(pb.ActionKind, pb.ActionKind.Value(f"ACTION_KIND_{CASE_OF[kind].upper()}"))
 
 
 @dataclass(frozen=True)
 class Parsed:
-    """A command's case and fields, checked, before the family is known."""
+    """A command's case and fields, checked, before the table's game is known."""
 
     case: str
     fields: dict[str, Any]
 
-    @property
-    def action(self) -> str:
-        """The application's action."""
-        return action_of(self.case)
-
-    def circle(self) -> HandCommand:
-        """As a circle hand's command."""
-        fields = dict(self.fields)
-        fields.pop("director", None)
-        fields.pop("correctable", None)
-        return HandCommand(action=self.action, **fields)
-
-    def banked(self) -> BankedCommand:
-        """As a banked table's command (a seat is the box)."""
-        fields = dict(self.fields)
-        fields.pop("replacement", None)  # corrections are circle commands (refused at a banked table before this)
-        fields.pop("approve", None)
-        fields["box"] = fields.pop("seat", None)
-        return BankedCommand(action=self.action, **fields)
+    def action(self, game: Game) -> Action:
+        """The action this case is at a table of ``game``; FAILED_PRECONDITION (the game's rule) when the game
+        takes no action of this case."""
+        kind = next((kind for kind in CASES[self.case] if kind in game.actions), None)
+        if kind is None:
+            raise _StatusError(grpc.StatusCode.FAILED_PRECONDITION, f"{self.case} is not a command of {game.code}",
+                               game.foreign_rule)
+        return kind(**self.fields)
 
 
 def parse_command(command: cmd.Command, path: str = "command") -> Parsed:
@@ -127,9 +158,12 @@ BETTING_CASES = ("fold", "check", "call", "bet", "all_in", "bring_in")
 """The cases a correction's replacement may be (R-AUD-1)."""
 
 
-def _replacement(command: cmd.Command, at: str) -> HandCommand:
-    """A correction's replacement: a betting case of Command, checked like any (``...replacement.bet.amount``)."""
+def _replacement(command: cmd.Command, at: str) -> Action:
+    """A correction's replacement: a betting case of Command, checked like any (``...replacement.bet.amount``), as
+    the circle betting action it is (R-AUD-1)."""
     case = command.WhichOneof("command")
     if case not in BETTING_CASES:
         raise invalid(f"a correction's replacement is a betting action ({', '.join(BETTING_CASES)})", at, "R-AUD-1")
-    return parse_command(command, at).circle()
+    parsed = parse_command(command, at)
+    kind = next(kind for kind in CASES[case] if kind in BETTING)
+    return kind(**parsed.fields)

@@ -20,7 +20,6 @@ from domain.integrity.monitor import MonitorSettings
 from service.app.application import PokerTables, Viewer
 from service.app.hole_card_views import SeenViews
 from service.grpc.errors import UNAUTHENTICATED_MESSAGE, _StatusError
-from service.grpc.follower import LogFollower
 from service.grpc.hardening import bearer_token
 from service.grpc.stations import Stations
 
@@ -59,10 +58,9 @@ class ServicerBase:
         # services on one PostgreSQL) are found by polling; the sole writer of an SQLite file has no others, so its
         # streams only look now and then, as a safety net: 200 idle streams polling every 50 ms kept a core busy.
         # On PostgreSQL one reader of the log per instance wakes them for other instances' commands (LISTEN/NOTIFY,
-        # service.grpc.follower): 500 idle streams polling every 50 ms had kept a core busy.
+        # service.store.follower): 500 idle streams polling every 50 ms had kept a core busy.
         self.poll = WATCH_SAFETY_POLL_SECONDS
-        self.follower = None if app.sole_writer else LogFollower(app.recorder, self._owner_of, self._wake,
-                                                                  lambda: bool(self._stored))
+        self.follower = app.follower(self._owner_of, self._wake, lambda: bool(self._stored))
         self._following = None if self.follower is None else asyncio.ensure_future(self.follower.run(executor))
         self._after_save = app.after_save  # the head signer's, if any: still told first
         if self.follower is not None:
@@ -96,8 +94,8 @@ class ServicerBase:
 
     def _as(self, viewer: Viewer, work: Callable[[Viewer], T]) -> T:
         """``work`` as the station (on the thread that runs it): its commands' records name the dealer signed in
-        at its table (R-AUD-1, :meth:`PokerTables.acting`)."""
-        with self.app.acting(viewer):
+        at its table (R-AUD-1, :meth:`UnitOfWork.acting`)."""
+        with self.app.unit.acting(viewer):
             return work(viewer)
 
     def _unrecorded(self, viewer: Viewer, shown: Iterable[tuple[str, int]]) -> list[tuple[str, int]]:

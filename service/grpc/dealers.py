@@ -30,6 +30,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from domain.dealer_figures import DealerFigures, Rotation
 from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
+from service.app.access import authorize
 from service.app.application import Viewer
 from service.app.dealer_report import DealerRangeError, DealersShift, shift_dealers
 from service.grpc.base import ServicerBase
@@ -79,7 +80,7 @@ class DealerRpcs(ServicerBase):
             raise invalid("until is before since", "until", "R-AUD-1")
 
         def work(viewer: Viewer) -> svc.ListDealerFiguresResponse:
-            self.app.authorize(viewer, "", "dealers")  # R-AUD-1: the pit's, not a croupier's or an observer's
+            authorize(viewer, "", "dealers")  # R-AUD-1: the pit's, not a croupier's or an observer's
             try:
                 shift = shift_dealers(self.app, since=since, until=until, zone=self.zone)
             except DealerRangeError as error:  # a start after now, with no end given

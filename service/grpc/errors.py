@@ -28,8 +28,8 @@ from service.app.application import (
     NotFoundError,
     PreconditionError,
     ServiceError,
+    TamperedLogError,
 )
-from service.store.chain import TamperedLogError
 
 UNAUTHENTICATED_MESSAGE = "unknown or missing station token (authorization: Bearer TOKEN)"
 DOMAIN = "pokertable"

@@ -9,12 +9,13 @@ from datetime import UTC, datetime
 from typing import Any
 
 from service.api import table_service_pb2 as svc
+from service.app.access import authorize
 from service.app.application import Viewer
+from service.app.floor_log import AlertRow
 from service.grpc.base import ServicerBase
 from service.grpc.errors import _guarded, invalid
 from service.grpc.event_messages import timestamp
 from service.grpc.requests import moment
-from service.store.floor_store import AlertRow
 
 
 def floor_alert(alert: AlertRow) -> svc.FloorAlert:
@@ -29,7 +30,7 @@ class FloorRpcs(ServicerBase):
     @_guarded
     async def GetFloor(self, request: svc.GetFloorRequest, context: Any) -> svc.GetFloorResponse:  # noqa: N802
         def work(viewer: Viewer) -> svc.GetFloorResponse:
-            self.app.authorize(viewer, "", "floor")
+            authorize(viewer, "", "floor")
             floor = self.app.floor_log
             floor.catch_up()
             position, alerts, tables = floor.store.floor()  # as of one moment: the position and its rows
@@ -47,7 +48,7 @@ class FloorRpcs(ServicerBase):
             raise invalid("until is before since", "until", "R-AUD-1")
 
         def work(viewer: Viewer) -> svc.ListAlertsResponse:
-            self.app.authorize(viewer, "", "floor")
+            authorize(viewer, "", "floor")
             floor = self.app.floor_log
             floor.catch_up()
             found = floor.store.alerts_between(request.table, since or datetime.min.replace(tzinfo=UTC),

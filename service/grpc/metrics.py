@@ -120,7 +120,7 @@ class AlertGauges:
         figures: AlertFigures | None = None
         if app is not None:
             try:
-                figures = app.alert_figures()
+                figures = app.holds.alert_figures()
             except Exception as error:  # the store does not answer: no figure rather than a wrong one
                 if not self.failing:
                     _log.warning("the alerts could not be counted for the metrics: %s", cover_cards(str(error)),
@@ -232,13 +232,13 @@ class ServiceMetrics:
 
     def attach(self, app: PokerTables) -> None:
         """Count what ``app`` stores from now on (its group commit's observer)."""
-        app._group_commit.observer = self.stored  # the application's own writer: there is no other way in
+        app.unit.group_commit.observer = self.stored  # the application's own writer: there is no other way in
         self._app = app
 
     def detach(self) -> None:
         """Stop counting what the application stores (the server stopped)."""
-        if self._app is not None and self._app._group_commit.observer == self.stored:
-            self._app._group_commit.observer = None
+        if self._app is not None and self._app.unit.group_commit.observer == self.stored:
+            self._app.unit.group_commit.observer = None
         self._app = None
 
     def stored(self, committed: Sequence[tuple[Sequence[Any], Sequence[Any]]]) -> None:

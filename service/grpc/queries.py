@@ -8,13 +8,14 @@ from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
 
-from domain.circle.core import LegalActions
+from domain.actions import Legal
 from domain.games import Game
 from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
 from service.app.application import Viewer
 from service.app.exports import export_hand
 from service.app.visibility import banked_hand_state, circle_snapshot
+from service.grpc.act import action_kind
 from service.grpc.base import ServicerBase
 from service.grpc.errors import _guarded, invalid
 from service.grpc.replies import banked_detail, circle_detail, hand_summary, holds, table_summary, table_view
@@ -26,27 +27,12 @@ DETAILS: Mapping[str, Detail] = {"circle": circle_detail, "banked": banked_detai
 HISTORY_VISIBILITY: Mapping[str, Callable[..., dict[str, Any]]] = {"circle": circle_snapshot,
                                                                      "banked": banked_hand_state}
 """A past hand's state (the pit's copy) as a station may see it, by family (the one visibility policy)."""
-APPROVAL = "approval"
-"""The stage of a banked hand whose 1000:1 bonus waits for the games director (R-THB-10)."""
-DECISIONS: Mapping[str, tuple[tuple[pb.ActionKind, ...], int]] = {
-    "preflop": ((pb.ACTION_KIND_FOLD, pb.ACTION_KIND_FLOP_BET), 2),
-    "turn": ((pb.ACTION_KIND_CHECK, pb.ACTION_KIND_BET), 1),
-    "river": ((pb.ACTION_KIND_CHECK, pb.ACTION_KIND_BET), 1),
-    "exchange": ((pb.ACTION_KIND_EXCHANGE,), 0),
-    "decision": ((pb.ACTION_KIND_PLAY, pb.ACTION_KIND_FOLD), 2),
-}
-"""A banked hand's stage with a box deciding: the decisions allowed, and the bet they take in antes (R-THB-5,
-R-THB-6, R-CDP-2, R-CDP-3)."""
 
 
-def _betting(legal: LegalActions) -> svc.GetLegalActionsResponse:
-    out = svc.GetLegalActionsResponse(seat=legal.seat)
-    allowed = [kind for kind, ok in ((pb.ACTION_KIND_FOLD, legal.fold), (pb.ACTION_KIND_CHECK, legal.check),
-                                     (pb.ACTION_KIND_CALL, legal.call is not None),
-                                     (pb.ACTION_KIND_BRING_IN, legal.bring_in is not None),
-                                     (pb.ACTION_KIND_BET, legal.raise_min is not None)) if ok]
-    out.allowed.extend([*allowed, pb.ACTION_KIND_ALL_IN, pb.ACTION_KIND_ABSENT])
-    for name in ("call", "bring_in", "raise_min", "raise_max"):
+def _legal(legal: Legal) -> svc.GetLegalActionsResponse:
+    """What the hand takes now (its game's answer) as GetLegalActions says it."""
+    out = svc.GetLegalActionsResponse(allowed=[action_kind(kind) for kind in legal.allowed])
+    for name in ("seat", "call", "bring_in", "raise_min", "raise_max", "bet"):
         if getattr(legal, name) is not None:
             setattr(out, name, getattr(legal, name))
     return out
@@ -57,11 +43,11 @@ class QueryRpcs(ServicerBase):
 
     def _position(self) -> int:
         """The log's last position now (read before a view: a Watch resumed after it misses nothing of the view)."""
-        return int(self.app.recorder.max_notification_id() or 0)
+        return self.app.log_reads.head()
 
     def _now(self, table: str, game: Game, viewer: Viewer) -> tuple[dict[str, Any], dict[str, Any] | None]:
         """The application's view of a table now, as ``viewer`` may see it, by family; and its hand in progress."""
-        view = self.app.view(table, viewer) if game.family == "circle" else self.app.banked_view(table, viewer)
+        view = self.app.views.view(table, viewer)
         return view, view["hand"]
 
     def _current(self, table: str, game: Game, viewer: Viewer) -> pb.TableView:
@@ -81,7 +67,7 @@ class QueryRpcs(ServicerBase):
 
     def _history(self, table: str, game: Game, viewer: Viewer, position: int | None,
                  at: datetime | None) -> pb.TableView:
-        past = self.app.table_at(table, position=position, moment=at)
+        past = self.app.views.table_at(table, position=position, moment=at)
         hand = past["hand"]
         number = past["hands_started"] if hand is not None else 0
         record = self.app.any_table(table)  # its hands' namespace (the cached copy: no read of the store)
@@ -115,7 +101,7 @@ class QueryRpcs(ServicerBase):
                     listed.append((table, game))
             summaries = []
             # one question to the store for every table listed, not a read of each (PostgreSQL: the pit's floor)
-            with self.app.current_as_of_now([game.table_class.create_id(table) for table, game in listed]):
+            with self.app.reads.current_as_of_now([game.table_class.create_id(table) for table, game in listed]):
                 for table, game in listed:
                     view, hand = self._now(table, game, viewer)
                     if view.get("closed") and not request.include_closed:
@@ -149,48 +135,10 @@ class QueryRpcs(ServicerBase):
         table = _table(request.table)
 
         def work(viewer: Viewer) -> svc.GetLegalActionsResponse:
-            game = self._game(table)
-            if game.family == "banked":
-                return self._banked_legal(table, viewer)
-            correction = self.app.correction(table)
-            if correction == "pending":  # R-AUD-1: the hand waits for the pit's decision, and takes nothing else
-                return svc.GetLegalActionsResponse(allowed=[pb.ACTION_KIND_DECIDE_CORRECTION])
-            out = self._circle_legal(table, viewer)
-            if correction == "possible":
-                out.allowed.append(pb.ACTION_KIND_REQUEST_CORRECTION)
-            return out
+            del viewer  # every station may read it (docs/service.md): it shows no card
+            return _legal(self.app.views.legal(table))
 
         return await self._run(context, work)
-
-    def _circle_legal(self, table: str, viewer: Viewer) -> svc.GetLegalActionsResponse:
-        legal = self.app.legal_actions(table)
-        if legal is not None:
-            return _betting(legal)
-        hand = self.app.view(table, viewer)["hand"]
-        if hand is not None and hand["drawer"]:
-            return svc.GetLegalActionsResponse(seat=hand["drawer"], allowed=[pb.ACTION_KIND_DISCARD])
-        if hand is not None and hand["next_to_show"]:
-            return svc.GetLegalActionsResponse(seat=hand["next_to_show"],
-                                               allowed=[pb.ACTION_KIND_SHOW, pb.ACTION_KIND_MUCK])
-        return svc.GetLegalActionsResponse()
-
-    def _banked_legal(self, table: str, viewer: Viewer) -> svc.GetLegalActionsResponse:
-        hand = self.app.banked_view(table, viewer)["hand"]
-        if hand is not None and hand["stage"] == APPROVAL:  # R-THB-10: the games director decides, box by box
-            record = self.app.banked_table(table)
-            pending = sorted(getattr(self.app.banked_hand(record.hand_in_progress), "pending_approval", ())) \
-                if record.hand_in_progress is not None else []
-            if pending:
-                return svc.GetLegalActionsResponse(seat=pending[0], allowed=[pb.ACTION_KIND_APPROVE_BONUS,
-                                                                             pb.ACTION_KIND_REFUSE_BONUS])
-        if hand is None or not hand["to_decide"] or hand["stage"] not in DECISIONS:
-            return svc.GetLegalActionsResponse()
-        box = hand["to_decide"]
-        allowed, antes = DECISIONS[hand["stage"]]
-        out = svc.GetLegalActionsResponse(seat=box, allowed=allowed)
-        if antes:
-            out.bet = antes * hand["bets"].get(box, {}).get("ante", 0)
-        return out
 
     @_guarded
     async def ListHands(self, request: svc.ListHandsRequest, context: Any) -> svc.ListHandsResponse:  # noqa: N802
@@ -213,7 +161,7 @@ class QueryRpcs(ServicerBase):
 
         def work(viewer: Viewer) -> svc.SearchHandsResponse:
             del viewer  # every station reads every table's hands (docs/service.md); a summary shows no card
-            found = self.app.search_hands(table, since=since, until=until, seat=seat, outcome=outcome, game=game)
+            found = self.app.views.search_hands(table, since=since, until=until, seat=seat, outcome=outcome, game=game)
             return svc.SearchHandsResponse(hands=[hand_summary(summary) for summary in found])
 
         return await self._run(context, work, offload=True)

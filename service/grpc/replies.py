@@ -9,6 +9,7 @@ from typing import Any, cast
 from domain.games import Game
 from domain.reconstruction import event_data
 from service.api import types_pb2 as pb
+from service.app.results import Result
 from service.app.visibility import event_payload
 from service.grpc.enums import value_of
 from service.grpc.event_messages import timestamp
@@ -19,11 +20,11 @@ def _payload(event: Any, sees_down_cards: bool) -> dict[str, Any]:
     return event_payload(type(event).__qualname__, event_data(event), sees_down_cards=sees_down_cards)
 
 
-def command_result(result: dict[str, Any], number: int = 0) -> pb.CommandResult:
+def command_result(result: Result, number: int = 0) -> pb.CommandResult:
     """An application command's result (``number``: the hand's, when the result does not say)."""
-    return pb.CommandResult(table=result.get("table", ""), hand_id=result.get("hand_id", ""),
-                            hand_number=result.get("number", number), version=result.get("version", 0),
-                            hand_complete=result.get("complete", False))
+    return pb.CommandResult(table=result.table, hand_id=result.hand_id or "",
+                            hand_number=result.number if result.number is not None else number,
+                            version=result.version or 0, hand_complete=bool(result.complete))
 
 
 def _colour(text: str) -> pb.DeckColour | None:
@@ -34,11 +35,6 @@ def circle_pot(hand: dict[str, Any]) -> int:
     """Every chip in the middle of a circle hand (its snapshot): the bets and pots of this hand, and a pot carried
     from blank hands (R-DRAW-3)."""
     return int(sum(hand["contributed"])) + int(hand["carried_in"])
-
-
-def staked(bets: dict[int, dict[str, int]]) -> int:
-    """Every chip staked on the boxes of a banked hand (its bets by box and spot)."""
-    return sum(sum(spots.values()) for spots in bets.values())
 
 
 def circle_detail(table: dict[str, Any], hand: dict[str, Any] | None) -> pb.CircleTableView:
@@ -137,10 +133,7 @@ def table_summary(game: Game, name: str, view: dict[str, Any], hand: dict[str, A
                   position: int) -> pb.TableSummary:
     """A table as the floor lists it (ListTables), from the application's view of it now (``view``, the view a
     TableView is built from, and ``hand``, its hand in progress or ``None``): no card of it is copied."""
-    if game.family == "circle":
-        chips, seats = (circle_pot(hand) if hand is not None else 0), len(view["stacks"])
-    else:
-        chips, seats = (staked(hand["bets"]), len(hand["bets"])) if hand is not None else (0, 0)
+    chips, seats = view["chips_in_play"], view["seats"]
     status = "closed" if view.get("closed") else "hand-in-progress" if hand is not None else "between-hands"
     out = pb.TableSummary(table=name, game=value_of(pb.Game, game.code),  # type: ignore[arg-type]
                           family=value_of(pb.GameFamily, game.family),  # type: ignore[arg-type]

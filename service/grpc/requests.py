@@ -25,6 +25,7 @@ from domain.tables import LANGUAGES
 from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
 from service.app.application import MAX_CHIPS
+from service.app.commands import OpenTable
 from service.grpc.enums import EnumType, code_of, codes
 from service.grpc.errors import invalid
 
@@ -187,27 +188,16 @@ _BANKED_SETTINGS: dict[str, tuple[type[Any], Callable[[Any, str], Any]]] = {
 """The banked settings cases of OpenTableRequest: the settings class a game must have for it, and the converter."""
 
 
-@dataclass(frozen=True)
-class OpenTable:
-    """An OpenTable request, checked: the game and its settings (circle: TableSettings; banked: the game's)."""
-
-    game: Game
-    settings: Any
-    seat_count: int
-    language: str
-    """The language of the table's stations (``domain.tables.LANGUAGES``; unset: the first, Spanish)."""
-
-
 def _settings_case(game: Game) -> str:
-    """The OpenTableRequest settings case a game takes (by its settings class, :data:`domain.games.GAMES`)."""
-    if game.family == "circle":
-        return "circle"
-    return next(case for case, (settings_class, _) in _BANKED_SETTINGS.items() if game.settings_class is settings_class)
+    """The OpenTableRequest settings case a game takes (by its settings class, :data:`domain.games.GAMES`; a circle
+    game's are :class:`TableSettings`, which it names no class of its own for)."""
+    return next((case for case, (settings_class, _) in _BANKED_SETTINGS.items()
+                 if game.settings_class is settings_class), "circle")
 
 
-def open_table(request: svc.OpenTableRequest) -> OpenTable:
-    """The game and settings of an OpenTable request: the settings case must be the game's.  Field paths name the
-    case's field (``circle.blinds``): a oneof's name is not a field."""
+def open_table(request: svc.OpenTableRequest, command_id: str, table: str) -> OpenTable:
+    """The OpenTable command of a request: its game's settings (the settings case must be the game's), seats and
+    language.  Field paths name the case's field (``circle.blinds``): a oneof's name is not a field."""
     game = game_of_request(request.game)
     language = request.language or LANGUAGES[0]
     if language not in LANGUAGES:
@@ -220,9 +210,10 @@ def open_table(request: svc.OpenTableRequest) -> OpenTable:
     if case == "circle":
         if not 0 <= request.seat_count <= 10 or request.seat_count == 1:
             raise invalid("a circle table has 2 to 10 seats", "seat_count", "R-CIRC-2")
-        return OpenTable(game, circle_settings(request.circle, game.code, case), request.seat_count or 10, language)
+        return OpenTable(command_id, table, circle_settings(request.circle, game.code, case), request.seat_count or 10,
+                         language)
     try:
-        return OpenTable(game, _BANKED_SETTINGS[case][1](getattr(request, case), case), 6, language)
+        return OpenTable(command_id, table, _BANKED_SETTINGS[case][1](getattr(request, case), case), 6, language)
     except RuleError as error:
         raise invalid(str(error), case, error.rule) from None
 

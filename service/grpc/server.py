@@ -25,7 +25,6 @@ stops.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import gc
 import logging
@@ -40,13 +39,11 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1.health import aio as health_aio
 
-from domain.cards.decks import DECK_SIZES
-from domain.cards.ranking import RankingRules, hand_ranking, in_use
-from domain.circle.settings import TableSettings
 from domain.integrity.monitor import MonitorSettings
 from service.api import table_service_pb2 as svc
 from service.api import table_service_pb2_grpc as svc_grpc
 from service.app.application import PokerTables
+from service.app.warm_up import warm_up
 from service.grpc.errors import UNAUTHENTICATED_MESSAGE, _status
 from service.grpc.gateway import Gateway, Handlers
 from service.grpc.hardening import HARDENED, Hardening, StationGate
@@ -57,7 +54,6 @@ from service.grpc.replies import _payload
 from service.grpc.requests import MAX_TEXT
 from service.grpc.servicer import WATCH_PAGE, TableServicer
 from service.grpc.stations import StationConfigError, Stations
-from service.store import ranking_tables as ranking_file
 
 __all__ = [
     "MAX_TEXT", "SERVICE_NAME", "WATCH_PAGE", "ListenError", "StationConfigError", "Stations", "TableServicer",
@@ -102,7 +98,7 @@ async def _become_ready(app: PokerTables, readiness: _Readiness, executor: Threa
     """SERVING once the hand-ranking tables are built (at once if they are) and the store answered a read (and
     ``check`` returned); until then, and while the store does not answer, NOT_SERVING."""
     loop = asyncio.get_running_loop()
-    await loop.run_in_executor(None, _warm_up, app)
+    await loop.run_in_executor(None, warm_up, app)
     while True:
         try:
             await loop.run_in_executor(executor, app.recorder.max_notification_id)
@@ -234,33 +230,6 @@ def metrics_of(server: grpc.aio.Server) -> ServiceMetrics | None:
     return readiness.metrics if readiness is not None else None
 
 
-def _warm_up(app: PokerTables | None = None) -> None:
-    """Build, once for the process and before the first hands, the hand-ranking tables of the decks the store's
-    tables deal: the 52-card deck's always (Hold'em, stud, the banked games), every deck a draw table's players may
-    call for (R-DRAW-8), and the split tables of an Omaha (52 cards) or sintético (28) table, so that their first
-    showdown does not pay for them either. A table opened later of another deck builds its own at its first hand
-    (0.03 to 0.7 s, once). ``app`` None: every deck (all of them: 2.9 s of one core). The 52-card deck's are read
-    from the file the build keeps (:mod:`service.store.ranking_tables`: 0.08 s instead of 1.4 s) when it is this
-    release's."""
-    sizes, split = ({52}, set()) if app is not None else (set(DECK_SIZES), {52, 28})
-    if app is not None:
-        for name in app.table_names():
-            settings = getattr(app.any_table(name), "settings", None)
-            if not isinstance(settings, TableSettings):
-                continue  # a banked table: 52 cards
-            for players in range(2, 11):
-                with contextlib.suppress(ValueError):  # more players than the game seats
-                    sizes.add(settings.deck_for(players))
-            if settings.variant in ("omaha", "sintetico"):
-                split.add(settings.deck_size)
-    if in_use(RankingRules(52)) is None:  # the 52-card deck's, kept by the build: milliseconds, if this release's
-        ranking_file.load()
-    for size in sorted(sizes, reverse=True):
-        hand_ranking(size)
-    for size in sorted(split, reverse=True):
-        hand_ranking(size).split_tables  # noqa: B018 (built on first use: the property is the build)
-
-
 def _warn_without_statistics(app: PokerTables) -> None:
     """A PostgreSQL server that does not keep the planner's statistics (autovacuum off) is said at the start, once, as
     a WARNING: reads of a growing log slow down by a hundred times until someone runs ANALYZE (issue 30, item 4)."""
@@ -291,7 +260,7 @@ async def serve(app: PokerTables, stations: Stations, address: str,
     after a restart (issue 13: 6 s on PostgreSQL). The start and the stop are logged (``service.grpc.server``);
     ``metrics``, ``shufflers``, ``zone`` and ``hole_cards_live``: see :func:`create_server`."""
     started = time.perf_counter()
-    await asyncio.get_running_loop().run_in_executor(None, _warm_up, app)
+    await asyncio.get_running_loop().run_in_executor(None, warm_up, app)
     built = time.perf_counter() - started
     server, port = await create_server(app, stations, address, credentials, hardening=hardening, metrics=metrics,
                                        shufflers=shufflers, zone=zone, hole_cards_live=hole_cards_live)

@@ -3,38 +3,42 @@ the calling station, and replies; nothing more.  The command RPCs are here; the 
 :mod:`service.grpc.queries` (the shufflers' integrity in :mod:`service.grpc.shufflers`, the dealers' figures in
 :mod:`service.grpc.dealers`), the streams in :mod:`service.grpc.streams`, the machinery in :mod:`service.grpc.base`.
 
-A table's family (circle or banked, ``domain.games.GAMES``) picks the application command: a hand's commands, a
-start or an open of either family go to the same RPC, and no game is named here."""
+Each command RPC is request → command (:mod:`service.app.commands`) → ``app.handle`` → reply: the application checks
+the role matrix and the rules; a table of any game takes the same commands, and no game or family is named here."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
-import grpc
-
 from domain.device_reports import DeviceReport
-from domain.games import Game
-from domain.tables import MAX_DEALER_ID
+from domain.tables import MAX_DEALER_ID, NextDeck
 from service.api import table_service_pb2 as svc
 from service.api import table_service_pb2_grpc as svc_grpc
 from service.api import types_pb2 as pb
-from service.app.application import (
-    BANKED_ACTIONS,
-    BANKED_TABLE_ACTIONS,
-    CORRECTION_ACTIONS,
-    HAND_ACTIONS,
-    MAX_CHIPS,
-    NextDeck,
-    PokerTables,
-    ServiceError,
-    Viewer,
+from service.app.access import authorize
+from service.app.application import MAX_CHIPS, ServiceError, Viewer
+from service.app.commands import (
+    AcknowledgeAlert,
+    Act,
+    AddChips,
+    CloseTable,
+    Command,
+    ConfigureTable,
+    CorrectStack,
+    Leave,
+    RecordCutExposure,
+    RecordDeviceReport,
+    SignIn,
+    SignOut,
+    Sit,
+    StartHand,
 )
 from service.grpc.accounts import AccountsRpcs
-from service.grpc.act import Parsed, parse_command
+from service.grpc.act import parse_command
 from service.grpc.base import ServicerBase
 from service.grpc.dealers import DealerRpcs
-from service.grpc.errors import _guarded, _StatusError, invalid
+from service.grpc.errors import _guarded, invalid
 from service.grpc.floor import FloorRpcs
 from service.grpc.queries import QueryRpcs
 from service.grpc.replies import command_result
@@ -58,29 +62,6 @@ from service.grpc.streams import WATCH_PAGE, StreamRpcs
 __all__ = ["WATCH_PAGE", "TableServicer"]
 
 
-def _refused(message: str, rule: str) -> _StatusError:
-    return _StatusError(grpc.StatusCode.FAILED_PRECONDITION, message, rule)
-
-
-def _circle_command(app: PokerTables, game: Game, command_id: str, table: str, parsed: Parsed,  # noqa: PLR0917
-                    viewer: Viewer) -> dict[str, Any]:
-    if parsed.action not in HAND_ACTIONS and parsed.action not in CORRECTION_ACTIONS:
-        raise _refused(f"{parsed.case} is not a command of {game.code} (a circle game)", "R-CIRC-3")
-    return app.hand_command(command_id, table, parsed.circle(), viewer)
-
-
-def _banked_command(app: PokerTables, game: Game, command_id: str, table: str, parsed: Parsed,  # noqa: PLR0917
-                    viewer: Viewer) -> dict[str, Any]:
-    if parsed.action not in BANKED_ACTIONS[game.hand_class] and parsed.action not in BANKED_TABLE_ACTIONS:
-        raise _refused(f"{parsed.case} is not a command of {game.code}", "R-AUD-1")
-    return app.banked_command(command_id, table, parsed.banked(), viewer)
-
-
-FamilyCommand = Callable[[PokerTables, Game, str, str, Parsed, Viewer], dict[str, Any]]
-FAMILY_COMMANDS: Mapping[str, FamilyCommand] = {"circle": _circle_command, "banked": _banked_command}
-"""Act, by the table's family: the application's hand command or banked command."""
-
-
 class TableServicer(AccountsRpcs, QueryRpcs, ShufflerRpcs, DealerRpcs, FloorRpcs, StreamRpcs, ServicerBase,
                     svc_grpc.TableServiceServicer):
     """Thin translation between pokertable.v1 and :class:`PokerTables`."""
@@ -89,18 +70,11 @@ class TableServicer(AccountsRpcs, QueryRpcs, ShufflerRpcs, DealerRpcs, FloorRpcs
 
     @_guarded
     async def OpenTable(self, request: svc.OpenTableRequest, context: Any) -> svc.OpenTableResponse:  # noqa: N802
-        command_id, table = _command_id(request.command_id), _table(request.table)
-        opened = open_table(request)
+        command = open_table(request, _command_id(request.command_id), _table(request.table))
 
         def work(viewer: Viewer) -> svc.OpenTableResponse:
-            self.app.authorize(viewer, table, "open-table")
             try:
-                if opened.game.family == "circle":
-                    result = self.app.open_table(command_id, table, opened.settings, opened.seat_count,
-                                                 opened.language)
-                else:
-                    result = self.app.open_banked_table(command_id, table, opened.game.code, opened.settings,
-                                                        opened.language)
+                result = self.app.handle(command, viewer)
             except ServiceError as error:
                 if type(error) is not ServiceError:  # not found, denied, a conflict: mapped as they are
                     raise
@@ -109,41 +83,31 @@ class TableServicer(AccountsRpcs, QueryRpcs, ShufflerRpcs, DealerRpcs, FloorRpcs
 
         return await self._run(context, work)
 
-    def _circle_table(self, table: str, rule: str = "R-CIRC-2") -> Game:
-        """The table's game, which must be a circle game (seats, stacks, settings): FAILED_PRECONDITION otherwise,
-        naming ``rule``."""
-        game = self._game(table)
-        if game.family != "circle":
-            raise _refused(f"{table!r} deals {game.code}: its boxes take bets hand by hand, no seats, stacks or "
-                           "circle settings", rule)
-        return game
-
     @_guarded
     async def SeatPlayer(self, request: svc.SeatPlayerRequest, context: Any) -> svc.SeatPlayerResponse:  # noqa: N802
         seat, chips = _seat(request.seat, "seat"), _chips(request.chips)
-        result = await self._seat_change(request, context, lambda c, t: self.app.sit(c, t, seat, chips))
+        result = await self._handled(context, Sit(_command_id(request.command_id), _table(request.table), seat, chips))
         return svc.SeatPlayerResponse(result=result)
 
     @_guarded
     async def AddChips(self, request: svc.AddChipsRequest, context: Any) -> svc.AddChipsResponse:  # noqa: N802
         seat, chips = _seat(request.seat, "seat"), _chips(request.chips)
-        result = await self._seat_change(request, context, lambda c, t: self.app.add_chips(c, t, seat, chips))
+        result = await self._handled(context, AddChips(_command_id(request.command_id), _table(request.table), seat,
+                                                       chips))
         return svc.AddChipsResponse(result=result)
 
     @_guarded
     async def LeaveSeat(self, request: svc.LeaveSeatRequest, context: Any) -> svc.LeaveSeatResponse:  # noqa: N802
         seat = _seat(request.seat, "seat")
-        result = await self._seat_change(request, context, lambda c, t: self.app.leave(c, t, seat))
+        result = await self._handled(context, Leave(_command_id(request.command_id), _table(request.table), seat))
         return svc.LeaveSeatResponse(result=result)
 
-    async def _seat_change(self, request: Any, context: Any,
-                           change: Callable[[str, str], dict[str, Any]]) -> pb.CommandResult:
-        command_id, table = _command_id(request.command_id), _table(request.table)
-
+    async def _handled(self, context: Any, command: Command | Callable[[Viewer], Command]) -> pb.CommandResult:
+        """The command (or the command made for the calling station, once its table is known to it) handled for
+        the calling station, as a CommandResult."""
         def work(viewer: Viewer) -> pb.CommandResult:
-            self.app.authorize(viewer, table, "seat")
-            self._circle_table(table)
-            return command_result(change(command_id, table))
+            made = command if isinstance(command, Command) else command(viewer)
+            return command_result(self.app.handle(made, viewer))
 
         return await self._run(context, work)
 
@@ -153,13 +117,12 @@ class TableServicer(AccountsRpcs, QueryRpcs, ShufflerRpcs, DealerRpcs, FloorRpcs
     ) -> svc.ConfigureTableResponse:
         command_id, table = _command_id(request.command_id), _table(request.table)
 
-        def work(viewer: Viewer) -> svc.ConfigureTableResponse:
-            self.app.authorize(viewer, table, "configure")
-            settings = circle_settings(request.settings, self._circle_table(table, "R-CIRC-5").code, "settings")
-            return svc.ConfigureTableResponse(result=command_result(self.app.configure_table(
-                command_id, table, settings, viewer)))
+        def command(viewer: Viewer) -> ConfigureTable:
+            authorize(viewer, table, ConfigureTable.permission)  # before the table's game is read
+            variant = self.app.reads.table(table, "R-CIRC-5").settings.variant  # a banked table has none (R-CIRC-5)
+            return ConfigureTable(command_id, table, circle_settings(request.settings, variant, "settings"))
 
-        return await self._run(context, work)
+        return svc.ConfigureTableResponse(result=await self._handled(context, command))
 
     @_guarded
     async def CorrectStack(self, request: svc.CorrectStackRequest, context: Any) -> svc.CorrectStackResponse:  # noqa: N802
@@ -167,41 +130,27 @@ class TableServicer(AccountsRpcs, QueryRpcs, ShufflerRpcs, DealerRpcs, FloorRpcs
         seat, reason = _seat(request.seat, "seat"), _text(request.reason, "reason")
         if request.chips < 0 or request.chips > MAX_CHIPS:
             raise invalid("chips are a whole, non-negative number", "chips", "R-CIRC-6")
-
-        def work(viewer: Viewer) -> svc.CorrectStackResponse:
-            self.app.authorize(viewer, table, "correct")
-            self._circle_table(table)
-            return svc.CorrectStackResponse(result=command_result(self.app.correct_stack(
-                command_id, table, seat, request.chips, reason=reason, viewer=viewer)))
-
-        return await self._run(context, work)
+        result = await self._handled(context, CorrectStack(command_id, table, seat, request.chips, reason))
+        return svc.CorrectStackResponse(result=result)
 
     @_guarded
     async def CloseTable(self, request: svc.CloseTableRequest, context: Any) -> svc.CloseTableResponse:  # noqa: N802
-        command_id, table = _command_id(request.command_id), _table(request.table)
-
-        def work(viewer: Viewer) -> svc.CloseTableResponse:
-            self.app.authorize(viewer, table, "close")
-            self._circle_table(table)
-            return svc.CloseTableResponse(result=command_result(self.app.close_table(command_id, table, viewer)))
-
-        return await self._run(context, work)
+        result = await self._handled(context, CloseTable(_command_id(request.command_id), _table(request.table)))
+        return svc.CloseTableResponse(result=result)
 
     # -- hands --------------------------------------------------------------------------------------
 
     @_guarded
     async def StartHand(self, request: svc.StartHandRequest, context: Any) -> svc.StartHandResponse:  # noqa: N802
         command_id, table = _command_id(request.command_id), _table(request.table)
-        wanted = deck(request)
+        wanted = deck(request)  # no size named: the size the table's next hand needs (R-DRAW-8)
+        command = StartHand(command_id, table, wanted.identity() if wanted.size
+                            else NextDeck(wanted.colour, wanted.label))
 
         def work(viewer: Viewer) -> svc.StartHandResponse:
-            self.app.authorize(viewer, table, "start-hand")
-            if self._game(table).family == "circle":  # no size named: the size the next hand needs (R-DRAW-8)
-                result = self.app.start_hand(command_id, table, wanted.identity() if wanted.size
-                                             else NextDeck(wanted.colour, wanted.label))
-            else:
-                result = self.app.start_banked_hand(command_id, table, wanted.identity(52))
-            self._started(table, result["hand_id"], result["number"])
+            result = self.app.handle(command, viewer)
+            assert result.hand_id is not None and result.number is not None
+            self._started(table, result.hand_id, result.number)
             return svc.StartHandResponse(result=command_result(result))
 
         return await self._run(context, work)
@@ -214,8 +163,8 @@ class TableServicer(AccountsRpcs, QueryRpcs, ShufflerRpcs, DealerRpcs, FloorRpcs
         report = DeviceReport(_text(request.device, "device"), _text(request.serial, "serial"),
                               _code(pb.DeviceReportKind, request.kind, "kind", "R-DECK-3"),
                               colour(request.colour, "colour"), _text(request.result, "result"))
-        return await self._run(context, lambda v: svc.RecordDeviceReportResponse(result=command_result(
-            self.app.record_device_report(command_id, table, report, v))))
+        return svc.RecordDeviceReportResponse(result=await self._handled(
+            context, RecordDeviceReport(command_id, table, report)))
 
     @_guarded
     async def RecordCutExposure(  # noqa: N802
@@ -223,8 +172,8 @@ class TableServicer(AccountsRpcs, QueryRpcs, ShufflerRpcs, DealerRpcs, FloorRpcs
     ) -> svc.RecordCutExposureResponse:
         command_id, table = _command_id(request.command_id), _table(request.table)
         card, deck_colour = _card(request.card, "card"), colour(request.colour, "colour")
-        return await self._run(context, lambda v: svc.RecordCutExposureResponse(result=command_result(
-            self.app.record_cut_exposure(command_id, table, card, deck_colour, v))))
+        return svc.RecordCutExposureResponse(result=await self._handled(
+            context, RecordCutExposure(command_id, table, card, deck_colour)))
 
     @_guarded
     async def SignIn(self, request: svc.SignInRequest, context: Any) -> svc.SignInResponse:  # noqa: N802
@@ -232,39 +181,24 @@ class TableServicer(AccountsRpcs, QueryRpcs, ShufflerRpcs, DealerRpcs, FloorRpcs
         dealer_id = _text(request.dealer_id, "dealer_id")
         if len(dealer_id) > MAX_DEALER_ID:
             raise invalid(f"a dealer's id has 1 to {MAX_DEALER_ID} characters", "dealer_id", "R-AUD-1")
-
-        def work(viewer: Viewer) -> svc.SignInResponse:
-            self.app.authorize(viewer, table, "sign-in")
-            return svc.SignInResponse(result=command_result(self.app.sign_in(command_id, table, dealer_id, viewer)))
-
-        return await self._run(context, work)
+        return svc.SignInResponse(result=await self._handled(context, SignIn(command_id, table, dealer_id)))
 
     @_guarded
     async def SignOut(self, request: svc.SignOutRequest, context: Any) -> svc.SignOutResponse:  # noqa: N802
         """R-AUD-1: the dealer signed in at the table leaves it (a rotation); the same stations as SignIn."""
-        command_id, table = _command_id(request.command_id), _table(request.table)
-
-        def work(viewer: Viewer) -> svc.SignOutResponse:
-            self.app.authorize(viewer, table, "sign-in")
-            return svc.SignOutResponse(result=command_result(self.app.sign_out(command_id, table, viewer)))
-
-        return await self._run(context, work)
+        command = SignOut(_command_id(request.command_id), _table(request.table))
+        return svc.SignOutResponse(result=await self._handled(context, command))
 
     @_guarded
     async def AcknowledgeAlert(  # noqa: N802
         self, request: svc.AcknowledgeAlertRequest, context: Any
     ) -> svc.AcknowledgeAlertResponse:
-        """R-AUD-1: the pit boss or the games director acknowledges an alert of a table (circle or banked), named
-        by the log position of the event that raised it, with a reason; recorded as the table's event (no table:
+        """R-AUD-1: the pit boss or the games director acknowledges an alert of a table (of any game), named by the
+        log position of the event that raised it, with a reason; recorded as the table's event (no table:
         tampering found by the audit, recorded on the casino's record of findings)."""
         checked = alert_acknowledgement(request)
-
-        def work(viewer: Viewer) -> svc.AcknowledgeAlertResponse:
-            self.app.authorize(viewer, checked.table, "acknowledge-alert")
-            return svc.AcknowledgeAlertResponse(result=command_result(self.app.acknowledge_alert(
-                checked.command_id, checked.table, checked.position, checked.reason, viewer)))
-
-        return await self._run(context, work)
+        command = AcknowledgeAlert(checked.command_id, checked.table, checked.position, checked.reason)
+        return svc.AcknowledgeAlertResponse(result=await self._handled(context, command))
 
     @_guarded
     async def Act(self, request: svc.ActRequest, context: Any) -> svc.ActResponse:  # noqa: N802
@@ -272,9 +206,9 @@ class TableServicer(AccountsRpcs, QueryRpcs, ShufflerRpcs, DealerRpcs, FloorRpcs
         parsed = parse_command(request.command)
 
         def work(viewer: Viewer) -> svc.ActResponse:
-            game = self._game(table)
-            result = FAMILY_COMMANDS[game.family](self.app, game, command_id, table, parsed, viewer)
-            number = self._hand_number(table, result["hand_id"]) if result.get("hand_id") else 0
+            action = parsed.action(self._game(table))  # the case's action at this table's game
+            result = self.app.handle(Act(command_id, table, action), viewer)
+            number = self._hand_number(table, result.hand_id) if result.hand_id else 0
             return svc.ActResponse(result=command_result(result, number))
 
         return await self._run(context, work)

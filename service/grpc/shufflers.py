@@ -23,6 +23,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from domain.integrity.monitor import MonitorSettings
 from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
+from service.app.access import authorize
 from service.app.application import Viewer
 from service.app.shufflers import ShiftReport, ShufflerVerdict, shift_report
 from service.grpc.base import ServicerBase
@@ -83,7 +84,7 @@ class ShufflerRpcs(ServicerBase):
             raise invalid("the false-alarm level is shared by at least one shuffler deck", "decks", "R-DECK-2")
 
         def work(viewer: Viewer) -> svc.ListShufflersResponse:
-            self.app.authorize(viewer, "", "shufflers")  # R-DECK-2: the pit's, not a croupier's or an observer's
+            authorize(viewer, "", "shufflers")  # R-DECK-2: the pit's, not a croupier's or an observer's
             return shift_reply(shift_report(self.app, since=since, until=until, settings=self.shufflers,
                                             decks=decks, zone=self.zone))
 

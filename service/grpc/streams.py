@@ -19,9 +19,10 @@ from google.protobuf.struct_pb2 import Struct
 
 from domain.audit_findings import FINDINGS_ID
 from domain.hole_card_views import TOPICS as VIEW_TOPICS
-from domain.reconstruction import event_data
+from domain.reconstruction import Step, event_data
 from service.api import table_service_pb2 as svc
 from service.app.application import Viewer
+from service.app.commands import ReconstructHand
 from service.app.hole_card_views import live_hands_of
 from service.app.tampering import LOG
 from service.app.visibility import carries_down_cards, shows_down_cards
@@ -29,7 +30,6 @@ from service.formats.render import describe, render
 from service.grpc.base import EVERY_TABLE, ServicerBase
 from service.grpc.errors import _guarded_stream, _StatusError, invalid
 from service.grpc.event_messages import timestamp, to_message
-from service.grpc.follower import vouched_page
 from service.grpc.observe import STOPPING
 from service.grpc.replies import _payload
 from service.grpc.requests import MAX_POSITION, _command_id, _table, _text
@@ -109,8 +109,13 @@ class StreamRpcs(ServicerBase):
         reason = _text(request.reason, "reason")
         if request.hand_number <= 0:
             raise invalid("hand_number is required: 1 = the table's first hand", "hand_number", "R-THB-13")
-        steps = await self._run(context, lambda viewer: self.app.reconstruct_hand(
-            command_id, table, request.hand_number, viewer, reason), offload=True)
+        command = ReconstructHand(command_id, table, request.hand_number, reason)
+
+        def work(viewer: Viewer) -> list[Step]:
+            self.app.handle(command, viewer)  # the request recorded first (R-THB-13, R-AUD-1)
+            return self.app.reconstruction(table, request.hand_number, viewer)
+
+        steps = await self._run(context, work, offload=True)
         for step in steps:
             yield svc.ReconstructHandResponse(
                 version=step.version, timestamp=timestamp(datetime.fromisoformat(step.timestamp)),
@@ -126,7 +131,7 @@ class StreamRpcs(ServicerBase):
         next_hand = record.hand_id(record.hands_started + 1)
         ours = {record.id, *self.app.hands_of(table)}
         live = live_hands_of(record)  # read before the page: a hand that ends meanwhile is still taken as live
-        notifications = self.app.recorder.select_notifications(start=after + 1, limit=WATCH_PAGE)
+        notifications = self.app.log_reads.page(after, WATCH_PAGE)
         sees = viewer.sees_down_cards(table)
         changes = []
         for notification in notifications:
@@ -138,7 +143,7 @@ class StreamRpcs(ServicerBase):
                     ours.add(originator)
                 else:
                     continue
-            event: Any = self.app.mapper.to_domain_event(notification)
+            event: Any = self.app.log_reads.event(notification)
             shows = self._shows(sees, table, originator, event, live=live, shown=shown)
             changes.append(svc.WatchResponse(
                 position=notification.id, aggregate_id=str(originator), version=notification.originator_version,
@@ -164,7 +169,7 @@ class StreamRpcs(ServicerBase):
         """Every table's changes in the next page of notifications (each as its table's viewer may see it), and the
         position the page reached: one read of the log for the whole floor.  Tampering the service's audit found is
         the floor's too (table "": the casino's log, :mod:`service.app.tampering`)."""
-        notifications, scanned = vouched_page(self.app.recorder, after, WATCH_PAGE)
+        notifications, scanned = self.app.log_reads.vouched_page(after, WATCH_PAGE)
         return self._changes_in(notifications, EVERY_TABLE, viewer, scanned, shown)
 
     def _changes_kept(self, notifications: Sequence[Notification], table: str, viewer: Viewer, reached: int,
@@ -190,7 +195,7 @@ class StreamRpcs(ServicerBase):
                 owner = LOG if originator == FINDINGS_ID else self._owner(originator, notification.id)
                 if owner is None or (table and owner != table):
                     continue
-                event: Any = self.app.mapper.to_domain_event(notification)
+                event: Any = self.app.log_reads.event(notification)
                 sees = viewer.sees_down_cards(owner)
                 if sees and owner != LOG and owner not in live:
                     live[owner] = self.app.hole_cards.live_hands(owner)
@@ -222,10 +227,10 @@ class StreamRpcs(ServicerBase):
 
     def _learn_owners(self) -> None:
         """Learn which table each table's and hand's id belongs to: the tables opened, their hands and the next."""
-        self._owners_position = self.app.recorder.max_notification_id() or 0
+        self._owners_position = self.app.log_reads.head()
         names = self.app.table_names()
         # one question to the store for every table (PostgreSQL), not a read of each
-        with self.app.current_as_of_now([self._game(name).table_class.create_id(name) for name in names]):
+        with self.app.reads.current_as_of_now([self._game(name).table_class.create_id(name) for name in names]):
             for name in names:
                 record = self.app.any_table(name)
                 self._owners[record.id] = name

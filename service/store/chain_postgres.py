@@ -45,7 +45,7 @@ class ChainedPostgresRecorder(CheckedNotifications, PostgresApplicationRecorder)
         self.committed: Committed | None = None
         """Told of each commit: its positions and the last link as this process computed it from its events."""
         self.chain_table = f"{self.events_table_name}_chain"
-        # The channel every insert NOTIFYs (and the instances' followers LISTEN on, service.grpc.follower) is the
+        # The channel every insert NOTIFYs (and the instances' followers LISTEN on, service.store.follower) is the
         # schema's own: eventsourcing names it after the table alone, which every schema of a database shares.
         self.channel_name = f"{self.datastore.schema}_{self.events_table_name}"[:63]
         schema = Identifier(self.datastore.schema)
@@ -238,7 +238,7 @@ class ChainedPostgresRecorder(CheckedNotifications, PostgresApplicationRecorder)
         (issue 18, item 4): the function made by :meth:`_insert_function` locks the events table, checks that no
         aggregate of ``reads`` has an event past the version read, inserts the events in order, chains each one and
         notifies the followers with the last position (the payload lets an instance tell its own inserts from
-        others', :mod:`service.grpc.follower`).  A stale version, a stale read or a command id already recorded is an
+        others', :mod:`service.store.follower`).  A stale version, a stale read or a command id already recorded is an
         ``IntegrityError``, and nothing of the call is written.  ``times``: the events' times (microseconds since the
         epoch, in order), each kept with its link; a first one before the last event's in the log is refused with
         :class:`LogTimeBehindError` (nothing written), for the events to be timed again."""

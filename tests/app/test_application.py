@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from domain.actions import BetTo, Check, Deal, Fold, Void
 from domain.cards.cards import Card
 from domain.cards.decks import BackColour, DeckIdentity
 from domain.circle.table import Table
@@ -19,12 +20,12 @@ from domain.errors import RuleError
 from service.app.application import (
     AccessDeniedError,
     ConflictError,
-    HandCommand,
     NotFoundError,
     PokerTables,
     Role,
     Viewer,
 )
+from service.app.commands import Act, Leave, Sit, StartHand
 from service.store.persistence import StoreInUseError, claim_sole_writer, environment
 from tests.support.app_tables import RED, dealer_for, ids, open_table, play_to_the_end
 from tests.support.stores import store as store  # noqa: PLC0414  (a fixture)
@@ -34,9 +35,9 @@ DEALER = Viewer("station-1", Role.DEALER)
 
 def start_and_deal(app: PokerTables, table: str, command: Iterator[str]) -> None:
     """Start a hand and deal the six hole cards: 2c 3c 4c / 5c 6c 7c, one at a time from the seat after the button."""
-    app.start_hand(next(command), table, RED)
+    app.handle(StartHand(next(command), table, RED))
     for code in range(6):
-        app.hand_command(next(command), table, HandCommand("deal", card=Card.from_code(code * 4)), dealer_for(table))
+        app.handle(Act(next(command), table, Deal(card=Card.from_code(code * 4))), dealer_for(table))
 
 
 def test_hands_are_stored_and_a_new_instance_continues_exactly_where_the_table_was(store: dict[str, str]) -> None:
@@ -44,14 +45,14 @@ def test_hands_are_stored_and_a_new_instance_continues_exactly_where_the_table_w
     app = PokerTables(env=store)
     table = open_table(app, command)
     start_and_deal(app, table, command)
-    app.hand_command(next(command), table, HandCommand("bet", seat=1, amount=10), dealer_for(table))  # the button
-    before = app.view(table, dealer_for(table))
+    app.handle(Act(next(command), table, BetTo(seat=1, amount=10)), dealer_for(table))  # the button
+    before = app.views.view(table, dealer_for(table))
     restarted = PokerTables(env=store)  # a new process on the same store
-    assert restarted.view(table, dealer_for(table)) == before
-    restarted.hand_command(next(command), table, HandCommand("fold", seat=2), dealer_for(table))
-    restarted.hand_command(next(command), table, HandCommand("fold", seat=3), dealer_for(table))
+    assert restarted.views.view(table, dealer_for(table)) == before
+    restarted.handle(Act(next(command), table, Fold(seat=2)), dealer_for(table))
+    restarted.handle(Act(next(command), table, Fold(seat=3)), dealer_for(table))
     assert restarted.table(table).stacks == {1: 103, 2: 99, 3: 98}
-    restarted.start_hand(next(command), table, DeckIdentity(52, BackColour.BLUE))
+    restarted.handle(StartHand(next(command), table, DeckIdentity(52, BackColour.BLUE)))
     play_to_the_end(restarted, table, command, random.Random(1))
 
 
@@ -61,27 +62,26 @@ def test_a_retried_command_returns_the_first_result_and_applies_once(store: dict
     table = open_table(app, command)
     start_and_deal(app, table, command)
     bet_id = next(command)
-    first = app.hand_command(bet_id, table, HandCommand("bet", seat=1, amount=10), dealer_for(table))
-    again = app.hand_command(bet_id, table, HandCommand("bet", seat=1, amount=10), dealer_for(table))
-    other_instance = PokerTables(env=store).hand_command(bet_id, table, HandCommand("bet", seat=1, amount=10),
-                                                          dealer_for(table))
+    first = app.handle(Act(bet_id, table, BetTo(seat=1, amount=10)), dealer_for(table))
+    again = app.handle(Act(bet_id, table, BetTo(seat=1, amount=10)), dealer_for(table))
+    other_instance = PokerTables(env=store).handle(Act(bet_id, table, BetTo(seat=1, amount=10)), dealer_for(table))
     assert first == again == other_instance
-    hand = app.current_hand(app.table(table))
-    assert hand.version == first["version"] and hand.state.bets == [1, 2, 10]
+    hand = app.reads.current_hand(app.table(table))
+    assert hand.version == first.version and hand.state.bets == [1, 2, 10]
 
 
 def test_an_illegal_command_is_refused_with_its_rule_and_stores_nothing(store: dict[str, str]) -> None:
     command = ids()
     app = PokerTables(env=store)
     table = open_table(app, command)
-    app.start_hand(next(command), table, RED)
-    version = app.current_hand(app.table(table)).version
+    app.handle(StartHand(next(command), table, RED))
+    version = app.reads.current_hand(app.table(table)).version
     with pytest.raises(RuleError) as error:
-        app.hand_command(next(command), table, HandCommand("check", seat=1), dealer_for(table))
+        app.handle(Act(next(command), table, Check(seat=1)), dealer_for(table))
     assert error.value.rule == "R-CIRC-3"  # no card dealt yet: no betting interval is open
-    assert app.current_hand(app.table(table)).version == version
+    assert app.reads.current_hand(app.table(table)).version == version
     with pytest.raises(NotFoundError):
-        app.sit(next(command), "no such table", 1, 100)
+        app.handle(Sit(next(command), "no such table", 1, 100))
 
 
 class StaleReads(PokerTables):
@@ -89,12 +89,18 @@ class StaleReads(PokerTables):
     ``stale`` in turn, then the store's)."""
 
     name = "pokertable"  # the same events as PokerTables
-    stale: list[Table]
 
-    def table(self, name: str) -> Table:
-        if getattr(self, "stale", None):
-            return self.stale.pop(0)
-        return super().table(name)
+    def __init__(self, env: dict[str, str]) -> None:
+        super().__init__(env=env)
+        self.stale: list[Table] = []
+        read = self.reads.table
+
+        def table(name: str, rule: str = "R-CIRC-2") -> Table:
+            if self.stale:
+                return self.stale.pop(0)
+            return read(name, rule)
+
+        self.reads.table = table  # type: ignore[method-assign]
 
 
 def test_two_instances_never_both_apply_conflicting_commands(store: dict[str, str]) -> None:
@@ -103,18 +109,19 @@ def test_two_instances_never_both_apply_conflicting_commands(store: dict[str, st
     table = open_table(first, command)
     second = StaleReads(env=store)
     stale = second.table(table)  # it read the table before the first instance seated a player
-    first.sit(next(command), table, 5, 100)
+    first.handle(Sit(next(command), table, 5, 100))
     # every read it makes of the table is stale (on PostgreSQL it reads twice: see below), so it cannot apply
     second.stale = [deepcopy(stale) for _ in range(2 if store.get("POSTGRES_SCHEMA") else 1)]
     with pytest.raises(ConflictError):
-        second.sit(next(command), table, 6, 100)
+        second.handle(Sit(next(command), table, 6, 100))
     assert set(first.table(table).stacks) == {1, 2, 3, 5}  # exactly one applied
-    second.sit(next(command), table, 6, 100)  # the retry, with a fresh read, applies
+    second.handle(Sit(next(command), table, 6, 100))  # the retry, with a fresh read, applies
     assert set(first.table(table).stacks) == {1, 2, 3, 5, 6}
     if store.get("POSTGRES_SCHEMA"):  # issue 18, item 4: a command on a stale copy is run again on a fresh one
         second.stale = [deepcopy(second.table(table))]
-        first.sit(next(command), table, 7, 100)
-        second.sit(next(command), table, 8, 100)  # refused by the store, run again on the store's table: applied
+        first.handle(Sit(next(command), table, 7, 100))
+        second.handle(Sit(next(command), table, 8,
+                          100))  # refused by the store, run again on the store's table: applied
         assert set(first.table(table).stacks) == {1, 2, 3, 5, 6, 7, 8}
 
 
@@ -126,17 +133,15 @@ def test_stations_see_and_do_only_what_their_role_allows(store: dict[str, str]) 
     observer = Viewer("tv-1", Role.OBSERVER)
     other_dealer = Viewer("station-9", Role.DEALER, "another table")
     for viewer in (observer, other_dealer, dealer_for(table)):  # the table's own croupier too (issue 15, item 5)
-        hole: list[list[Any]] = app.view(table, viewer)["hand"]["hole"]
+        hole: list[list[Any]] = app.views.view(table, viewer)["hand"]["hole"]
         assert all(card == "??" for cards in hole for card, up in cards if not up)
-    assert app.view(table, Viewer("pit-1", Role.PIT_BOSS))["hand"]["hole"][0][0][0] == "2c"
+    assert app.views.view(table, Viewer("pit-1", Role.PIT_BOSS))["hand"]["hole"][0][0][0] == "2c"
     for viewer in (observer, other_dealer):
         with pytest.raises(AccessDeniedError):
-            app.hand_command(next(command), table, HandCommand("fold", seat=1), viewer)
+            app.handle(Act(next(command), table, Fold(seat=1)), viewer)
     with pytest.raises(AccessDeniedError):
-        app.hand_command(next(command), table, HandCommand("void", rule="R-DECK-4", reason="marked card"),
-                         dealer_for(table))
-    app.hand_command(next(command), table, HandCommand("void", rule="R-DECK-4", reason="a marked card"),
-                     Viewer("pit", Role.PIT_BOSS))
+        app.handle(Act(next(command), table, Void(rule="R-DECK-4", reason="marked card")), dealer_for(table))
+    app.handle(Act(next(command), table, Void(rule="R-DECK-4", reason="a marked card")), Viewer("pit", Role.PIT_BOSS))
     assert app.table(table).stacks == {1: 100, 2: 100, 3: 100} and app.table(table).hand_in_progress is None
 
 
@@ -180,9 +185,9 @@ def test_a_reader_never_copies_a_table_halfway_through_a_command(tmp_path: Path)
     try:
         for _ in range(150):
             for seat in range(3, 10):
-                app.sit(next(command), table, seat, 100)
+                app.handle(Sit(next(command), table, seat, 100))
             for seat in range(3, 10):
-                app.leave(next(command), table, seat)
+                app.handle(Leave(next(command), table, seat))
     finally:
         done.set()
         reader.join()

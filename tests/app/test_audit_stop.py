@@ -38,9 +38,9 @@ def test_r_aud_1_a_check_stops_at_its_next_page_once_stopping_is_set_and_the_nex
     threading.Timer(0.2, stopping.set).start()
     started = time.monotonic()
     with pytest.raises(AuditStoppedError):
-        app.audit_log(full=True, pause=1.0, stopping=stopping)  # four pages, a second's pause after each
+        app.audit.audit_log(full=True, pause=1.0, stopping=stopping)  # four pages, a second's pause after each
     assert time.monotonic() - started < 1.0
-    verdict = app.audit_log(full=False)  # nothing to resume from a check cut short: the whole log again
+    verdict = app.audit.audit_log(full=False)  # nothing to resume from a check cut short: the whole log again
     assert verdict.finding is None and verdict.events == app.recorder.max_notification_id()
     app.close()
 
@@ -53,7 +53,7 @@ def test_r_aud_1_the_service_s_audit_cancelled_leaves_no_thread_behind(store: di
     monkeypatch.setattr(tampering, "FULL_PAUSE", 1.0)  # the whole check would take four seconds and more
 
     async def serve_then_stop() -> None:
-        audit = asyncio.ensure_future(tampering.audit_periodically(app, 3600.0))
+        audit = asyncio.ensure_future(tampering.audit_periodically(app.audit, 3600.0))
         await asyncio.sleep(0.3)
         audit.cancel()
         with pytest.raises(asyncio.CancelledError):

@@ -17,11 +17,14 @@ from pathlib import Path
 
 import pytest
 
+from domain.actions import Deal
 from domain.cards.cards import Card
 from domain.cards.decks import BackColour, DeckIdentity
 from domain.circle.table import Table
 from domain.errors import RuleError
-from service.app.application import HandCommand, PokerTables, ProcessedCommand, Role, Viewer
+from service.app.application import PokerTables, ProcessedCommand, Role, Viewer
+from service.app.commands import Act, AddChips, OpenTable, SignIn, Sit, StartHand
+from service.app.results import Result
 from service.bootstrap import open_store
 from service.store.audit import Finding
 from tests.support.app_tables import counting_reads
@@ -39,11 +42,11 @@ def instances() -> Iterator[tuple[PokerTables, PokerTables]]:
     env = postgres_store()
     first, second = PokerTables(env=env), PokerTables(env=env)
     try:
-        first.open_table("open", "Mesa", holdem())
+        first.handle(OpenTable("open", "Mesa", holdem()))
         for seat in (1, 2, 3):
-            first.sit(f"sit-{seat}", "Mesa", seat, 1000)
+            first.handle(Sit(f"sit-{seat}", "Mesa", seat, 1000))
         assert second.table("Mesa").stacks == {1: 1000, 2: 1000, 3: 1000}
-        second.add_chips("warm-second", "Mesa", 1, 1)  # a command at the second: the table is in its cache
+        second.handle(AddChips("warm-second", "Mesa", 1, 1))  # a command at the second: the table is in its cache
         yield first, second
     finally:
         first.close()
@@ -64,9 +67,9 @@ def test_a_command_needs_no_read_of_the_store_when_its_cache_is_current(
         instances: tuple[PokerTables, PokerTables]) -> None:
     """The cheap path: the instance that last wrote a table runs its next command without reading the store."""
     first, _ = instances
-    first.add_chips("before", "Mesa", 2, 5)
+    first.handle(AddChips("before", "Mesa", 2, 5))
     with counting_reads(first) as reads:
-        first.add_chips("cheap", "Mesa", 2, 5)
+        first.handle(AddChips("cheap", "Mesa", 2, 5))
     assert reads == []
     assert first.table("Mesa").stacks[2] == 1010
 
@@ -76,13 +79,13 @@ def test_a_command_on_a_stale_copy_is_run_again_on_a_fresh_one_and_applied_once(
     """The second instance's copy of the table is behind (the first added chips); its command is refused by the
     store, run again on a fresh copy, and applied once: both additions count."""
     first, second = instances
-    first.add_chips("at-first", "Mesa", 1, 100)
+    first.handle(AddChips("at-first", "Mesa", 1, 100))
     before = _events(first)
-    result = second.add_chips("at-second", "Mesa", 1, 10)
-    assert result == {"table": "Mesa", "version": first.table("Mesa").version}
+    result = second.handle(AddChips("at-second", "Mesa", 1, 10))
+    assert result == Result(table="Mesa", version=first.table("Mesa").version)
     assert first.table("Mesa").stacks[1] == second.table("Mesa").stacks[1] == 1111
     assert _events(first) == before + 2  # the chips added and the command's record: once
-    assert second.add_chips("at-second", "Mesa", 1, 10) == result  # a retry: the first result, nothing written
+    assert second.handle(AddChips("at-second", "Mesa", 1, 10)) == result  # a retry: the first result, nothing written
     assert _events(first) == before + 2
 
 
@@ -91,9 +94,9 @@ def test_a_refusal_on_a_stale_copy_is_decided_again_on_a_fresh_one(
     """The first instance started a hand; the second's cached table says no hand is in progress, which would refuse
     a deal (R-CIRC-2). The refusal is decided again on the store's table: the deal is applied."""
     first, second = instances
-    first.start_hand("start", "Mesa", DeckIdentity(52, BackColour.RED))
-    second.hand_command("deal", "Mesa", HandCommand("deal", card=Card.parse("As")), PIT)
-    hole = first.current_hand(first.table("Mesa")).snapshot()["hole"]
+    first.handle(StartHand("start", "Mesa", DeckIdentity(52, BackColour.RED)))
+    second.handle(Act("deal", "Mesa", Deal(card=Card.parse("As"))), PIT)
+    hole = first.reads.current_hand(first.table("Mesa")).snapshot()["hole"]
     assert [card for cards in hole for card, _ in cards] == ["As"]
 
 
@@ -103,16 +106,16 @@ def test_a_command_that_only_read_a_stale_table_is_run_again_and_records_the_dea
     instance signs a new dealer in; the second, whose copy of the table still names the old one, deals: the store
     refuses the deal for the stale table it read, and the deal run again records the new dealer."""
     first, second = instances
-    with first.acting(DEALER):
-        first.sign_in("dealer-a", "Mesa", "D-0001", DEALER)
-    first.start_hand("start", "Mesa", DeckIdentity(52, BackColour.RED))
-    with second.acting(DEALER):
-        second.hand_command("deal-1", "Mesa", HandCommand("deal", card=Card.parse("As")), DEALER)
+    with first.unit.acting(DEALER):
+        first.handle(SignIn("dealer-a", "Mesa", "D-0001"), DEALER)
+    first.handle(StartHand("start", "Mesa", DeckIdentity(52, BackColour.RED)))
+    with second.unit.acting(DEALER):
+        second.handle(Act("deal-1", "Mesa", Deal(card=Card.parse("As"))), DEALER)
     assert _record(first, "deal-1").dealer == "D-0001"
-    with first.acting(DEALER):
-        first.sign_in("dealer-b", "Mesa", "D-0002", DEALER)
-    with second.acting(DEALER):
-        second.hand_command("deal-2", "Mesa", HandCommand("deal", card=Card.parse("Kd")), DEALER)
+    with first.unit.acting(DEALER):
+        first.handle(SignIn("dealer-b", "Mesa", "D-0002"), DEALER)
+    with second.unit.acting(DEALER):
+        second.handle(Act("deal-2", "Mesa", Deal(card=Card.parse("Kd"))), DEALER)
     assert _record(first, "deal-2").dealer == "D-0002"
 
 
@@ -121,15 +124,15 @@ def test_a_true_refusal_is_still_refused_and_records_nothing(instances: tuple[Po
     _, second = instances
     before = _events(second)
     with pytest.raises(Exception, match="no hand is in progress") as refused:
-        second.hand_command("deal", "Mesa", HandCommand("deal", card=Card.parse("As")), PIT)
+        second.handle(Act("deal", "Mesa", Deal(card=Card.parse("As"))), PIT)
     assert getattr(refused.value, "rule", "") == "R-CIRC-2"
     assert _events(second) == before
 
 
 def _second_table(app: PokerTables, name: str) -> None:
-    app.open_table(f"open-{name}", name, holdem())
+    app.handle(OpenTable(f"open-{name}", name, holdem()))
     for seat in (1, 2):
-        app.sit(f"sit-{name}-{seat}", name, seat, 1000)
+        app.handle(Sit(f"sit-{name}-{seat}", name, seat, 1000))
 
 
 def test_a_start_hand_needs_no_read_of_the_store_for_the_audit_findings_it_found_absent(
@@ -139,9 +142,9 @@ def test_a_start_hand_needs_no_read_of_the_store_for_the_audit_findings_it_found
     first, _ = instances
     for name in ("Mesa 2", "Mesa 3"):  # tables the first instance wrote last: its copies are current
         _second_table(first, name)
-    first.start_hand("start-1", "Mesa 2", DeckIdentity(52, BackColour.RED))  # the findings read, found absent
+    first.handle(StartHand("start-1", "Mesa 2", DeckIdentity(52, BackColour.RED)))  # the findings read, found absent
     with counting_reads(first) as reads:
-        first.start_hand("start-2", "Mesa 3", DeckIdentity(52, BackColour.RED))
+        first.handle(StartHand("start-2", "Mesa 3", DeckIdentity(52, BackColour.RED)))
     assert reads == []
 
 
@@ -153,11 +156,11 @@ def test_r_hold_1_a_finding_recorded_at_another_instance_holds_the_next_hand_her
     and R-HOLD-1 refuses it: nothing is recorded."""
     first, second = instances
     _second_table(first, "Mesa 2")
-    second.start_hand("start-1", "Mesa 2", DeckIdentity(52, BackColour.RED))  # absent, remembered at the second
-    assert first.record_finding(Finding("head", 10**6, "the signed head is ahead of the log"))
+    second.handle(StartHand("start-1", "Mesa 2", DeckIdentity(52, BackColour.RED)))  # absent, remembered at the second
+    assert first.audit.record_finding(Finding("head", 10**6, "the signed head is ahead of the log"))
     before = _events(first)
     with pytest.raises(RuleError, match="held by an alert") as refused:
-        second.start_hand("start-2", "Mesa", DeckIdentity(52, BackColour.RED))
+        second.handle(StartHand("start-2", "Mesa", DeckIdentity(52, BackColour.RED)))
     assert refused.value.rule == "R-HOLD-1"
     assert _events(first) == before and first.table("Mesa").hands_started == 0
 
@@ -170,12 +173,12 @@ def test_r_hold_1_the_sole_writer_of_an_sqlite_file_holds_the_next_hand_once_it_
         assert app.sole_writer
         for name in ("Mesa", "Mesa 2"):
             _second_table(app, name)
-        app.start_hand("start-1", "Mesa 2", DeckIdentity(52, BackColour.RED))
-        assert app.record_finding(Finding("head", 10**6, "the signed head is ahead of the log"))
+        app.handle(StartHand("start-1", "Mesa 2", DeckIdentity(52, BackColour.RED)))
+        assert app.audit.record_finding(Finding("head", 10**6, "the signed head is ahead of the log"))
         with pytest.raises(RuleError, match="held by an alert") as refused:
-            app.start_hand("start-2", "Mesa", DeckIdentity(52, BackColour.RED))
+            app.handle(StartHand("start-2", "Mesa", DeckIdentity(52, BackColour.RED)))
         assert refused.value.rule == "R-HOLD-1" and app.table("Mesa").hands_started == 0
-        assert [hold["kind"] for hold in app.view("Mesa", PIT)["holds"]] == ["audit"]
+        assert [hold["kind"] for hold in app.views.view("Mesa", PIT)["holds"]] == ["audit"]
 
 
 def test_a_view_of_many_tables_asks_the_store_once_and_reads_only_the_tables_another_instance_changed(
@@ -186,10 +189,11 @@ def test_a_view_of_many_tables_asks_the_store_once_and_reads_only_the_tables_ano
     first, _ = instances
     for name in ("Mesa 2", "Mesa 3"):
         _second_table(first, name)
-    first.start_hand("start", "Mesa 3", DeckIdentity(52, BackColour.RED))  # a hand in progress: read with its table
+    first.handle(StartHand("start", "Mesa 3", DeckIdentity(52,
+                                                           BackColour.RED)))  # a hand in progress: read with its table
     names = ("Mesa", "Mesa 2", "Mesa 3")
-    with counting_reads(first) as reads, first.current_as_of_now([Table.create_id(name) for name in names]):
-        views = {name: first.view(name, PIT) for name in names}
+    with counting_reads(first) as reads, first.reads.current_as_of_now([Table.create_id(name) for name in names]):
+        views = {name: first.views.view(name, PIT) for name in names}
     assert len(reads) == 1  # Mesa alone, fast-forwarded
     assert views["Mesa"]["stacks"] == {1: 1001, 2: 1000, 3: 1000}  # the second instance's chip is there
     assert views["Mesa 3"]["hand"] is not None and views["Mesa 2"]["holds"] == []

@@ -16,6 +16,7 @@ import pytest
 from eventsourcing.persistence import IntegrityError, StoredEvent
 
 from service.app.application import PokerTables, ProcessedCommand
+from service.app.commands import CloseTable, OpenTable
 from service.bootstrap import open_store
 from service.store.audit import verify
 from service.store.chain import ChainedSQLiteRecorder
@@ -47,8 +48,8 @@ def test_r_aud_1_a_retry_finds_the_record_stored_as_an_event(tmp_path: Path) -> 
     with open_store(f"sqlite:///{tmp_path / 'retry.db'}", writer=True) as store:
         play(store.app)
         app = store.app
-        first = app.open_table("retry-open", "Mesa B", app.table("Mesa A").settings)
-        assert app.open_table("retry-open", "Mesa B", app.table("Mesa A").settings) == first
+        first = app.handle(OpenTable("retry-open", "Mesa B", app.table("Mesa A").settings))
+        assert app.handle(OpenTable("retry-open", "Mesa B", app.table("Mesa A").settings)) == first
         assert verify(app.recorder).clean
 
 
@@ -69,7 +70,7 @@ def test_r_aud_1_an_insert_that_rolled_back_leaves_no_remembered_link(tmp_path: 
         with pytest.raises(IntegrityError):  # the first event took the next position, then the whole insert undid
             recorder.insert_events([fresh, taken])
         assert recorder._last is None
-        app.close_table("after-rollback", "Mesa A", PIT)  # the next command takes that position again
+        app.handle(CloseTable("after-rollback", "Mesa A"), PIT)  # the next command takes that position again
         result = verify(recorder)
         assert result.clean, result
 
@@ -85,10 +86,10 @@ def test_r_aud_1_another_writers_events_between_two_commands_are_chained_after(t
         assert remembered is not None
         intruder = PokerTables(env=store.app.env)  # a writer without the claim
         try:
-            intruder.open_table("intruder-1", "Mesa X", store.app.table("Mesa A").settings)
+            intruder.handle(OpenTable("intruder-1", "Mesa X", store.app.table("Mesa A").settings))
         finally:
             intruder.close()
-        store.app.close_table("after-intruder", "Mesa A", PIT)
+        store.app.handle(CloseTable("after-intruder", "Mesa A"), PIT)
         after = _recorder(store.app)._last
         assert after is not None and after[0] > remembered[0] + 1
         result = verify(store.app.recorder)

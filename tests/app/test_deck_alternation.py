@@ -9,6 +9,7 @@ import random
 
 import pytest
 
+from domain.actions import Void
 from domain.banked.table import BankedTable
 from domain.banked.thb import STANDARD_LIMITS, ThbSettings
 from domain.cards.cards import parse_cards
@@ -17,7 +18,8 @@ from domain.circle.settings import BettingStructure, TableSettings
 from domain.circle.state import HandRuleError
 from domain.circle.table import Table
 from domain.device_reports import HAND_SHUFFLE, DeckAlternationError, DeviceReport
-from service.app.application import HandCommand, PokerTables, Role, Viewer
+from service.app.application import PokerTables, Role, Viewer
+from service.app.commands import Act, OpenTable, RecordDeviceReport, Sit, StartHand
 from tests.support.circle_support import play_randomly, shuffled
 
 RED, BLUE = DeckIdentity(52, BackColour.RED), DeckIdentity(52, BackColour.BLUE)
@@ -106,19 +108,19 @@ def _device_faults(app: PokerTables, table_id: object) -> list[dict[str, str]]:
 
 def test_r_deck_2_the_service_refuses_the_wrong_deck_and_records_the_refusal_as_the_shufflers_fault() -> None:
     app = PokerTables(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
-    app.open_table("o", "Mesa D", SETTINGS)
+    app.handle(OpenTable("o", "Mesa D", SETTINGS))
     for seat in (1, 2):
-        app.sit(f"s{seat}", "Mesa D", seat, 100)
-    app.record_device_report("d1", "Mesa D", SHUFFLER, PIT)
-    app.start_hand("h1", "Mesa D", RED)
-    app.hand_command("v1", "Mesa D", HandCommand("void", rule="R-CIRC-14", reason="a misdeal"), PIT)
+        app.handle(Sit(f"s{seat}", "Mesa D", seat, 100))
+    app.handle(RecordDeviceReport("d1", "Mesa D", SHUFFLER), PIT)
+    app.handle(StartHand("h1", "Mesa D", RED))
+    app.handle(Act("v1", "Mesa D", Void(rule="R-CIRC-14", reason="a misdeal")), PIT)
     for _ in range(2):  # a retry of the refused command is refused again, and recorded once
         with pytest.raises(DeckAlternationError, match="R-DECK-2"):
-            app.start_hand("h2", "Mesa D", RED)
+            app.handle(StartHand("h2", "Mesa D", RED))
     record = app.table("Mesa D")
     assert record.hands_started == 1
     (fault,) = _device_faults(app, record.id)
     assert (fault["device"], fault["serial"], fault["colour"]) == ("PT-SHUF", "SN-77", "red")
     assert fault["result"].startswith("deck refused: the red deck was in play in hand 1") and "R-DECK-2" in \
         fault["result"]
-    assert app.start_hand("h3", "Mesa D", BLUE)["number"] == 2
+    assert app.handle(StartHand("h3", "Mesa D", BLUE)).number == 2

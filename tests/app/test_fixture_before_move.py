@@ -30,6 +30,7 @@ from tests.support.app_play import (
     start_circle_hand,
     table_state,
 )
+from tests.support.app_tables import banked_table
 from tests.support.before_move import DATA, DATABASE, RECORD
 
 PUBLIC_KEY = DATA / "before-the-move.pub.pem"
@@ -108,8 +109,8 @@ def test_every_table_loads_as_the_service_of_before_the_move_left_it(app: PokerT
 
 def test_r_thb_10_the_stored_1000_to_1_approval_and_refusal_load_with_the_games_directors_name(
         app: PokerTables) -> None:
-    record = app.banked_table("Bonus")
-    approved, refused = (app.banked_hand(record.hand_id(number)) for number in (1, 2))
+    record = app.any_table("Bonus")
+    approved, refused = (app.any_hand(record.hand_id(number)) for number in (1, 2))
     assert isinstance(approved, ThbHand) and isinstance(refused, ThbHand)
     assert approved.results[1]["bonus"] == 1000 * approved.bets[1]["bonus"]
     assert refused.results[1]["bonus"] == 0  # R-THB-10 (decision, default): the refused bonus's stake returned
@@ -138,7 +139,7 @@ def test_r_aud_1_every_table_of_before_the_move_plays_on_and_the_log_still_verif
             assert number == recorded["hands_started"] + 1
             hand = play_banked_hand(app, name, rng, ids)
             assert hand.is_complete
-            assert app.banked_table(name).bank_result == recorded["bank_result"] + hand.bank_result()
+            assert banked_table(app, name).bank_result == recorded["bank_result"] + hand.bank_result()
         after = table_state(app, name)
         assert after["hands_started"] == number and not after["in_progress"]
     position = RECORD["head"]["position"]

@@ -17,6 +17,7 @@ from domain.circle.hand import Hand
 from domain.circle.state import HandRuleError
 from domain.circle.table import Table
 from service.app.application import PokerTables
+from service.app.commands import OpenTable, Sit, StartHand
 from service.store.persistence import environment
 from tests.support.app_tables import RED, SETTINGS, ids
 
@@ -28,13 +29,13 @@ def _first_hands(directory: Path) -> tuple[str, str]:
     with its first hand started: the hands' ids."""
     app = PokerTables(env=environment(f"sqlite:///{directory / 'tables.db'}"))
     command = ids()
-    app.open_table(next(command), "Mesa 1", SETTINGS)
+    app.handle(OpenTable(next(command), "Mesa 1", SETTINGS))
     for seat in (1, 2):
-        app.sit(next(command), "Mesa 1", seat, 100)
-    app.start_hand(next(command), "Mesa 1", RED)
-    app.open_banked_table(next(command), "THB 1", "holdem-bonus", ThbSettings(STANDARD_LIMITS[10]))
-    app.start_banked_hand(next(command), "THB 1", DeckIdentity(52, BackColour.RED))
-    circle, banked = app.table("Mesa 1"), app.banked_table("THB 1")
+        app.handle(Sit(next(command), "Mesa 1", seat, 100))
+    app.handle(StartHand(next(command), "Mesa 1", RED))
+    app.handle(OpenTable(next(command), "THB 1", ThbSettings(STANDARD_LIMITS[10])))
+    app.handle(StartHand(next(command), "THB 1", DeckIdentity(52, BackColour.RED)))
+    circle, banked = app.table("Mesa 1"), app.any_table("THB 1")
     assert circle.hand_in_progress == circle.hand_id(1) and banked.hand_in_progress == banked.hand_id(1)
     return str(circle.hand_id(1)), str(banked.hand_id(1))
 

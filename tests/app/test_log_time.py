@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from domain.log_time import CLOCK_READING
 from domain.reconstruction import event_data
 from service.app.application import PokerTables
+from service.app.commands import AddChips, StartHand
 from service.store.chain import LogTimeBehindError
 from service.store.log_time import OrderedEventStore, from_micros, micros, timed_after
 from tests.support.app_tables import RED, ids, open_table, play_to_the_end
@@ -104,7 +105,7 @@ def test_r_aud_1_two_instances_one_clock_behind_never_time_the_log_backwards(sto
             command, rng = ids(), random.Random(seed)
             table = open_table(app, command)
             for _ in range(3):
-                app.start_hand(next(command), table, RED)
+                app.handle(StartHand(next(command), table, RED))
                 play_to_the_end(app, table, command, rng)
         except BaseException as error:  # reported by the test's thread
             failures.append(error)
@@ -188,7 +189,7 @@ def test_r_aud_1_a_write_refused_once_is_timed_under_the_insert_lock_and_never_r
 
     EventStore.put = refused_once  # type: ignore[method-assign,assignment]
     try:
-        app.add_chips(next(ids()), app.table_names()[0], 1, 5)  # refused once, then written under the lock
+        app.handle(AddChips(next(ids()), app.table_names()[0], 1, 5))  # refused once, then written under the lock
     finally:
         EventStore.put = store_put  # type: ignore[method-assign]
     assert attempts == ["optimistic"]

@@ -18,10 +18,12 @@ from zoneinfo import ZoneInfo
 import pytest
 from pokerkit import HandHistory
 
+from domain.actions import Action, BetTo, Call, Check, Deal, Fold, Show, Void
 from domain.cards.decks import BackColour, DeckIdentity
 from domain.circle.settings import AntePot, BettingStructure, TableSettings
 from domain.export import PhhContext, hand_phh, player_ids
-from service.app.application import HandCommand, PokerTables, Role, Viewer
+from service.app.application import PokerTables, Role, Viewer
+from service.app.commands import Act, AddChips, Leave, OpenTable, Sit, StartHand
 from service.cli.main import main
 from service.formats.phh import ReplayFailure, replay
 from service.store.persistence import environment
@@ -61,29 +63,29 @@ def _play_hand(app: PokerTables, table: str, rng: random.Random, ids: Any) -> UU
     left without chips buys more first."""
     for seat, stack in app.table(table).stacks.items():
         if stack == 0:
-            app.add_chips(next(ids), table, seat, 600)
-    app.start_hand(next(ids), table, DeckIdentity(52, BackColour.RED))
+            app.handle(AddChips(next(ids), table, seat, 600))
+    app.handle(StartHand(next(ids), table, DeckIdentity(52, BackColour.RED)))
     hand_id = app.hands_of(table)[-1]
     deck = shuffled(52, rng)
 
-    def command(action: HandCommand) -> None:
-        app.hand_command(next(ids), table, action, PIT)
+    def command(action: Action) -> None:
+        app.handle(Act(next(ids), table, action), PIT)
 
     while not (hand := app.hand(hand_id)).is_complete:
         if hand.state.next_slot is not None:
-            command(HandCommand("deal", card=next(deck)))
+            command(Deal(card=next(deck)))
         elif (legal := hand.legal_actions()) is not None:
             roll = rng.random()
             if legal.raise_min is not None and legal.raise_max is not None and roll < 0.3:
-                command(HandCommand("bet", seat=legal.seat, amount=rng.choice((legal.raise_min, legal.raise_max))))
+                command(BetTo(seat=legal.seat, amount=rng.choice((legal.raise_min, legal.raise_max))))
             elif legal.call is not None and legal.fold and roll < 0.5:
-                command(HandCommand("fold", seat=legal.seat))
+                command(Fold(seat=legal.seat))
             else:
-                command(HandCommand("check" if legal.check else "call", seat=legal.seat))
+                command(Check(legal.seat) if legal.check else Call(legal.seat))
         else:
             turn = hand.state.to_show
             position = turn if turn is not None else next(p for p in hand.state.in_hand if p not in hand.state.shown)
-            command(HandCommand("show", seat=hand.seat_of(position)))
+            command(Show(seat=hand.seat_of(position)))
     return hand_id
 
 
@@ -104,16 +106,16 @@ def _shift(url: str) -> tuple[PokerTables, list[UUID], datetime]:
     # (tests/domain/test_circle_rules.py); a 4-way split of 202 chips here had pokerkit end a chip off (seed 874004684).
     settings = TableSettings.create("holdem", BettingStructure.NO_LIMIT, blinds=(12, 24), antes=(0, 24),
                                     ante_pot=AntePot.MAIN)
-    app.open_table(next(ids), "Mesa 7", settings, seat_count=9)
+    app.handle(OpenTable(next(ids), "Mesa 7", settings, seat_count=9))
     for seat in (1, 3, 5, 8):
-        app.sit(next(ids), "Mesa 7", seat, 720)
+        app.handle(Sit(next(ids), "Mesa 7", seat, 720))
     started = datetime.now(UTC)
     played = [_play_hand(app, "Mesa 7", rng, ids) for _ in range(3)]
-    app.leave(next(ids), "Mesa 7", 3)
-    app.sit(next(ids), "Mesa 7", 3, 960)
-    app.start_hand(next(ids), "Mesa 7", DeckIdentity(52, BackColour.RED))
+    app.handle(Leave(next(ids), "Mesa 7", 3))
+    app.handle(Sit(next(ids), "Mesa 7", 3, 960))
+    app.handle(StartHand(next(ids), "Mesa 7", DeckIdentity(52, BackColour.RED)))
     voided = app.hands_of("Mesa 7")[-1]
-    app.hand_command(next(ids), "Mesa 7", HandCommand("void", rule="R-DECK-4", reason="two aces of spades"), PIT)
+    app.handle(Act(next(ids), "Mesa 7", Void(rule="R-DECK-4", reason="two aces of spades")), PIT)
     played += [voided] + [_play_hand(app, "Mesa 7", rng, ids) for _ in range(3)]
     return app, played, started
 

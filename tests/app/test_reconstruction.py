@@ -15,23 +15,23 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pokerkit import HandHistory
 
+from domain.actions import Action, Check, CloseBets, Deal, FlopBet, Fold, PlaceAnte
 from domain.banked.cdp import CdpHand
 from domain.banked.thb import STANDARD_LIMITS, ThbHand, ThbSettings
 from domain.cards.cards import Card
 from domain.cards.decks import BackColour, DeckIdentity
 from domain.circle.settings import BettingStructure, TableSettings
 from domain.export import ExportError, hand_document, hand_phh
-from domain.reconstruction import reconstruct
+from domain.reconstruction import Step, reconstruct
 from service.app.application import (
     AccessDeniedError,
-    BankedCommand,
-    HandCommand,
     NotFoundError,
     PokerTables,
     Role,
     ServiceError,
     Viewer,
 )
+from service.app.commands import Act, OpenTable, ReconstructHand, Sit, StartHand
 from service.cli.main import main
 from service.formats.phh import ReplayFailure, replay
 from service.formats.render import describe, render
@@ -42,6 +42,12 @@ from tests.support.circle_support import play_randomly, shuffled
 from tests.support.circle_tables import Table, start_table, tables
 from tests.support.pokerkit_hands import hands
 from tests.support.stores import postgres_store
+
+
+def reconstructed(app: PokerTables, command: ReconstructHand, viewer: Viewer) -> list[Step]:
+    """The pit's request recorded (R-THB-13, R-AUD-1), then the hand's steps as ``viewer`` may see them."""
+    app.handle(command, viewer)
+    return app.reconstruction(command.table, command.number, viewer)
 
 
 @settings(max_examples=150, deadline=None)
@@ -78,9 +84,10 @@ def test_the_pit_boss_reconstructs_a_hand_step_by_step_as_the_service_reported_i
     hand_id, seen = _play_recording(app)
     before = app.table("Mesa R").version
     with pytest.raises(AccessDeniedError) as refused:
-        app.reconstruct_hand("rc-0", "Mesa R", 1, Viewer("mesa-r", Role.DEALER, "Mesa R"), "curious")
+        reconstructed(app, ReconstructHand("rc-0", "Mesa R", 1, "curious"), Viewer("mesa-r", Role.DEALER, "Mesa R"))
     assert refused.value.rule == "R-THB-13" and app.table("Mesa R").version == before  # nothing recorded
-    steps = app.reconstruct_hand("rc-1", "Mesa R", 1, Viewer("pit-7", Role.PIT_BOSS), "seat 2 disputes the pot")
+    steps = reconstructed(app, ReconstructHand("rc-1", "Mesa R", 1, "seat 2 disputes the pot"), Viewer("pit-7",
+                                                                                                       Role.PIT_BOSS))
     for step in steps:
         if step.version in seen:
             assert step.state == seen[step.version], step.event
@@ -184,8 +191,8 @@ def test_the_table_as_it_stood_at_any_past_position_or_time(store: dict[str, str
     app = PokerTables(env=store)
     pit = Viewer("pit", Role.PIT_BOSS)
     settings = TableSettings.create("holdem", BettingStructure.NO_LIMIT, blinds=(1, 2), burn_cards=False)
-    app.open_table("h-0", "Mesa H", settings)
-    app.open_table("h-x", "Mesa X", settings)  # another table's events in between are skipped
+    app.handle(OpenTable("h-0", "Mesa H", settings))
+    app.handle(OpenTable("h-x", "Mesa X", settings))  # another table's events in between are skipped
     moments: list[tuple[int, datetime, dict[int, int], dict[str, Any] | None]] = []
 
     def remember() -> None:
@@ -194,23 +201,23 @@ def test_the_table_as_it_stood_at_any_past_position_or_time(store: dict[str, str
         moments.append((app.recorder.max_notification_id() or 0, datetime.now(UTC), dict(record.stacks), hand))
 
     for seat in (1, 2, 3):
-        app.sit(f"h-{seat}", "Mesa H", seat, 100)
-        app.sit(f"x-{seat}", "Mesa X", seat, 100)
+        app.handle(Sit(f"h-{seat}", "Mesa H", seat, 100))
+        app.handle(Sit(f"x-{seat}", "Mesa X", seat, 100))
         remember()
-    app.start_hand("h-4", "Mesa H", DeckIdentity(52, BackColour.BLUE))
+    app.handle(StartHand("h-4", "Mesa H", DeckIdentity(52, BackColour.BLUE)))
     remember()
     for number, card in enumerate(["As", "Kd", "Qh", "Ac", "Kc", "Qs"]):
-        app.hand_command(f"h-d{number}", "Mesa H", HandCommand("deal", card=Card.parse(card)), pit)
+        app.handle(Act(f"h-d{number}", "Mesa H", Deal(card=Card.parse(card))), pit)
         remember()
     for seat in (1, 2):
-        app.hand_command(f"h-f{seat}", "Mesa H", HandCommand("fold", seat=seat), pit)
+        app.handle(Act(f"h-f{seat}", "Mesa H", Fold(seat=seat)), pit)
         remember()
     for position, moment, stacks, hand in moments:
-        for at in (app.table_at("Mesa H", position=position), app.table_at("Mesa H", moment=moment)):
+        for at in (app.views.table_at("Mesa H", position=position), app.views.table_at("Mesa H", moment=moment)):
             assert at["stacks"] == stacks and at["hand"] == hand
-    assert app.table_at("Mesa H", position=moments[3][0])["hand"]["next_card"] == ("hole", 0)
+    assert app.views.table_at("Mesa H", position=moments[3][0])["hand"]["next_card"] == ("hole", 0)
     with pytest.raises(NotFoundError):
-        app.table_at("Mesa H", position=0)
+        app.views.table_at("Mesa H", position=0)
 
 
 def test_the_history_command_prints_the_table_at_a_position(tmp_path: Path,
@@ -221,7 +228,7 @@ def test_the_history_command_prints_the_table_at_a_position(tmp_path: Path,
     for position in (5, 20):
         assert main(["history", "Mesa R", "--position", str(position), "--tz", "America/New_York", "--db", url]) == 0
         state = json.loads(capsys.readouterr().out)
-        expected = json.loads(json.dumps(app.table_at("Mesa R", position=position), default=str))
+        expected = json.loads(json.dumps(app.views.table_at("Mesa R", position=position), default=str))
         shown = datetime.fromisoformat(state.pop("time"))  # in the casino's time zone (--tz), with its offset
         assert shown == datetime.fromisoformat(expected.pop("time")) and shown.utcoffset() != UTC.utcoffset(None)
         assert state == expected
@@ -236,32 +243,33 @@ def test_hands_are_found_by_time_seat_and_outcome(store: dict[str, str]) -> None
     app = PokerTables(env=store)
     pit = Viewer("pit", Role.PIT_BOSS)
     settings = TableSettings.create("holdem", BettingStructure.NO_LIMIT, blinds=(1, 2), burn_cards=False)
-    app.open_table("s-0", "Mesa S", settings)
+    app.handle(OpenTable("s-0", "Mesa S", settings))
     for seat in (1, 2, 3):
-        app.sit(f"s-{seat}", "Mesa S", seat, 100)
+        app.handle(Sit(f"s-{seat}", "Mesa S", seat, 100))
     times = []
     for number in (1, 2, 3):
         times.append(datetime.now(UTC))
-        app.start_hand(f"s-h{number}", "Mesa S", DeckIdentity(52, BackColour.RED))
+        app.handle(StartHand(f"s-h{number}", "Mesa S", DeckIdentity(52, BackColour.RED)))
         for index, card in enumerate(["As", "Kd", "Qh", "Ac", "Kc", "Qs"]):
-            app.hand_command(f"s-{number}-{index}", "Mesa S", HandCommand("deal", card=Card.parse(card)), pit)
+            app.handle(Act(f"s-{number}-{index}", "Mesa S", Deal(card=Card.parse(card))), pit)
         if number == 3:
             break  # the third hand stays in progress
         button = (number - 1) % 3 + 1
         for seat in (button, button % 3 + 1):
-            app.hand_command(f"s-{number}-f{seat}", "Mesa S", HandCommand("fold", seat=seat), pit)
-    everything = app.search_hands("Mesa S")
+            app.handle(Act(f"s-{number}-f{seat}", "Mesa S", Fold(seat=seat)), pit)
+    everything = app.views.search_hands("Mesa S")
     assert [h["number"] for h in everything] == [1, 2, 3]
     assert [h["outcome"] for h in everything] == ["uncontested", "uncontested", "in-progress"]
     assert (everything[0]["winners"] == [3] and everything[0]["net"] == {1: -1, 2: -2, 3: 3}) or \
         sum(everything[0]["net"].values()) == 0
-    assert [h["number"] for h in app.search_hands("Mesa S", since=times[1])] == [2, 3]
-    assert [h["number"] for h in app.search_hands("Mesa S", until=times[1])] == [1]
-    assert [h["number"] for h in app.search_hands("Mesa S", outcome="in-progress")] == [3]
-    assert app.search_hands("Mesa S", seat=7) == [] and len(app.search_hands("Mesa S", seat=2)) == 3
-    assert app.search_hands("Mesa S", game="omaha") == [] and len(app.search_hands("Mesa S", game="holdem")) == 3
+    assert [h["number"] for h in app.views.search_hands("Mesa S", since=times[1])] == [2, 3]
+    assert [h["number"] for h in app.views.search_hands("Mesa S", until=times[1])] == [1]
+    assert [h["number"] for h in app.views.search_hands("Mesa S", outcome="in-progress")] == [3]
+    assert app.views.search_hands("Mesa S", seat=7) == [] and len(app.views.search_hands("Mesa S", seat=2)) == 3
+    assert app.views.search_hands("Mesa S", game="omaha") == [] and len(app.views.search_hands("Mesa S",
+                                                                                               game="holdem")) == 3
     with pytest.raises(ServiceError):
-        app.search_hands("Mesa S", outcome="won")
+        app.views.search_hands("Mesa S", outcome="won")
 
 
 def test_the_hands_command_lists_what_it_finds(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -309,28 +317,28 @@ def test_every_step_of_a_banked_reconstruction_is_the_live_state(game: str, ante
 def test_the_pit_boss_reconstructs_a_texas_holdem_bonus_hand(tmp_path: Path) -> None:
     app = PokerTables(env=environment(f"sqlite:///{tmp_path / 'thb.db'}"))
     pit, dealer = Viewer("pit-2", Role.PIT_BOSS), Viewer("thb-dealer", Role.DEALER, "THB R")
-    app.open_banked_table("b-0", "THB R", "holdem-bonus", ThbSettings(STANDARD_LIMITS[5]))
-    app.start_banked_hand("b-1", "THB R", DeckIdentity(52, BackColour.RED))
-    app.banked_command("b-2", "THB R", BankedCommand("ante", box=1, amount=10), dealer)
-    app.banked_command("b-3", "THB R", BankedCommand("close-bets"), dealer)
+    app.handle(OpenTable("b-0", "THB R", ThbSettings(STANDARD_LIMITS[5])))
+    app.handle(StartHand("b-1", "THB R", DeckIdentity(52, BackColour.RED)))
+    app.handle(Act("b-2", "THB R", PlaceAnte(seat=1, amount=10)), dealer)
+    app.handle(Act("b-3", "THB R", CloseBets()), dealer)
     cards = iter(["As", "Kd", "Ah", "Kc", "2c", "9h", "Qs", "Jd", "3d", "4s", "7h", "8c", "5d"])
     counter = iter(range(4, 1000))
-    while app.banked_table("THB R").hand_in_progress is not None:
-        view = app.banked_view("THB R", pit)["hand"]
+    while app.any_table("THB R").hand_in_progress is not None:
+        view = app.views.view("THB R", pit)["hand"]
         if view["next_card"]:
-            command = BankedCommand("deal", card=Card.parse(next(cards)))
+            command: Action = Deal(card=Card.parse(next(cards)))
         elif view["stage"] == "preflop":
-            command = BankedCommand("flop-bet", box=view["to_decide"], amount=20)
+            command = FlopBet(seat=view["to_decide"], amount=20)
         else:
-            command = BankedCommand("check", box=view["to_decide"])
-        app.banked_command(f"b-{next(counter)}", "THB R", command, dealer)
+            command = Check(seat=view["to_decide"])
+        app.handle(Act(f"b-{next(counter)}", "THB R", command), dealer)
     with pytest.raises(AccessDeniedError):
-        app.reconstruct_hand("b-r0", "THB R", 1, dealer, "curious")
-    steps = app.reconstruct_hand("b-r1", "THB R", 1, pit, "box 1 disputes the payment")
-    hand = app.banked_hand(app.banked_table("THB R").hand_id(1))
+        reconstructed(app, ReconstructHand("b-r0", "THB R", 1, "curious"), dealer)
+    steps = reconstructed(app, ReconstructHand("b-r1", "THB R", 1, "box 1 disputes the payment"), pit)
+    hand = app.any_hand(app.any_table("THB R").hand_id(1))
     assert steps[-1].state == hand.snapshot() and steps[-1].state["results"][1]
     assert any(s.event == "ThbHand.CardDealt" and describe(s).startswith("As to box 1") for s in steps)
-    requests = [vars(e) for e in app.events.get(app.banked_table("THB R").id)
+    requests = [vars(e) for e in app.events.get(app.any_table("THB R").id)
                 if type(e).__name__ == "ReconstructionRequested"]
     assert [(r["pit_boss"], r["reason"]) for r in requests] == [("pit-2", "box 1 disputes the payment")]
     url = f"sqlite:///{tmp_path / 'thb.db'}"

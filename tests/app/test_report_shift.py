@@ -13,9 +13,11 @@ import pytest
 
 from domain.banked.thb import STANDARD_LIMITS, ThbSettings
 from service.app.application import PokerTables
+from service.app.commands import CloseShift, OpenShift, OpenTable, RecordDrop
 from service.cli.main import main
 from service.store.persistence import environment
 from tests.support.app_play import PIT, Ids, dealer, play_banked_hand, start_banked_hand
+from tests.support.app_tables import banked_table
 
 
 def _store(tmp_path: Path) -> str:
@@ -25,15 +27,15 @@ def _store(tmp_path: Path) -> str:
     ids = Ids("report")
     try:
         for table in ("THB 1", "THB 2"):
-            app.open_banked_table(ids(), table, "holdem-bonus", ThbSettings(STANDARD_LIMITS[5]))
-            app.open_shift(ids(), table, {1: 10_000}, PIT)
+            app.handle(OpenTable(ids(), table, ThbSettings(STANDARD_LIMITS[5])))
+            app.handle(OpenShift(ids(), table, {1: 10_000}), PIT)
         start_banked_hand(app, "THB 1", ids, {1: 10, 2: 20})
         play_banked_hand(app, "THB 1", random.Random(4), ids, approve=True)
-        bank = app.banked_table("THB 1").bank_result
-        app.record_drop(ids(), "THB 1", 500, PIT)
-        app.close_shift(ids(), "THB 1", {1: 10_000 + bank}, dealer("THB 1"))
-        app.open_shift(ids(), "THB 1", {1: 10_000 + bank}, PIT)
-        app.close_shift(ids(), "THB 1", {1: 5_000 + bank}, PIT)  # 5,000 gone, no hand played
+        bank = banked_table(app, "THB 1").bank_result
+        app.handle(RecordDrop(ids(), "THB 1", 500), PIT)
+        app.handle(CloseShift(ids(), "THB 1", {1: 10_000 + bank}), dealer("THB 1"))
+        app.handle(OpenShift(ids(), "THB 1", {1: 10_000 + bank}), PIT)
+        app.handle(CloseShift(ids(), "THB 1", {1: 5_000 + bank}), PIT)  # 5,000 gone, no hand played
     finally:
         app.close()
     return url

@@ -14,6 +14,7 @@ from domain.errors import RuleError
 from domain.integrity.monitor import MonitorSettings
 from service.app.access import ServiceError
 from service.app.application import PokerTables
+from service.app.commands import AcknowledgeAlert, StartHand
 from service.app.shuffler_watch import KIND, raise_shuffler_alerts, shift_start
 from tests.support.app_play import PIT, next_deck
 from tests.support.shuffler_floor import _app, _Floor, _pass_through, _uniform
@@ -24,7 +25,7 @@ MADRID = ZoneInfo("Europe/Madrid")
 def _held(app: PokerTables, table: str) -> str:
     """The rule a hand's start is refused by at ``table`` ("" if it starts: the hand is then voided by the pit)."""
     try:
-        app.start_hand("probe-" + table, table, next_deck(app, table))
+        app.handle(StartHand("probe-" + table, table, next_deck(app, table)))
     except (RuleError, ServiceError) as refused:
         return str(getattr(refused, "rule", ""))
     return ""
@@ -38,17 +39,18 @@ def test_a_failing_shuffler_holds_its_tables_once_a_shift_until_the_pit_acknowle
         good.hand(_uniform, serial="SN-GOOD")
         bad.hand(_pass_through, serial="SN-BAD")
     raised = raise_shuffler_alerts(app, MonitorSettings(), MADRID, now=began)
-    assert {alert["table"] for alert in raised} == {"Mesa B"}  # both colours of SN-BAD failed: two alerts
+    assert {alert.table for alert in raised} == {"Mesa B"}  # both colours of SN-BAD failed: two alerts
     assert len(raised) == 2
     assert _held(app, "Mesa B") == "R-HOLD-1" and _held(app, "Mesa A") == ""
     events = app.recorder.max_notification_id()
     again = raise_shuffler_alerts(app, MonitorSettings(), MADRID, now=began)  # the next check: nothing new
-    assert [alert["position"] for alert in again] == [alert["position"] for alert in raised]
+    assert [alert.position for alert in again] == [alert.position for alert in raised]
     assert app.recorder.max_notification_id() == events
     since = shift_start(began, MADRID)
     assert since <= began and (began - since).total_seconds() < 8 * 3600
     for number, alert in enumerate(raised):
-        app.acknowledge_alert(f"ack-{number}", "Mesa B", alert["position"], "shuffler replaced by the technician", PIT)
+        app.handle(AcknowledgeAlert(f"ack-{number}", "Mesa B", alert.position, "shuffler replaced by the technician"),
+                   PIT)
     assert _held(app, "Mesa B") == ""
     events = app.recorder.max_notification_id()
     assert raise_shuffler_alerts(app, MonitorSettings(), MADRID, now=began) == again  # still once a shift
@@ -63,9 +65,9 @@ def test_the_alert_is_a_table_event_naming_the_shuffler_the_test_and_the_shift()
         floor.hand(_pass_through, serial="SN-STUCK")
     raised = raise_shuffler_alerts(app, MonitorSettings(), MADRID, now=began)
     assert raised
-    holds = app.holds_of(app.any_table("Mesa C"))
+    holds = app.holds.holds_of(app.any_table("Mesa C"))
     assert {hold["kind"] for hold in holds} == {KIND} and len(holds) == len(raised) == 2  # red and blue
-    assert sorted(hold["position"] for hold in holds) == sorted(alert["position"] for alert in raised)
+    assert sorted(hold["position"] for hold in holds) == sorted(alert.position for alert in raised)
     for hold in holds:
         assert "SN-STUCK" in hold["detail"] and "failed at shuffle 1" in hold["detail"]
         assert f"shift from {shift_start(began, MADRID):%Y-%m-%d %H:%M}" in hold["detail"]

@@ -21,6 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from benchmarks.shuffler_monitor import riffles, samples, stuck, uniform
+from domain.actions import Action, Deal
 from domain.banked.thb import STANDARD_LIMITS, ThbSettings
 from domain.cards.cards import Card
 from domain.cards.decks import composition
@@ -46,7 +47,8 @@ from domain.integrity.observations import (
     rising_sequences,
     successions,
 )
-from service.app.application import BankedCommand, PokerTables
+from service.app.application import PokerTables
+from service.app.commands import Act, OpenTable, RecordDeviceReport
 from service.app.shufflers import shoe_reads, shuffler_report, shuffles_seen
 from service.cli.main import main
 from service.store.persistence import environment
@@ -331,20 +333,20 @@ def test_a_banked_tables_shuffler_is_judged_from_its_hands_shoe_reads() -> None:
     that passes the deck through fails on both decks."""
     app = _app()
     ids, rng, read = Ids("thb"), random.Random(3), itertools.count(1)
-    app.open_banked_table(ids(), "THB S", "holdem-bonus", ThbSettings(STANDARD_LIMITS[10]))
+    app.handle(OpenTable(ids(), "THB S", ThbSettings(STANDARD_LIMITS[10])))
     orders: dict[str, list[Card]] = {}
     for _ in range(6):
         colour = next_deck(app, "THB S").colour.value
         order = orders[colour] = orders.get(colour) or _uniform(list(composition(52)), rng)
-        app.record_device_report(ids(), "THB S", DeviceReport("PT-SHUF", "SN-THB", "delivery", colour, "ok"), PIT)
+        app.handle(RecordDeviceReport(ids(), "THB S", DeviceReport("PT-SHUF", "SN-THB", "delivery", colour, "ok")), PIT)
         start_banked_hand(app, "THB S", ids, {1: 10, 2: 10})
         cards = iter(order)
         while (hand := banked_hand_in_progress(app, "THB S")) is not None:
             if hand.next_card is not None:
-                command = BankedCommand("deal", card=next(cards), source="shoe", sequence=next(read))
+                command: Action = Deal(card=next(cards), source="shoe", sequence=next(read))
             else:
                 command = _banked_command(hand, rng, iter(()))
-            app.banked_command(ids(), "THB S", command, dealer("THB S"))
+            app.handle(Act(ids(), "THB S", command), dealer("THB S"))
     verdicts = shuffler_report(app)
     assert [(v.colour, v.deck_size, v.result.shuffles, v.result.verdict) for v in verdicts] == [
         ("blue", 52, 2, FAIL), ("red", 52, 2, FAIL)]

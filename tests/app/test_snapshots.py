@@ -22,6 +22,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from eventsourcing.persistence import StoredEvent
 
 from service.app.application import PokerTables
+from service.app.commands import AddChips, OpenTable, RecordDeviceReport, Sit
 from service.store import snapshots as snapshot_module
 from service.store.snapshots import SignedSnapshots, TableSnapshot, use_keys
 from tests.support.make_fixture_before_move import _play
@@ -213,12 +214,12 @@ def test_r_hold_1_a_table_held_when_its_snapshot_is_taken_is_held_when_loaded_fr
     from tests.support.app_play import PIT
 
     app = _served(store)
-    app.open_table("open", "Mesa 1", TableSettings.create("holdem", BettingStructure.NO_LIMIT, blinds=(1, 2)))
-    app.sit("sit", "Mesa 1", 1, 100)
-    app.record_device_report("fault", "Mesa 1", DeviceReport("PT-SHOE", "SH-1", "fault", "red", "misread"), PIT)
+    app.handle(OpenTable("open", "Mesa 1", TableSettings.create("holdem", BettingStructure.NO_LIMIT, blinds=(1, 2))))
+    app.handle(Sit("sit", "Mesa 1", 1, 100))
+    app.handle(RecordDeviceReport("fault", "Mesa 1", DeviceReport("PT-SHOE", "SH-1", "fault", "red", "misread")), PIT)
     with caplog.at_level(logging.WARNING):
         for n in range(EVERY):  # past the next snapshot
-            app.add_chips(f"chips-{n}", "Mesa 1", 1, 1)
+            app.handle(AddChips(f"chips-{n}", "Mesa 1", 1, 1))
     assert "not taken" not in caplog.text
     held = app.table("Mesa 1").holds
     assert held

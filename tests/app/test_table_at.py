@@ -22,6 +22,7 @@ from domain.banked.thb import STANDARD_LIMITS, ThbSettings
 from domain.dealer_figures import dealer_figures
 from domain.device_reports import HAND_SHUFFLE
 from service.app.application import NotFoundError, PokerTables
+from service.app.commands import OpenTable, SignIn, SignOut, Sit
 from service.app.dealer_report import dealer_report, first_position_at, log_entries
 from service.app.past import _around, table_at_replayed, version_at
 from service.app.shufflers import _finished_hands, shuffles_seen
@@ -84,10 +85,10 @@ def _counting_reads(app: PokerTables) -> list[Any]:
 
 def _play(app: Snapshotting, rng: random.Random) -> None:
     ids = Ids("at")
-    app.open_table(ids(), "Mesa", SETTINGS)
+    app.handle(OpenTable(ids(), "Mesa", SETTINGS))
     for seat in (1, 2, 3):
-        app.sit(ids(), "Mesa", seat, 200)
-    app.open_banked_table(ids(), "THB", "holdem-bonus", ThbSettings(STANDARD_LIMITS[10]))
+        app.handle(Sit(ids(), "Mesa", seat, 200))
+    app.handle(OpenTable(ids(), "THB", ThbSettings(STANDARD_LIMITS[10])))
     for _ in range(3):
         deck, _ = start_circle_hand(app, "Mesa", ids)
         play_circle_hand(app, "Mesa", deck, rng, ids)
@@ -118,9 +119,10 @@ def test_r_aud_1_the_table_at_any_past_position_or_time_is_the_log_replayed_up_t
         for (table, position, moment), answer in zip(asked, expected, strict=True):
             if answer is None:
                 with pytest.raises(NotFoundError):
-                    app.table_at(table, position=position, moment=moment)
+                    app.views.table_at(table, position=position, moment=moment)
             else:
-                assert app.table_at(table, position=position, moment=moment) == answer, (hint, table, position, moment)
+                assert app.views.table_at(table, position=position, moment=moment) == answer, (hint, table, position,
+                                                                                               moment)
         if hint == "hands index":  # the index narrowed the search to the hands around the moment, and rightly
             _narrowed(app, positions)
 
@@ -149,15 +151,15 @@ def test_a_search_in_a_time_range_reads_only_the_hands_near_it_and_finds_what_a_
     _play(app, random.Random(6))
     hands = app.hands_of("Mesa")
     starts = [cast(Any, next(iter(app.events.get(hand, lte=1)))).timestamp for hand in hands]
-    every = app.search_hands("Mesa")
+    every = app.views.search_hands("Mesa")
     assert [summary["hand_id"] for summary in every] == [str(hand) for hand in hands]
     edges = [starts[0] - timedelta(seconds=1), *starts, starts[-1] + timedelta(seconds=1)]
     for since in edges:
         for until in edges:
             expected = [s for s in every if since <= datetime.fromisoformat(s["started"]) <= until]
-            assert app.search_hands("Mesa", since=since, until=until) == expected, (since, until)
+            assert app.views.search_hands("Mesa", since=since, until=until) == expected, (since, until)
     read = _counting_reads(app)
-    assert len(app.search_hands("Mesa", since=starts[-1], until=starts[-1])) == 1
+    assert len(app.views.search_hands("Mesa", since=starts[-1], until=starts[-1])) == 1
     assert len(read) <= 2 * (len(hands).bit_length() + 1) + 1  # probes of the bisections, and the one hand
 
 
@@ -168,20 +170,20 @@ def test_the_dealers_figures_of_a_period_read_from_its_part_of_the_log_are_those
     and rotations at two tables, they equal the figures read from the log's first event."""
     app = _served(store)
     rng, ids = random.Random(8), Ids("dealers")
-    app.open_table(ids(), "Mesa", SETTINGS)
+    app.handle(OpenTable(ids(), "Mesa", SETTINGS))
     for seat in (1, 2, 3):
-        app.sit(ids(), "Mesa", seat, 200)
-    app.open_banked_table(ids(), "THB", "holdem-bonus", ThbSettings(STANDARD_LIMITS[10]))
+        app.handle(Sit(ids(), "Mesa", seat, 200))
+    app.handle(OpenTable(ids(), "THB", ThbSettings(STANDARD_LIMITS[10])))
     for round_, dealer_id in enumerate(("D-1", "D-2", "D-3")):
-        app.sign_in(ids(), "Mesa", dealer_id, dealer("Mesa"))
+        app.handle(SignIn(ids(), "Mesa", dealer_id), dealer("Mesa"))
         if round_ != 1:
-            app.sign_in(ids(), "THB", f"B-{round_}", dealer("THB"))
+            app.handle(SignIn(ids(), "THB", f"B-{round_}"), dealer("THB"))
         deck, _ = start_circle_hand(app, "Mesa", ids)
         play_circle_hand(app, "Mesa", deck, rng, ids, void_after=4 if round_ == 1 else None)
         start_banked_hand(app, "THB", ids, {1: 10})
         play_banked_hand(app, "THB", rng, ids)
         if round_ == 1:
-            app.sign_out(ids(), "THB", dealer("THB"))
+            app.handle(SignOut(ids(), "THB"), dealer("THB"))
     start_circle_hand(app, "Mesa", ids)  # in progress at the end
     times = [cast(Any, app.mapper.to_domain_event(n)).timestamp for n in notifications(app.recorder)]
     picks = sorted(random.Random(2).sample(times, 8))

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from domain.banked.cdp import CdpHand, CdpRuleError, CdpSettings, CdpStage, house_way, qualifies
 from domain.banked.paytables import STANDARD_CASINO_DRAW, CasinoDrawPayTable, InvalidPayTableError
-from domain.cards.cards import parse_cards
-from domain.cards.decks import BackColour, DeckIdentity
+from domain.cards.cards import Card, parse_cards
+from domain.cards.decks import BackColour, DeckIdentity, composition
 from domain.circle.hand import TABLES_NAMESPACE
+from domain.errors import RuleError
 from tests.support.banked_support import cdp_hand
 
 
@@ -158,3 +161,38 @@ def test_casino_draw_pay_tables_are_validated_data() -> None:
     with pytest.raises(InvalidPayTableError):
         CasinoDrawPayTable({"pair": 1})
     assert CasinoDrawPayTable.from_dict(STANDARD_CASINO_DRAW.to_dict()) == STANDARD_CASINO_DRAW
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_can_x_says_exactly_whether_x_is_taken_at_every_step_of_a_casino_draw_hand(seed: int) -> None:
+    """Issue 31: Casino Draw Poker answers ``can_x`` as the circle games do; each answer is what ``x`` then does
+    (a refusal changes nothing; R-CDP-1 to R-CDP-3)."""
+    rng = random.Random(seed)
+    hand = CdpHand.start(TABLES_NAMESPACE, 1, CdpSettings(5, 100), DeckIdentity(52, BackColour.RED))
+    stock = rng.sample(list(composition(52)), 52)
+    offered = 0
+    for _ in range(400):
+        if hand.is_complete:
+            break
+        box = hand.to_decide or rng.randint(0, 7)
+        card = stock[0] if rng.random() < 0.9 else Card.parse("As")  # "As": a card seen, or yet to come
+        ante = rng.choice((1, 5, 50, 500))
+        candidates: list[tuple[str, tuple[object, ...]]] = [
+            ("place_ante", (rng.randint(0, 7), ante)), ("close_bets", ()), ("deal", (card,)),
+            ("exchange", (box, rng.sample(hand.cards.get(box, []), min(len(hand.cards.get(box, [])),
+                                                                       rng.randint(0, 3))))),
+            ("play", (box, 2 * hand.bets.get(box, {}).get("ante", 0) + rng.choice((0, 0, 1)))), ("fold", (box,))]
+        name, args = rng.choice(candidates)
+        allowed = getattr(hand, f"can_{name}")(*args)
+        version = hand.version
+        if allowed:
+            getattr(hand, name)(*args)
+            offered += 1
+            if name == "deal":
+                stock.remove(card)
+            assert hand.version > version
+        else:
+            with pytest.raises(RuleError):
+                getattr(hand, name)(*args)
+            assert hand.version == version
+    assert offered > 0

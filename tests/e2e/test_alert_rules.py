@@ -36,6 +36,7 @@ from domain.holds import HOLD_KINDS
 from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
 from service.app.application import PokerTables, Role, Viewer
+from service.app.commands import AcknowledgeAlert, CloseTable, OpenTable, RecordDeviceReport, Sit
 from service.bootstrap import open_store
 from service.grpc.metrics import ServiceMetrics
 from service.store.audit import Finding
@@ -92,16 +93,16 @@ def _held_floor(app: PokerTables) -> None:
     """Two circle tables and a banked one; a shoe's fault holds Mesa 1, a deck that counted wrong holds the banked
     table; Mesa 2 is closed with a fault nobody acknowledged; the audit found an event of Mesa 1 altered."""
     settings = TableSettings.create("holdem", BettingStructure.NO_LIMIT, blinds=(1, 2))
-    app.open_table("f-1", "Mesa 1", settings), app.open_table("f-2", "Mesa 2", settings)
-    app.open_banked_table("f-3", "THB 1", "holdem-bonus", ThbSettings(STANDARD_LIMITS[5]))
-    app.sit("f-4", "Mesa 1", 1, 100)
-    app.record_device_report("f-5", "Mesa 1", DeviceReport("ACME Shoe", "SH-7", "fault", "red", "card jam"), PIT)
-    app.record_device_report("f-6", "THB 1", DeviceReport("ACME Shuffle", "SF-2", "deck-check", "blue",
-                                                          "51 counted, INCOMPLETE: missing 1"), PIT)
-    app.record_device_report("f-7", "Mesa 2", DeviceReport("ACME Shoe", "SH-8", "fault", "red", "card jam"), PIT)
-    app.close_table("f-8", "Mesa 2", PIT)
-    sat = app.position_of(app.table("Mesa 1").id, 2)
-    assert sat is not None and app.record_finding(Finding("altered", sat, "the event was altered"))
+    app.handle(OpenTable("f-1", "Mesa 1", settings)), app.handle(OpenTable("f-2", "Mesa 2", settings))
+    app.handle(OpenTable("f-3", "THB 1", ThbSettings(STANDARD_LIMITS[5])))
+    app.handle(Sit("f-4", "Mesa 1", 1, 100))
+    app.handle(RecordDeviceReport("f-5", "Mesa 1", DeviceReport("ACME Shoe", "SH-7", "fault", "red", "card jam")), PIT)
+    app.handle(RecordDeviceReport("f-6", "THB 1", DeviceReport("ACME Shuffle", "SF-2", "deck-check", "blue",
+                                                          "51 counted, INCOMPLETE: missing 1")), PIT)
+    app.handle(RecordDeviceReport("f-7", "Mesa 2", DeviceReport("ACME Shoe", "SH-8", "fault", "red", "card jam")), PIT)
+    app.handle(CloseTable("f-8", "Mesa 2"), PIT)
+    sat = app.holds.position_of(app.table("Mesa 1").id, 2)
+    assert sat is not None and app.audit.record_finding(Finding("altered", sat, "the event was altered"))
 
 
 def _samples(metrics: ServiceMetrics) -> Samples:
@@ -201,7 +202,7 @@ def test_tampering_of_no_table_holds_every_open_table_and_acknowledgements_bring
     metrics.attach(app)
     try:
         _held_floor(app)
-        assert app.record_finding(Finding("head", 10**6, "the signed head is ahead of the log"))  # no table
+        assert app.audit.record_finding(Finding("head", 10**6, "the signed head is ahead of the log"))  # no table
         now = _samples(metrics)
         assert sample(now, "pokertable_tables_held") == 2
         assert sample(now, "pokertable_table_holds", kind="audit") == 3  # both findings at Mesa 1, the head at THB 1
@@ -210,11 +211,12 @@ def test_tampering_of_no_table_holds_every_open_table_and_acknowledgements_bring
         for table in ("Mesa 1", "THB 1", "Mesa 2"):
             record = app.any_table(table)
             for hold in record.current_holds():
-                position = app.position_of(record.id, hold.version)
+                position = app.holds.position_of(record.id, hold.version)
                 assert position is not None
-                app.acknowledge_alert(f"ack-{table}-{position}", table, position, "cleared by the technician", PIT)
-        for finding in app.holds_of(app.table("Mesa 1")):  # the casino's findings, named by their positions
-            app.acknowledge_alert(f"ack-log-{finding['position']}", "", finding["position"], "judged", PIT)
+                app.handle(AcknowledgeAlert(f"ack-{table}-{position}", table, position, "cleared by the technician"),
+                           PIT)
+        for finding in app.holds.holds_of(app.table("Mesa 1")):  # the casino's findings, named by their positions
+            app.handle(AcknowledgeAlert(f"ack-log-{finding['position']}", "", finding["position"], "judged"), PIT)
         after = _samples(metrics)
         assert sample(after, "pokertable_tables_held") == 0
         for name in ("pokertable_table_holds", "pokertable_alerts_unacknowledged"):

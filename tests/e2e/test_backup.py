@@ -33,6 +33,7 @@ from service.api import table_service_pb2 as svc
 from service.api import table_service_pb2_grpc as svc_grpc
 from service.api import types_pb2 as pb
 from service.app.application import PokerTables, ProcessedCommand
+from service.app.commands import OpenTable, Sit
 from service.bootstrap import open_store
 from service.store.backup import SQLITE_TABLES
 from service.store.backup_postgres import POSTGRES_TABLES
@@ -181,8 +182,9 @@ def small_store(tmp_path: Path) -> str:
     """An SQLite store holding a table with a player."""
     url = f"sqlite:///{tmp_path / 'live.db'}"
     with open_store(url, writer=True) as store:
-        store.app.open_table("open", "Mesa 1", TableSettings.create("holdem", BettingStructure.NO_LIMIT, blinds=(1, 2)))
-        store.app.sit("sit", "Mesa 1", 1, 100)
+        store.app.handle(OpenTable("open", "Mesa 1", TableSettings.create("holdem", BettingStructure.NO_LIMIT,
+                                                                          blinds=(1, 2))))
+        store.app.handle(Sit("sit", "Mesa 1", 1, 100))
         assert store.app.recorder.events_table_name == SQLITE_TABLES[0]  # type: ignore[attr-defined]
         assert store.app.recorder.chain_table == SQLITE_TABLES[1]  # type: ignore[attr-defined]
     return url
@@ -203,8 +205,8 @@ def _listing(directory: Path) -> list[str]:
 def test_restore_over_a_store_that_is_not_empty_is_refused_without_force(backup_file: Path, tmp_path: Path) -> None:
     other = tmp_path / "other.db"
     with open_store(f"sqlite:///{other}", writer=True) as store:
-        store.app.open_table("open", "Mesa 9", TableSettings.create("holdem", BettingStructure.NO_LIMIT,
-                                                                    blinds=(1, 2)))
+        store.app.handle(OpenTable("open", "Mesa 9", TableSettings.create("holdem", BettingStructure.NO_LIMIT,
+                                                                    blinds=(1, 2))))
     before = other.read_bytes()
     message = refused(pokertable("restore", "--from", str(backup_file), "--db", f"sqlite:///{other}"))
     assert "is not empty" in message and "--force" in message, message
@@ -335,8 +337,8 @@ def test_the_postgres_password_is_never_printed_and_never_on_a_command_line(pg_s
     with open_store(live) as store:
         assert (store.app.recorder.events_table_name,  # type: ignore[attr-defined]
                 store.app.recorder.chain_table) == POSTGRES_TABLES  # type: ignore[attr-defined]
-        store.app.open_table("open", "Mesa 1", TableSettings.create("holdem", BettingStructure.NO_LIMIT,
-                                                                    blinds=(1, 2)))
+        store.app.handle(OpenTable("open", "Mesa 1", TableSettings.create("holdem", BettingStructure.NO_LIMIT,
+                                                                    blinds=(1, 2))))
     backup = tmp_path / "casino.dump"
     runs = [
         made := pokertable("backup", "--db", live, "--to", str(backup)),

@@ -44,7 +44,7 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str, datetime
     url = f"sqlite:///{tmp_path_factory.mktemp('conventions') / 'tables.db'}"
     app = PokerTables(env=environment(url))
     hand_id, _ = _play_recording(app)
-    (found,) = app.search_hands(TABLE)
+    (found,) = app.views.search_hands(TABLE)
     return url, str(hand_id), datetime.fromisoformat(found["started"])
 
 

@@ -35,6 +35,7 @@ from domain.errors import RuleError
 from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
 from service.app.application import PokerTables
+from service.app.commands import Sit, StartHand
 from service.store import backup_end
 from service.store.audit import verify
 from service.store.heads import KeyAnnouncement
@@ -145,7 +146,7 @@ def test_r_aud_1_audits_every_two_seconds_during_play_find_nothing(database: tup
     assert final.returncode == 0 and "unsigned tail: none" in final.stdout, final.stdout
     assert f"trusted keys: {instances}" in final.stdout
     app = PokerTables(env=environment(url))
-    assert app.audit_findings() is None  # nothing recorded, so nothing held
+    assert app.audit.audit_findings() is None  # nothing recorded, so nothing held
     # issue 29, item 4: whichever instance wrote them, the events' times never go backwards in log order
     times, start = [], 1
     while page := app.recorder.select_notifications(start, 1000):
@@ -221,7 +222,7 @@ def test_r_aud_1_rotating_the_key_twice_during_play_raises_no_alarm(tmp_path: Pa
     verdict = _verify(url, first)
     assert verdict.returncode == 0, verdict.stdout
     assert "trusted keys: 3" in verdict.stdout and "unsigned tail: none" in verdict.stdout
-    assert PokerTables(env=environment(url)).audit_findings() is None
+    assert PokerTables(env=environment(url)).audit.audit_findings() is None
 
 
 @pytest.mark.parametrize("forger", ["another key", "the service's name, a wrong signature"])
@@ -231,20 +232,20 @@ def test_r_aud_1_a_forged_key_announcement_is_caught_and_holds_play(tmp_path: Pa
     key = Ed25519PrivateKey.generate()
     signer = HeadSigner(app, key)
     signer.start()
-    app.sit("late", "Mesa A", 4, 200)
+    app.handle(Sit("late", "Mesa A", 4, 200))
     signer.sign("end of hands")
     intruder, theirs = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
     name = fingerprint(intruder.public_key()) if forger == "another key" else signer.fingerprint
     announcement = KeyAnnouncement.sign(intruder, name, theirs.public_key(), position=1, retires=False,
                                         reason="rotation")
     at = append(store, app.mapper.to_stored_event(announcement.collect_events()[0]))
-    verdict = PokerTables(env=store.env).audit_log(public_key=key.public_key())
+    verdict = PokerTables(env=store.env).audit.audit_log(public_key=key.public_key())
     assert verdict.finding is not None and (verdict.finding.kind, verdict.finding.position) == ("signature", at)
     with contextlib.suppress(Exception):
         signer.stop()
     again = PokerTables(env=store.env)
     with pytest.raises(RuleError) as held:
-        again.start_hand("after", "Mesa A", DeckIdentity(52, BackColour.RED))
+        again.handle(StartHand("after", "Mesa A", DeckIdentity(52, BackColour.RED)))
     assert held.value.rule == "R-HOLD-1"
 
 
@@ -259,7 +260,7 @@ def test_r_aud_1_an_instance_stopped_uncleanly_claims_its_writes_from_its_journa
     killed = HeadSigner(PokerTables(env=store.env), key, writer="mesa:50051", journal=journal)
     killed.start()
     for seat in (4, 5, 6):
-        killed.app.sit(f"late-{seat}", "Mesa A", seat, 200)  # type: ignore[attr-defined]
+        killed.app.handle(Sit(f"late-{seat}", "Mesa A", seat, 200))  # type: ignore[attr-defined]
     written = killed.writes.written().positions
     assert len(written) >= 3 and journal.read_text(encoding="ascii").startswith("since ")
     # killed here: no stop head; the process's memory is gone, the journal stays (or not)

@@ -22,6 +22,7 @@ from domain.circle.settings import BettingStructure, TableSettings
 from domain.games import game_of
 from service.app import floor_log as floor_log_module
 from service.app.application import PokerTables
+from service.app.commands import AcknowledgeAlert, OpenTable
 from service.app.floor_log import FloorLog, hand_summary, started_at
 from service.store import floor_store
 from service.store.floor_store import FloorStore
@@ -51,8 +52,8 @@ def _played(env: dict[str, str], seed: int = 7) -> PokerTables:
     open_alerts = app.floor_log.store.open_alerts()
     assert {alert.kind for alert in open_alerts} >= {"device-fault", "void"}, open_alerts
     first = open_alerts[0]
-    app.acknowledge_alert(uuid.uuid4().hex, first.table, first.position, "jam cleared", PIT)  # R-AUD-1
-    app.raise_alert("Holdem", "shuffler-integrity", "a deck failed its tests")  # R-HOLD-1
+    app.handle(AcknowledgeAlert(uuid.uuid4().hex, first.table, first.position, "jam cleared"), PIT)  # R-AUD-1
+    app.holds.raise_alert("Holdem", "shuffler-integrity", "a deck failed its tests")  # R-HOLD-1
     return app
 
 
@@ -99,16 +100,16 @@ def test_a_search_through_the_index_finds_what_the_log_s_own_path_finds(store: d
     inspector.floor_log.usable = False  # the log's own path: every hand of the range read
     rng = random.Random(5)
     for name in app.table_names():
-        hands = inspector.search_hands(name)
-        assert app.search_hands(name) == hands
+        hands = inspector.views.search_hands(name)
+        assert app.views.search_hands(name) == hands
         for _ in range(6):
             pick = rng.choice(hands) if hands else None
             since = (started_at(pick) - timedelta(microseconds=rng.choice([0, 1]))) if pick else None
             seat = rng.choice(pick["seats"]) if pick and pick["seats"] and rng.random() < 0.5 else None
             outcome = pick["outcome"] if pick and rng.random() < 0.5 else None
-            assert app.search_hands(name, since=since, seat=seat, outcome=outcome) == \
-                inspector.search_hands(name, since=since, seat=seat, outcome=outcome)
-            assert app.search_hands(name, until=since) == inspector.search_hands(name, until=since)
+            assert app.views.search_hands(name, since=since, seat=seat, outcome=outcome) == \
+                inspector.views.search_hands(name, since=since, seat=seat, outcome=outcome)
+            assert app.views.search_hands(name, until=since) == inspector.views.search_hands(name, until=since)
     inspector.close()
     app.close()
 
@@ -276,8 +277,8 @@ def test_a_service_s_first_list_of_tables_reads_the_log_from_the_projection_s_po
     position it holds them as of is read (a year's log is not scanned); a table opened since is found in the log."""
     app = _played(store, seed=12)
     position = app.floor_log.catch_up()
-    app.open_table(uuid.uuid4().hex, "Mesa nueva", TableSettings.create("holdem", BettingStructure.NO_LIMIT,
-                                                                        blinds=(1, 2)))
+    app.handle(OpenTable(uuid.uuid4().hex, "Mesa nueva", TableSettings.create("holdem", BettingStructure.NO_LIMIT,
+                                                                        blinds=(1, 2))))
     restarted = PokerTables(env=store)
     starts: list[int] = []
     select = restarted.recorder.select_notifications

@@ -21,6 +21,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from service.app.application import PokerTables
+from service.app.commands import OpenTable, Sit
 from service.store.audit import Verdict, verify
 from service.store.heads import KeyAnnouncement
 from service.store.persistence import environment
@@ -49,7 +50,7 @@ def _signed(store: Store, key: Ed25519PrivateKey) -> tuple[PokerTables, HeadSign
 
 def _sit(app: PokerTables, *seats: int) -> None:
     for seat in seats:
-        app.sit(f"sit-{seat}", "Mesa A", seat, 200)
+        app.handle(Sit(f"sit-{seat}", "Mesa A", seat, 200))
 
 
 def _clean(store: Store) -> list[Ed25519PrivateKey]:
@@ -95,7 +96,7 @@ def _forged_while_running(store: Store) -> list[Ed25519PrivateKey]:
     app, signer = _signed(store, key)
     _sit(app, 4)
     append(store, _forged_chips(store, 100_000))  # the database writable: chips at Mesa A, a correct link
-    app.open_table("c-open", "Mesa C", app.table("Mesa A").settings)  # the service goes on writing
+    app.handle(OpenTable("c-open", "Mesa C", app.table("Mesa A").settings))  # the service goes on writing
     signer.stop()
     return [key]
 

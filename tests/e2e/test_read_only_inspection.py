@@ -28,6 +28,7 @@ from uuid import UUID
 import pytest
 
 from service.app.application import PokerTables
+from service.app.commands import AddChips
 from service.bootstrap import open_store
 from service.cli.main import main
 from service.cli.reconstruct import StoreUnusableError, open_read_only
@@ -60,7 +61,7 @@ def _play(path: Path) -> Played:
     app = PokerTables(env=environment(f"sqlite:///{path}"))
     try:
         hand_id, _ = _play_recording(app)
-        history = json.loads(json.dumps(app.table_at(TABLE, position=5), default=str))
+        history = json.loads(json.dumps(app.views.table_at(TABLE, position=5), default=str))
         events = app.recorder.max_notification_id() or 0
     finally:
         app.close()  # checkpointed: the file alone holds the log
@@ -260,7 +261,7 @@ def test_a_read_only_sqlite_store_refuses_every_write(played: Played, tmp_path: 
     with open_read_only(f"sqlite:///{copy}") as store:
         assert store.app.env.get(READ_ONLY) == "y"
         with pytest.raises(Exception, match="readonly database"):
-            store.app.add_chips("ro-1", TABLE, 1, 10)
+            store.app.handle(AddChips("ro-1", TABLE, 1, 10))
     assert hashlib.sha256(copy.read_bytes()).hexdigest() == digest and sorted(os.listdir(tmp_path)) == ["copy.db"]
 
 
@@ -421,7 +422,7 @@ def test_a_read_only_postgres_session_cannot_write_and_the_inspections_work(
     with open_read_only(url) as store:
         recorder: Any = store.app.recorder
         with pytest.raises(Exception, match="read-only transaction"):
-            store.app.add_chips("ro-1", TABLE, 1, 10)
+            store.app.handle(AddChips("ro-1", TABLE, 1, 10))
         with pytest.raises(Exception, match="read-only transaction"), \
                 recorder.datastore.transaction(commit=True) as cursor:
             cursor.execute(f'CREATE TABLE "{env["POSTGRES_SCHEMA"]}".intruder (x int)')

@@ -5,6 +5,7 @@ Tier: operations (real ``pg_dump``/``pg_restore`` against the test server, requi
 
 from __future__ import annotations
 
+from service.app.commands import OpenTable, Sit
 from service.bootstrap import open_store
 from tests.support.app_play import Ids
 from tests.support.app_tables import SETTINGS
@@ -18,8 +19,8 @@ def test_every_table_of_a_restored_schema_has_its_statistics(pg_schema: str, pg_
     live, target = _url(pg_schema), _url(pg_schema, database=pg_database)
     with open_store(live, writer=True) as store:
         ids = Ids("analyze")
-        store.app.open_table(ids(), "Mesa 1", SETTINGS)
-        store.app.sit(ids(), "Mesa 1", 1, 100)
+        store.app.handle(OpenTable(ids(), "Mesa 1", SETTINGS))
+        store.app.handle(Sit(ids(), "Mesa 1", 1, 100))
     backup = f"{tmp_path}/store.backup"
     done = pokertable("backup", "--db", live, "--to", backup)
     assert done.returncode == 0, done.stderr

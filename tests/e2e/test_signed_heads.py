@@ -24,6 +24,7 @@ from service.api import table_service_pb2 as svc
 from service.api import table_service_pb2_grpc as svc_grpc
 from service.api import types_pb2 as pb
 from service.app.application import PokerTables
+from service.app.commands import CloseTable, OpenTable, Sit
 from service.cli.main import main
 from service.grpc.server import Stations
 from service.store.audit import Verdict, verify
@@ -56,10 +57,10 @@ def signed(store: Store, key: Ed25519PrivateKey) -> PokerTables:
     """The store's service with a head signer, a little more played at Mesa B and Mesa A closed (signed then)."""
     app = PokerTables(env=store.env)
     HeadSigner(app, key, EVERY).start()
-    app.open_table("b-open", "Mesa B", app.table("Mesa A").settings)
+    app.handle(OpenTable("b-open", "Mesa B", app.table("Mesa A").settings))
     for seat in range(1, 9):
-        app.sit(f"b-sit-{seat}", "Mesa B", seat, 100)
-    app.close_table("a-close", "Mesa A", PIT)
+        app.handle(Sit(f"b-sit-{seat}", "Mesa B", seat, 100))
+    app.handle(CloseTable("a-close", "Mesa A"), PIT)
     return app
 
 
@@ -175,7 +176,7 @@ def test_r_aud_1_a_signed_log_with_an_unsigned_tail_on_the_command_line(
     assert main(["audit", "sign", "--db", url, "--signing-key", str(path)]) == 0
     assert capsys.readouterr().out.startswith("nothing to sign")
     app = PokerTables(env=store.env)
-    app.sit("late", "Mesa A", 4, 200)
+    app.handle(Sit("late", "Mesa A", 4, 200))
     assert main(["audit", "verify", "--db", url, "--public-key", str(public)]) == 0
     out = capsys.readouterr().out
     assert "signed heads: 1, every one valid" in out
@@ -249,7 +250,7 @@ def test_r_aud_1_a_log_signed_before_and_after_a_key_rotation_verifies_with_both
     assert first.stop("end of shift") is not None
     rotated = HeadSigner(app, new)
     assert rotated.start() > 0  # the old key's heads are not this key's
-    app.sit("after-rotation", "Mesa A", 4, 200)
+    app.handle(Sit("after-rotation", "Mesa A", 4, 200))
     assert rotated.sign("end of shift") is not None
     verdict = verify(app.recorder, public_key=new.public_key(), mapper=app.mapper)
     assert verdict.finding is not None and verdict.finding.kind == "signature"
@@ -263,7 +264,7 @@ def test_r_aud_1_a_service_whose_last_events_do_not_check_still_starts_and_serve
 ) -> None:
     store = Store(environment(f"sqlite:///{tmp_path / 'tail.db'}"))
     app = PokerTables(env=store.env)
-    app.open_table("b-open", "Mesa B", app.table("Mesa A").settings)
+    app.handle(OpenTable("b-open", "Mesa B", app.table("Mesa A").settings))
     append_unlinked = _forged_chips(store, 100_000)
     (last,) = store.execute("SELECT MAX(notification_id) FROM stored_events")[0]
     _insert_at(store, last + 1, append_unlinked)

@@ -18,6 +18,7 @@ from service.api import commands_pb2 as cmd
 from service.api import table_service_pb2 as svc
 from service.api import table_service_pb2_grpc as svc_grpc
 from service.app.application import PokerTables
+from service.app.commands import OpenTable, Sit, StartHand
 from service.store.persistence import environment
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -60,10 +61,10 @@ def test_a_restarted_server_says_it_is_serving_only_when_it_can_answer_at_once(t
     app = PokerTables(env=environment(f"sqlite:///{db}"))
     settings = TableSettings.create("holdem", BettingStructure.NO_LIMIT, blinds=(1, 2), burn_cards=False)
     for n in range(4):
-        app.open_table(f"open-{n}", f"T{n}", settings)
+        app.handle(OpenTable(f"open-{n}", f"T{n}", settings))
         for seat in (1, 2):
-            app.sit(f"sit-{n}-{seat}", f"T{n}", seat, 100)
-        app.start_hand(f"start-{n}", f"T{n}", DeckIdentity(52, BackColour.RED))
+            app.handle(Sit(f"sit-{n}-{seat}", f"T{n}", seat, 100))
+        app.handle(StartHand(f"start-{n}", f"T{n}", DeckIdentity(52, BackColour.RED)))
     del app
     config = tmp_path / "stations.toml"
     config.write_text(STATIONS, encoding="utf-8")

@@ -24,6 +24,7 @@ from domain.errors import RuleError
 from service.api import table_service_pb2 as svc
 from service.app.access import AccessDeniedError, NotFoundError
 from service.app.application import PokerTables, Role, Viewer
+from service.app.commands import AcknowledgeAlert
 from service.store.persistence import environment
 from service.store.signer import HeadSigner
 from tests.support import audit_tampering
@@ -48,9 +49,9 @@ def _finding_position(app: PokerTables) -> int:
 
 def test_r_aud_1_a_clean_log_raises_no_alert(store: Store) -> None:
     app = PokerTables(env=store.env)
-    verdict = app.audit_log()
+    verdict = app.audit.audit_log()
     assert verdict.clean
-    assert app.audit_findings() is None
+    assert app.audit.audit_findings() is None
 
 
 @pytest.mark.parametrize(("tampering", "position", "table"), [
@@ -66,15 +67,15 @@ def test_r_aud_1_tampering_is_recorded_once_with_its_table_and_acknowledged_by_t
     change, kind = TAMPERING[tampering]
     change(store, position)
     app = PokerTables(env=store.env)
-    verdict = app.audit_log()
+    verdict = app.audit.audit_log()
     assert verdict.finding is not None and verdict.finding.kind == kind and verdict.finding.position == position
-    record = app.audit_findings()
+    record = app.audit.audit_findings()
     assert record is not None
     (finding,) = record.findings
     assert (finding.kind, finding.position, finding.table, finding.by) == (kind, position, table, "service audit")
     head = app.recorder.max_notification_id()
     again = PokerTables(env=store.env)  # another instance, or the next interval: the same finding, recorded once
-    again.audit_log()
+    again.audit.audit_log()
     assert again.recorder.max_notification_id() == head
     alert = _finding_position(again)
     assert alert > position
@@ -83,16 +84,17 @@ def test_r_aud_1_tampering_is_recorded_once_with_its_table_and_acknowledged_by_t
     for who in (Viewer("tv", Role.OBSERVER), Viewer("mesa-1", Role.DEALER, "Mesa A"),
                 Viewer("shoe", Role.DEVICE, "Mesa A")):
         with pytest.raises(AccessDeniedError) as refused:
-            again.acknowledge_alert("ack-bad", "", position, "looked at it", who)
+            again.handle(AcknowledgeAlert("ack-bad", "", position, "looked at it"), who)
         assert refused.value.rule == "R-AUD-1"
     assert again.recorder.max_notification_id() == head
     with pytest.raises(NotFoundError) as wrong:  # a table's event is not a finding of the log
-        again.acknowledge_alert("ack-wrong", "", 3, "looked at it", PIT)
+        again.handle(AcknowledgeAlert("ack-wrong", "", 3, "looked at it"), PIT)
     assert wrong.value.rule == "R-AUD-1"
-    again.acknowledge_alert("ack-1", "", position, "the DBA's change is being investigated (ticket 4411)", DIRECTOR)
+    again.handle(AcknowledgeAlert("ack-1", "", position, "the DBA's change is being investigated (ticket 4411)"),
+                 DIRECTOR)
     with pytest.raises(RuleError, match="already acknowledged"):
-        again.acknowledge_alert("ack-2", "", position, "again", PIT)
-    acknowledged = again.audit_findings()
+        again.handle(AcknowledgeAlert("ack-2", "", position, "again"), PIT)
+    acknowledged = again.audit.audit_findings()
     assert acknowledged is not None and acknowledged.acknowledged_alerts == {position}
 
 
@@ -103,9 +105,9 @@ def test_r_aud_1_a_signed_head_forged_with_another_key_is_an_alert(tmp_path: Pat
     play(app)
     forger = HeadSigner(app, Ed25519PrivateKey.generate())
     forger.sign("forged")
-    verdict = app.audit_log(public_key=Ed25519PrivateKey.generate().public_key())
+    verdict = app.audit.audit_log(public_key=Ed25519PrivateKey.generate().public_key())
     assert verdict.finding is not None and verdict.finding.kind == "signature"
-    record = app.audit_findings()
+    record = app.audit.audit_findings()
     assert record is not None and [finding.kind for finding in record.findings] == ["signature"]
 
 

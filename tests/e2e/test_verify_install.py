@@ -32,6 +32,7 @@ from domain.circle.settings import BettingStructure, TableSettings
 from pokertable.release import MANIFEST_NAME, Manifest, verify_installation
 from service.app import significant
 from service.app.application import PokerTables
+from service.app.commands import AcknowledgeAlert, OpenTable, Sit, StartHand
 from service.app.install_check import KIND, alert_words, check_installation, watch_installation
 from service.cli.main import main as command_line
 from service.store.persistence import environment
@@ -190,19 +191,19 @@ def installation(venv: Venv, tmp_path: Path) -> Path:
 @pytest.fixture
 def app(tmp_path: Path) -> Iterator[PokerTables]:
     tables = PokerTables(env=environment(f"sqlite:///{tmp_path / 'tables.db'}"))
-    tables.open_table("open-1", "Mesa 1", TableSettings.create("holdem", BettingStructure.NO_LIMIT, blinds=(1, 2)))
+    tables.handle(OpenTable("open-1", "Mesa 1", TableSettings.create("holdem", BettingStructure.NO_LIMIT, blinds=(1,
+                                                                                                                  2))))
     for seat in (1, 2):
-        tables.sit(f"sit-{seat}", "Mesa 1", seat, 100)
-    tables.open_banked_table("open-2", "THB 1", "holdem-bonus", ThbSettings(STANDARD_LIMITS[10]))
+        tables.handle(Sit(f"sit-{seat}", "Mesa 1", seat, 100))
+    tables.handle(OpenTable("open-2", "THB 1", ThbSettings(STANDARD_LIMITS[10])))
     yield tables
     tables.close()
 
 
 def _start_refused(app: PokerTables, table: str) -> str:
     """The rule a hand's start is refused by at ``table`` ("" when it starts)."""
-    start = app.start_banked_hand if table.startswith("THB") else app.start_hand
     try:
-        start(f"probe-{table}-{app.recorder.max_notification_id()}", table, next_deck(app, table))
+        app.handle(StartHand(f"probe-{table}-{app.recorder.max_notification_id()}", table, next_deck(app, table)))
     except Exception as refused:
         return str(getattr(refused, "rule", refused))
     return ""
@@ -218,9 +219,9 @@ def test_the_service_holds_every_table_once_for_a_tampered_installation(
         found, raised = check_installation(app, installation)
     assert found.changed == ("pokertable/_app/service/app/holds.py",)
     assert any("SOFTWARE CHANGED" in record.message for record in caplog.records)
-    assert {alert["table"] for alert in raised} == {"Mesa 1", "THB 1"}
+    assert {alert.table for alert in raised} == {"Mesa 1", "THB 1"}
     for table in ("Mesa 1", "THB 1"):
-        (hold,) = app.holds_of(app.any_table(table))
+        (hold,) = app.holds.holds_of(app.any_table(table))
         assert hold["kind"] == KIND and hold["rule"] == "25 CFR 547.8(f)"
         assert hold["detail"] == alert_words(found) and "pokertable/_app/service/app/holds.py" in hold["detail"]
         assert "1 changed, 0 missing, 0 added" in hold["detail"] and len(hold["detail"]) <= 200
@@ -230,14 +231,14 @@ def test_the_service_holds_every_table_once_for_a_tampered_installation(
     assert again.changed == found.changed and repeated == raised
     assert app.recorder.max_notification_id() == head
     for alert in raised:  # the games director acknowledges it (the existing path): play resumes
-        app.acknowledge_alert(f"ack-{alert['table']}", alert["table"], alert["position"],
-                              "files restored from the release, verify-install clean", DIRECTOR)
+        app.handle(AcknowledgeAlert(f"ack-{alert.table}", alert.table, alert.position,
+                                    "files restored from the release, verify-install clean"), DIRECTOR)
     assert _start_refused(app, "Mesa 1") == ""
     assert check_installation(app, installation)[1] == raised  # acknowledged, not raised again
     (installation / "_app" / "service" / "app" / "extra.py").write_text("X = 1\n", encoding="utf-8")
     _, fresh = check_installation(app, installation)  # a new difference is a new alert
-    assert {alert["table"] for alert in fresh} == {"Mesa 1", "THB 1"}
-    assert all(alert["position"] > head for alert in fresh)
+    assert {alert.table for alert in fresh} == {"Mesa 1", "THB 1"}
+    assert all(alert.position > (head or 0) for alert in fresh)
 
 
 @pytest.mark.build
@@ -246,7 +247,7 @@ def test_the_service_holds_for_a_missing_manifest_and_watches_on_a_thread(
     (installation / MANIFEST_NAME).unlink()
     found, raised = check_installation(app, installation)
     assert found.problem and len(raised) == 2
-    assert all("no usable release manifest" in hold["detail"] for hold in app.holds_of(app.any_table("THB 1")))
+    assert all("no usable release manifest" in hold["detail"] for hold in app.holds.holds_of(app.any_table("THB 1")))
 
     async def one_interval() -> None:
         watching = asyncio.ensure_future(watch_installation(app, 3600, installation))
@@ -268,7 +269,7 @@ def test_the_service_never_alerts_on_a_development_install(app: PokerTables) -> 
     found, raised = check_installation(app, ROOT / "pokertable")
     assert found.development and raised == []
     assert asyncio.run(asyncio.wait_for(watch_installation(app, 3600, ROOT / "pokertable"), 30)) is None  # ends
-    assert not app.holds_of(app.any_table("Mesa 1"))
+    assert not app.holds.holds_of(app.any_table("Mesa 1"))
 
 
 def test_the_launcher_answers_version_without_loading_the_program() -> None:

@@ -93,7 +93,7 @@ def test_tampering_found_by_the_audit_appears_live_and_is_acknowledged(chromium:
                                        "ORDER BY rowid LIMIT 1").fetchone()
         conn.execute("UPDATE stored_events SET state = ? WHERE rowid = ?",
                      (bytes(state).replace(b'"As"', b'"Ah"'), position))
-    verdict = pit.app.audit_log()  # what `pokertable serve` runs at start and every --audit-every seconds
+    verdict = pit.app.audit.audit_log()  # what `pokertable serve` runs at start and every --audit-every seconds
     assert verdict.finding is not None and verdict.finding.position == position
     page.get_by_text(f"altered at log position {position} (Mesa 1)").wait_for()  # no reload by hand
     page.get_by_text("casino log").wait_for()

@@ -14,10 +14,15 @@ import grpc
 import pytest
 from eventsourcing.persistence import StoredEvent
 
+from domain.actions import Fold
+from domain.circle.settings import BettingStructure, TableSettings
+from domain.circle.table import Table
 from service.api import commands_pb2 as cmd
 from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
-from service.app.application import HandCommand, PokerTables, ProcessedCommand, fingerprint
+from service.app.application import PokerTables, ProcessedCommand, fingerprint
+from service.app.commands import Act
+from service.app.results import Result
 from tests.support import grpc_support
 from tests.support.grpc_support import TOKENS, Client, act, deal, open_circle, rule_of, seat, start
 
@@ -139,7 +144,7 @@ def test_command_records_stored_before_fingerprints_still_answer_their_retries()
                                             json.dumps(state).encode())])
     loaded: object = app.repository.get(record.id)
     assert isinstance(loaded, ProcessedCommand) and loaded.fingerprint == "" and loaded.result["version"] == 3
-    assert app._processed("old-1", fingerprint("Mesa 9", ("anything",))) == {"table": "Mesa 1", "version": 3}
+    assert app.unit._processed("old-1", fingerprint("Mesa 9", ("anything",))) == Result(table="Mesa 1", version=3)
 
 
 def test_the_fingerprint_tells_tables_commands_and_payloads_apart() -> None:
@@ -148,5 +153,7 @@ def test_the_fingerprint_tells_tables_commands_and_payloads_apart() -> None:
     assert sit != fingerprint("Mesa 2", ("sit", 1, 100))
     assert sit != fingerprint("Mesa 1", ("sit", 1, 101))
     assert sit != fingerprint("Mesa 1", ("add_chips", 1, 100))
-    assert fingerprint("M", ("hand_command", HandCommand("fold", seat=1))) != fingerprint(
-        "M", ("hand_command", HandCommand("fold", seat=2)))
+    circle = Table.open("M", TableSettings.create("holdem", BettingStructure.NO_LIMIT, blinds=(1, 2)),
+                        hands_key="0" * 32)
+    assert fingerprint("M", Act("c", "M", Fold(1)).what(circle)) != fingerprint("M", Act("c", "M",
+                                                                                         Fold(2)).what(circle))

@@ -20,6 +20,7 @@ from service.app.application import PokerTables
 from service.station.hardware import HardwareStation
 from service.station.reference import Station, execute, run_lines
 from tests.support import grpc_support
+from tests.support.app_tables import banked_table
 from tests.support.grpc_support import TOKENS, Client, act, rule_of, violations
 from tests.support.hardware_service import draw_and_wait, service
 
@@ -294,7 +295,7 @@ def test_r_thb_11d_with_a_shoe_and_a_shuffler_the_station_reshuffles_the_irregul
             hardware.start_hand()
         assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION and hardware.hands == 1
         assert "between hands" in str(execute(dealer, "THB HW", "reshuffle", hardware, banked=True))
-        assert app.banked_table("THB HW").reshuffle_pending is None
+        assert banked_table(app, "THB HW").reshuffle_pending is None
         assert hardware.start_hand() is Colour.BLUE and hardware.refused == []
     finally:
         hardware.close()

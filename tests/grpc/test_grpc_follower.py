@@ -17,7 +17,8 @@ import pytest
 from domain.circle.settings import BettingStructure, TableSettings
 from service.api import table_service_pb2 as svc
 from service.app.application import PokerTables
-from service.grpc import follower as follower_module
+from service.app.commands import OpenTable
+from service.store import follower as follower_module
 from tests.support.grpc_support import TOKENS, Client, instance, open_circle, seat
 from tests.support.stores import postgres_store
 
@@ -119,7 +120,8 @@ def test_a_stream_that_registers_while_the_follower_skips_to_the_head_is_woken()
     position, waits to be woken: the follower reads for it instead of moving past the events it never saw (at an
     instance with the safety poll at a minute, such a stream waited past 30 s for a table's opening)."""
     app = PokerTables(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
-    app.open_table("race-open", "Mesa 1", TableSettings.create("holdem", BettingStructure.NO_LIMIT, blinds=(1, 2)))
+    app.handle(OpenTable("race-open", "Mesa 1", TableSettings.create("holdem", BettingStructure.NO_LIMIT, blinds=(1,
+                                                                                                                  2))))
     watching: set[str] = set()
     told: list[Any] = []
 

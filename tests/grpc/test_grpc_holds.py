@@ -171,12 +171,12 @@ def test_r_hold_1_an_alert_the_service_raises_holds_a_banked_table_once(app: Pok
         pit, croupier = Client(bound, TOKENS["pit"]), Client(bound, TOKENS["thb"])
         open_banked(pit, "THB 1", pb.GAME_HOLDEM_BONUS)
         detail = "SN-19 blue: adjacent pairs kept, p = 2e-9 over 30 shuffles"
-        raised = app.raise_alert("THB 1", kind="shuffler-integrity", detail=detail)
-        assert app.raise_alert("THB 1", kind="shuffler-integrity", detail=detail) == raised  # recorded once
+        raised = app.holds.raise_alert("THB 1", kind="shuffler-integrity", detail=detail)
+        assert app.holds.raise_alert("THB 1", kind="shuffler-integrity", detail=detail) == raised  # recorded once
         (hold,) = _view(croupier, "THB 1").holds
         assert f"HELD by the alert at {hold.position}: {detail}" in render(_view(croupier, "THB 1"))
         assert (hold.position, hold.kind, hold.rule, hold.detail) == (
-            raised["position"], "shuffler-integrity", "GLI-19 §3.2.2", detail)
+            raised.position, "shuffler-integrity", "GLI-19 §3.2.2", detail)
         refused = _refused(lambda: start(croupier, "THB 1", pb.DECK_COLOUR_BLUE))
         assert refused.code() == grpc.StatusCode.FAILED_PRECONDITION and rule_of(refused) == "R-HOLD-1"
         _acknowledge(pit, "THB 1", hold.position, "shuffler taken out of service, hand shuffle until replaced")
@@ -189,13 +189,13 @@ def test_r_aud_1_tampering_holds_its_table_and_a_finding_of_no_table_holds_every
         open_circle(pit, "Mesa 1"), open_circle(pit, "Mesa 2")
         seat(dealer, "Mesa 1", 1), seat(dealer, "Mesa 1", 2)
         mesa_1 = _view(pit, "Mesa 1").position  # the last event of Mesa 1 (a seat)
-        assert app.record_finding(Finding("altered", mesa_1 - 1, "the event was altered"))
+        assert app.audit.record_finding(Finding("altered", mesa_1 - 1, "the event was altered"))
         (hold,) = _view(pit, "Mesa 1").holds
         assert (hold.kind, hold.rule) == ("audit", "R-AUD-1") and not _view(pit, "Mesa 2").holds
         assert rule_of(_refused(lambda: start(dealer, "Mesa 1", pb.DECK_COLOUR_RED))) == "R-HOLD-1"
         pit.AcknowledgeAlert(svc.AcknowledgeAlertRequest(command_id=pit.next_id(), table="", position=hold.position,
                                                          reason="the altered row restored from the backup"))
         assert not _view(pit, "Mesa 1").holds
-        assert app.record_finding(Finding("head", 10**6, "the signed head is ahead of the log"))
+        assert app.audit.record_finding(Finding("head", 10**6, "the signed head is ahead of the log"))
         assert [h.kind for h in _view(pit, "Mesa 2").holds] == ["audit"] == [h.kind for h in
                                                                              _view(pit, "Mesa 1").holds]

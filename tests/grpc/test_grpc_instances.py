@@ -11,6 +11,7 @@ from typing import Any
 from service.api import commands_pb2 as cmd
 from service.api import table_service_pb2 as svc
 from service.app.application import PokerTables
+from service.app.results import Result
 from service.store.audit import verify
 from tests.support.grpc_support import TOKENS, Client, act, deal, instance, open_circle, seat, start
 from tests.support.stores import postgres_store
@@ -26,11 +27,14 @@ class Counting(PokerTables):
     def __init__(self, env: dict[str, str]) -> None:
         super().__init__(env=env)
         self.applied = 0
+        execute = self.unit.execute
 
-    def _execute(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
-        result = super()._execute(*args, **kwargs)
-        self.applied += 1
-        return result
+        def counted(*args: Any, **kwargs: Any) -> Result:
+            result = execute(*args, **kwargs)
+            self.applied += 1
+            return result
+
+        self.unit.execute = counted  # type: ignore[method-assign]
 
 
 def test_round_robin_over_two_instances_any_table_at_any_instance_every_command_once() -> None:

@@ -22,6 +22,7 @@ from service.api import commands_pb2 as cmd
 from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
 from service.app.application import PokerTables, Role, Viewer
+from service.app.commands import CloseTable, OpenTable, Sit
 from service.app.floor import OPENED_TOPICS
 from service.bootstrap import open_store
 from tests.support import grpc_support
@@ -218,9 +219,10 @@ def _spied(app: PokerTables) -> list[tuple[int | None, tuple[str, ...]]]:
 
 def _open(app: PokerTables, name: str, banked: bool = False) -> None:
     if banked:
-        app.open_banked_table(f"open-{name}", name, "holdem-bonus", ThbSettings(STANDARD_LIMITS[5]))
+        app.handle(OpenTable(f"open-{name}", name, ThbSettings(STANDARD_LIMITS[5])))
     else:
-        app.open_table(f"open-{name}", name, TableSettings.create("holdem", BettingStructure.NO_LIMIT, blinds=(1, 2)))
+        app.handle(OpenTable(f"open-{name}", name, TableSettings.create("holdem", BettingStructure.NO_LIMIT, blinds=(1,
+                                                                                                                     2))))
 
 
 def test_in_memory_the_names_are_read_once_then_only_what_was_stored_since_from_many_threads() -> None:
@@ -230,7 +232,7 @@ def test_in_memory_the_names_are_read_once_then_only_what_was_stored_since_from_
     for number in range(1, 4):
         _open(app, f"Mesa {number}")
         _open(app, f"THB {number}", banked=True)
-    app.sit("sit", "Mesa 1", 1, 100)
+    app.handle(Sit("sit", "Mesa 1", 1, 100))
     first = app.table_names()
     assert first == ["Mesa 1", "THB 1", "Mesa 2", "THB 2", "Mesa 3", "THB 3"]
     assert reads == [(1, OPENED_TOPICS)]  # the creation events alone, of both families and both eras
@@ -248,7 +250,7 @@ def test_in_memory_the_names_are_read_once_then_only_what_was_stored_since_from_
         worker.join()
     assert results == [[*first, "Mesa 4", "THB 4"]] * 8  # each name once, whoever read it first
     pit = Viewer("pit-1", Role.PIT_BOSS)
-    app.close_table("close", "Mesa 2", pit)
+    app.handle(CloseTable("close", "Mesa 2"), pit)
     assert app.table_names() == [*first, "Mesa 4", "THB 4"]  # a closed table keeps its name (listed on request)
 
 

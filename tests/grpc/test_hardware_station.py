@@ -21,6 +21,7 @@ from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
 from service.app.access import Role, Viewer
 from service.app.application import PokerTables
+from service.app.commands import AcknowledgeAlert
 from service.grpc.server import create_server, stop
 from service.station.client import card_due
 from service.station.hardware import HardwareStation
@@ -115,7 +116,7 @@ def test_texas_holdem_bonus_hands_with_every_card_from_the_shoe(service: tuple[P
                 else:
                     dealer.act("THB HW", "check", seat=view.banked.to_decide)
         assert hardware.refused == [] and hardware.irregularities == []
-        table = app.banked_table("THB HW")
+        table = app.any_table("THB HW")
         hands = [table.hand_id(n) for n in range(1, 4)]
         colours = [vars(next(iter(app.events.get(h))))["deck"]["colour"] for h in hands]
         assert colours == ["red", "blue", "red"]
@@ -259,10 +260,10 @@ def test_shuffler_jam_miscount_and_corrupt_shoe_frames_are_shown_and_recorded(
         while (legal := dealer.legal("Mesa HW")).HasField("seat"):
             dealer.act("Mesa HW", "fold" if pb.ACTION_KIND_CALL in legal.allowed else "check", seat=legal.seat)
         # the jam holds the table (R-HOLD-1; the hand in progress finished): the pit boss clears it first
-        (jam,) = app.holds_of(app.table("Mesa HW"))
+        (jam,) = app.holds.holds_of(app.table("Mesa HW"))
         assert jam["kind"] == "device-fault" and "jam" in jam["detail"]
-        app.acknowledge_alert("ack-jam", "Mesa HW", jam["position"], "shuffler cleared, blue deck counted",
-                              Viewer("pit", Role.PIT_BOSS))
+        app.handle(AcknowledgeAlert("ack-jam", "Mesa HW", jam["position"], "shuffler cleared, blue deck counted"),
+                   Viewer("pit", Role.PIT_BOSS))
         shuffler.miscount_next = [51]
         hardware.start_hand()  # the red deck comes back from the shuffler a card short
         reports = [vars(e) for e in app.events.get(app.table("Mesa HW").id) if type(e).__name__ == "DeviceReported"]

@@ -28,7 +28,7 @@ def test_r_hold_1_the_floor_says_held_and_the_alerts_page_lists_each_holding_ale
         command_id="check-1", table="Mesa 1", device="PT-SHUF", serial="SHUF-0001",
         kind=pb.DEVICE_REPORT_KIND_DECK_CHECK, colour=pb.DECK_COLOUR_BLUE,
         result="51 counted, INCOMPLETE: missing 1, duplicated 0, foreign 0"))
-    pit.app.raise_alert("Mesa 1", kind="shuffler-integrity", detail="SHUF-0001 red: rising sequences, p = 1e-7")
+    pit.app.holds.raise_alert("Mesa 1", kind="shuffler-integrity", detail="SHUF-0001 red: rising sequences, p = 1e-7")
     with httpx.Client(base_url=pit.url) as http:
         sign_in(http, "pit")
         until(lambda: "HELD by 2 alerts" in http.get("/").text, "the floor saying the table is held")

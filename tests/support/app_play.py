@@ -10,6 +10,29 @@ from collections.abc import Iterator
 from typing import Any
 from uuid import UUID
 
+from domain.actions import (
+    Action,
+    ApproveBonus,
+    BetTo,
+    BringIn,
+    Call,
+    Check,
+    CloseBets,
+    Deal,
+    Discard,
+    Exchange,
+    FlopBet,
+    Fold,
+    Muck,
+    PlaceAnte,
+    PlaceBonus,
+    Play,
+    RefuseBonus,
+    ReshuffleDiscards,
+    Show,
+    StreetBet,
+    Void,
+)
 from domain.banked.cdp import CdpHand, CdpStage
 from domain.banked.thb import Stage, ThbHand
 from domain.cards.cards import Card
@@ -19,12 +42,11 @@ from domain.circle.settings import BettingStructure, TableSettings
 from domain.circle.state import Phase
 from domain.circle.table import Table
 from service.app.application import (
-    BankedCommand,
-    HandCommand,
     PokerTables,
     Role,
     Viewer,
 )
+from service.app.commands import Act, AddChips, OpenTable, Sit, StartHand
 
 PIT = Viewer("pit-boss-1", Role.PIT_BOSS)
 DIRECTOR = Viewer("games-director-1", Role.GAMES_DIRECTOR)
@@ -63,9 +85,11 @@ def start_circle_hand(app: PokerTables, table: str, ids: Ids, *, rebuy: int = 10
     number."""
     for seat, stack in sorted(app.table(table).stacks.items()):
         if stack == 0:
-            app.add_chips(ids(), table, seat, rebuy)
+            app.handle(AddChips(ids(), table, seat, rebuy))
     deck = next_deck(app, table)
-    return deck, int(app.start_hand(ids(), table, deck)["number"])
+    started = app.handle(StartHand(ids(), table, deck)).number
+    assert started is not None
+    return deck, started
 
 
 def _circle_hand(app: PokerTables, table: str) -> Hand | None:
@@ -88,15 +112,15 @@ def play_circle_hand(app: PokerTables, table: str, deck: DeckIdentity, rng: rand
             record = app.table(table)
             return app.hand(record.hand_id(record.hands_started))
         if void_after is not None and commands >= void_after:
-            command = HandCommand("void", rule="R-CIRC-14", reason="a card turned face up in the deal")
-            app.hand_command(ids(), table, command, PIT)
+            command = Void(rule="R-CIRC-14", reason="a card turned face up in the deal")
+            app.handle(Act(ids(), table, command), PIT)
             continue
-        app.hand_command(ids(), table, _circle_command(hand, rng, stock, passive=passive), station)
+        app.handle(Act(ids(), table, _circle_command(hand, rng, stock, passive=passive)), station)
         commands += 1
     raise AssertionError(f"the hand at {table} did not end")
 
 
-def _circle_command(hand: Hand, rng: random.Random, stock: list[Card], *, passive: bool) -> HandCommand:
+def _circle_command(hand: Hand, rng: random.Random, stock: list[Card], *, passive: bool) -> Action:
     """The next command of a randomly played hand (cards are taken from ``stock``)."""
     state = hand.state
     if state.next_slot is not None:
@@ -104,14 +128,14 @@ def _circle_command(hand: Hand, rng: random.Random, stock: list[Card], *, passiv
             back = state.reshufflable()
             rng.shuffle(back)
             stock.extend(back)
-            return HandCommand("reshuffle-discards")
-        return HandCommand("deal", card=stock.pop(0))
+            return ReshuffleDiscards()
+        return Deal(card=stock.pop(0))
     drawer = hand.drawer_seat
     if drawer is not None:
         position = hand.position_of(drawer)
         held = state.cards_of(position)
         count = 0 if passive else rng.randint(0, state.max_discard(position))
-        return HandCommand("discard", seat=drawer, cards=tuple(rng.sample(held, count)))
+        return Discard(seat=drawer, cards=tuple(rng.sample(held, count)))
     legal = hand.legal_actions()
     if legal is not None:
         return _betting(hand, legal.seat, rng, passive=passive)
@@ -120,24 +144,24 @@ def _circle_command(hand: Hand, rng: random.Random, stock: list[Card], *, passiv
         turn = state.to_show  # R-CIRC-13: in order at the showdown; all-in before it, any order
         seat = rng.choice(contenders) if turn is None else hand.seat_of(turn)
         muck = not passive and rng.random() < 0.2 and hand.can_muck(seat)
-        return HandCommand("muck" if muck else "show", seat=seat)
+        return Muck(seat) if muck else Show(seat)
     raise AssertionError(f"stuck: {hand.snapshot()}")
 
 
-def _betting(hand: Hand, seat: int, rng: random.Random, *, passive: bool) -> HandCommand:
+def _betting(hand: Hand, seat: int, rng: random.Random, *, passive: bool) -> Action:
     legal = hand.legal_actions()
     assert legal is not None
     roll = 1.0 if passive else rng.random()
     if legal.bring_in is not None and (roll < 0.6 or legal.raise_min is None):
-        return HandCommand("bring-in", seat=seat)
+        return BringIn(seat=seat)
     if legal.raise_min is not None and legal.raise_max is not None and (roll < 0.3 or legal.bring_in is not None):
         amounts = [legal.raise_min, legal.raise_max]
         if hand.state.settings.structure is not BettingStructure.FIXED_LIMIT:
             amounts.append(rng.randint(legal.raise_min, legal.raise_max))
-        return HandCommand("bet", seat=seat, amount=rng.choice(amounts))
+        return BetTo(seat=seat, amount=rng.choice(amounts))
     if legal.call is not None and roll < 0.45 and legal.fold:
-        return HandCommand("fold", seat=seat)
-    return HandCommand("check" if legal.check else "call", seat=seat)
+        return Fold(seat=seat)
+    return Check(seat) if legal.check else Call(seat)
 
 
 # -- banked tables ----------------------------------------------------------------------------------
@@ -147,19 +171,20 @@ def start_banked_hand(app: PokerTables, table: str, ids: Ids, antes: dict[int, i
                       bonuses: dict[int, int] | None = None) -> int:
     """Start the next banked hand, place the antes (and Texas Hold'em Bonus bonuses), close the bets; its number."""
     station = dealer(table)
-    number = int(app.start_banked_hand(ids(), table, next_deck(app, table))["number"])
+    number = app.handle(StartHand(ids(), table, next_deck(app, table))).number
+    assert number is not None
     for box, amount in antes.items():
-        app.banked_command(ids(), table, BankedCommand("ante", box=box, amount=amount), station)
+        app.handle(Act(ids(), table, PlaceAnte(seat=box, amount=amount)), station)
     for box, amount in (bonuses or {}).items():
-        app.banked_command(ids(), table, BankedCommand("bonus", box=box, amount=amount), station)
-    app.banked_command(ids(), table, BankedCommand("close-bets"), station)
+        app.handle(Act(ids(), table, PlaceBonus(seat=box, amount=amount)), station)
+    app.handle(Act(ids(), table, CloseBets()), station)
     return number
 
 
 def banked_hand_in_progress(app: PokerTables, table: str) -> ThbHand | CdpHand | None:
     """The banked hand in progress at ``table``, if any."""
-    record = app.banked_table(table)
-    return None if record.hand_in_progress is None else app.banked_hand(record.hand_in_progress)
+    record = app.any_table(table)
+    return None if record.hand_in_progress is None else app.any_hand(record.hand_in_progress)
 
 
 def play_banked_hand(app: PokerTables, table: str, rng: random.Random, ids: Ids, *, cards: list[Card] | None = None,
@@ -173,20 +198,21 @@ def play_banked_hand(app: PokerTables, table: str, rng: random.Random, ids: Ids,
     for _ in range(500):
         hand = banked_hand_in_progress(app, table)
         if hand is None:
-            record = app.banked_table(table)
-            return app.banked_hand(record.hand_id(record.hands_started))
+            record = app.any_table(table)
+            last: ThbHand | CdpHand = app.any_hand(record.hand_id(record.hands_started))
+            return last
         if void_after is not None and commands >= void_after:
-            command = BankedCommand("void", rule="R-THB-11", reason="a card turned face up in the deal")
-            app.banked_command(ids(), table, command, PIT)
+            command = Void(rule="R-THB-11", reason="a card turned face up in the deal")
+            app.handle(Act(ids(), table, command), PIT)
             continue
         if isinstance(hand, ThbHand) and hand.pending_approval:
             box = min(hand.pending_approval)
             yes = rng.random() < 0.5 if approve is None else approve
-            decision = BankedCommand("approve", box=box) if yes else \
-                BankedCommand("refuse", box=box, reason="the cards are under review")
-            app.banked_command(ids(), table, decision, DIRECTOR)
+            decision = ApproveBonus(seat=box) if yes else \
+                RefuseBonus(seat=box, reason="the cards are under review")
+            app.handle(Act(ids(), table, decision), DIRECTOR)
             continue
-        app.banked_command(ids(), table, _banked_command(hand, rng, stock), station)
+        app.handle(Act(ids(), table, _banked_command(hand, rng, stock)), station)
         commands += 1
     raise AssertionError(f"the hand at {table} did not end")
 
@@ -197,21 +223,20 @@ def _stock(rng: random.Random, first: list[Card] | None) -> Iterator[Card]:
     return iter([*(first or []), *rest])
 
 
-def _banked_command(hand: ThbHand | CdpHand, rng: random.Random, stock: Iterator[Card]) -> BankedCommand:
+def _banked_command(hand: ThbHand | CdpHand, rng: random.Random, stock: Iterator[Card]) -> Action:
     if hand.next_card is not None:
-        return BankedCommand("deal", card=next(stock))
+        return Deal(card=next(stock))
     box = hand.to_decide
     assert box is not None, hand.stage
     ante = hand.bets[box]["ante"]
     roll = rng.random()
     if isinstance(hand, ThbHand):
         if hand.stage is Stage.PREFLOP:
-            return BankedCommand("fold", box=box) if roll < 0.25 else BankedCommand("flop-bet", box=box,
-                                                                                     amount=2 * ante)
-        return BankedCommand("bet", box=box, amount=ante) if roll < 0.5 else BankedCommand("check", box=box)
+            return Fold(seat=box) if roll < 0.25 else FlopBet(seat=box, amount=2 * ante)
+        return StreetBet(seat=box, amount=ante) if roll < 0.5 else Check(seat=box)
     if hand.stage is CdpStage.EXCHANGE:
-        return BankedCommand("exchange", box=box, cards=tuple(rng.sample(hand.cards[box], rng.randint(0, 2))))
-    return BankedCommand("play", box=box, amount=2 * ante) if roll < 0.7 else BankedCommand("fold", box=box)
+        return Exchange(seat=box, cards=tuple(rng.sample(hand.cards[box], rng.randint(0, 2))))
+    return Play(seat=box, amount=2 * ante) if roll < 0.7 else Fold(seat=box)
 
 
 def table_state(app: PokerTables, table: str) -> dict[str, Any]:
@@ -225,13 +250,13 @@ def table_state(app: PokerTables, table: str) -> dict[str, Any]:
     if isinstance(record, Table):
         hands = [{key: summary[key] for key in ("number", "outcome", "pot", "winners", "seats")}
                  | {"net": {str(seat): net for seat, net in summary["net"].items()}}
-                 for summary in app.search_hands(table)]
+                 for summary in app.views.search_hands(table)]
         return {**common, "kind": "circle", "variant": record.settings.variant, "hands": hands,
                 "stacks": {str(seat): stack for seat, stack in sorted(record.stacks.items())},
                 "button_seat": record.button_seat, "carried_pot": record.carried_pot,
                 "openers": record.openers.name.lower(), "blank_hands": record.blank_hands,
                 "reshuffle_required": record.reshuffle_required}
-    played = [app.banked_hand(record.hand_id(number)) for number in range(1, record.hands_started + 1)]
+    played = [app.any_hand(record.hand_id(number)) for number in range(1, record.hands_started + 1)]
     hands = [{"number": hand.number, "stage": hand.stage.value, "bank_result": hand.bank_result(),
               "results": {str(box): dict(result) for box, result in sorted(hand.results.items())}}
              for hand in played]
@@ -244,26 +269,26 @@ def _play_recording(app: PokerTables) -> tuple[UUID, dict[int, dict[str, Any]]]:
     counter = iter(range(10**6))
     pit = Viewer("pit", Role.PIT_BOSS)
     settings = TableSettings.create("holdem", BettingStructure.NO_LIMIT, blinds=(1, 2), burn_cards=True)
-    app.open_table(f"r-{next(counter)}", "Mesa R", settings)
+    app.handle(OpenTable(f"r-{next(counter)}", "Mesa R", settings))
     for seat in (1, 2, 3):
-        app.sit(f"r-{next(counter)}", "Mesa R", seat, 300)
-    app.start_hand(f"r-{next(counter)}", "Mesa R", DeckIdentity(52, BackColour.RED))
+        app.handle(Sit(f"r-{next(counter)}", "Mesa R", seat, 300))
+    app.handle(StartHand(f"r-{next(counter)}", "Mesa R", DeckIdentity(52, BackColour.RED)))
     (hand_id,) = app.hands_of("Mesa R")
     seen: dict[int, dict[str, Any]] = {}
     cards = iter(["As", "Kd", "Qh", "Ac", "Kc", "Qs", "2c", "7d", "8d", "9d", "3c", "Td", "4c", "Jd"])
 
-    def command(action: HandCommand) -> None:
-        app.hand_command(f"r-{next(counter)}", "Mesa R", action, pit)
+    def command(action: Action) -> None:
+        app.handle(Act(f"r-{next(counter)}", "Mesa R", action), pit)
         hand = app.hand(hand_id)
         seen[hand.version] = hand.snapshot()
 
     while not (hand := app.hand(hand_id)).is_complete:
         if hand.state.next_slot is not None:
-            command(HandCommand("deal", card=Card.parse(next(cards)), source="shoe", sequence=len(seen) + 1))
+            command(Deal(card=Card.parse(next(cards)), source="shoe", sequence=len(seen) + 1))
         elif (legal := hand.legal_actions()) is not None:
-            command(HandCommand("call" if legal.call else "check", seat=legal.seat))
+            command(Call(legal.seat) if legal.call else Check(legal.seat))
         else:
             seat = hand.next_to_show_seat or next(s for s in hand.seats if not hand.state.folded[hand.position_of(s)]
                                                   and hand.position_of(s) not in hand.state.shown)
-            command(HandCommand("show", seat=seat))
+            command(Show(seat=seat))
     return hand_id, seen

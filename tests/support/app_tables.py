@@ -8,15 +8,17 @@ import random
 import uuid
 from collections.abc import Iterator
 
+from domain.actions import Call, Check, Deal, Show
+from domain.banked.table import BankedTable
 from domain.cards.cards import Card
 from domain.cards.decks import BackColour, DeckIdentity
 from domain.circle.settings import BettingStructure, TableSettings
 from service.app.application import (
-    HandCommand,
     PokerTables,
     Role,
     Viewer,
 )
+from service.app.commands import Act, OpenTable, Sit
 
 SETTINGS = TableSettings.create("holdem", BettingStructure.NO_LIMIT, blinds=(1, 2), burn_cards=False)
 RED = DeckIdentity(52, BackColour.RED)
@@ -33,9 +35,9 @@ def ids() -> Iterator[str]:
 
 def open_table(app: PokerTables, command: Iterator[str], seats: int = 3) -> str:
     name = f"mesa-{uuid.uuid4().hex[:8]}"
-    app.open_table(next(command), name, SETTINGS)
+    app.handle(OpenTable(next(command), name, SETTINGS))
     for seat in range(1, seats + 1):
-        app.sit(next(command), name, seat, 100)
+        app.handle(Sit(next(command), name, seat, 100))
     return name
 
 
@@ -51,15 +53,14 @@ def play_to_the_end(app: PokerTables, table: str, command: Iterator[str], rng: r
         record = app.table(table)
         if record.hand_in_progress is None:
             return
-        hand = app.current_hand(record)
+        hand = app.reads.current_hand(record)
         if hand.state.next_slot is not None:
-            app.hand_command(next(command), table, HandCommand("deal", card=Card.from_code(next(cards))), viewer)
+            app.handle(Act(next(command), table, Deal(card=Card.from_code(next(cards)))), viewer)
         elif (legal := hand.legal_actions()) is not None:
-            action = "check" if legal.check else "call"
-            app.hand_command(next(command), table, HandCommand(action, seat=legal.seat), viewer)
+            app.handle(Act(next(command), table, Check(legal.seat) if legal.check else Call(legal.seat)), viewer)
         else:
             seat = hand.seat_of(next(p for p in hand.state.in_hand if p not in hand.state.shown))
-            app.hand_command(next(command), table, HandCommand("show", seat=seat), viewer)
+            app.handle(Act(next(command), table, Show(seat=seat)), viewer)
 
 
 @contextlib.contextmanager
@@ -78,3 +79,10 @@ def counting_reads(app: PokerTables) -> Iterator[list[object]]:
         yield reads
     finally:
         recorder.select_events = original  # type: ignore[method-assign]
+
+
+def banked_table(app: PokerTables, name: str) -> BankedTable:
+    """A banked table of ``app`` by name (a test that knows the table's game)."""
+    record = app.any_table(name)
+    assert isinstance(record, BankedTable)
+    return record

@@ -11,10 +11,12 @@ from typing import Any
 import pytest
 from eventsourcing.persistence import StoredEvent
 
+from domain.actions import Deal, Fold
 from domain.cards.cards import Card
 from domain.cards.decks import BackColour, DeckIdentity
 from domain.circle.settings import BettingStructure, TableSettings
-from service.app.application import HandCommand, PokerTables, Role, Viewer
+from service.app.application import PokerTables, Role, Viewer
+from service.app.commands import Act, OpenTable, Sit, StartHand
 from service.store.audit import chain_hash, verify
 from service.store.persistence import environment
 from tests.support.stores import postgres_store
@@ -30,16 +32,16 @@ def play(app: PokerTables) -> None:
         return f"audit-{next(counter)}"
 
     settings = TableSettings.create("holdem", BettingStructure.NO_LIMIT, blinds=(1, 2), burn_cards=False)
-    app.open_table(cid(), "Mesa A", settings)
+    app.handle(OpenTable(cid(), "Mesa A", settings))
     for seat in (1, 2, 3):
-        app.sit(cid(), "Mesa A", seat, 500)
+        app.handle(Sit(cid(), "Mesa A", seat, 500))
     for number in (1, 2):
-        app.start_hand(cid(), "Mesa A", DeckIdentity(52, BackColour.RED if number % 2 else BackColour.BLUE))
+        app.handle(StartHand(cid(), "Mesa A", DeckIdentity(52, BackColour.RED if number % 2 else BackColour.BLUE)))
         for card in ("As", "Kd", "Qh", "Ac", "Kc", "Qs"):
-            app.hand_command(cid(), "Mesa A", HandCommand("deal", card=Card.parse(card)), PIT)
+            app.handle(Act(cid(), "Mesa A", Deal(card=Card.parse(card))), PIT)
         button = (number - 1) % 3 + 1
         for seat in (button, button % 3 + 1):
-            app.hand_command(cid(), "Mesa A", HandCommand("fold", seat=seat), PIT)
+            app.handle(Act(cid(), "Mesa A", Fold(seat=seat)), PIT)
 
 
 class Store:

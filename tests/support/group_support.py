@@ -14,6 +14,7 @@ from domain.banked.cdp import CdpSettings
 from domain.banked.thb import STANDARD_LIMITS, ThbSettings
 from domain.circle.settings import BettingStructure, RakePolicy, TableSettings
 from service.app.application import PokerTables
+from service.app.commands import OpenTable, Sit
 from service.store.persistence import environment
 from service.store.signer import HeadSigner
 from service.store.signing import public_pem
@@ -46,11 +47,11 @@ class Casino:
     def __post_init__(self) -> None:
         self.ids = Ids(self.prefix)
         for name, (settings, stacks) in CIRCLE.items():
-            self.app.open_table(self.ids(), self.name(name), settings)
+            self.app.handle(OpenTable(self.ids(), self.name(name), settings))
             for seat, stack in enumerate(stacks, start=1):
-                self.app.sit(self.ids(), self.name(name), seat, stack)
-        for name, (game, banked) in BANKED.items():
-            self.app.open_banked_table(self.ids(), self.name(name), game, banked)
+                self.app.handle(Sit(self.ids(), self.name(name), seat, stack))
+        for name, (_game, banked) in BANKED.items():
+            self.app.handle(OpenTable(self.ids(), self.name(name), banked))
 
     def name(self, table: str) -> str:
         return f"{self.prefix} {table}"
@@ -82,7 +83,7 @@ def floor_counts(app: PokerTables) -> dict[str, dict[str, int]]:
     for name in app.table_names():
         record = app.any_table(name)
         game = counts.setdefault(record.game, {"hands": 0, "voided": 0, "bet": 0, "house": 0})
-        for summary in app.search_hands(name):
+        for summary in app.views.search_hands(name):
             game["hands"] += 1
             game["voided"] += summary["outcome"] == "voided"
             if summary["outcome"] in ("showdown", "uncontested", "blank", "settled"):

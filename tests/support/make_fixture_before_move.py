@@ -30,12 +30,22 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from domain.actions import Reconstruction
 from domain.banked.cdp import CdpSettings
 from domain.banked.thb import STANDARD_LIMITS, ThbSettings
 from domain.cards.cards import parse_cards
 from domain.circle.settings import BettingStructure, TableSettings
 from domain.device_reports import DeviceReport
-from service.app.application import BankedCommand, PokerTables
+from service.app.application import PokerTables
+from service.app.commands import (
+    Act,
+    CorrectStack,
+    OpenTable,
+    ReconstructHand,
+    RecordCutExposure,
+    RecordDeviceReport,
+    Sit,
+)
 from service.store.persistence import claim_sole_writer, environment
 from service.store.signer import HeadSigner
 from service.store.signing import fingerprint, public_pem
@@ -50,6 +60,7 @@ from tests.support.app_play import (
     start_circle_hand,
     table_state,
 )
+from tests.support.app_tables import banked_table
 
 DATA = Path(__file__).parent.parent / "data"
 NAME = "before-the-move"
@@ -111,20 +122,20 @@ def write(directory: Path = DATA) -> dict[str, Any]:
 
 def _report(app: PokerTables, ids: Ids, table: str, kind: str, *, colour: str, result: str) -> None:
     device, serial = SHUFFLER
-    app.record_device_report(ids(), table, DeviceReport(device, serial, kind, colour, result), dealer(table))
+    app.handle(RecordDeviceReport(ids(), table, DeviceReport(device, serial, kind, colour, result)), dealer(table))
 
 
 def _play(app: PokerTables, rng: random.Random) -> None:
     for name, (settings, stacks) in CIRCLE.items():
         ids = Ids(name)
-        app.open_table(ids(), name, settings)
+        app.handle(OpenTable(ids(), name, settings))
         for seat, stack in enumerate(stacks, start=1):
-            app.sit(ids(), name, seat, stack)
+            app.handle(Sit(ids(), name, seat, stack))
         _report(app, ids, name, "shuffle", colour="red", result="shuffled")  # R-DECK-2: the decks alternate from now on
         _circle(app, name, ids, rng)
     for name, (game, banked) in BANKED.items():
         ids = Ids(name)
-        app.open_banked_table(ids(), name, game, banked)
+        app.handle(OpenTable(ids(), name, banked))
         _report(app, ids, name, "shuffle", colour="red", result="shuffled")
         (_bonus if game == "holdem-bonus" else _casino_draw)(app, name, ids, rng)
 
@@ -135,28 +146,29 @@ def _circle(app: PokerTables, name: str, ids: Ids, rng: random.Random) -> None:
         for passive in (True, False, True):
             deck, _ = start_circle_hand(app, name, ids)
             play_circle_hand(app, name, deck, rng, ids, passive=passive)
-        app.reconstruct_hand(ids(), name, 1, PIT, "a player says the first hand was opened")
+        app.handle(ReconstructHand(ids(), name, 1, "a player says the first hand was opened"), PIT)
         return
     for number in (1, 2, 3) if name == "Holdem" else (1, 2):
         if name == "Holdem" and number == 3:  # R-CIRC-2: a card exposed at the cut; the deck is shuffled again
             colour = colour_of_hand(number).value
-            app.record_cut_exposure(ids(), name, parse_cards("Kd")[0], colour, dealer(name))
+            app.handle(RecordCutExposure(ids(), name, parse_cards("Kd")[0], colour), dealer(name))
             _report(app, ids, name, "shuffle", colour=colour, result="shuffled again after the cut")
         deck, _ = start_circle_hand(app, name, ids)
         voided = name == "Holdem" and number == 2
         play_circle_hand(app, name, deck, rng, ids, void_after=6 if voided else None)
         _report(app, ids, name, "shuffle", colour=deck.colour.value, result="shuffled")
     if name == "Holdem":
-        app.reconstruct_hand(ids(), name, 2, PIT, "the voided hand, for the incident report")
+        app.handle(ReconstructHand(ids(), name, 2, "the voided hand, for the incident report"), PIT)
     elif name == "Omaha":
         _report(app, ids, name, "deck-check", colour="blue", result="52 cards, none missing")
     elif name == "Stud7":
         _report(app, ids, name, "fault", colour="red", result="card jam; cleared by the croupier")
     elif name == "Stud5":
         seat = min(app.table(name).stacks)
-        app.correct_stack(ids(), name, seat, app.table(name).stacks[seat] + 5, reason="a red chip found under the "
-                          "rack, counted on camera", viewer=PIT)
-        app.reconstruct_hand(ids(), name, 2, PIT, "the stack count before the correction")
+        app.handle(CorrectStack(ids(), name, seat, app.table(name).stacks[seat] + 5,
+                                reason="a red chip found under the "
+                          "rack, counted on camera"), PIT)
+        app.handle(ReconstructHand(ids(), name, 2, "the stack count before the correction"), PIT)
 
 
 def _bonus(app: PokerTables, name: str, ids: Ids, rng: random.Random) -> None:
@@ -164,9 +176,9 @@ def _bonus(app: PokerTables, name: str, ids: Ids, rng: random.Random) -> None:
     for approve in (True, False):
         number = start_banked_hand(app, name, ids, {1: 5}, {1: 2})
         play_banked_hand(app, name, rng, ids, cards=list(ACES), approve=approve)
-        app.banked_command(ids(), name, BankedCommand("reconstruction", director="games-director-1",
-                                                      reason="the 1000:1, for the casino's records"), PIT)
-        app.reconstruct_hand(ids(), name, number, PIT, "the 1000:1 before it is paid")
+        app.handle(Act(ids(), name, Reconstruction(director="games-director-1",
+                                                   reason="the 1000:1, for the casino's records")), PIT)
+        app.handle(ReconstructHand(ids(), name, number, "the 1000:1 before it is paid"), PIT)
     start_banked_hand(app, name, ids, {1: 10, 2: 5, 3: 20}, {1: 5, 3: 1})
     play_banked_hand(app, name, rng, ids)
     start_banked_hand(app, name, ids, {1: 10, 2: 10}, {2: 5})
@@ -184,12 +196,12 @@ def _casino_draw(app: PokerTables, name: str, ids: Ids, rng: random.Random) -> N
         start_banked_hand(app, name, ids, antes)
         play_banked_hand(app, name, rng, ids, void_after=4 if number == 2 else None)
         _reshuffle_if_required(app, name, ids)
-    app.reconstruct_hand(ids(), name, 2, PIT, "the voided hand, for the incident report")
+    app.handle(ReconstructHand(ids(), name, 2, "the voided hand, for the incident report"), PIT)
 
 
 def _reshuffle_if_required(app: PokerTables, name: str, ids: Ids) -> None:
     """R-THB-11: after an irregularity the deck is reshuffled in full (the shuffler reports it)."""
-    pending = app.banked_table(name).reshuffle_pending
+    pending = banked_table(app, name).reshuffle_pending
     if pending is not None:
         _report(app, ids, name, "shuffle", colour=pending, result="full reshuffle after the void")
 

@@ -7,11 +7,13 @@ import itertools
 import random
 from collections.abc import Callable
 
+from domain.actions import Action, Call, Check, Deal, Show
 from domain.cards.cards import Card
 from domain.cards.decks import composition
 from domain.circle.settings import BettingStructure, TableSettings
 from domain.device_reports import DeviceReport
-from service.app.application import HandCommand, PokerTables
+from service.app.application import PokerTables
+from service.app.commands import Act, AddChips, OpenTable, RecordDeviceReport, Sit, StartHand
 from tests.support.app_play import (
     PIT,
     Ids,
@@ -40,9 +42,9 @@ class _Floor:
         self.rng = random.Random(19)
         self.decks: dict[str, list[Card]] = {}
         self.read = itertools.count(1)
-        app.open_table(self.ids(), table, SETTINGS)
+        app.handle(OpenTable(self.ids(), table, SETTINGS))
         for seat in (1, 2, 3):
-            app.sit(self.ids(), table, seat, 100)
+            app.handle(Sit(self.ids(), table, seat, 100))
 
     def hand(self, shuffler: Shuffler, *, serial: str = "SN-7", device: str = "PT-SHUF",
              keyed_at: int | None = None) -> None:
@@ -52,12 +54,12 @@ class _Floor:
         colour = deck.colour.value
         order = self.decks.get(colour) or _uniform(list(composition(52)), self.rng)
         self.decks[colour] = order = shuffler(order, self.rng)
-        self.app.record_device_report(self.ids(), self.table, DeviceReport(device, serial, "shuffle", colour, "ok"),
-                                      PIT)
+        self.app.handle(RecordDeviceReport(self.ids(), self.table, DeviceReport(device, serial, "shuffle", colour,
+                                                                                "ok")), PIT)
         for seat, stack in self.app.table(self.table).stacks.items():
             if stack < 10:
-                self.app.add_chips(self.ids(), self.table, seat, 100)
-        self.app.start_hand(self.ids(), self.table, deck)
+                self.app.handle(AddChips(self.ids(), self.table, seat, 100))
+        self.app.handle(StartHand(self.ids(), self.table, deck))
         cards = iter(order)
         dealt = 0
         for _ in range(200):
@@ -68,16 +70,15 @@ class _Floor:
             state, legal = hand.state, hand.legal_actions()
             if state.next_slot is not None:
                 dealt += 1
-                by_shoe = {} if dealt == keyed_at else {"source": "shoe", "sequence": next(self.read)}
-                command = HandCommand("deal", card=next(cards), **by_shoe)  # type: ignore[arg-type]
+                command: Action = Deal(next(cards)) if dealt == keyed_at else Deal(next(cards), "shoe", next(self.read))
             elif legal is not None:
-                command = HandCommand("check" if legal.check else "call", seat=legal.seat)
+                command = Check(legal.seat) if legal.check else Call(legal.seat)
             else:
                 turn = state.to_show
                 seat = hand.seat_of(turn) if turn is not None else hand.seat_of(
                     next(p for p in state.in_hand if p not in state.shown))
-                command = HandCommand("show", seat=seat)
-            self.app.hand_command(self.ids(), self.table, command, dealer(self.table))
+                command = Show(seat=seat)
+            self.app.handle(Act(self.ids(), self.table, command), dealer(self.table))
         raise AssertionError("the hand did not end")
 
 

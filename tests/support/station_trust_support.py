@@ -53,7 +53,7 @@ def _deals(app: PokerTables) -> list[tuple[str, int | None]]:
 
 
 def _faults(app: PokerTables, table: str = "Mesa T") -> list[dict[str, str]]:
-    record = app.table(table) if table == "Mesa T" else app.banked_table(table)
+    record = app.table(table) if table == "Mesa T" else app.any_table(table)
     return [vars(e) for e in app.events.get(record.id)
             if type(e).__name__ == "DeviceReported" and vars(e)["kind"] == "fault"]
 

@@ -1,0 +1,78 @@
+"""The handlers of what the people at a table do besides the play: a dealer signs in and out (R-AUD-1), and the pit
+acknowledges an alert (R-AUD-1, R-HOLD-1: the acknowledgement releases the hold it is)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from service.app.access import NotFoundError, Viewer
+from service.app.commands import AcknowledgeAlert, Command, SignIn, SignOut
+from service.app.results import Result
+
+if TYPE_CHECKING:
+    from eventsourcing.domain import Aggregate
+
+    from domain.banked.table import BankedTable
+    from domain.circle.table import Table
+    from service.app.handlers.context import Tables
+
+
+def sign_in(app: Tables, command: SignIn, viewer: Viewer) -> Result:
+    """R-AUD-1: the dealer now dealing at a table (of any game), signed in at its croupier's station (or by the pit
+    boss); his id is recorded with every later command of the table's stations, until another signs in."""
+    def change() -> tuple[Result, list[Aggregate]]:
+        record = app.reads.any_table(command.table)
+        record.sign_in(command.dealer_id, viewer.station)
+        return Result(table=command.table, version=record.version), [record]
+
+    return app.unit.execute(command.command_id, command.table, change, command.what(None))
+
+
+def sign_out(app: Tables, command: SignOut, viewer: Viewer) -> Result:
+    """R-AUD-1: the dealer signed in at a table leaves it (a rotation, a break, the end of his shift), signed out
+    at its croupier's station or by the pit boss; the table has no dealer until the next sign-in."""
+    def change() -> tuple[Result, list[Aggregate]]:
+        record = app.reads.any_table(command.table)
+        record.sign_out(viewer.station)
+        return Result(table=command.table, version=record.version), [record]
+
+    return app.unit.execute(command.command_id, command.table, change, command.what(None))
+
+
+def acknowledge_alert(app: Tables, command: AcknowledgeAlert, viewer: Viewer) -> Result:
+    """R-AUD-1: the pit boss or the games director acknowledges the alert raised at log ``position`` — an event of
+    this table or of one of its hands — with a reason; recorded as the table's event (who, why, which), at a closed
+    table too.  :class:`NotFoundError` when no event of the table is at that position; the table refuses an alert
+    acknowledged already.  No table (``""``): the alert is tampering the audit found in the casino's log
+    (:meth:`service.app.tampering.LogAudit.acknowledge_finding`)."""
+    if not command.table:  # the casino's log's own alerts: tampering found by the audit (service.app.tampering)
+        return app.audit.acknowledge_finding(command, viewer)
+
+    def change() -> tuple[Result, list[Aggregate]]:
+        record = app.reads.any_table(command.table)
+        record.verify_acknowledge_alert(command.position, command.reason, viewer.station)
+        version = _verify_event_of(app, record, command.position)
+        record.acknowledge_alert(command.position, command.reason, viewer.station, version)  # R-HOLD-1: released
+        return Result(table=command.table, version=record.version), [record]
+
+    return app.unit.execute(command.command_id, command.table, change, command.what(None))
+
+
+def _verify_event_of(app: Tables, record: Table | BankedTable, position: int) -> int:
+    """The event at log ``position`` is the table's own or one of its hands' (R-AUD-1): an alert of another table,
+    or of no event at all, is not this table's to acknowledge.  Returns the table's version of that event (0 for a
+    hand's event): the hold it releases, if it holds the table (R-HOLD-1)."""
+    found = app.recorder.select_notifications(start=position, limit=1, stop=position)
+    if found and found[0].id == position:
+        originator = found[0].originator_id
+        if originator == record.id:
+            return int(found[0].originator_version)
+        if any(originator == record.hand_id(number) for number in range(record.hands_started, 0, -1)):
+            return 0
+    raise NotFoundError(f"no event of the table {record.name!r} is at log position {position}", rule="R-AUD-1")
+
+
+HANDLERS: Mapping[type[Command], Callable[[Tables, Any, Viewer], Result]] = {
+    SignIn: sign_in, SignOut: sign_out, AcknowledgeAlert: acknowledge_alert}
+"""The people's handlers."""
