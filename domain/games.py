@@ -119,7 +119,8 @@ def banked_summary(hand: ThbHand | CdpHand, events: list[Any]) -> dict[str, Any]
 
 
 def _circle_table(table: Table) -> dict[str, Any]:
-    return {"stacks": dict(sorted(table.stacks.items())), "button_seat": table.button_seat, "closed": table.closed}
+    return {"stacks": dict(sorted(table.stacks.items())), "button_seat": table.button_seat, "closed": table.closed,
+            "reshuffle_required": table.reshuffle_required["colour"] if table.reshuffle_required else ""}
 
 
 def _banked_table(table: BankedTable) -> dict[str, Any]:

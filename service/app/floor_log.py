@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from datetime import datetime
 from typing import Any
 from uuid import UUID
 
@@ -28,7 +27,7 @@ from service.app.log_entries import log_entry, stored_topics
 from service.store.floor_store import FORMAT, AlertRow, FloorStore, PositionMovedError
 from service.store.persistence import READ_ONLY
 
-__all__ = ["AlertRow", "FloorLog", "hand_summary", "started_at"]  # AlertRow: the floor's alerts as the edges read them
+__all__ = ["AlertRow", "FloorLog", "hand_summary"]  # AlertRow: the floor's alerts as the edges read them
 
 PAGE = 1000
 """Events of the log read, and written with their position, at a time."""
@@ -65,6 +64,9 @@ class FloorLog:
         self.stopping = threading.Event()
         """Set when the service stops: a catch-up ends after its page (a first one on a year's log is long)."""
         self._names: dict[str, str] = {}  # table id → name (bounded by the floor's tables)
+        self._names_as_of = -1
+        """The projection's position the names were current at (read at it, or followed to it here): another
+        instance may have followed the log further since, and named tables these names lack."""
         self._topics = stored_topics(EVENTS)
 
     def catch_up(self, until: int | None = None) -> int:
@@ -83,14 +85,16 @@ class FloorLog:
                 self.store.clear()
                 self._names.clear()
                 position = 0
-            if not self._names:
-                self._names = {row.table_id: row.name for row in self.store.tables()}
+            if position != self._names_as_of:  # read after the position: every table opened up to it is there
+                self._names, self._names_as_of = {row.table_id: row.name for row in self.store.tables()}, position
             while position < head and not self.stopping.is_set():
                 try:
-                    position = self._page(position, head)
+                    position = self._names_as_of = self._page(position, head)
                 except PositionMovedError:  # another instance wrote it: on from where it left the projection
-                    self._names = {row.table_id: row.name for row in self.store.tables()}
+                    # the position first, then the tables: those opened up to it are all there (a table named
+                    # after it is harmless; one missing would drop its events from the pages read on from it)
                     position = self.store.position()[0]
+                    self._names, self._names_as_of = {row.table_id: row.name for row in self.store.tables()}, position
             return position
 
     def _page(self, position: int, head: int) -> int:
@@ -142,6 +146,7 @@ class FloorLog:
         with self._lock:
             self.store.clear()
             self._names.clear()
+            self._names_as_of = -1
         return self.catch_up()
 
 
@@ -161,8 +166,3 @@ async def follow_floor(floor: FloorLog, every: float = FOLLOW_EVERY) -> None:
                 _log.error("the floor's projection could not follow the log: %s", error)
             failed = True
         await asyncio.sleep(every)
-
-
-def started_at(summary: dict[str, Any]) -> datetime:
-    """A hand's start, as its summary says it."""
-    return datetime.fromisoformat(str(summary["started"]))

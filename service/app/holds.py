@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from uuid import UUID
 
 from domain.audit_findings import FINDING_KINDS, FINDINGS_ID, AuditFindings, Finding
@@ -164,13 +164,12 @@ class Holds:
                 figures.tables_held += bool(kinds)
         return figures
 
-    def holds_of(self, record: Table | BankedTable) -> list[dict[str, Any]]:
-        """What holds a table now (R-HOLD-1), oldest first: each alert's log position (what ``AcknowledgeAlert``
-        takes), kind, rule and words."""
+    def holds_of(self, record: Table | BankedTable) -> list[Hold]:
+        """What holds a table now (R-HOLD-1), oldest first: each alert named by its log position (what
+        ``AcknowledgeAlert`` takes), with its kind, rule and words."""
         own = [Hold(hold.version, hold.kind, hold.detail, self.position_of(record.id, hold.version) or 0)
                for hold in record.current_holds()]
-        return [{"position": hold.position, "kind": hold.kind, "rule": hold.rule, "detail": hold.detail}
-                for hold in [*own, *self.casino_holds(record.name)]]
+        return [*own, *self.casino_holds(record.name)]
 
     def position_of(self, originator_id: UUID, version: int) -> int | None:
         """The log position of an aggregate's event of ``version`` (the store's index; the in-memory store is

@@ -180,7 +180,8 @@ def _view(record: Any, hand: Any, position: int, time: datetime | None) -> dict[
     """The table as it stood: where in the log and when, its game's state, and the hand in progress (the pit's copy:
     every card)."""
     game = game_of(record)
-    return {"table": record.name, "position": position, "time": str(time), **game.table_state(record),
+    return {"table": record.name, "game": game.code, "position": position, "time": str(time),
+            **game.table_state(record),
             "hands_started": record.hands_started, "hand": game.state(hand) if hand is not None else None,
             "dealer": record.dealer_id, "language": record.language}
 

@@ -10,16 +10,23 @@ from typing import TYPE_CHECKING, Any, Protocol
 from uuid import UUID
 
 from domain.actions import NOTHING, Legal
-from domain.banked.cdp import CdpHand
 from domain.banked.table import BankedTable
-from domain.banked.thb import ThbHand
 from domain.circle.state import LegalActions
 from domain.circle.table import Table
-from domain.games import OUTCOMES, game_of
+from domain.games import GAMES, OUTCOMES, game_of
 from service.app import past
-from service.app.access import Role, ServiceError, Viewer
-from service.app.floor_log import hand_summary, started_at
-from service.app.visibility import banked_cards, circle_snapshot, house_cards, shows_down_cards
+from service.app.access import ServiceError, Viewer
+from service.app.floor_log import hand_summary
+from service.app.table_views import (
+    BankedTableView,
+    CircleTableView,
+    HandSummary,
+    NextCard,
+    TableView,
+    banked_next_card,
+    table_part,
+)
+from service.app.visibility import shows_down_cards
 
 if TYPE_CHECKING:
     from service.app.floor_log import FloorLog
@@ -47,16 +54,6 @@ class Host(Protocol):
     def events(self) -> Any: ...
 
 
-def _next_card(hand: ThbHand | CdpHand) -> str:
-    """Where a banked hand's next card goes, as a station shows it."""
-    due = hand.next_card
-    if due is None:
-        return ""
-    if isinstance(due, int):  # Casino Draw Poker: a box, or 0 for the bank
-        return f"box {due}" if due else "bank"
-    return f"box {due.box}" if due.kind == "box" else due.kind
-
-
 class TableViews:
     """What the application answers without changing anything (``app.views``): tables of every game as a station
     may see them, what a hand takes now, the hands of a table found by a search, a table at a past moment."""
@@ -65,13 +62,27 @@ class TableViews:
         self.app = app
         self.reads = app.reads
 
-    def view(self, table: str, viewer: Viewer) -> dict[str, Any]:
-        """A table of any game as a station may see it: face-down cards hidden unless the viewer may see them
-        (a circle table's players' cards, a banked table's boxes' and the house's); with the colour of its last
-        hand's deck and when it was opened."""
+    def view(self, table: str, viewer: Viewer) -> TableView:
+        """A table of any game as a station may see it: face-down cards hidden unless the viewer may see them (a
+        circle table's players' cards; a banked table's boxes' cards, and the house's until the boxes are settled);
+        the pit sees a hand in progress's face-down cards only if the casino shows them live (issue 29, item 7)."""
         with self.reads.peeking(table):
             record = self.reads.any_table(table)
-            return VIEWS[type(record)](self, record, viewer)
+            game = game_of(record)
+            hand = None if record.hand_in_progress is None else self.reads.any_hand(record.hand_in_progress)
+            sees = shows_down_cards(viewer.sees_down_cards(table), hand_live=True,
+                                    hole_cards_live=self.app.hole_cards_live)
+            part = table_part(game.table_class, game.table_state(record),
+                              None if hand is None else game.state(hand), sees_down_cards=sees,
+                              next_card=None if hand is None else NEXT_CARD[game.table_class](hand))
+            return TableView(record.name, game.code, record.hands_started, str(record.dealer_id), record.language,
+                             record.last_deck_colour or "", str(record.created_on),
+                             tuple(self.app.holds.holds_of(record)), tuple(sorted(record.decks_out)),
+                             bool(getattr(record, "closed", False)), part)
+
+    def past_view(self, past: Mapping[str, Any], *, sees_down_cards: bool) -> CircleTableView | BankedTableView:
+        """The game's part of a table at a past moment (:meth:`table_at`) as a station may see it."""
+        return table_part(GAMES[past["game"]].table_class, past, past["hand"], sees_down_cards=sees_down_cards)
 
     def legal(self, table: str) -> Legal:
         """What the hand in progress at a table of any game takes now (its game's answer, :attr:`domain.games.
@@ -92,7 +103,7 @@ class TableViews:
 
     def search_hands(self, table: str, *, since: datetime | None = None, until: datetime | None = None,
                      seat: int | None = None, outcome: str | None = None,
-                     game: str | None = None) -> list[dict[str, Any]]:
+                     game: str | None = None) -> list[HandSummary]:
         """The hands of a table of any game started in a time range, with a seat (a box, at a banked table) dealt
         in, of a game, or ending a given way (circle: ``showdown``, ``uncontested``, ``voided``, ``blank``,
         ``in-progress``; banked: ``settled``, ``voided``, ``in-progress``): a summary of each, oldest first."""
@@ -112,13 +123,12 @@ class TableViews:
             summaries = (hand_summary(self.app, dealt, hand_id)
                          for hand_id in past.hands_started_within(self.app, table, since, until))
         found = []
-        for summary in summaries:
-            started = started_at(summary)
-            if (since is not None and started < since) or (until is not None and started > until):
+        for summary in map(HandSummary.of, summaries):
+            if (since is not None and summary.started < since) or (until is not None and summary.started > until):
                 continue
-            if seat is not None and seat not in summary["seats"]:
+            if seat is not None and seat not in summary.seats:
                 continue
-            if outcome is None or summary["outcome"] == outcome:
+            if outcome is None or summary.outcome == outcome:
                 found.append(summary)
         return found
 
@@ -129,65 +139,10 @@ class TableViews:
         stood (the pit's copy: every card). Read from the table's own history (:mod:`service.app.past`)."""
         return past.table_at(self.app, table, position, moment)
 
-    def _banked(self, record: BankedTable, viewer: Viewer) -> dict[str, Any]:
-        """A banked table: players' down cards only for the pit; the dealer's cards for the pit, or for everyone
-        once the hand is settled."""
-        table = record.name
-        out: dict[str, Any] = {"table": record.name, "game": record.game, "hands_started": record.hands_started,
-                               "bank_result": record.bank_result, "hand": None,
-                               "reshuffle_required": record.reshuffle_pending or "", "dealer": record.dealer_id,
-                               "language": record.language, "deck_colour": record.last_deck_colour or "",
-                               "opened": str(record.created_on), "holds": self.app.holds.holds_of(record),
-                               "decks_out": sorted(record.decks_out)}
-        out["chips_in_play"], out["seats"] = 0, 0
-        if record.hand_in_progress is None:
-            return out
-        hand: ThbHand | CdpHand = self.reads.any_hand(record.hand_in_progress)
-        out["chips_in_play"] = sum(sum(spots.values()) for spots in hand.bets.values())  # every chip staked
-        out["seats"] = len(hand.bets)  # the boxes that bet
-        # the hand is in progress: the pit sees its face-down cards only if the casino shows them live
-        own = shows_down_cards(viewer.sees_down_cards(table), hand_live=True, hole_cards_live=self.app.hole_cards_live)
-        pit = own and viewer.role in (Role.PIT_BOSS, Role.GAMES_DIRECTOR)
-        state = game_of(record).state(hand)  # the pit's copy, shown below through the visibility policy
-        dealer_cards = state["dealer"] if "dealer" in state else state["bank"]
-        settled = bool(hand.results)
-        out["hand"] = {
-            "stage": hand.stage.value,
-            "bets": {box: dict(spots) for box, spots in hand.bets.items()},
-            "cards": banked_cards({box: [str(c) for c in cards] for box, cards in hand.cards.items()},
-                                  sees_down_cards=own),
-            "dealer": house_cards(dealer_cards, pit=pit, settled=settled),
-            "board": state.get("board", []),
-            "to_decide": hand.to_decide,
-            "next_card": _next_card(hand),
-            "results": {box: dict(result) for box, result in hand.results.items()},
-        }
-        return out
 
-
-    def _circle(self, record: Table, viewer: Viewer) -> dict[str, Any]:
-        """A circle table: its players' face-down cards only for the pit."""
-        table = record.name
-        out: dict[str, Any] = {
-            "table": record.name, "variant": record.settings.variant, "stacks": dict(record.stacks),
-            "button_seat": record.button_seat, "hands_started": record.hands_started, "hand": None,
-            "closed": record.closed, "dealer": record.dealer_id, "language": record.language,
-            "reshuffle_required": record.reshuffle_required["colour"] if record.reshuffle_required else "",
-            "deck_colour": record.last_deck_colour or "", "opened": str(record.created_on),
-            "holds": self.app.holds.holds_of(record), "decks_out": sorted(record.decks_out),
-            "chips_in_play": 0, "seats": len(record.stacks),
-        }
-        if record.hand_in_progress is not None:
-            snapshot = self.reads.hand(record.hand_in_progress).snapshot()
-            out["chips_in_play"] = sum(snapshot["contributed"]) + snapshot["carried_in"]  # with a carried pot, R-DRAW-3
-            out["hand"] = circle_snapshot(snapshot, sees_down_cards=shows_down_cards(
-                viewer.sees_down_cards(table), hand_live=True, hole_cards_live=self.app.hole_cards_live))
-        return out
-
-
-VIEWS: Mapping[type[Any], Callable[[TableViews, Any, Viewer], dict[str, Any]]] = {
-    Table: TableViews._circle, BankedTable: TableViews._banked}
-"""A table's view by its aggregate's class."""
+NEXT_CARD: Mapping[type[Any], Callable[[Any], NextCard | None]] = {
+    Table: lambda hand: None, BankedTable: banked_next_card}
+"""Where a hand's next card goes, beside its state, by its table's aggregate class (a circle hand's state says it)."""
 
 
 def parse_moment(text: str | None) -> datetime | None:

@@ -80,7 +80,7 @@ def _export(app: Any, hand_id: uuid.UUID | None, args: argparse.Namespace, zone:
         if hand_id is not None:
             hand_ids = [hand_id]
         elif since or until:  # a shift: the hands started in the range
-            hand_ids = [uuid.UUID(h["hand_id"]) for h in app.views.search_hands(args.table, since=since, until=until)]
+            hand_ids = [uuid.UUID(h.hand_id) for h in app.views.search_hands(args.table, since=since, until=until)]
         else:
             hand_ids = app.hands_of(args.table)
         if args.format == "phh":
@@ -162,13 +162,13 @@ def run_search(args: argparse.Namespace) -> int:
     try:
         with store:
             found = store.app.views.search_hands(args.table, since=since, until=until, seat=args.seat,
-                                           outcome=args.outcome, game=args.game)
+                                                 outcome=args.outcome, game=args.game)
     except Exception as error:  # an unknown table: said plainly
         return fail("hands", error, REFUSED)
     for hand in found:
-        winners = " ".join(f"seat {seat} +{hand['net'][seat]}" for seat in hand["winners"]) or "-"
-        print(f"{hand['number']:>5}  {hand['hand_id']}  {show_time(hand['started'], zone)}  "
-              f"seats {','.join(map(str, hand['seats']))}  {hand['outcome']:<11}  pot {hand['pot']:>7}  {winners}")
+        winners = " ".join(f"seat {seat} +{hand.net[seat]}" for seat in hand.winners) or "-"
+        print(f"{hand.number:>5}  {hand.hand_id}  {show_time(hand.started, zone)}  "
+              f"seats {','.join(map(str, hand.seats))}  {hand.outcome:<11}  pot {hand.pot:>7}  {winners}")
     sys.stdout.flush()
     print(f"{len(found)} hand(s) found", file=sys.stderr)
     return OK

@@ -4,7 +4,6 @@ follows the table's family."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -14,19 +13,11 @@ from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
 from service.app.application import Viewer
 from service.app.exports import export_hand
-from service.app.visibility import banked_hand_state, circle_snapshot
 from service.grpc.act import action_kind
 from service.grpc.base import ServicerBase
 from service.grpc.errors import _guarded, invalid
-from service.grpc.replies import banked_detail, circle_detail, hand_summary, holds, table_summary, table_view
+from service.grpc.replies import detail, hand_summary, holds, table_summary, table_view
 from service.grpc.requests import _code, _table, moment
-
-Detail = Callable[[dict[str, Any], dict[str, Any] | None], Any]
-DETAILS: Mapping[str, Detail] = {"circle": circle_detail, "banked": banked_detail}
-"""A view's detail by the table's family."""
-HISTORY_VISIBILITY: Mapping[str, Callable[..., dict[str, Any]]] = {"circle": circle_snapshot,
-                                                                     "banked": banked_hand_state}
-"""A past hand's state (the pit's copy) as a station may see it, by family (the one visibility policy)."""
 
 
 def _legal(legal: Legal) -> svc.GetLegalActionsResponse:
@@ -45,43 +36,38 @@ class QueryRpcs(ServicerBase):
         """The log's last position now (read before a view: a Watch resumed after it misses nothing of the view)."""
         return self.app.log_reads.head()
 
-    def _now(self, table: str, game: Game, viewer: Viewer) -> tuple[dict[str, Any], dict[str, Any] | None]:
-        """The application's view of a table now, as ``viewer`` may see it, by family; and its hand in progress."""
-        view = self.app.views.view(table, viewer)
-        return view, view["hand"]
-
     def _current(self, table: str, game: Game, viewer: Viewer) -> pb.TableView:
         shows = self.app.hole_cards.shows_down_cards(viewer, table, hand_live=True)
         record = self.app.any_table(table)
         if shows and record.hand_in_progress is not None:  # R-AUD-1: the look at the hand in progress recorded
             self._record_views([(table, record.hands_started)], "GetTable", viewer)  # first: the position covers it
         position = self._position()
-        view, hand = self._now(table, game, viewer)
-        number = view["hands_started"] if hand is not None else 0
+        view = self.app.views.view(table, viewer)
+        number = view.hands_started if view.hand is not None else 0
         if number and shows:  # a hand started meanwhile: recorded before it is shown (else remembered: nothing)
             self._record_views([(table, number)], "GetTable", viewer)
         hand_id = str(record.hand_id(number)) if number else ""
-        return table_view(game, table, hands_started=view["hands_started"], hand_id=hand_id, hand_number=number,
-                          position=position, time=None, detail=DETAILS[game.family](view, hand),
-                          dealer=view.get("dealer", ""), language=view["language"], held=holds(view))
+        return table_view(game, table, hands_started=view.hands_started, hand_id=hand_id, hand_number=number,
+                          position=position, time=None, detail=detail(view.detail), dealer=view.dealer,
+                          language=view.language, held=holds(view.holds, view.decks_out))
 
     def _history(self, table: str, game: Game, viewer: Viewer, position: int | None,
                  at: datetime | None) -> pb.TableView:
         past = self.app.views.table_at(table, position=position, moment=at)
-        hand = past["hand"]
-        number = past["hands_started"] if hand is not None else 0
+        number = past["hands_started"] if past["hand"] is not None else 0
         record = self.app.any_table(table)  # its hands' namespace (the cached copy: no read of the store)
-        if hand is not None:
+        sees = False
+        if number:
             # a hand of the past that is still in progress is live: the delay policy, and its view is recorded
             live = record.hand_id(number) in self.app.hole_cards.live_hands(table)
             sees = self.app.hole_cards.shows_down_cards(viewer, table, hand_live=live)
             if live and sees:
                 self._record_views([(table, number)], "GetTable", viewer)  # R-AUD-1: before the cards are shown
-            hand = HISTORY_VISIBILITY[game.family](hand, sees_down_cards=sees)
         hand_id = str(record.hand_id(number)) if number else ""
         time = datetime.fromisoformat(past["time"]) if past["time"] not in ("", "None") else None
         return table_view(game, table, hands_started=past["hands_started"], hand_id=hand_id, hand_number=number,
-                          position=past["position"], time=time, detail=DETAILS[game.family](past, hand),
+                          position=past["position"], time=time,
+                          detail=detail(self.app.views.past_view(past, sees_down_cards=sees)),
                           dealer=past.get("dealer", ""), language=past["language"])
 
     @_guarded
@@ -103,10 +89,10 @@ class QueryRpcs(ServicerBase):
             # one question to the store for every table listed, not a read of each (PostgreSQL: the pit's floor)
             with self.app.reads.current_as_of_now([game.table_class.create_id(table) for table, game in listed]):
                 for table, game in listed:
-                    view, hand = self._now(table, game, viewer)
-                    if view.get("closed") and not request.include_closed:
+                    view = self.app.views.view(table, viewer)
+                    if view.closed and not request.include_closed:
                         continue
-                    summaries.append(table_summary(game, table, view, hand, position))
+                    summaries.append(table_summary(game, view, position))
             return svc.ListTablesResponse(tables=summaries)
 
         return await self._run(context, work, offload=True)

@@ -8,7 +8,6 @@ import threading
 from collections.abc import Iterator
 from copy import deepcopy
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -26,6 +25,7 @@ from service.app.application import (
     Viewer,
 )
 from service.app.commands import Act, Leave, Sit, StartHand
+from service.app.table_views import CircleHandView
 from service.store.persistence import StoreInUseError, claim_sole_writer, environment
 from tests.support.app_tables import RED, dealer_for, ids, open_table, play_to_the_end
 from tests.support.stores import store as store  # noqa: PLC0414  (a fixture)
@@ -133,9 +133,12 @@ def test_stations_see_and_do_only_what_their_role_allows(store: dict[str, str]) 
     observer = Viewer("tv-1", Role.OBSERVER)
     other_dealer = Viewer("station-9", Role.DEALER, "another table")
     for viewer in (observer, other_dealer, dealer_for(table)):  # the table's own croupier too (issue 15, item 5)
-        hole: list[list[Any]] = app.views.view(table, viewer)["hand"]["hole"]
-        assert all(card == "??" for cards in hole for card, up in cards if not up)
-    assert app.views.view(table, Viewer("pit-1", Role.PIT_BOSS))["hand"]["hole"][0][0][0] == "2c"
+        hand = app.views.view(table, viewer).hand
+        assert isinstance(hand, CircleHandView)
+        assert all(card == "??" for player in hand.players for card, up in zip(player.cards, player.face_up,
+                                                                                strict=True) if not up)
+    pit = app.views.view(table, Viewer("pit-1", Role.PIT_BOSS)).hand
+    assert isinstance(pit, CircleHandView) and pit.players[0].cards[0] == "2c"
     for viewer in (observer, other_dealer):
         with pytest.raises(AccessDeniedError):
             app.handle(Act(next(command), table, Fold(seat=1)), viewer)

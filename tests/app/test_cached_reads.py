@@ -25,6 +25,7 @@ from domain.errors import RuleError
 from service.app.application import PokerTables, ProcessedCommand, Role, Viewer
 from service.app.commands import Act, AddChips, OpenTable, SignIn, Sit, StartHand
 from service.app.results import Result
+from service.app.table_views import CircleTableView
 from service.bootstrap import open_store
 from service.store.audit import Finding
 from tests.support.app_tables import counting_reads
@@ -178,7 +179,7 @@ def test_r_hold_1_the_sole_writer_of_an_sqlite_file_holds_the_next_hand_once_it_
         with pytest.raises(RuleError, match="held by an alert") as refused:
             app.handle(StartHand("start-2", "Mesa", DeckIdentity(52, BackColour.RED)))
         assert refused.value.rule == "R-HOLD-1" and app.table("Mesa").hands_started == 0
-        assert [hold["kind"] for hold in app.views.view("Mesa", PIT)["holds"]] == ["audit"]
+        assert [hold.kind for hold in app.views.view("Mesa", PIT).holds] == ["audit"]
 
 
 def test_a_view_of_many_tables_asks_the_store_once_and_reads_only_the_tables_another_instance_changed(
@@ -189,11 +190,11 @@ def test_a_view_of_many_tables_asks_the_store_once_and_reads_only_the_tables_ano
     first, _ = instances
     for name in ("Mesa 2", "Mesa 3"):
         _second_table(first, name)
-    first.handle(StartHand("start", "Mesa 3", DeckIdentity(52,
-                                                           BackColour.RED)))  # a hand in progress: read with its table
+    first.handle(StartHand("start", "Mesa 3", DeckIdentity(52, BackColour.RED)))  # a hand in progress: with its table
     names = ("Mesa", "Mesa 2", "Mesa 3")
     with counting_reads(first) as reads, first.reads.current_as_of_now([Table.create_id(name) for name in names]):
         views = {name: first.views.view(name, PIT) for name in names}
     assert len(reads) == 1  # Mesa alone, fast-forwarded
-    assert views["Mesa"]["stacks"] == {1: 1001, 2: 1000, 3: 1000}  # the second instance's chip is there
-    assert views["Mesa 3"]["hand"] is not None and views["Mesa 2"]["holds"] == []
+    mesa = views["Mesa"].detail
+    assert isinstance(mesa, CircleTableView) and mesa.stacks == {1: 1001, 2: 1000, 3: 1000}  # the other's chip
+    assert views["Mesa 3"].hand is not None and views["Mesa 2"].holds == ()

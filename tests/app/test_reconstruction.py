@@ -32,6 +32,7 @@ from service.app.application import (
     Viewer,
 )
 from service.app.commands import Act, OpenTable, ReconstructHand, Sit, StartHand
+from service.app.table_views import BankedHandView
 from service.cli.main import main
 from service.formats.phh import ReplayFailure, replay
 from service.formats.render import describe, render
@@ -258,13 +259,13 @@ def test_hands_are_found_by_time_seat_and_outcome(store: dict[str, str]) -> None
         for seat in (button, button % 3 + 1):
             app.handle(Act(f"s-{number}-f{seat}", "Mesa S", Fold(seat=seat)), pit)
     everything = app.views.search_hands("Mesa S")
-    assert [h["number"] for h in everything] == [1, 2, 3]
-    assert [h["outcome"] for h in everything] == ["uncontested", "uncontested", "in-progress"]
-    assert (everything[0]["winners"] == [3] and everything[0]["net"] == {1: -1, 2: -2, 3: 3}) or \
-        sum(everything[0]["net"].values()) == 0
-    assert [h["number"] for h in app.views.search_hands("Mesa S", since=times[1])] == [2, 3]
-    assert [h["number"] for h in app.views.search_hands("Mesa S", until=times[1])] == [1]
-    assert [h["number"] for h in app.views.search_hands("Mesa S", outcome="in-progress")] == [3]
+    assert [h.number for h in everything] == [1, 2, 3]
+    assert [h.outcome for h in everything] == ["uncontested", "uncontested", "in-progress"]
+    assert (everything[0].winners == (3,) and everything[0].net == {1: -1, 2: -2, 3: 3}) or \
+        sum(everything[0].net.values()) == 0
+    assert [h.number for h in app.views.search_hands("Mesa S", since=times[1])] == [2, 3]
+    assert [h.number for h in app.views.search_hands("Mesa S", until=times[1])] == [1]
+    assert [h.number for h in app.views.search_hands("Mesa S", outcome="in-progress")] == [3]
     assert app.views.search_hands("Mesa S", seat=7) == [] and len(app.views.search_hands("Mesa S", seat=2)) == 3
     assert app.views.search_hands("Mesa S", game="omaha") == [] and len(app.views.search_hands("Mesa S",
                                                                                                game="holdem")) == 3
@@ -324,13 +325,14 @@ def test_the_pit_boss_reconstructs_a_texas_holdem_bonus_hand(tmp_path: Path) -> 
     cards = iter(["As", "Kd", "Ah", "Kc", "2c", "9h", "Qs", "Jd", "3d", "4s", "7h", "8c", "5d"])
     counter = iter(range(4, 1000))
     while app.any_table("THB R").hand_in_progress is not None:
-        view = app.views.view("THB R", pit)["hand"]
-        if view["next_card"]:
+        view = app.views.view("THB R", pit).hand
+        assert isinstance(view, BankedHandView)
+        if view.next_card:
             command: Action = Deal(card=Card.parse(next(cards)))
-        elif view["stage"] == "preflop":
-            command = FlopBet(seat=view["to_decide"], amount=20)
+        elif view.stage == "preflop":
+            command = FlopBet(seat=view.to_decide or 0, amount=20)
         else:
-            command = Check(seat=view["to_decide"])
+            command = Check(seat=view.to_decide or 0)
         app.handle(Act(f"b-{next(counter)}", "THB R", command), dealer)
     with pytest.raises(AccessDeniedError):
         reconstructed(app, ReconstructHand("b-r0", "THB R", 1, "curious"), dealer)

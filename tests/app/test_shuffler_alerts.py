@@ -66,11 +66,11 @@ def test_the_alert_is_a_table_event_naming_the_shuffler_the_test_and_the_shift()
     raised = raise_shuffler_alerts(app, MonitorSettings(), MADRID, now=began)
     assert raised
     holds = app.holds.holds_of(app.any_table("Mesa C"))
-    assert {hold["kind"] for hold in holds} == {KIND} and len(holds) == len(raised) == 2  # red and blue
-    assert sorted(hold["position"] for hold in holds) == sorted(alert.position for alert in raised)
+    assert {hold.kind for hold in holds} == {KIND} and len(holds) == len(raised) == 2  # red and blue
+    assert sorted(hold.position for hold in holds) == sorted(alert.position for alert in raised)
     for hold in holds:
-        assert "SN-STUCK" in hold["detail"] and "failed at shuffle 1" in hold["detail"]
-        assert f"shift from {shift_start(began, MADRID):%Y-%m-%d %H:%M}" in hold["detail"]
+        assert "SN-STUCK" in hold.detail and "failed at shuffle 1" in hold.detail
+        assert f"shift from {shift_start(began, MADRID):%Y-%m-%d %H:%M}" in hold.detail
 
 
 @pytest.mark.parametrize(("hour", "start"), [(0, 0), (7, 0), (8, 8), (15, 8), (16, 16), (23, 16)])

@@ -152,11 +152,11 @@ def test_a_search_in_a_time_range_reads_only_the_hands_near_it_and_finds_what_a_
     hands = app.hands_of("Mesa")
     starts = [cast(Any, next(iter(app.events.get(hand, lte=1)))).timestamp for hand in hands]
     every = app.views.search_hands("Mesa")
-    assert [summary["hand_id"] for summary in every] == [str(hand) for hand in hands]
+    assert [summary.hand_id for summary in every] == [str(hand) for hand in hands]
     edges = [starts[0] - timedelta(seconds=1), *starts, starts[-1] + timedelta(seconds=1)]
     for since in edges:
         for until in edges:
-            expected = [s for s in every if since <= datetime.fromisoformat(s["started"]) <= until]
+            expected = [s for s in every if since <= s.started <= until]
             assert app.views.search_hands("Mesa", since=since, until=until) == expected, (since, until)
     read = _counting_reads(app)
     assert len(app.views.search_hands("Mesa", since=starts[-1], until=starts[-1])) == 1

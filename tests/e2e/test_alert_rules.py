@@ -216,7 +216,7 @@ def test_tampering_of_no_table_holds_every_open_table_and_acknowledgements_bring
                 app.handle(AcknowledgeAlert(f"ack-{table}-{position}", table, position, "cleared by the technician"),
                            PIT)
         for finding in app.holds.holds_of(app.table("Mesa 1")):  # the casino's findings, named by their positions
-            app.handle(AcknowledgeAlert(f"ack-log-{finding['position']}", "", finding["position"], "judged"), PIT)
+            app.handle(AcknowledgeAlert(f"ack-log-{finding.position}", "", finding.position, "judged"), PIT)
         after = _samples(metrics)
         assert sample(after, "pokertable_tables_held") == 0
         for name in ("pokertable_table_holds", "pokertable_alerts_unacknowledged"):

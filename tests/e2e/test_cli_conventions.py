@@ -45,7 +45,7 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str, datetime
     app = PokerTables(env=environment(url))
     hand_id, _ = _play_recording(app)
     (found,) = app.views.search_hands(TABLE)
-    return url, str(hand_id), datetime.fromisoformat(found["started"])
+    return url, str(hand_id), found.started
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

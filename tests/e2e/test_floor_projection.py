@@ -23,7 +23,7 @@ from domain.games import game_of
 from service.app import floor_log as floor_log_module
 from service.app.application import PokerTables
 from service.app.commands import AcknowledgeAlert, OpenTable
-from service.app.floor_log import FloorLog, hand_summary, started_at
+from service.app.floor_log import FloorLog, hand_summary
 from service.store import floor_store
 from service.store.floor_store import FloorStore
 from tests.support.app_play import PIT
@@ -104,9 +104,9 @@ def test_a_search_through_the_index_finds_what_the_log_s_own_path_finds(store: d
         assert app.views.search_hands(name) == hands
         for _ in range(6):
             pick = rng.choice(hands) if hands else None
-            since = (started_at(pick) - timedelta(microseconds=rng.choice([0, 1]))) if pick else None
-            seat = rng.choice(pick["seats"]) if pick and pick["seats"] and rng.random() < 0.5 else None
-            outcome = pick["outcome"] if pick and rng.random() < 0.5 else None
+            since = (pick.started - timedelta(microseconds=rng.choice([0, 1]))) if pick else None
+            seat = rng.choice(pick.seats) if pick and pick.seats and rng.random() < 0.5 else None
+            outcome = pick.outcome if pick and rng.random() < 0.5 else None
             assert app.views.search_hands(name, since=since, seat=seat, outcome=outcome) == \
                 inspector.views.search_hands(name, since=since, seat=seat, outcome=outcome)
             assert app.views.search_hands(name, until=since) == inspector.views.search_hands(name, until=since)
@@ -235,6 +235,27 @@ def test_an_attacker_who_deletes_an_open_alert_from_the_projection_is_caught_by_
     back = PokerTables(env=environment(url))
     assert hidden.position in {alert.position for alert in back.floor_log.store.open_alerts()}
     back.close()
+
+
+def test_a_follower_behind_another_learns_the_tables_the_other_followed_before_it_reads_on() -> None:
+    """Two instances on one PostgreSQL: one follows the log, another follows it further (past a table opened
+    meanwhile), then the first follows on from where the other left the projection: it knows that table, and its
+    events are in the projection (CI found a projection that had lost a table's alerts and hands this way)."""
+    env = postgres_store()
+    first = PokerTables(env=env)
+    first.handle(OpenTable("open-1", "Mesa 1", TableSettings.create("holdem", BettingStructure.NO_LIMIT,
+                                                                    blinds=(1, 2))))
+    first.floor_log.catch_up()  # its names: Mesa 1
+    first.handle(OpenTable("open-2", "Mesa 2", TableSettings.create("holdem", BettingStructure.NO_LIMIT,
+                                                                    blinds=(1, 2))))
+    other = PokerTables(env=env)
+    other.floor_log.catch_up()  # follows past Mesa 2's opening
+    raised = first.holds.raise_alert("Mesa 2", "shuffler-integrity", "SN-1 failed its tests")
+    first.floor_log.catch_up()  # on from where the other left it
+    assert raised.position in {alert.position for alert in first.floor_log.store.open_alerts()}
+    assert first.floor_log.check() == []
+    other.close()
+    first.close()
 
 
 def test_two_followers_of_one_log_never_both_write_a_page() -> None:

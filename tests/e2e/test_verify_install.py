@@ -222,9 +222,9 @@ def test_the_service_holds_every_table_once_for_a_tampered_installation(
     assert {alert.table for alert in raised} == {"Mesa 1", "THB 1"}
     for table in ("Mesa 1", "THB 1"):
         (hold,) = app.holds.holds_of(app.any_table(table))
-        assert hold["kind"] == KIND and hold["rule"] == "25 CFR 547.8(f)"
-        assert hold["detail"] == alert_words(found) and "pokertable/_app/service/app/holds.py" in hold["detail"]
-        assert "1 changed, 0 missing, 0 added" in hold["detail"] and len(hold["detail"]) <= 200
+        assert hold.kind == KIND and hold.rule == "25 CFR 547.8(f)"
+        assert hold.detail == alert_words(found) and "pokertable/_app/service/app/holds.py" in hold.detail
+        assert "1 changed, 0 missing, 0 added" in hold.detail and len(hold.detail) <= 200
         assert _start_refused(app, table) == "R-HOLD-1"
     head = app.recorder.max_notification_id()
     again, repeated = check_installation(app, installation)  # the next interval: the same finding, nothing new
@@ -247,7 +247,7 @@ def test_the_service_holds_for_a_missing_manifest_and_watches_on_a_thread(
     (installation / MANIFEST_NAME).unlink()
     found, raised = check_installation(app, installation)
     assert found.problem and len(raised) == 2
-    assert all("no usable release manifest" in hold["detail"] for hold in app.holds.holds_of(app.any_table("THB 1")))
+    assert all("no usable release manifest" in hold.detail for hold in app.holds.holds_of(app.any_table("THB 1")))
 
     async def one_interval() -> None:
         watching = asyncio.ensure_future(watch_installation(app, 3600, installation))

@@ -261,8 +261,8 @@ def test_shuffler_jam_miscount_and_corrupt_shoe_frames_are_shown_and_recorded(
             dealer.act("Mesa HW", "fold" if pb.ACTION_KIND_CALL in legal.allowed else "check", seat=legal.seat)
         # the jam holds the table (R-HOLD-1; the hand in progress finished): the pit boss clears it first
         (jam,) = app.holds.holds_of(app.table("Mesa HW"))
-        assert jam["kind"] == "device-fault" and "jam" in jam["detail"]
-        app.handle(AcknowledgeAlert("ack-jam", "Mesa HW", jam["position"], "shuffler cleared, blue deck counted"),
+        assert jam.kind == "device-fault" and "jam" in jam.detail
+        app.handle(AcknowledgeAlert("ack-jam", "Mesa HW", jam.position, "shuffler cleared, blue deck counted"),
                    Viewer("pit", Role.PIT_BOSS))
         shuffler.miscount_next = [51]
         hardware.start_hand()  # the red deck comes back from the shuffler a card short

@@ -248,8 +248,9 @@ def table_state(app: PokerTables, table: str) -> dict[str, Any]:
     common = {"hands_started": record.hands_started, "in_progress": record.hand_in_progress is not None,
               "device_reports": record.device_reports, "reconstructions": record.reconstructions}
     if isinstance(record, Table):
-        hands = [{key: summary[key] for key in ("number", "outcome", "pot", "winners", "seats")}
-                 | {"net": {str(seat): net for seat, net in summary["net"].items()}}
+        hands = [{"number": summary.number, "outcome": summary.outcome, "pot": summary.pot,
+                  "winners": list(summary.winners), "seats": list(summary.seats),
+                  "net": {str(seat): net for seat, net in summary.net.items()}}
                  for summary in app.views.search_hands(table)]
         return {**common, "kind": "circle", "variant": record.settings.variant, "hands": hands,
                 "stacks": {str(seat): stack for seat, stack in sorted(record.stacks.items())},

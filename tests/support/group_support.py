@@ -85,9 +85,9 @@ def floor_counts(app: PokerTables) -> dict[str, dict[str, int]]:
         game = counts.setdefault(record.game, {"hands": 0, "voided": 0, "bet": 0, "house": 0})
         for summary in app.views.search_hands(name):
             game["hands"] += 1
-            game["voided"] += summary["outcome"] == "voided"
-            if summary["outcome"] in ("showdown", "uncontested", "blank", "settled"):
-                game["bet"] += summary["pot"]
+            game["voided"] += summary.outcome == "voided"
+            if summary.outcome in ("showdown", "uncontested", "blank", "settled"):
+                game["bet"] += summary.pot
         game["house"] += getattr(record, "bank_result", 0)
     return counts
 
