@@ -12,6 +12,8 @@ games director the pit's.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +29,67 @@ if TYPE_CHECKING:
     from service.app.reads import Reads
 
 
+@dataclass(frozen=True)
+class TransferSlip:
+    """A fill or credit slip of a shift (R-ACC-3): its chips' value, who asked (which side), who signed it off, or
+    whether it was withdrawn."""
+
+    slip: str
+    kind: str
+    value: int
+    requested_by: str
+    side: str
+    signed_by: str
+    withdrawn: bool
+
+
+@dataclass(frozen=True)
+class TheoreticalWin:
+    """R-ACC-6: the theoretical win of the shift's bets and its band (a circle table's: its rake, exactly)."""
+
+    expected: float
+    low: int
+    high: int
+    sd: float
+    confidence: str
+    box_hands: int
+    wagered: Mapping[str, int]
+    hold: float | None
+    """The theoretical win over the drop (None before a drop is recorded)."""
+    note: str
+
+
+@dataclass(frozen=True)
+class ShiftReport:
+    """A shift's accounts (R-ACC-1 … R-ACC-6): its counts and slips, drop, win and hold, and the theoretical win of
+    its bets with the band a fair game keeps to (``flag``: the hold found outside it when the shift closed)."""
+
+    table: str
+    game: str
+    """The banked game's code, or ``circle``."""
+    shift: int
+    open: bool
+    opened_at: str
+    opened_by: str
+    closed_by: str
+    first_hand: int
+    last_hand: int
+    opener: Mapping[str, int]
+    opener_value: int
+    closer: Mapping[str, int] | None
+    closer_value: int | None
+    fills: int
+    credits: int
+    transfers: tuple[TransferSlip, ...]
+    drop: int | None
+    win: int | None
+    hold: float | None
+    """The win over the drop (a ratio, shown as a percentage; chips are never floats)."""
+    theoretical: TheoreticalWin
+    outside_band: bool
+    flag: Mapping[str, Any] | None
+
+
 class Accounts:
     """The shifts' accounts of the tables, as the application reads them."""
 
@@ -35,14 +98,14 @@ class Accounts:
 
 
 
-    def shift_accounts(self, table: str, shift: int | None = None) -> dict[str, Any]:
+    def shift_accounts(self, table: str, shift: int | None = None) -> ShiftReport:
         """A shift's accounts (default: the open one, or else the last) with its win, hold and theoretical hold."""
         record = self.reads.any_table(table)
         accounts = self.shift(table, shift if shift is not None else self.book(table, create=False).shifts)
         return self._report(record, accounts)
 
     def shifts_between(self, table: str, since: datetime | None = None,
-                       until: datetime | None = None) -> list[dict[str, Any]]:
+                       until: datetime | None = None) -> list[ShiftReport]:
         """The accounts of the table's shifts opened in ``[since, until)`` (either open-ended), first to last."""
         record = self.reads.any_table(table)
         try:
@@ -75,32 +138,28 @@ class Accounts:
             return shift_theory((hand["bets"][box] for hand in hands for box in hand["results"]), figures)
         return fixed_theory(sum(rake for hand in hands for _, rake, _ in hand.get("awards", [])))
 
-    def _report(self, record: Table | BankedTable, shift: TableAccounts) -> dict[str, Any]:
+    def _report(self, record: Table | BankedTable, shift: TableAccounts) -> ShiftReport:
         theory = self.shift_theory(record, shift)
         win, drop = shift.win, shift.drop
         banked = isinstance(record, BankedTable)
-        return {
-            "table": shift.table, "game": record.game if banked else "circle", "shift": shift.number,
-            "open": shift.is_open, "opened_at": shift.created_on.isoformat(), "opened_by": shift.opened_by,
-            "closed_by": shift.closed_by, "first_hand": shift.first_hand,
-            "last_hand": shift.last_hand if shift.last_hand is not None else record.hands_started,
-            "opener": {str(d): n for d, n in sorted(shift.opener.items())}, "opener_value": shift.opener_value,
-            "closer": None if shift.closer is None else {str(d): n for d, n in sorted(shift.closer.items())},
-            "closer_value": shift.closer_value,
-            "fills": shift.signed_total("fill"), "credits": shift.signed_total("credit"),
-            "transfers": [{"slip": slip, "kind": t["kind"], "value": sum(int(d) * n for d, n in t["chips"].items()),
-                           "requested_by": t["requested_by"], "side": t["side"], "signed_by": t["signed_by"],
-                           "withdrawn": t["withdrawn"]} for slip, t in shift.transfers.items()],
-            "drop": drop, "win": win, "hold": None if shift.hold is None else float(shift.hold),
-            "theoretical": {
-                "expected": round(theory.expected, 2), "low": theory.low, "high": theory.high,
-                "sd": round(theory.sd, 2), "confidence": CONFIDENCE if banked else "exact (rake)",
-                "box_hands": theory.box_hands, "wagered": dict(theory.wagered),
-                "hold": round(theory.expected / drop, 6) if drop else None, "note": theory.note,
-            },
-            "outside_band": win is not None and theory.outside(win),
-            "flag": shift.flag,
-        }
+        return ShiftReport(
+            table=shift.table, game=record.game if banked else "circle", shift=shift.number, open=shift.is_open,
+            opened_at=shift.created_on.isoformat(), opened_by=shift.opened_by, closed_by=shift.closed_by,
+            first_hand=shift.first_hand,
+            last_hand=shift.last_hand if shift.last_hand is not None else record.hands_started,
+            opener={str(d): n for d, n in sorted(shift.opener.items())}, opener_value=shift.opener_value,
+            closer=None if shift.closer is None else {str(d): n for d, n in sorted(shift.closer.items())},
+            closer_value=shift.closer_value, fills=shift.signed_total("fill"), credits=shift.signed_total("credit"),
+            transfers=tuple(TransferSlip(slip, t["kind"], sum(int(d) * n for d, n in t["chips"].items()),
+                                         t["requested_by"], t["side"], t["signed_by"], t["withdrawn"])
+                            for slip, t in shift.transfers.items()),
+            drop=drop, win=win, hold=None if shift.hold is None else float(shift.hold),
+            theoretical=TheoreticalWin(
+                expected=round(theory.expected, 2), low=theory.low, high=theory.high, sd=round(theory.sd, 2),
+                confidence=CONFIDENCE if banked else "exact (rake)", box_hands=theory.box_hands,
+                wagered=dict(theory.wagered), hold=round(theory.expected / drop, 6) if drop else None,
+                note=theory.note),
+            outside_band=win is not None and theory.outside(win), flag=shift.flag)
 
     def book(self, table: str, *, create: bool = True) -> ShiftBook:
         try:

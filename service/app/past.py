@@ -11,7 +11,8 @@ bounded answer to).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol, cast
 from uuid import UUID
@@ -131,7 +132,24 @@ def _around(app: Store, table: str, aggregate_id: UUID, latest: int, *, position
     return versions[0], versions[1]
 
 
-def table_at(app: Store, table: str, position: int | None, moment: datetime | None) -> dict[str, Any]:
+@dataclass(frozen=True)
+class PastTable:
+    """A table as it stood at a past moment: where in the log and when, its game's own state then
+    (:attr:`domain.games.Game.table_state`) and its hand in progress then (:attr:`domain.games.Game.state`: the
+    pit's copy, every card; a station is shown it through the visibility policy, :mod:`service.app.table_views`)."""
+
+    table: str
+    game: str
+    position: int
+    time: datetime | None
+    hands_started: int
+    dealer: str
+    language: str
+    state: Mapping[str, Any]
+    hand: Mapping[str, Any] | None
+
+
+def table_at(app: Store, table: str, position: int | None, moment: datetime | None) -> PastTable:
     """A table of any game as it stood after log ``position`` or at the time ``moment``: its last version then
     (:func:`version_at`), loaded from its nearest snapshot, and its hand in progress then at that hand's version
     then; on a store that cannot locate events, the log replayed (:func:`table_at_replayed`)."""
@@ -154,8 +172,7 @@ def table_at(app: Store, table: str, position: int | None, moment: datetime | No
     return _view(record, hand, last_position, last_time)
 
 
-def table_at_replayed(app: Store, table: str, position: int | None,
-                      moment: datetime | None) -> dict[str, Any]:
+def table_at_replayed(app: Store, table: str, position: int | None, moment: datetime | None) -> PastTable:
     """:func:`table_at` by replaying the whole log up to the cutoff (the table's and its hands' events)."""
     current = app.reads.any_table(table)
     ours = {current.id, *app.reads.hands_of(table)}
@@ -176,14 +193,12 @@ def table_at_replayed(app: Store, table: str, position: int | None,
     return _view(record, hand, last_position, last_time)
 
 
-def _view(record: Any, hand: Any, position: int, time: datetime | None) -> dict[str, Any]:
+def _view(record: Any, hand: Any, position: int, time: datetime | None) -> PastTable:
     """The table as it stood: where in the log and when, its game's state, and the hand in progress (the pit's copy:
     every card)."""
     game = game_of(record)
-    return {"table": record.name, "game": game.code, "position": position, "time": str(time),
-            **game.table_state(record),
-            "hands_started": record.hands_started, "hand": game.state(hand) if hand is not None else None,
-            "dealer": record.dealer_id, "language": record.language}
+    return PastTable(record.name, game.code, position, time, record.hands_started, str(record.dealer_id),
+                     record.language, game.table_state(record), game.state(hand) if hand is not None else None)
 
 
 def hands_started_within(app: Store, table: str, since: datetime | None,

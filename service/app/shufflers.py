@@ -95,17 +95,6 @@ class ShufflerVerdict:
     cards_compared: int = 0
     alarmed_at: ShuffleSeen | None = None
 
-    def as_dict(self) -> dict[str, Any]:
-        """Plain data (the report's JSON)."""
-        result, alarm = self.result, self.alarmed_at
-        return {"serial": self.serial, "device": self.device, "colour": self.colour, "deck_size": self.deck_size,
-                "tables": list(self.tables), "shuffles": result.shuffles, "cards_compared": self.cards_compared,
-                "verdict": result.verdict, "alarm_at": result.alarm_at, "alarm_test": result.alarm_test,
-                "alarm_table": alarm.table if alarm else None, "alarm_hand": alarm.hand if alarm else None,
-                "alarm_time": alarm.started.isoformat() if alarm else None, "test_level": result.test_level,
-                "tests": {test.test: {"statistic": test.statistic, "expected": test.expected,
-                                      "p_value": test.p_value} for test in result.tests}}
-
 
 def shoe_reads(events: Iterable[Any]) -> tuple[str, ...]:
     """The cards a hand's shoe read in order, while nothing puts the deck's order in doubt (module docstring)."""

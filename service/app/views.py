@@ -80,9 +80,9 @@ class TableViews:
                              tuple(self.app.holds.holds_of(record)), tuple(sorted(record.decks_out)),
                              bool(getattr(record, "closed", False)), part)
 
-    def past_view(self, past: Mapping[str, Any], *, sees_down_cards: bool) -> CircleTableView | BankedTableView:
+    def past_view(self, then: past.PastTable, *, sees_down_cards: bool) -> CircleTableView | BankedTableView:
         """The game's part of a table at a past moment (:meth:`table_at`) as a station may see it."""
-        return table_part(GAMES[past["game"]].table_class, past, past["hand"], sees_down_cards=sees_down_cards)
+        return table_part(GAMES[then.game].table_class, then.state, then.hand, sees_down_cards=sees_down_cards)
 
     def legal(self, table: str) -> Legal:
         """What the hand in progress at a table of any game takes now (its game's answer, :attr:`domain.games.
@@ -133,7 +133,7 @@ class TableViews:
         return found
 
     def table_at(self, table: str, *, position: int | None = None,
-                 moment: datetime | None = None) -> dict[str, Any]:
+                 moment: datetime | None = None) -> past.PastTable:
         """A table of any game as it stood at a past moment, from the events alone (issue 8): after the log
         position ``position`` (as on the watch stream), or at the time ``moment``; the hand in progress then, as it
         stood (the pit's copy: every card). Read from the table's own history (:mod:`service.app.past`)."""

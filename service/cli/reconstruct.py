@@ -45,7 +45,8 @@ from service.formats.render import describe, render
 from service.store.persistence import DEFAULT_DB, PersistenceUrlError, environment, masked_url
 
 if TYPE_CHECKING:
-    from service.app.application import PokerTables
+    from service.app.past import PastTable
+from service.app.application import PokerTables
 
 EXIT_STATUS = EXIT_STATUSES["reconstruct"]
 """``reconstruct``'s statuses for its ``--help`` (docs/cli.md; the one text in service.cli.conventions)."""
@@ -301,7 +302,16 @@ def run_history(args: argparse.Namespace) -> int:
             state = store.app.views.table_at(args.table, position=args.position, moment=moment)
     except Exception as error:  # an unknown table, a table not yet open: said plainly
         return fail("history", error, REFUSED)
-    if state.get("time") not in (None, "None"):
-        state["time"] = show_time(state["time"], zone, timespec="microseconds")
-    print(json.dumps(state, indent=2, default=str))
+    document = history_document(state)
+    if state.time is not None:
+        document["time"] = show_time(state.time, zone, timespec="microseconds")
+    print(json.dumps(document, indent=2, default=str))
     return OK
+
+
+def history_document(then: PastTable) -> dict[str, Any]:
+    """``pokertable history``'s document of a table at a past moment: where in the log and when, the game's own
+    state beside them, the hand in progress then (the pit's copy), the dealer and the stations' language."""
+    return {"table": then.table, "game": then.game, "position": then.position, "time": str(then.time),
+            **then.state, "hands_started": then.hands_started, "hand": then.hand, "dealer": then.dealer,
+            "language": then.language}

@@ -123,7 +123,7 @@ def run_shufflers(args: argparse.Namespace) -> int:
                     "to": show_time(until, zone) if until else None,
                     "settings": {"gathering": str(chosen.gathering), "level": chosen.level, "looks": chosen.looks,
                                  "position_bins": chosen.position_bins},
-                    "shufflers": [verdict.as_dict() for verdict in verdicts]}
+                    "shufflers": [verdict_document(verdict) for verdict in verdicts]}
         print(json.dumps(document, indent=2, ensure_ascii=False))
     else:
         write_rows(SHUFFLER_COLUMNS, [shuffler_row(verdict) for verdict in verdicts], args.format)
@@ -173,3 +173,14 @@ def add_parser(commands: Any) -> None:
         register(reports)
 
 
+def verdict_document(verdict: ShufflerVerdict) -> dict[str, Any]:
+    """A shuffler deck's verdict in ``pokertable report shufflers --format json``'s document."""
+    result, alarm = verdict.result, verdict.alarmed_at
+    return {"serial": verdict.serial, "device": verdict.device, "colour": verdict.colour,
+            "deck_size": verdict.deck_size, "tables": list(verdict.tables), "shuffles": result.shuffles,
+            "cards_compared": verdict.cards_compared, "verdict": result.verdict, "alarm_at": result.alarm_at,
+            "alarm_test": result.alarm_test, "alarm_table": alarm.table if alarm else None,
+            "alarm_hand": alarm.hand if alarm else None,
+            "alarm_time": alarm.started.isoformat() if alarm else None, "test_level": result.test_level,
+            "tests": {test.test: {"statistic": test.statistic, "expected": test.expected, "p_value": test.p_value}
+                      for test in result.tests}}

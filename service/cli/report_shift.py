@@ -12,9 +12,11 @@ import argparse
 import csv
 import json
 import sys
+from dataclasses import asdict
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from service.app.accounts import ShiftReport
 from service.bootstrap import open_store
 from service.cli.conventions import (
     OK,
@@ -65,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
         except Exception as error:  # an unknown table: said plainly
             return fail("report", error, REFUSED)
     if args.format == "json":
-        print(json.dumps(shifts, indent=2, sort_keys=True))
+        print(json.dumps([asdict(shift) for shift in shifts], indent=2, sort_keys=True))
     elif args.format == "csv":
         writer = csv.writer(sys.stdout, lineterminator="\n")
         writer.writerow(COLUMNS)
@@ -77,18 +79,18 @@ def run(args: argparse.Namespace) -> int:
     return OK
 
 
-def row(shift: dict[str, Any], zone: ZoneInfo) -> dict[str, Any]:
+def row(shift: ShiftReport, zone: ZoneInfo) -> dict[str, Any]:
     """A shift's line: its counts, win and hold, and the theoretical win with its band."""
-    theory = shift["theoretical"]
+    theory = shift.theoretical
     return {
-        "table": shift["table"], "shift": shift["shift"], "game": shift["game"],
-        "opened_at": show_time(shift["opened_at"], zone), "state": "open" if shift["open"] else "closed",
-        "hands": _hands(shift["first_hand"], shift["last_hand"]), "opener": shift["opener_value"],
-        "closer": _blank(shift["closer_value"]), "fills": shift["fills"], "credits": shift["credits"],
-        "drop": shift["drop"], "win": _blank(shift["win"]), "hold_pct": _percent(shift["hold"]),
-        "expected": round(theory["expected"]), "low": theory["low"], "high": theory["high"],
-        "theoretical_hold_pct": _percent(theory["hold"]),
-        "flagged": "OUTSIDE BAND" if shift["flag"] is not None or shift["outside_band"] else "",
+        "table": shift.table, "shift": shift.shift, "game": shift.game,
+        "opened_at": show_time(shift.opened_at, zone), "state": "open" if shift.open else "closed",
+        "hands": _hands(shift.first_hand, shift.last_hand), "opener": shift.opener_value,
+        "closer": _blank(shift.closer_value), "fills": shift.fills, "credits": shift.credits,
+        "drop": shift.drop, "win": _blank(shift.win), "hold_pct": _percent(shift.hold),
+        "expected": round(theory.expected), "low": theory.low, "high": theory.high,
+        "theoretical_hold_pct": _percent(theory.hold),
+        "flagged": "OUTSIDE BAND" if shift.flag is not None or shift.outside_band else "",
     }
 
 

@@ -4,13 +4,14 @@ calling station, and replies."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
 from domain.accounts import MAX_AMOUNT
 from service.api import accounts_pb2 as acc
 from service.app.access import authorize
+from service.app.accounts import ShiftReport
 from service.app.application import Viewer
 from service.app.commands import CloseShift, OpenShift, RecordDrop, RequestTransfer, SignTransfer, WithdrawTransfer
 from service.grpc.base import ServicerBase
@@ -38,35 +39,32 @@ def chip_counts(counts: Sequence[acc.ChipCount], field: str) -> dict[int, int]:
     return found
 
 
-def _counts(chips: dict[str, int] | None) -> list[acc.ChipCount]:
+def _counts(chips: Mapping[str, int] | None) -> list[acc.ChipCount]:
     return [acc.ChipCount(denomination=int(d), chips=n) for d, n in (chips or {}).items()]
 
 
-def shift_accounts(report: dict[str, Any]) -> acc.ShiftAccounts:
+def shift_accounts(report: ShiftReport) -> acc.ShiftAccounts:
     """The application's shift report as a message."""
-    theory = report["theoretical"]
-    flag = report["flag"]
+    theory = report.theoretical
     message = acc.ShiftAccounts(
-        table=report["table"], game=report["game"], shift=report["shift"], open=report["open"],
-        opened_at=timestamp(datetime.fromisoformat(report["opened_at"])), opened_by=report["opened_by"],
-        closed_by=report["closed_by"], first_hand=report["first_hand"], last_hand=report["last_hand"],
-        opener=_counts(report["opener"]), opener_value=report["opener_value"], closer=_counts(report["closer"]),
-        fills=report["fills"], credits=report["credits"], drop=report["drop"], outside_band=report["outside_band"],
-        flagged=flag is not None,
-        transfers=[acc.TransferSlip(slip=t["slip"], kind=acc.TRANSFER_KIND_FILL if t["kind"] == "fill"
-                                    else acc.TRANSFER_KIND_CREDIT, value=t["value"], requested_by=t["requested_by"],
-                                    side=t["side"], signed_by=t["signed_by"], withdrawn=t["withdrawn"])
-                   for t in report["transfers"]],
-        theoretical=acc.TheoreticalHold(expected=theory["expected"], low=theory["low"], high=theory["high"],
-                                        sd=theory["sd"], confidence=theory["confidence"],
-                                        box_hands=theory["box_hands"], wagered=theory["wagered"],
-                                        note=theory["note"]))
-    for name, value in (("closer_value", report["closer_value"]), ("win", report["win"]),
-                        ("hold", report["hold"])):
+        table=report.table, game=report.game, shift=report.shift, open=report.open,
+        opened_at=timestamp(datetime.fromisoformat(report.opened_at)), opened_by=report.opened_by,
+        closed_by=report.closed_by, first_hand=report.first_hand, last_hand=report.last_hand,
+        opener=_counts(report.opener), opener_value=report.opener_value, closer=_counts(report.closer),
+        fills=report.fills, credits=report.credits, drop=report.drop, outside_band=report.outside_band,
+        flagged=report.flag is not None,
+        transfers=[acc.TransferSlip(slip=t.slip, kind=acc.TRANSFER_KIND_FILL if t.kind == "fill"
+                                    else acc.TRANSFER_KIND_CREDIT, value=t.value, requested_by=t.requested_by,
+                                    side=t.side, signed_by=t.signed_by, withdrawn=t.withdrawn)
+                   for t in report.transfers],
+        theoretical=acc.TheoreticalHold(expected=theory.expected, low=theory.low, high=theory.high, sd=theory.sd,
+                                        confidence=theory.confidence, box_hands=theory.box_hands,
+                                        wagered=dict(theory.wagered), note=theory.note))
+    for name, value in (("closer_value", report.closer_value), ("win", report.win), ("hold", report.hold)):
         if value is not None:
             setattr(message, name, value)
-    if theory["hold"] is not None:
-        message.theoretical.hold = theory["hold"]
+    if theory.hold is not None:
+        message.theoretical.hold = theory.hold
     return message
 
 

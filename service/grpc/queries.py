@@ -54,7 +54,7 @@ class QueryRpcs(ServicerBase):
     def _history(self, table: str, game: Game, viewer: Viewer, position: int | None,
                  at: datetime | None) -> pb.TableView:
         past = self.app.views.table_at(table, position=position, moment=at)
-        number = past["hands_started"] if past["hand"] is not None else 0
+        number = past.hands_started if past.hand is not None else 0
         record = self.app.any_table(table)  # its hands' namespace (the cached copy: no read of the store)
         sees = False
         if number:
@@ -64,11 +64,10 @@ class QueryRpcs(ServicerBase):
             if live and sees:
                 self._record_views([(table, number)], "GetTable", viewer)  # R-AUD-1: before the cards are shown
         hand_id = str(record.hand_id(number)) if number else ""
-        time = datetime.fromisoformat(past["time"]) if past["time"] not in ("", "None") else None
-        return table_view(game, table, hands_started=past["hands_started"], hand_id=hand_id, hand_number=number,
-                          position=past["position"], time=time,
+        return table_view(game, table, hands_started=past.hands_started, hand_id=hand_id, hand_number=number,
+                          position=past.position, time=past.time,
                           detail=detail(self.app.views.past_view(past, sees_down_cards=sees)),
-                          dealer=past.get("dealer", ""), language=past["language"])
+                          dealer=past.dealer, language=past.language)
 
     @_guarded
     async def ListTables(self, request: svc.ListTablesRequest, context: Any) -> svc.ListTablesResponse:  # noqa: N802

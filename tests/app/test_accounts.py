@@ -174,10 +174,10 @@ def test_the_win_from_the_accounts_is_the_sum_of_the_banks_results_hand_by_hand(
             closed = app.handle(CloseShift(ids(), table, tray.chips), dealer(table))
             report = app.accounts.shift_accounts(table)
             recorded = bank_results_recorded(app, table, 1, hands)
-            assert closed.win == report["win"] == recorded == banked_table(app, table).bank_result
-            assert report["hold"] == pytest.approx(recorded / drop)
-            assert report["closer_value"] == tray.value
-            assert report["flag"] is None or report["outside_band"]
+            assert closed.win == report.win == recorded == banked_table(app, table).bank_result
+            assert report.hold == pytest.approx(recorded / drop)
+            assert report.closer_value == tray.value
+            assert report.flag is None or report.outside_band
         finally:
             app.close()
 
@@ -194,9 +194,9 @@ def test_a_shift_short_of_chips_is_flagged_outside_its_band(app: PokerTables) ->
     # 3,000 chips gone from the tray: no fair shift of three hands of antes of 10 loses that much
     closed = app.handle(CloseShift(ids(), table, {1: 10_000 + bank - 3000}), PIT)
     report = app.accounts.shift_accounts(table)
-    assert closed.flagged and report["outside_band"]
-    assert report["win"] == bank - 3000 < report["theoretical"]["low"]
-    assert report["flag"]["win"] == bank - 3000 and report["flag"]["confidence"] == "99%"
+    assert closed.flagged and report.outside_band
+    assert report.win == bank - 3000 < report.theoretical.low
+    assert report.flag is not None and report.flag["win"] == bank - 3000 and report.flag["confidence"] == "99%"
     kinds = [type(e).__name__ for e in app.events.get(TableAccounts.create_id(table, 1))]
     assert kinds[-2:] == ["ShiftClosed", "HoldOutsideBand"]
 
@@ -211,8 +211,8 @@ def test_a_fair_shift_is_not_flagged(app: PokerTables) -> None:
     bank = banked_table(app, table).bank_result
     closed = app.handle(CloseShift(ids(), table, {1: 10_000 + bank}), PIT)
     report = app.accounts.shift_accounts(table, 1)
-    assert closed.win == bank and not closed.flagged and report["flag"] is None
-    assert report["theoretical"]["box_hands"] == 2 and report["theoretical"]["wagered"]["ante"] == 30
+    assert closed.win == bank and not closed.flagged and report.flag is None
+    assert report.theoretical.box_hands == 2 and report.theoretical.wagered["ante"] == 30
 
 
 @pytest.mark.parametrize(("refused", "rule"), [
@@ -246,7 +246,7 @@ def test_refusals_name_their_rule_and_record_nothing(app: PokerTables, refused: 
     assert getattr(error.value, "rule", "") == rule, error.value
     assert app.recorder.max_notification_id() == head
     assert app.accounts.shift_accounts(table) == before
-    assert before["fills"] == 100 and before["credits"] == 0  # the unsigned credit W1 does not count
+    assert before.fills == 100 and before.credits == 0  # the unsigned credit W1 does not count
 
 
 def test_the_tray_is_counted_between_hands_and_an_unsigned_fill_never_counts(app: PokerTables) -> None:
@@ -263,7 +263,7 @@ def test_the_tray_is_counted_between_hands_and_an_unsigned_fill_never_counts(app
         app.handle(OpenShift(ids(), table, {25: -100}), PIT)  # R-ACC-2: refused, and the table's book of shifts unmoved
     assert bad.value.rule == "R-ACC-2"
     app.handle(OpenShift(ids(), table, {25: 100}), PIT)
-    assert app.accounts.shift_accounts(table)["first_hand"] == 2 and app.accounts.shift_accounts(table)["shift"] == 1
+    assert app.accounts.shift_accounts(table).first_hand == 2 and app.accounts.shift_accounts(table).shift == 1
     app.handle(RequestTransfer(ids(), table, "F1", "fill", {25: 4}), PIT)
     app.handle(WithdrawTransfer(ids(), table, "F1", "wrong table"), PIT)
     with pytest.raises(AccountsError):
@@ -271,10 +271,10 @@ def test_the_tray_is_counted_between_hands_and_an_unsigned_fill_never_counts(app
     with pytest.raises(AccessDeniedError):
         app.handle(OpenShift(ids(), table, {25: 100}), OBSERVER)
     closed = app.handle(CloseShift(ids(), table, {25: 100}), PIT)
-    assert closed.win == 0 and app.accounts.shift_accounts(table)["fills"] == 0
+    assert closed.win == 0 and app.accounts.shift_accounts(table).fills == 0
     app.handle(RecordDrop(ids(), table, 400), DIRECTOR)  # the count comes after the close
-    assert app.accounts.shift_accounts(table)["drop"] == 400
-    assert [s["shift"] for s in app.accounts.shifts_between(table)] == [1]
+    assert app.accounts.shift_accounts(table).drop == 400
+    assert [s.shift for s in app.accounts.shifts_between(table)] == [1]
 
 
 def test_a_circle_tables_win_is_its_rake_exactly(app: PokerTables) -> None:
@@ -292,7 +292,7 @@ def test_a_circle_tables_win_is_its_rake_exactly(app: PokerTables) -> None:
         raked += sum(rake for _, rake, _ in hand.snapshot()["awards"])
     assert raked > 0
     report = app.accounts.shift_accounts(table)
-    assert (report["game"], report["theoretical"]["low"], report["theoretical"]["high"]) == ("circle", raked, raked)
+    assert (report.game, report.theoretical.low, report.theoretical.high) == ("circle", raked, raked)
     closed = app.handle(CloseShift(ids(), table, {1: 1_000 + raked}), dealer(table))  # the rake went to the tray
     assert closed.win == raked and not closed.flagged
     app.handle(OpenShift(ids(), table, {1: 1_000 + raked}), PIT)
@@ -314,7 +314,7 @@ def test_the_shifts_of_a_range_are_found_by_bisection_and_are_those_of_every_shi
         play_banked_hand(app, table, random.Random(2), ids)
         app.handle(CloseShift(ids(), table, {25: 100}), PIT)
     every = app.accounts.shifts_between(table)
-    assert [s["shift"] for s in every] == [1, 2, 3, 4, 5]
+    assert [s.shift for s in every] == [1, 2, 3, 4, 5]
     opened = [app.accounts.shift(table, number).created_on for number in range(1, 6)]
     edges = [opened[0] - timedelta(seconds=1), *opened, opened[-1] + timedelta(seconds=1)]
     for since in [None, *edges]:

@@ -34,6 +34,7 @@ from service.app.application import (
 from service.app.commands import Act, OpenTable, ReconstructHand, Sit, StartHand
 from service.app.table_views import BankedHandView
 from service.cli.main import main
+from service.cli.reconstruct import history_document
 from service.formats.phh import ReplayFailure, replay
 from service.formats.render import describe, render
 from service.store.persistence import environment
@@ -215,8 +216,9 @@ def test_the_table_as_it_stood_at_any_past_position_or_time(store: dict[str, str
         remember()
     for position, moment, stacks, hand in moments:
         for at in (app.views.table_at("Mesa H", position=position), app.views.table_at("Mesa H", moment=moment)):
-            assert at["stacks"] == stacks and at["hand"] == hand
-    assert app.views.table_at("Mesa H", position=moments[3][0])["hand"]["next_card"] == ("hole", 0)
+            assert at.state["stacks"] == stacks and at.hand == hand
+    then = app.views.table_at("Mesa H", position=moments[3][0]).hand
+    assert then is not None and then["next_card"] == ("hole", 0)
     with pytest.raises(NotFoundError):
         app.views.table_at("Mesa H", position=0)
 
@@ -229,7 +231,8 @@ def test_the_history_command_prints_the_table_at_a_position(tmp_path: Path,
     for position in (5, 20):
         assert main(["history", "Mesa R", "--position", str(position), "--tz", "America/New_York", "--db", url]) == 0
         state = json.loads(capsys.readouterr().out)
-        expected = json.loads(json.dumps(app.views.table_at("Mesa R", position=position), default=str))
+        expected = json.loads(json.dumps(history_document(app.views.table_at("Mesa R", position=position)),
+                                         default=str))
         shown = datetime.fromisoformat(state.pop("time"))  # in the casino's time zone (--tz), with its offset
         assert shown == datetime.fromisoformat(expected.pop("time")) and shown.utcoffset() != UTC.utcoffset(None)
         assert state == expected

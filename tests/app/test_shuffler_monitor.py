@@ -51,6 +51,7 @@ from service.app.application import PokerTables
 from service.app.commands import Act, OpenTable, RecordDeviceReport
 from service.app.shufflers import shoe_reads, shuffler_report, shuffles_seen
 from service.cli.main import main
+from service.cli.report import verdict_document
 from service.store.persistence import environment
 from tests.support.app_play import (
     PIT,
@@ -246,7 +247,7 @@ def test_a_shuffler_that_does_not_shuffle_fails_from_the_events_and_a_uniform_on
         assert good_deck.result.verdict == PASS
         assert bad_deck.result.verdict == FAIL and bad_deck.result.alarm_at == 1
         # 11 cards read a hand (3 players), each time in the order they went in: 10 pairs kept, 11 shuffles
-        assert bad_deck.as_dict()["tests"][ADJACENT]["statistic"] == 10 * 11
+        assert verdict_document(bad_deck)["tests"][ADJACENT]["statistic"] == 10 * 11
 
 
 def test_only_shuffles_by_an_automatic_shuffler_and_clean_shoe_reads_are_seen() -> None:

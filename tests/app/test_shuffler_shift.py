@@ -13,6 +13,7 @@ import pytest
 from domain.integrity.monitor import ADJACENT, FAIL, NOT_ENOUGH, PASS
 from service.app.application import PokerTables
 from service.app.shufflers import SHIFT, ShiftRangeError, shift_report, shuffler_report
+from service.cli.report import verdict_document
 from tests.support.shuffler_floor import _Floor, _pass_through, _uniform
 
 
@@ -59,7 +60,7 @@ def test_the_failed_decks_come_first_with_the_cards_compared_and_where_they_alar
         assert verdict.cards_compared == 11 and verdict.result.alarm_test == ADJACENT  # 11 cards read, all seen
         alarm = verdict.alarmed_at
         assert alarm is not None and (alarm.table, alarm.hand) == ("Mesa Z", 3 if verdict.colour == "red" else 4)
-        assert verdict.as_dict()["alarm_hand"] == alarm.hand
+        assert verdict_document(verdict)["alarm_hand"] == alarm.hand
     for verdict in report.verdicts[2:]:
         assert verdict.alarmed_at is None and 0 < verdict.cards_compared <= 11 * 10
 
@@ -100,10 +101,10 @@ def test_a_second_report_reads_only_the_tables_and_their_last_hands_and_agrees_w
         for floor in floors:
             floor.hand(_uniform)
     counting = _Counting(app)
-    first = [v.as_dict() for v in shuffler_report(counting)]
+    first = [verdict_document(v) for v in shuffler_report(counting)]
     assert counting.read == 2 + 12  # each table's events, each hand's
     counting.read = 0
-    assert [v.as_dict() for v in shuffler_report(counting)] == first
+    assert [verdict_document(v) for v in shuffler_report(counting)] == first
     assert counting.read == 2 + 2  # each table's events, its last hand (it may be in progress)
     floors[0].hand(_uniform)  # one more hand: it and the hand before it (now finished) are read
     counting.read = 0

@@ -24,7 +24,7 @@ from domain.device_reports import HAND_SHUFFLE
 from service.app.application import NotFoundError, PokerTables
 from service.app.commands import OpenTable, SignIn, SignOut, Sit
 from service.app.dealer_report import dealer_report, first_position_at, log_entries
-from service.app.past import _around, table_at_replayed, version_at
+from service.app.past import PastTable, _around, table_at_replayed, version_at
 from service.app.shufflers import _finished_hands, shuffles_seen
 from service.store.persistence import notifications
 from tests.support.app_play import Ids, dealer, play_banked_hand, play_circle_hand, start_banked_hand, start_circle_hand
@@ -108,7 +108,7 @@ def test_r_aud_1_the_table_at_any_past_position_or_time_is_the_log_replayed_up_t
                datetime.min.replace(tzinfo=UTC), datetime.max.replace(tzinfo=UTC)]  # the first and last times there are
     asked = [(table, position, None) for table in ("Mesa", "THB") for position in positions] + [
         (table, None, moment) for table in ("Mesa", "THB") for moment in moments]
-    expected: list[dict[str, Any] | None] = []
+    expected: list[PastTable | None] = []
     for table, position, moment in asked:
         try:
             expected.append(table_at_replayed(app, table, position, moment))

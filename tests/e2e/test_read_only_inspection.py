@@ -31,7 +31,7 @@ from service.app.application import PokerTables
 from service.app.commands import AddChips
 from service.bootstrap import open_store
 from service.cli.main import main
-from service.cli.reconstruct import StoreUnusableError, open_read_only
+from service.cli.reconstruct import StoreUnusableError, history_document, open_read_only
 from service.grpc.server import Stations
 from service.store.persistence import READ_ONLY, environment
 from tests.support.app_play import _play_recording
@@ -61,7 +61,7 @@ def _play(path: Path) -> Played:
     app = PokerTables(env=environment(f"sqlite:///{path}"))
     try:
         hand_id, _ = _play_recording(app)
-        history = json.loads(json.dumps(app.views.table_at(TABLE, position=5), default=str))
+        history = json.loads(json.dumps(history_document(app.views.table_at(TABLE, position=5)), default=str))
         events = app.recorder.max_notification_id() or 0
     finally:
         app.close()  # checkpointed: the file alone holds the log
