@@ -5,7 +5,7 @@ A station that may see face-down cards (the pit boss, the games director) and is
 that first look recorded on the casino's record of views of the day (:class:`domain.hole_card_views.HoleCardViews`):
 who (the station the service authenticated, and its role), which table, which hand, through which call, and when.
 
-Recording is a command like the others (:meth:`service.app.unit.CommandUnit._execute`) with an id made of the viewer,
+Recording is a command like the others (:meth:`service.app.unit.UnitOfWork.execute`) with an id made of the viewer,
 the table and the hand: retries, the same person's other calls, and several instances of the service record it once.
 The service keeps in memory the views it recorded (:class:`SeenViews`, bounded), so that a page polled every second
 or a stream's every message asks nothing more of the store.

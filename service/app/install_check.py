@@ -6,7 +6,7 @@ A difference -- a file changed, missing or added, or the manifest itself gone fr
 logged as an ERROR (``pokertable.install``) and raised as a ``software-integrity`` alert at every open table, which
 holds it (R-HOLD-1: no hand starts) until the pit boss or the games director acknowledges it (``AcknowledgeAlert``,
 the pit's dashboard), as any alert the service raises.  The alert's words name the release and a digest of what was
-found, so the command id made of them (:meth:`service.app.holds.AlertHolds.raise_alert`) records the same finding
+found, so the command id made of them (:meth:`service.app.holds.Holds.raise_alert`) records the same finding
 once per table: the next check, or another instance on the same installation, records nothing more, and a new
 difference is a new alert.
 

@@ -14,7 +14,7 @@ several servers in one process (the tests) count apart. Three things feed it:
   the last signed head (R-AUD-1);
 * the application's alerts, read at scrape time (:class:`AlertGauges`, issue 29): the tables held now (R-HOLD-1), the
   holding alerts nobody acknowledged and the tampering the audit found (R-AUD-1), counted from what the application
-  keeps (its tables' cached records, the casino's record of findings: :meth:`service.app.holds.AlertHolds.
+  keeps (its tables' cached records, the casino's record of findings: :meth:`service.app.holds.Holds.
   alert_figures`), never from the log — a scrape costs a look at each table, not at each event.
 
 No label carries a table's name, a station's name, a command id or a card: the label values are the API's methods,

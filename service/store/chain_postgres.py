@@ -158,7 +158,7 @@ class ChainedPostgresRecorder(CheckedNotifications, PostgresApplicationRecorder)
     @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
     def max_versions(self, originator_ids: Sequence[UUID]) -> dict[UUID, int]:
         """Each aggregate's last version (those with no event left out), in one query: what a view of many tables
-        asks before it trusts its cached copies (:meth:`service.app.reads.CachedReads.current_as_of_now`)."""
+        asks before it trusts its cached copies (:meth:`service.app.reads.Reads.current_as_of_now`)."""
         # Each aggregate's last version is the first entry of its (originator_id, originator_version) index read
         # backwards: one index probe an aggregate, whatever its length (a GROUP BY read every event of each table,
         # 143 ms at 0.9 M events; issue 30, item 4).
