@@ -9,7 +9,6 @@ A store error is logged with its cause; a PostgreSQL password is never shown."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import logging
@@ -18,7 +17,6 @@ import re
 import sqlite3
 import subprocess
 import sys
-import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -34,9 +32,9 @@ from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
 from service.app.application import PokerTables
 from service.grpc.metrics import ServiceMetrics
-from service.grpc.server import Stations, create_server, metrics_of, stop
+from service.grpc.server import Stations, metrics_of
 from service.store.persistence import environment
-from tests.support.grpc_support import Client, act, deal, open_circle, rule_of, seat, start
+from tests.support.grpc_support import Client, act, deal, open_circle, rule_of, seat, served, start
 from tests.support.observed_service import (
     ROOT,
     STATIONS,
@@ -258,20 +256,10 @@ def test_the_start_the_configuration_the_signed_heads_and_the_stop_are_logged(pl
 
 @contextlib.contextmanager
 def server_of(app: PokerTables) -> Iterator[tuple[grpc.aio.Server, int]]:
-    """A real server of ``app`` for :data:`STATIONS` on a free port, in its own event loop thread."""
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_forever, daemon=True)
-    thread.start()
-    try:
-        server, port = asyncio.run_coroutine_threadsafe(
-            create_server(app, Stations.from_mapping(STATIONS)), loop).result(timeout=30)
-        try:
-            yield server, port
-        finally:
-            asyncio.run_coroutine_threadsafe(stop(server, 0), loop).result(timeout=10)
-    finally:
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(timeout=5)
+    """A real server of ``app`` for :data:`STATIONS` on a free port, in its own event loop thread (the suite's one
+    harness, :func:`tests.support.grpc_support.served`)."""
+    with served(app, Stations.from_mapping(STATIONS)) as running:
+        yield running.server, running.port
 
 
 def test_answered_calls_are_logged_only_at_debug(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:

@@ -3,12 +3,10 @@ and stopping, and two instances on one PostgreSQL that never both apply conflict
 
 from __future__ import annotations
 
-import asyncio
 import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import grpc
 import pytest
@@ -19,14 +17,15 @@ from service.api import table_service_pb2 as svc
 from service.app.application import PokerTables
 from service.bootstrap import open_store
 from service.grpc import server as server_module
-from service.grpc.server import create_server, stop
 from tests.support import grpc_support
 from tests.support.grpc_support import (
     STATIONS,
     TOKENS,
     Client,
+    Served,
     get_table,
     open_circle,
+    served,
 )
 from tests.support.stores import postgres_store
 
@@ -62,28 +61,24 @@ def test_reflection_answers_as_v1_and_v1alpha(port: int) -> None:
 
 
 @pytest.fixture
-def waiting_server(tmp_path: Path) -> Iterator[tuple[int, threading.Event, asyncio.AbstractEventLoop, Any]]:
+def waiting_server(tmp_path: Path) -> Iterator[tuple[Served, threading.Event]]:
     """A server whose readiness waits for a gate the test opens (the store has answered; one more check waits)."""
     store = open_store(f"sqlite:///{tmp_path / 'tables.db'}", writer=True)
     gate = threading.Event()
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_forever, daemon=True)
-    thread.start()
-    server, bound = asyncio.run_coroutine_threadsafe(create_server(
-        store.app, STATIONS, ready_check=lambda: gate.wait(10)), loop).result(timeout=30)
     try:
-        yield bound, gate, loop, server
+        with served(store.app, STATIONS, ready_check=lambda: gate.wait(10)) as server:
+            try:
+                yield server, gate
+            finally:
+                gate.set()
     finally:
-        gate.set()
-        asyncio.run_coroutine_threadsafe(stop(server, 0), loop).result(timeout=10)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(timeout=5)
         store.close()
 
 
 def test_health_says_serving_only_when_ready_and_not_serving_while_stopping(
-        waiting_server: tuple[int, threading.Event, asyncio.AbstractEventLoop, Any]) -> None:
-    bound, gate, loop, server = waiting_server
+        waiting_server: tuple[Served, threading.Event]) -> None:
+    server, gate = waiting_server
+    bound = server.port
     health = health_pb2_grpc.HealthStub(grpc.insecure_channel(f"127.0.0.1:{bound}"))
     request = health_pb2.HealthCheckRequest(service="pokertable.v1.TableService")
     assert health.Check(request, timeout=5).status == health_pb2.HealthCheckResponse.NOT_SERVING  # type: ignore[attr-defined]
@@ -93,7 +88,7 @@ def test_health_says_serving_only_when_ready_and_not_serving_while_stopping(
     assert next(watch).status == health_pb2.HealthCheckResponse.SERVING
     everything = health.Check(health_pb2.HealthCheckRequest(service=""), timeout=5)  # type: ignore[attr-defined]
     assert everything.status == health_pb2.HealthCheckResponse.SERVING
-    stopping = asyncio.run_coroutine_threadsafe(stop(server, 5), loop)
+    stopping = server.stop(5)
     assert next(watch).status == health_pb2.HealthCheckResponse.NOT_SERVING
     watch.cancel()
     stopping.result(timeout=10)
@@ -107,24 +102,19 @@ def test_a_stop_ends_and_leaves_no_probe_reading_the_store_it_hands_back(
     still read it crashed the process (a segmentation fault in the CI)."""
     monkeypatch.setattr(server_module, "STORE_PROBE_SECONDS", 0.0)
     store = open_store(f"sqlite:///{tmp_path / 'tables.db'}", writer=True)
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_forever, daemon=True)
-    thread.start()
     try:
         for attempt in range(40):
-            server, _ = asyncio.run_coroutine_threadsafe(create_server(store.app, STATIONS), loop).result(timeout=30)
-            readiness = server_module._READINESS[server]
-            deadline = time.monotonic() + 10
-            while readiness.probe is None and time.monotonic() < deadline:  # SERVING, and probing
-                time.sleep(0.001)
-            assert readiness.probe is not None
-            time.sleep(attempt % 5 / 1000)
-            asyncio.run_coroutine_threadsafe(stop(server, 0), loop).result(timeout=10)
-            assert readiness.task is not None and readiness.task.done(), attempt
-            assert readiness.probe.done(), attempt
+            with served(store.app, STATIONS) as server:
+                readiness = server_module._READINESS[server.server]
+                deadline = time.monotonic() + 10
+                while readiness.probe is None and time.monotonic() < deadline:  # SERVING, and probing
+                    time.sleep(0.001)
+                assert readiness.probe is not None
+                time.sleep(attempt % 5 / 1000)
+                server.stop(0).result(timeout=10)
+                assert readiness.task is not None and readiness.task.done(), attempt
+                assert readiness.probe.done(), attempt
     finally:
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(timeout=5)
         store.close()
 
 
@@ -140,15 +130,8 @@ def test_two_instances_on_one_postgres_never_both_apply_conflicting_commands() -
     """Both instances race to seat a player in the same seat, many times: exactly one applies each time; the loser
     gets ABORTED (retryable) or FAILED_PRECONDITION (it saw the winner's change), and nothing else changes."""
     env = postgres_store()
-    loops, servers, ports = [], [], []
-    for _ in range(2):
-        loop = asyncio.new_event_loop()
-        threading.Thread(target=loop.run_forever, daemon=True).start()
-        server, bound = asyncio.run_coroutine_threadsafe(create_server(PokerTables(env=env), STATIONS), loop).result()
-        loops.append(loop)
-        servers.append(server)
-        ports.append(bound)
-    try:
+    with served(PokerTables(env=env)) as one, served(PokerTables(env=env)) as other:
+        ports = [one.port, other.port]
         pit, first, second = Client(ports[0], TOKENS["pit"]), Client(ports[0], TOKENS["dealer"]), \
             Client(ports[1], TOKENS["dealer"])
         open_circle(pit, "Mesa 1", blinds=[1, 2])
@@ -176,7 +159,4 @@ def test_two_instances_on_one_postgres_never_both_apply_conflicting_commands() -
             codes.extend(code for code in outcomes if code != grpc.StatusCode.OK)
         assert set(codes) <= {grpc.StatusCode.ABORTED, grpc.StatusCode.FAILED_PRECONDITION}
         assert sorted(get_table(first).circle.stacks) == list(range(1, 11))
-    finally:
-        for loop, server in zip(loops, servers, strict=True):
-            asyncio.run_coroutine_threadsafe(stop(server, 0), loop).result()
-            loop.call_soon_threadsafe(loop.stop)
+

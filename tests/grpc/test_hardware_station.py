@@ -3,13 +3,11 @@ real pseudo-terminal, the shuffler preparing the other deck, the decks alternati
 
 from __future__ import annotations
 
-import asyncio
-import threading
+import contextlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import grpc
 import pytest
 
 from devices.protocol import Colour, ShoeFaultCode
@@ -22,11 +20,11 @@ from service.api import types_pb2 as pb
 from service.app.access import Role, Viewer
 from service.app.application import PokerTables
 from service.app.commands import AcknowledgeAlert
-from service.grpc.server import create_server, stop
 from service.station.client import card_due
 from service.station.hardware import HardwareStation
 from service.station.reference import Station, execute
 from service.store.persistence import environment
+from tests.support.grpc_support import served
 from tests.support.hardware_service import STATIONS, draw_and_wait
 from tests.support.hardware_service import service as service  # noqa: PLC0414  (a fixture)
 
@@ -186,13 +184,9 @@ def test_reads_during_a_service_loss_are_held_shown_and_reconciled_by_sequence(t
     """The service goes away mid-deal: nothing is dealt or lost meanwhile; back, the held reads are sent in order,
     and a read the service had already stored (its answer lost) is recognised, not dealt twice."""
     app = PokerTables(env=environment(f"sqlite:///{tmp_path / 'loss.db'}"))
-    loop = asyncio.new_event_loop()
-    threading.Thread(target=loop.run_forever, daemon=True).start()
-
-    def start(address: str) -> tuple[grpc.aio.Server, int]:
-        return asyncio.run_coroutine_threadsafe(create_server(app, STATIONS, address), loop).result(timeout=10)
-
-    server, port = start("127.0.0.1:0")
+    servers = contextlib.ExitStack()  # the suite's one harness (grpc_support.served), stopped and started again
+    first = servers.enter_context(served(app, STATIONS))
+    port = first.port
     dealer = _open_holdem(f"127.0.0.1:{port}", "open-hw4")
     shoe = ShoeSimulator(seed=9)
     shown: list[str] = []
@@ -203,14 +197,14 @@ def test_reads_during_a_service_loss_are_held_shown_and_reconciled_by_sequence(t
         shoe.load(Colour.RED)
         for _ in range(2):
             draw_and_wait(shoe, hardware)
-        asyncio.run_coroutine_threadsafe(stop(server, 0), loop).result(timeout=10)
+        first.stop(0).result(timeout=10)
         drawn = [str(shoe.draw()) for _ in range(3)]
         assert hardware.wait(lambda: len(hardware.held) == 3)
         assert [card for card, _ in hardware.held] == drawn and [seq for _, seq in hardware.held] == [3, 4, 5]
         assert len(_shoe_deals(app)) == 2 and any("service lost" in line for line in shown)
         panel = execute(dealer, "Mesa HW", "devices", hardware) or ""
         assert f"SERVICE LOST: 3 held, not dealt: {drawn[0]}#3" in panel
-        server, _ = start(f"127.0.0.1:{port}")
+        servers.enter_context(served(app, STATIONS, f"127.0.0.1:{port}"))
         assert hardware.wait(lambda: not hardware.held, timeout=10)
         assert any("reconciled" in line for line in shown)
         deals = _shoe_deals(app)
@@ -222,8 +216,7 @@ def test_reads_during_a_service_loss_are_held_shown_and_reconciled_by_sequence(t
     finally:
         hardware.close()
         shoe.close()
-        asyncio.run_coroutine_threadsafe(stop(server, 0), loop).result(timeout=10)
-        loop.call_soon_threadsafe(loop.stop)
+        servers.close()
 
 
 def test_shuffler_jam_miscount_and_corrupt_shoe_frames_are_shown_and_recorded(

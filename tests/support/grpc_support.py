@@ -8,13 +8,15 @@ Use the fixture as ``from tests.support import grpc_support`` then ``port = grpc
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import threading
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Coroutine, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import grpc
 import pytest
@@ -30,6 +32,8 @@ from service.bootstrap import open_store
 from service.grpc.server import _READINESS, Stations, create_server, stop
 from service.store.persistence import environment
 from tests.support.stores import postgres_store
+
+T = TypeVar("T")
 
 __all__ = [
     "STATIONS", "TOKENS", "Client", "act", "deal", "get_table", "health_service", "instance", "open_banked",
@@ -77,16 +81,54 @@ def port(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[int]:
 def serving(app: PokerTables, stations: Stations, **options: Any) -> Iterator[int]:
     """A real server of ``app`` for ``stations`` on a free port (its port), in its own event loop thread, stopped
     on exit; ``options``: :func:`create_server`'s (the shuffler monitor's settings, say)."""
+    with served(app, stations, **options) as server:
+        yield server.port
+
+
+@dataclass
+class Served:
+    """A server started by :func:`served`: its port, the server itself and the event loop it runs on."""
+
+    port: int
+    server: grpc.aio.Server
+    loop: asyncio.AbstractEventLoop
+    stopped: bool = False
+
+    @property
+    def servicer(self) -> Any:
+        """The server's servicer (the application's edge: its stations, its follower)."""
+        return _READINESS[self.server].servicer
+
+    def call(self, coroutine: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+        """Run ``coroutine`` on the server's event loop."""
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop)
+
+    def stop(self, grace: float = 0) -> concurrent.futures.Future[None]:
+        """Stop the server (``grace``: seconds the calls in flight have), once; the harness then only closes its
+        loop."""
+        self.stopped = True
+        return self.call(stop(self.server, grace))
+
+
+@contextmanager
+def served(app: PokerTables, stations: Stations = STATIONS, address: str = "127.0.0.1:0",
+           **options: Any) -> Iterator[Served]:
+    """The one harness of the suite's in-process servers: a real server of ``app`` for ``stations`` on a free port
+    (or ``address``: a server started again where the last one was), in its own event loop thread, stopped on exit
+    (unless the test stopped it); ``options``: :func:`create_server`'s (the shuffler monitor's settings, a readiness
+    check, TLS credentials)."""
     loop = asyncio.new_event_loop()
     thread = threading.Thread(target=loop.run_forever, daemon=True)
     thread.start()
     try:
-        server, bound = asyncio.run_coroutine_threadsafe(create_server(app, stations, **options),
+        server, bound = asyncio.run_coroutine_threadsafe(create_server(app, stations, address, **options),
                                                          loop).result(timeout=30)
+        running = Served(bound, server, loop)
         try:
-            yield bound
+            yield running
         finally:
-            asyncio.run_coroutine_threadsafe(stop(server, 0), loop).result(timeout=10)
+            if not running.stopped:
+                running.stop().result(timeout=20)
     finally:
         loop.call_soon_threadsafe(loop.stop)
         thread.join(timeout=5)
@@ -239,18 +281,10 @@ def health_service(ready: threading.Event, credentials: grpc.ServerCredentials |
 def instance(env: dict[str, str], app: PokerTables | None = None) -> Iterator[tuple[int, Any]]:
     """A service instance on the shared schema (of ``app`` if given): its port and its servicer."""
     app = app or PokerTables(env=env)
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_forever, daemon=True)
-    thread.start()
     try:
-        server, port = asyncio.run_coroutine_threadsafe(create_server(app, STATIONS), loop).result(timeout=30)
-        try:
-            yield port, _READINESS[server].servicer
-        finally:
-            asyncio.run_coroutine_threadsafe(stop(server, 0), loop).result(timeout=20)
+        with served(app, STATIONS) as server:
+            yield server.port, server.servicer
     finally:
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(timeout=5)
         app.close()
 
 

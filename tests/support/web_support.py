@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -21,10 +20,10 @@ from service.api import types_pb2 as pb
 from service.app.access import Role
 from service.app.application import PokerTables
 from service.bootstrap import open_store
-from service.grpc.server import Stations, create_server, metrics_of, stop
+from service.grpc.server import Stations, metrics_of
 from service.web.floor import IDLE_AFTER
 from service.web.server import bind, serve_dashboard
-from tests.support.grpc_support import Client, act, deal, open_banked, open_circle, seat, start
+from tests.support.grpc_support import Client, act, deal, open_banked, open_circle, seat, served, start
 
 TOKENS = {"pit": "web-pit-boss-token-0123456", "director": "web-director-token-0123456",
           "tv": "web-observer-token-0123456", "dealer": "web-dealer-token-01234567",
@@ -67,28 +66,24 @@ def pit_service(tmp_path: Path, *, floor_idle_after: float | None = IDLE_AFTER) 
     """``pokertable serve --http`` as the CLI composes it, in this process."""
     store = open_store(f"sqlite:///{tmp_path / 'tables.db'}", writer=True)
     stations, floor_token = Stations.from_mapping(STATIONS).with_station("pit-dashboard-floor", Role.OBSERVER)
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_forever, daemon=True)
-    thread.start()
     listener = bind("127.0.0.1:0")
-    http_port: asyncio.Future[int] = loop.create_future()
     try:
-        server, port = asyncio.run_coroutine_threadsafe(create_server(store.app, stations), loop).result(timeout=30)
-        bound = loop.create_future()
-        loop.call_soon_threadsafe(bound.set_result, port)
-        dashboard = asyncio.run_coroutine_threadsafe(serve_dashboard(
-            listener, bound, "127.0.0.1", stations.authenticate, floor_token,
-            ready=http_port.set_result, floor_idle_after=floor_idle_after), loop)
-        asyncio.run_coroutine_threadsafe(asyncio.wait_for(asyncio.shield(http_port), 30), loop).result(timeout=30)
-        try:
-            yield Pit(port, f"http://127.0.0.1:{http_port.result()}", store.app, tmp_path / "tables.db", server)
-        finally:
-            dashboard.cancel()
-            time.sleep(0.2)
-            asyncio.run_coroutine_threadsafe(stop(server, 0), loop).result(timeout=10)
+        with served(store.app, stations) as running:  # the suite's one harness; the dashboard on its event loop
+            loop, port = running.loop, running.port
+            http_port: asyncio.Future[int] = loop.create_future()
+            bound = loop.create_future()
+            loop.call_soon_threadsafe(bound.set_result, port)
+            dashboard = running.call(serve_dashboard(
+                listener, bound, "127.0.0.1", stations.authenticate, floor_token,
+                ready=http_port.set_result, floor_idle_after=floor_idle_after))
+            running.call(asyncio.wait_for(asyncio.shield(http_port), 30)).result(timeout=30)
+            try:
+                yield Pit(port, f"http://127.0.0.1:{http_port.result()}", store.app, tmp_path / "tables.db",
+                          running.server)
+            finally:
+                dashboard.cancel()
+                time.sleep(0.2)
     finally:
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(timeout=5)
         listener.close()
         store.close()
 
