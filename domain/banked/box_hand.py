@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar, Self, cast
 from uuid import UUID, uuid5
 
 from eventsourcing.domain import Aggregate
@@ -72,6 +72,46 @@ class BankedHand(Aggregate):
 
     def _house_snapshot(self) -> dict[str, Any]:
         """The game's own part of :meth:`snapshot` (the croupier's or the bank's cards, the board, discards)."""
+        raise NotImplementedError
+
+    # -- the events every banked game records alike (each game's class is redefined by eventsourcing under the
+    # game's own name and module, ``domain.banked.thb:ThbHand.BetPlaced``: the stored topics are the same) -----------
+
+    class BetPlaced(Aggregate.Event):
+        """A bet on a spot of a box (Texas Hold'em Bonus: ante, bonus, flop, turn or river; Casino Draw Poker: ante
+        or play)."""
+
+        box: int
+        spot: str
+        amount: int
+
+        def apply(self, aggregate: Aggregate) -> None:
+            cast(BankedHand, aggregate)._on_bet_placed(self.box, self.spot, self.amount)
+
+    class BetsClosed(Aggregate.Event):
+        """"No va más": the bets are closed and the deal begins (R-THB-4, R-CDP-1)."""
+
+        def apply(self, aggregate: Aggregate) -> None:
+            cast(BankedHand, aggregate)._on_bets_closed()
+
+    class Folded(Aggregate.Event):
+        """The box folded: its ante is lost (a Texas Hold'em Bonus box's bonus stays in action)."""
+
+        box: int
+
+        def apply(self, aggregate: Aggregate) -> None:
+            cast(BankedHand, aggregate)._on_folded(self.box)
+
+    def _on_bet_placed(self, box: int, spot: str, amount: int) -> None:
+        """What a bet does to this game's hand."""
+        raise NotImplementedError
+
+    def _on_bets_closed(self) -> None:
+        """What closing the bets does to this game's hand (the deal's order)."""
+        raise NotImplementedError
+
+    def _on_folded(self, box: int) -> None:
+        """What a box's fold does to this game's hand."""
         raise NotImplementedError
 
     def verify_void(self, rule: str, reason: str) -> None:

@@ -246,29 +246,24 @@ class CdpHand(BankedHand):
             self.trigger_event(self.BoxSettled, box=box, result=result)
         self.trigger_event(self.Completed, bank_qualified=qualified, bank_result=self.bank_result())
 
-    # -- events ---------------------------------------------------------------------------------------
+    # -- events (BetPlaced, BetsClosed and Folded: declared once for every banked game, domain.banked.box_hand) ----
 
-    class BetPlaced(Aggregate.Event):
+    def _on_bet_placed(self, box: int, spot: str, amount: int) -> None:
         """An ante, or a play bet (2× the ante)."""
+        self.bets.setdefault(box, {})[spot] = amount
+        if spot == "play":
+            self._decided(box)
 
-        box: int
-        spot: str
-        amount: int
+    def _on_folded(self, box: int) -> None:
+        """The box folded: its ante is lost."""
+        self.folded.add(box)
+        self._decided(box)
 
-        def apply(self, aggregate: Aggregate) -> None:
-            hand = _cdp(aggregate)
-            hand.bets.setdefault(self.box, {})[self.spot] = self.amount
-            if self.spot == "play":
-                hand._decided(self.box)
-
-    class BetsClosed(Aggregate.Event):
+    def _on_bets_closed(self) -> None:
         """The deal: five cards one at a time to each box, then five to the bank."""
-
-        def apply(self, aggregate: Aggregate) -> None:
-            hand = _cdp(aggregate)
-            hand.cards = {b: [] for b in hand.boxes}
-            hand.due = deque([*(hand.boxes * 5), *([0] * 5)])
-            hand.stage = CdpStage.DEALING
+        self.cards = {b: [] for b in self.boxes}
+        self.due = deque([*(self.boxes * 5), *([0] * 5)])
+        self.stage = CdpStage.DEALING
 
     class CardDealt(Aggregate.Event):
         """A card to a box (0: the bank)."""
@@ -300,16 +295,6 @@ class CdpHand(BankedHand):
             hand.cards[self.box] = [c for c in hand.cards[self.box] if c not in back]
             hand.discards.extend(back)
             hand.due.extend([self.box] * len(back))
-            hand._decided(self.box)
-
-    class Folded(Aggregate.Event):
-        """The box folded: its ante is lost."""
-
-        box: int
-
-        def apply(self, aggregate: Aggregate) -> None:
-            hand = _cdp(aggregate)
-            hand.folded.add(self.box)
             hand._decided(self.box)
 
     class BankExchanged(Aggregate.Event):

@@ -124,21 +124,28 @@ class ThbHand(ThbPlay, ThbIrregularities, BankedHand):
         """The house's net result of the settled boxes: what the boxes lost minus what they won."""
         return -sum(sum(result.values()) for result in self.results.values())
 
-    # -- events ---------------------------------------------------------------------------------------
+    # -- events (BetPlaced, BetsClosed and Folded: declared once for every banked game, domain.banked.box_hand) ----
 
-    class BetPlaced(Aggregate.Event):
+    def _on_bet_placed(self, box: int, spot: str, amount: int) -> None:
         """A bet on a spot of a box: ante, bonus, flop, turn or river."""
+        self.bets.setdefault(box, {})[spot] = amount
+        if spot not in {"ante", "bonus"}:
+            self.decided.add(box)
+            self._after_decision()
 
-        box: int
-        spot: str
-        amount: int
+    def _on_folded(self, box: int) -> None:
+        """The box folded: its ante is lost, its bonus stays in action."""
+        self.folded.add(box)
+        self._after_decision()
 
-        def apply(self, aggregate: Aggregate) -> None:
-            hand = _thb(aggregate)
-            hand.bets.setdefault(self.box, {})[self.spot] = self.amount
-            if self.spot not in {"ante", "bonus"}:
-                hand.decided.add(self.box)
-                hand._after_decision()
+    def _on_bets_closed(self) -> None:
+        """"No va más": the deal begins, one card to each box from the croupier's left, then the dealer's left spot,
+        a second card to each box, then the dealer's right spot (R-THB-4)."""
+        boxes = self.boxes
+        self.due = deque([*(Due("box", b) for b in boxes), Due("dealer-left"),
+                          *(Due("box", b) for b in boxes), Due("dealer-right")])
+        self.cards = {b: [] for b in boxes}
+        self.stage = Stage.DEALING
 
     class Checked(Aggregate.Event):
         """No turn or river bet for the box."""
@@ -150,28 +157,6 @@ class ThbHand(ThbPlay, ThbIrregularities, BankedHand):
             hand = _thb(aggregate)
             hand.decided.add(self.box)
             hand._after_decision()
-
-    class Folded(Aggregate.Event):
-        """The box folded: its ante is lost, its bonus stays in action."""
-
-        box: int
-
-        def apply(self, aggregate: Aggregate) -> None:
-            hand = _thb(aggregate)
-            hand.folded.add(self.box)
-            hand._after_decision()
-
-    class BetsClosed(Aggregate.Event):
-        """"No va más": the deal begins, one card to each box from the croupier's left, then the dealer's left
-        spot, a second card to each box, then the dealer's right spot (R-THB-4)."""
-
-        def apply(self, aggregate: Aggregate) -> None:
-            hand = _thb(aggregate)
-            boxes = hand.boxes
-            hand.due = deque([*(Due("box", b) for b in boxes), Due("dealer-left"),
-                              *(Due("box", b) for b in boxes), Due("dealer-right")])
-            hand.cards = {b: [] for b in boxes}
-            hand.stage = Stage.DEALING
 
     class CardDealt(Aggregate.Event):
         """A card from the shoe or the croupier, to a box, a dealer spot, the burn or the board."""

@@ -19,6 +19,7 @@ from domain.banked.thb_settings import ThbRuleError
 if TYPE_CHECKING:
     from eventsourcing.domain import Aggregate
 
+    from domain.banked.box_hand import BankedHand
     from domain.banked.thb_settings import ThbSettings
     from domain.cards.cards import Card
 
@@ -66,10 +67,10 @@ class ThbCommands:
         pending_approval: set[int]
         face_up_found: int
         dealer_turned_for_bonus: bool
-        BetPlaced: ClassVar[type[Aggregate.Event]]
+        BetPlaced: ClassVar[type[BankedHand.BetPlaced]]
         Checked: ClassVar[type[Aggregate.Event]]
-        Folded: ClassVar[type[Aggregate.Event]]
-        BetsClosed: ClassVar[type[Aggregate.Event]]
+        Folded: ClassVar[type[BankedHand.Folded]]
+        BetsClosed: ClassVar[type[BankedHand.BetsClosed]]
         CardDealt: ClassVar[type[Aggregate.Event]]
         FaceUpCardDiscarded: ClassVar[type[Aggregate.Event]]
         BoxVoided: ClassVar[type[Aggregate.Event]]

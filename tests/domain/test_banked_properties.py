@@ -7,9 +7,12 @@ from collections import Counter
 from fractions import Fraction
 from itertools import combinations
 
+import pytest
+from eventsourcing.utils import get_topic
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from domain.banked.box_hand import BankedHand
 from domain.banked.cdp import CdpHand
 from domain.banked.paytables import STANDARD_BONUS
 from domain.banked.thb import ThbHand
@@ -119,3 +122,15 @@ def test_the_exact_bonus_edge_matches_a_brute_force_count_over_every_player_and_
     assert exact.expected_return == Fraction(total, count)
     assert exact.hit_frequency == Fraction(hits, count)
     assert round(float(exact.house_edge) * 100, 4) == 8.5406
+
+
+@pytest.mark.parametrize("name", ["BetPlaced", "BetsClosed", "Folded"])
+def test_the_events_both_banked_games_record_alike_are_declared_once_and_stored_under_each_game_s_topic(
+        name: str) -> None:
+    """Issue 31, item 5: a bet, the bets closed and a fold are declared once (domain.banked.box_hand) and each game
+    records them under its own topic, as it always has (events stored before still load, R-AUD-1)."""
+    shared = getattr(BankedHand, name)
+    for hand, module in ((ThbHand, "domain.banked.thb"), (CdpHand, "domain.banked.cdp")):
+        event = getattr(hand, name)
+        assert issubclass(event, shared) and event.__dict__.get("apply") is None  # no body of its own
+        assert get_topic(event) == f"{module}:{hand.__name__}.{name}"
