@@ -1,6 +1,6 @@
 """The read RPCs of the servicer: ListTables (the floor: every table, summed up), GetTable (now, or at a past
-position or time), GetLegalActions, ListHands, SearchHands and ExportHand, for tables of every game; what a view holds
-follows the table's family."""
+position or time), GetLegalActions, ListHands, SearchHands and ExportHand, for tables of every game: the
+application's typed views (:mod:`service.app.table_views`) as messages."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Replies of the gRPC service: application results, views and summaries as pokertable.v1 messages (enums through
-:mod:`service.grpc.enums`; the view's detail by the table's family, never by its game)."""
+"""Replies of the gRPC service: application results, views and summaries as pokertable.v1 messages, by attribute
+(enums through :mod:`service.grpc.enums`; a view's game part by its type, never by the game)."""
 
 from __future__ import annotations
 
