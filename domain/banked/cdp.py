@@ -246,7 +246,8 @@ class CdpHand(BankedHand):
             self.trigger_event(self.BoxSettled, box=box, result=result)
         self.trigger_event(self.Completed, bank_qualified=qualified, bank_result=self.bank_result())
 
-    # -- events (BetPlaced, BetsClosed and Folded: declared once for every banked game, domain.banked.box_hand) ----
+    # -- events (BetPlaced, BetsClosed and Folded: declared once for every banked game, domain.banked.box_hand;
+    # named here with what they mean at this game, and each said by a hook of the hand) --------------------------
 
     def _on_bet_placed(self, box: int, spot: str, amount: int) -> None:
         """An ante, or a play bet (2× the ante)."""
@@ -264,6 +265,15 @@ class CdpHand(BankedHand):
         self.cards = {b: [] for b in self.boxes}
         self.due = deque([*(self.boxes * 5), *([0] * 5)])
         self.stage = CdpStage.DEALING
+
+    class BetPlaced(BankedHand.BetPlaced):
+        """An ante, or a play bet (2× the ante)."""
+
+    class BetsClosed(BankedHand.BetsClosed):
+        """The deal: five cards one at a time to each box, then five to the bank."""
+
+    class Folded(BankedHand.Folded):
+        """The box folded: its ante is lost."""
 
     class CardDealt(Aggregate.Event):
         """A card to a box (0: the bank)."""

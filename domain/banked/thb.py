@@ -124,7 +124,8 @@ class ThbHand(ThbPlay, ThbIrregularities, BankedHand):
         """The house's net result of the settled boxes: what the boxes lost minus what they won."""
         return -sum(sum(result.values()) for result in self.results.values())
 
-    # -- events (BetPlaced, BetsClosed and Folded: declared once for every banked game, domain.banked.box_hand) ----
+    # -- events (BetPlaced, BetsClosed and Folded: declared once for every banked game, domain.banked.box_hand;
+    # named here with what they mean at this game, and each said by a hook of the hand) --------------------------
 
     def _on_bet_placed(self, box: int, spot: str, amount: int) -> None:
         """A bet on a spot of a box: ante, bonus, flop, turn or river."""
@@ -146,6 +147,16 @@ class ThbHand(ThbPlay, ThbIrregularities, BankedHand):
                           *(Due("box", b) for b in boxes), Due("dealer-right")])
         self.cards = {b: [] for b in boxes}
         self.stage = Stage.DEALING
+
+    class BetPlaced(BankedHand.BetPlaced):
+        """A bet on a spot of a box: ante, bonus, flop, turn or river."""
+
+    class Folded(BankedHand.Folded):
+        """The box folded: its ante is lost, its bonus stays in action."""
+
+    class BetsClosed(BankedHand.BetsClosed):
+        """"No va más": the deal begins, one card to each box from the croupier's left, then the dealer's left
+        spot, a second card to each box, then the dealer's right spot (R-THB-4)."""
 
     class Checked(Aggregate.Event):
         """No turn or river bet for the box."""
