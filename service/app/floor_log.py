@@ -24,6 +24,7 @@ from domain.floor_log import EVENTS, Change, HandEnded, HandStarted, TableOpened
 from domain.games import Game, game_of
 from service.app.access import NotFoundError
 from service.app.log_entries import log_entry, stored_topics
+from service.app.table_views import HandSummary
 from service.store.floor_store import FORMAT, AlertRow, FloorStore, PositionMovedError
 from service.store.persistence import READ_ONLY
 
@@ -38,13 +39,13 @@ FOLLOW_EVERY = 1.0
 _log = logging.getLogger(__name__)
 
 
-def hand_summary(app: Any, dealt: Game, hand_id: UUID) -> dict[str, Any]:
+def hand_summary(app: Any, dealt: Game, hand_id: UUID) -> HandSummary:
     """What a search lists of a hand (its game's ``summarise``), from the hand's events read once."""
     events: list[Any] = list(app.events.get(hand_id))
     hand: Any = None
     for stored in events:  # the events just read make the hand: no second read of the store
         hand = stored.mutate(hand)
-    return dealt.summarise(hand, events)
+    return HandSummary.of(dealt.summarise(hand, events))
 
 
 class FloorLog:
@@ -112,13 +113,14 @@ class FloorLog:
                     started[change.hand_id] = change.table
                 made.append(change)
         summaries = {change.hand_id: self._summary(change) for change in made if isinstance(change, HandEnded)}
-        self.store.commit(position, end, made, {hand: summary for hand, summary in summaries.items() if summary})
+        self.store.commit(position, end, made, {hand: summary.stored() for hand, summary in summaries.items()
+                                                if summary is not None})
         return end
 
     def _table_name(self, table_id: str) -> str | None:
         return self._names.get(table_id)
 
-    def _summary(self, ended: HandEnded) -> dict[str, Any] | None:
+    def _summary(self, ended: HandEnded) -> HandSummary | None:
         """An ended hand's summary, as a search lists it (None: its table is not there to say its game)."""
         try:
             dealt = game_of(self.app.any_table(ended.table))

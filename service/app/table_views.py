@@ -242,3 +242,10 @@ class HandSummary:
                    datetime.fromisoformat(str(summary["ended"])), tuple(summary["seats"]), str(summary["outcome"]),
                    int(summary["pot"]), tuple(summary["winners"]),
                    {int(seat): int(net) for seat, net in summary["net"].items()})
+
+    def stored(self) -> dict[str, Any]:
+        """As the hands index stores it (JSON), key for key what the game's summary says (:meth:`of` reads it
+        back): the index of every earlier version reads the same."""
+        return {"hand_id": self.hand_id, "number": self.number, "started": str(self.started),
+                "ended": str(self.ended), "seats": list(self.seats), "outcome": self.outcome, "pot": self.pot,
+                "winners": list(self.winners), "net": dict(self.net)}

@@ -116,14 +116,14 @@ class TableViews:
             self.app.floor_log.catch_up()
             rows = self.app.floor_log.store.hands_index.hands(table, since=since, until=until, outcome=outcome,
                                                               seat=seat)
-            summaries: Iterable[dict[str, Any]] = (
-                row.summary if row.summary is not None else hand_summary(self.app, dealt, UUID(row.hand_id))
-                for row in rows)
+            summaries: Iterable[HandSummary] = (
+                HandSummary.of(row.summary) if row.summary is not None
+                else hand_summary(self.app, dealt, UUID(row.hand_id)) for row in rows)
         else:  # a store opened read-only: the hands started in the range, each read
             summaries = (hand_summary(self.app, dealt, hand_id)
                          for hand_id in past.hands_started_within(self.app, table, since, until))
         found = []
-        for summary in map(HandSummary.of, summaries):
+        for summary in summaries:
             if (since is not None and summary.started < since) or (until is not None and summary.started > until):
                 continue
             if seat is not None and seat not in summary.seats:

@@ -24,6 +24,7 @@ from service.app import floor_log as floor_log_module
 from service.app.application import PokerTables
 from service.app.commands import AcknowledgeAlert, OpenTable
 from service.app.floor_log import FloorLog, hand_summary
+from service.app.table_views import HandSummary
 from service.store import floor_store
 from service.store.floor_store import FloorStore
 from tests.support.app_play import PIT
@@ -288,7 +289,9 @@ def test_a_hand_summary_is_what_the_search_lists(store: dict[str, str]) -> None:
     for name in app.table_names():
         for row in app.floor_log.store.hands_index.hands(name, since=None, until=None, outcome=None, seat=None):
             if row.summary is not None:
-                assert row.summary == hand_summary(app, game_of(app.any_table(name)), uuid.UUID(row.hand_id))
+                summary = hand_summary(app, game_of(app.any_table(name)), uuid.UUID(row.hand_id))
+                assert row.summary == summary.stored()  # stored as the game sums the hand up, key for key
+                assert HandSummary.of(row.summary) == summary
     app.close()
 
 
