@@ -14,6 +14,7 @@ import json
 import os
 import re
 import secrets
+import stat
 import sys
 import tempfile
 import tomllib
@@ -90,7 +91,11 @@ def _add(path: Path, text: str, stations: dict[str, Any], args: argparse.Namespa
     except (tomllib.TOMLDecodeError, StationConfigError) as error:
         print(f"pokertable tokens add: {error}", file=sys.stderr)
         return 1
-    _write(path, new_text)
+    try:
+        _write(path, new_text)
+    except KeptOwnerError as error:
+        print(f"pokertable tokens add: {error}", file=sys.stderr)
+        return 1
     print(token)
     print(f"station {name!r} ({role.value}{f' at {table}' if table else ''}) added to {path}; its token is printed "
           "once, above: give it to the station (the file keeps only its digest); the service reads it at its next "
@@ -118,7 +123,11 @@ def _remove(path: Path, text: str, stations: dict[str, Any], name: str | None) -
         print(f"pokertable tokens remove: the station {name!r} is not written as its own [stations.…] table in "
               f"{path}: edit the file by hand", file=sys.stderr)
         return 1
-    _write(path, new_text)
+    try:
+        _write(path, new_text)
+    except KeptOwnerError as error:
+        print(f"pokertable tokens remove: {error}", file=sys.stderr)
+        return 1
     print(f"station {name!r} removed from {path}; its token stops working at the service's next start",
           file=sys.stderr)
     return 0
@@ -139,14 +148,27 @@ def _key(name: str) -> str:
     return name if _BARE.fullmatch(name) else json.dumps(name)
 
 
+class KeptOwnerError(Exception):
+    """The file's owner and group cannot be kept by who runs the command: nothing was written."""
+
+
 def _write(path: Path, text: str) -> None:
-    """Replace the file atomically, readable by its owner only (it names the stations and their digests)."""
+    """Replace the file atomically, keeping its owner, its group and its mode less any access for others (it names
+    the stations and their digests, and the service's user reads it: docs/ops/install.md); a new file is readable
+    by its owner only.  :class:`KeptOwnerError` (nothing written) when its owner or group cannot be kept."""
+    before = path.stat() if path.exists() else None
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             out.write(text)
-        os.chmod(temporary, 0o600)
+        os.chmod(temporary, 0o600 if before is None else stat.S_IMODE(before.st_mode) & ~0o007)
+        if before is not None and (before.st_uid, before.st_gid) != (os.geteuid(), os.getegid()):
+            try:
+                os.chown(temporary, before.st_uid, before.st_gid)
+            except PermissionError:
+                raise KeptOwnerError(f"{path} belongs to uid {before.st_uid}, gid {before.st_gid}: run the command "
+                                     "as its owner or as root, so that the service can still read it") from None
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

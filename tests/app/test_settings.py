@@ -4,6 +4,7 @@ environment, never echoed; station tokens kept as digests and made by ``pokertab
 
 from __future__ import annotations
 
+import os
 import stat
 import tomllib
 from pathlib import Path
@@ -99,6 +100,28 @@ def test_stations_keep_digests_and_refuse_what_they_cannot_use(tmp_path: Path) -
         assert named in str(refused.value) and "[stations.s]" in str(refused.value)
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason="keeping another user's ownership needs root, as an install does")
+def test_tokens_add_and_remove_keep_the_installed_file_s_owner_group_and_mode(tmp_path: Path) -> None:
+    """Issue 32, item 5: docs/ops/install.md installs the configuration root-owned, group pokertable, mode 0640, for
+    the service's user to read; ``tokens add`` and ``tokens remove`` rewrite it as it was installed, and the service
+    can still start."""
+    config = tmp_path / "pokertable.toml"
+    config.write_text("[service]\nport = 50051\n", encoding="utf-8")
+    os.chown(config, 0, 65534)  # root, and a group the service's user is in (nogroup here)
+    config.chmod(0o640)
+    assert main(["tokens", "add", "--config", str(config), "--role", "pit-boss", "--name", "boss"]) == 0
+    kept = config.stat()
+    assert (kept.st_uid, kept.st_gid, stat.S_IMODE(kept.st_mode)) == (0, 65534, 0o640)
+    assert main(["tokens", "remove", "--config", str(config), "--name", "boss"]) == 0
+    kept = config.stat()
+    assert (kept.st_uid, kept.st_gid, stat.S_IMODE(kept.st_mode)) == (0, 65534, 0o640)
+    os.chown(config, 65534, 65534)  # another user's file: root rewrites it as that user's
+    assert main(["tokens", "add", "--config", str(config), "--role", "observer", "--name", "tv"]) == 0
+    assert (config.stat().st_uid, config.stat().st_gid) == (65534, 65534)
+    assert set(tomllib.loads(config.read_text(encoding="utf-8"))["stations"]) == {"tv"}
+    Stations.load(config)  # the service reads it as it starts
+
+
 def test_tokens_add_prints_the_token_once_and_the_file_keeps_its_digest(
     tmp_path: Path, capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -111,7 +134,7 @@ def test_tokens_add_prints_the_token_once_and_the_file_keeps_its_digest(
     assert "mesa-1-dealer" in err and token not in err
     text = config.read_text(encoding="utf-8")
     assert token not in text and digest(token) in text and text.startswith("# the casino's configuration")
-    assert stat.S_IMODE(config.stat().st_mode) == 0o600
+    assert stat.S_IMODE(config.stat().st_mode) == 0o640  # its mode kept, less the access others had (it was 0644)
     stations = Stations.load(config)
     viewer = stations.by_token.get(token)
     assert viewer is not None and (viewer.station, viewer.role.value, viewer.table) == ("mesa-1-dealer", "dealer",
