@@ -43,7 +43,19 @@ by the server: "cannot execute INSERT in a read-only transaction")."""
 
 
 def masked_url(url: str) -> str:
-    """``url`` as it may be shown (logs, messages, the status line): a password in it replaced by ``***``."""
+    """``url`` as it may be shown (logs, messages, the status line): a password in it replaced by ``***``.
+
+    A password written with an unencoded ``#``, ``?`` or ``/`` makes the URL ambiguous (a parser reads the rest as a
+    fragment, a query or a path, and finds no password): whatever lies between the user's ``:`` and the last ``@``
+    is masked then, so a password is never shown whole, whatever it holds (issue 32).
+
+    >>> masked_url("postgresql://casino:pa#ss?w/rd@db.lan:5432/tables")
+    'postgresql://casino:***@db.lan:5432/tables'
+    """
+    scheme, separator, rest = url.partition("://")
+    user, colon, _ = rest.rpartition("@")[0].partition(":")
+    if separator and colon and "/" not in user and any(mark in rest.rpartition("@")[0] for mark in "#?/"):
+        return f"{scheme}://{user}:***@{rest.rpartition('@')[2]}"
     try:
         parts = urlsplit(url)
         password = parts.password

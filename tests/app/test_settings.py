@@ -69,6 +69,14 @@ def test_the_database_password_comes_from_a_secret_and_is_never_described(tmp_pa
     assert masked_url("postgresql://u:pw0@h/d") == "postgresql://u:***@h/d"
 
 
+@pytest.mark.parametrize("password", ["pa#ss", "pa?ss", "pa/ss", "#?/@:", "p@ss#1", "?"])
+def test_a_password_written_unencoded_is_never_shown_whole(password: str) -> None:
+    """Issue 32: a password with an unencoded ``#``, ``?``, ``/`` or ``@`` (a URL parser takes the rest for a fragment,
+    a query or a path) is masked all the same in every message."""
+    shown = masked_url(f"postgresql://casino:{password}@db.lan:5432/tables?schema=s1")
+    assert shown == "postgresql://casino:***@db.lan:5432/tables?schema=s1"
+
+
 def test_a_password_given_as_a_flag_is_not_taken() -> None:
     """A flag is in the process list for every user of the machine: the password is read from the environment only."""
     chosen = settings({"db_password": "seen-by-ps"}, {}, {})
