@@ -31,27 +31,19 @@ from service.app.visibility import shows_down_cards
 if TYPE_CHECKING:
     from service.app.floor_log import FloorLog
     from service.app.holds import Holds
-    from service.app.reads import Reads
 
 
-class Host(Protocol):
-    """The application as its views see it (:class:`service.app.application.PokerTables` is one): its reads, its
-    holds, its floor's projection, its store and the casino's delay policy (``hole_cards_live``)."""
+class Host(past.Store, Protocol):
+    """The application as its views see it (:class:`service.app.application.PokerTables` is one): what the past is
+    read from (:class:`service.app.past.Store`), its holds, its floor's projection and the casino's delay policy
+    (``hole_cards_live``)."""
 
     hole_cards_live: bool
 
     @property
-    def reads(self) -> Reads: ...
-    @property
     def holds(self) -> Holds: ...
     @property
     def floor_log(self) -> FloorLog: ...
-    @property
-    def recorder(self) -> Any: ...
-    @property
-    def mapper(self) -> Any: ...
-    @property
-    def events(self) -> Any: ...
 
 
 class TableViews:

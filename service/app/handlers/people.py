@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Any
 
 from service.app.access import NotFoundError, Viewer
 from service.app.commands import AcknowledgeAlert, Command, SignIn, SignOut
+from service.app.handlers.tables import table_change
 from service.app.results import Result
 
 if TYPE_CHECKING:
-    from eventsourcing.domain import Aggregate
 
     from domain.banked.table import BankedTable
     from domain.circle.table import Table
@@ -21,23 +21,13 @@ if TYPE_CHECKING:
 def sign_in(app: Tables, command: SignIn, viewer: Viewer) -> Result:
     """R-AUD-1: the dealer now dealing at a table (of any game), signed in at its croupier's station (or by the pit
     boss); his id is recorded with every later command of the table's stations, until another signs in."""
-    def change() -> tuple[Result, list[Aggregate]]:
-        record = app.reads.any_table(command.table)
-        record.sign_in(command.dealer_id, viewer.station)
-        return Result(table=command.table, version=record.version), [record]
-
-    return app.unit.execute(command.command_id, command.table, change, command.what(None))
+    return table_change(app, command, lambda record: record.sign_in(command.dealer_id, viewer.station))
 
 
 def sign_out(app: Tables, command: SignOut, viewer: Viewer) -> Result:
     """R-AUD-1: the dealer signed in at a table leaves it (a rotation, a break, the end of his shift), signed out
     at its croupier's station or by the pit boss; the table has no dealer until the next sign-in."""
-    def change() -> tuple[Result, list[Aggregate]]:
-        record = app.reads.any_table(command.table)
-        record.sign_out(viewer.station)
-        return Result(table=command.table, version=record.version), [record]
-
-    return app.unit.execute(command.command_id, command.table, change, command.what(None))
+    return table_change(app, command, lambda record: record.sign_out(viewer.station))
 
 
 def acknowledge_alert(app: Tables, command: AcknowledgeAlert, viewer: Viewer) -> Result:
@@ -49,14 +39,12 @@ def acknowledge_alert(app: Tables, command: AcknowledgeAlert, viewer: Viewer) ->
     if not command.table:  # the casino's log's own alerts: tampering found by the audit (service.app.tampering)
         return app.audit.acknowledge_finding(command, viewer)
 
-    def change() -> tuple[Result, list[Aggregate]]:
-        record = app.reads.any_table(command.table)
+    def apply(record: Table | BankedTable) -> None:
         record.verify_acknowledge_alert(command.position, command.reason, viewer.station)
         version = _verify_event_of(app, record, command.position)
         record.acknowledge_alert(command.position, command.reason, viewer.station, version)  # R-HOLD-1: released
-        return Result(table=command.table, version=record.version), [record]
 
-    return app.unit.execute(command.command_id, command.table, change, command.what(None))
+    return table_change(app, command, apply)
 
 
 def _verify_event_of(app: Tables, record: Table | BankedTable, position: int) -> int:

@@ -50,26 +50,22 @@ def open_table(app: Tables, command: OpenTable, viewer: Viewer) -> Result:
     return app.unit.execute(command.command_id, command.table, change, command.what(None))
 
 
+def table_change(app: Tables, command: Command, apply: Callable[[Any], None], *, circle: str = "") -> Result:
+    """A change of the command's table itself (its devices, its alerts, its dealer): its version after it.
+    ``circle``: a change of a circle table's own (its seats and stacks, settings, close), refused at a banked table,
+    whose boxes take bets hand by hand, naming this rule."""
+    def change() -> tuple[Result, list[Aggregate]]:
+        record = app.reads.table(command.table, circle) if circle else app.reads.any_table(command.table)
+        apply(record)
+        return Result(table=command.table, version=record.version), [record]
+
+    return app.unit.execute(command.command_id, command.table, change, command.what(None))
+
+
 def _circle_change(app: Tables, command: Command, apply: Callable[[Table], None],
                    rule: str = "R-CIRC-2") -> Result:
-    """A change of a circle table's own (its seats and stacks, settings, close): a banked table's boxes take bets
-    hand by hand, and it has none of them (refused naming ``rule``)."""
-    def change() -> tuple[Result, list[Aggregate]]:
-        record = app.reads.table(command.table, rule)
-        apply(record)
-        return Result(table=command.table, version=record.version), [record]
-
-    return app.unit.execute(command.command_id, command.table, change, command.what(None))
-
-
-def _table_change(app: Tables, command: Command, apply: Callable[[Any], None]) -> Result:
-    """A change of a table of any game (its devices, its alerts, its dealer)."""
-    def change() -> tuple[Result, list[Aggregate]]:
-        record = app.reads.any_table(command.table)
-        apply(record)
-        return Result(table=command.table, version=record.version), [record]
-
-    return app.unit.execute(command.command_id, command.table, change, command.what(None))
+    """A change of a circle table's own (:func:`table_change`), refused at a banked table naming ``rule``."""
+    return table_change(app, command, apply, circle=rule)
 
 
 def sit(app: Tables, command: Sit, viewer: Viewer) -> Result:
@@ -112,7 +108,7 @@ def close_table(app: Tables, command: CloseTable, viewer: Viewer) -> Result:
 
 def record_device_report(app: Tables, command: RecordDeviceReport, viewer: Viewer) -> Result:
     """A shuffle, deck check, delivery or fault of a device at a table, as an event of the table."""
-    return _table_change(app, command, lambda t: t.record_device_report(command.report))
+    return table_change(app, command, lambda t: t.record_device_report(command.report))
 
 
 def record_cut_exposure(app: Tables, command: RecordCutExposure, viewer: Viewer) -> Result:
