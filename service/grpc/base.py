@@ -89,14 +89,8 @@ class ServicerBase:
         """``work`` for the calling station; ``offload``: a long read, always on the thread pool."""
         viewer = self._viewer(context)
         if self.inline and not offload:
-            return self._as(viewer, work)
-        return await asyncio.get_running_loop().run_in_executor(self.executor, self._as, viewer, work)
-
-    def _as(self, viewer: Viewer, work: Callable[[Viewer], T]) -> T:
-        """``work`` as the station (on the thread that runs it): its commands' records name the dealer signed in
-        at its table (R-AUD-1, :meth:`UnitOfWork.acting`)."""
-        with self.app.unit.acting(viewer):
-            return work(viewer)
+            return work(viewer)  # a command's record names the dealer of its station's table: PokerTables.handle
+        return await asyncio.get_running_loop().run_in_executor(self.executor, work, viewer)
 
     def _unrecorded(self, viewer: Viewer, shown: Iterable[tuple[str, int]]) -> list[tuple[str, int]]:
         """Of the hands (table, number) whose face-down cards ``viewer`` is shown live, those this service has not
