@@ -276,6 +276,7 @@ def main() -> None:
     directory = Path(tempfile.mkdtemp(prefix="pokertable-devbench-"))
     config = directory / "stations.toml"
     config.write_text(CONFIG, encoding="utf-8")
+    config.chmod(0o600)  # station tokens in clear: its owner's only (issue 32)
     process, port = serve(f"sqlite:///{directory / 'bench.db'}", config)  # returns once the service is warm
     service = Child("service", process)  # its output drained, so that its logs never fill a pipe
     print(f"pokertable device path benchmark ({os.cpu_count()} cores; one run; SQLite)")

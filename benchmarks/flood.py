@@ -154,6 +154,7 @@ def _server(kind: str, directory: Path) -> tuple[subprocess.Popen[str], int]:
     """``pokertable serve`` on a fresh SQLite file; ``old``: the same with gRPC's defaults (``serve-old`` below)."""
     config = directory / f"{kind}.toml"
     config.write_text(CONFIG)
+    config.chmod(0o600)  # station tokens in clear: its owner's only (issue 32)
     command = "serve" if kind == "hardened" else "serve-old"
     module = "service.cli" if kind == "hardened" else "benchmarks.flood"
     log = directory / f"{kind}.log"

@@ -172,6 +172,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         config = Path(tmp) / "stations.toml"
         config.write_text(CONFIG, encoding="utf-8")
+        config.chmod(0o600)  # station tokens in clear: its owner's only (issue 32)
         base: float | None = None  # one instance's rate: the turns' yardstick
         for mode in args.modes.split(","):
             for count in counts:

@@ -249,6 +249,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         stations = Path(tmp) / "stations.toml"
         stations.write_text(CONFIG, encoding="utf-8")
+        stations.chmod(0o600)  # station tokens in clear: its owner's only (issue 32)
         process, port = start([sys.executable, "-m", "service.cli", "serve", "--db", f"sqlite:///{tmp}/pit.db",
                                "--port", "0", "--config", str(stations), "--http", "127.0.0.1:0"])
         try:

@@ -118,6 +118,7 @@ def main() -> None:
     workdir = Path(tempfile.mkdtemp(prefix="pokertable-restart-"))
     config = workdir / "stations.toml"
     config.write_text(CONFIG, encoding="utf-8")
+    config.chmod(0o600)  # station tokens in clear: its owner's only (issue 32)
     db = postgres_url(args.postgres) or f"sqlite:///{workdir / 'restart.db'}"
     port = _free_port()
     command = [sys.executable, "-m", "service.cli", "serve", "--db", db, "--port", str(port), "--config", str(config)]

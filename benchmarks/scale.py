@@ -122,6 +122,7 @@ def run_one(root: Path, args: argparse.Namespace) -> dict[str, Any] | None:
     with tempfile.TemporaryDirectory() as tmp:
         stations = Path(tmp) / "stations.toml"
         stations.write_text(CONFIG, encoding="utf-8")
+        stations.chmod(0o600)  # station tokens in clear: its owner's only (issue 32)
         process, port = start([str(python), "-m", "service.cli", "serve", "--db", url, "--port", "0",
                                "--config", str(stations), "--audit-every", "0"] if root == ROOT else
                               [str(python), "-m", "service.cli", "serve", "--db", url, "--port", "0",

@@ -294,6 +294,7 @@ async def main(args: argparse.Namespace) -> None:
     workdir = Path(tempfile.mkdtemp(prefix="pokertable-bench-"))
     config = workdir / "stations.toml"
     config.write_text(CONFIG, encoding="utf-8")
+    config.chmod(0o600)  # station tokens in clear: its owner's only (issue 32)
     servers = {kind: start([sys.executable, "-m", "benchmarks.service_peers", f"{kind}-server"]) for kind in PEERS}
     stores = {"SQLite": f"sqlite:///{workdir / 'bench.db'}"}
     pg = postgres_url(args.postgres)

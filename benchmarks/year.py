@@ -285,6 +285,7 @@ def restart(url: str, tables: list[str], directory: Path) -> dict[str, float]:
     each, then the floor's GetFloor), and the process's resident memory then (bytes)."""
     config = directory / "stations.toml"
     config.write_text(f'[stations.pit]\ntoken = "{PIT_TOKEN}"\nrole = "pit-boss"\n', encoding="utf-8")
+    config.chmod(0o600)  # station tokens in clear: its owner's only (issue 32)
     key = directory / "signing.key"
     if not key.exists():  # the service signs with the key the store's snapshots were signed with, as its own would be
         key.write_bytes(KEY.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,

@@ -263,9 +263,11 @@ class Play(Action):
 
 @dataclass(frozen=True)
 class ApproveBonus(Action):
-    """Texas Hold'em Bonus, the games director: a box's 1000:1 bonus paid (R-THB-10)."""
+    """Texas Hold'em Bonus, the games director: a box's 1000:1 bonus paid, and what he checked (R-THB-10; issue 32:
+    the reason is recorded with the approval)."""
 
     seat: int
+    reason: str = ""
     name: ClassVar[str] = "approve"
     permission: ClassVar[str] = "approve"
 

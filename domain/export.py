@@ -26,6 +26,7 @@ from datetime import UTC, time, tzinfo
 from typing import Any
 from uuid import UUID, uuid5
 
+from domain.attribution import Attribution
 from domain.games import game_of_started
 from domain.reconstruction import event_data
 
@@ -46,18 +47,30 @@ Shown = Callable[[str, dict[str, Any]], dict[str, Any]]
 """How an event's data is shown to the reader of a document: (event name, data) → data."""
 
 
-def hand_document(events: Iterable[Any], shown: Shown | None = None) -> dict[str, Any]:
+def by_of(event: Any, names: Callable[[str], str] | None = None) -> dict[str, str] | None:
+    """Who gave an event's command, and where (issue 32, R-AUD-1): his employee number, his name (``names``: the
+    staff's, when known) and the station; None for an event stored before attribution."""
+    found = Attribution.of(vars(event))
+    if found is None:
+        return None
+    return {"person": found.person, "name": names(found.person) if names and found.person else "",
+            "station": found.station}
+
+
+def hand_document(events: Iterable[Any], shown: Shown | None = None,
+                  names: Callable[[str], str] | None = None) -> dict[str, Any]:
     """The JSON document of a hand's events, of any game (the first must be its ``Started`` event).  ``shown``: each
-    event's data as the reader may see it (the service's visibility policy; ``None``: the pit's copy, all cards)."""
+    event's data as the reader may see it (the service's visibility policy; ``None``: the pit's copy, all cards);
+    ``names``: a person's name by his employee number, for each event's ``by`` (who gave its command, where)."""
     listed = list(events)
     if not listed:
         raise ValueError("a hand's events, from its Started event")
     game = game_of_started(listed[0])
     started = vars(listed[0])
-    names = [type(e).__qualname__ for e in listed]
-    documented = [{"version": e.originator_version, "event": name, "timestamp": str(e.timestamp),
-                   "data": _plain(shown(name, event_data(e)) if shown else event_data(e))}
-                  for e, name in zip(listed, names, strict=True)]
+    kinds = [type(e).__qualname__ for e in listed]
+    documented = [{"version": e.originator_version, "event": kind, "timestamp": str(e.timestamp),
+                   "data": _plain(shown(kind, event_data(e)) if shown else event_data(e)), "by": by_of(e, names)}
+                  for e, kind in zip(listed, kinds, strict=True)]
     if game.family == "banked":
         return _banked_document(game.code, listed, documented)
     completed = next((vars(e) for e in listed if type(e).__qualname__ == "Hand.Completed"), None)
@@ -73,7 +86,7 @@ def hand_document(events: Iterable[Any], shown: Shown | None = None) -> dict[str
         "starting_stacks": list(started["stacks"]),
         "finishing_stacks": list(completed["stacks"]) if completed else None,
         "deck": _plain(started["deck"]),
-        "complete": "Hand.Completed" in names or voided is not None,
+        "complete": "Hand.Completed" in kinds or voided is not None,
         "voided": voided["rule"] if voided else None,
         "events": documented,
     }

@@ -30,7 +30,7 @@ from typing import Any
 
 from domain.dealer_figures import LogEntry
 
-__all__ = ["AlertAcknowledged", "AlertRaised", "Change", "HandEnded", "HandStarted", "LogEntry", "Noted",
+__all__ = ["Accessed", "AlertAcknowledged", "AlertRaised", "Change", "HandEnded", "HandStarted", "LogEntry", "Noted",
            "TableOpened", "changes", "void_text"]
 
 TABLE_EVENTS = ("Table", "BankedTable")
@@ -44,7 +44,16 @@ EVENTS = (*(f"{table}.{name}" for table in TABLE_EVENTS
                          "AlertAcknowledged")),
           *VOIDS, "Hand.CorrectionRequested", "Hand.CorrectionApproved", "Hand.CorrectionRefused",
           "AuditFindings.TamperingFound", "AuditFindings.AlertAcknowledged")
-"""Every event the floor reads (the rest of the log is not its business)."""
+ACCESS_KINDS = {
+    "StaffMember.Enrolled": "enrolled", "StaffMember.Changed": "changed", "StaffMember.Suspended": "suspended",
+    "StaffMember.Reinstated": "reinstated", "StaffMember.CredentialReset": "pin-reset",
+    "StaffMember.Removed": "removed", "StaffMember.SignInFailed": "wrong-pin", "StaffMember.LockedOut": "locked-out",
+    "StationSessions.PersonSignedIn": "sign-in", "StationSessions.PersonSignedOut": "sign-out",
+    "StationSessions.SignInRefused": "refused",
+}
+"""The authentication log (issue 32): the staff's changes and the sign-ins, their failures and lockouts, by the
+event that records each, and the kind the access report names it."""
+EVENTS = (*EVENTS, *ACCESS_KINDS)
 
 
 @dataclass(frozen=True)
@@ -104,7 +113,22 @@ class Noted:
     correction: str | None = None
 
 
-Change = TableOpened | HandStarted | HandEnded | AlertRaised | AlertAcknowledged | Noted
+@dataclass(frozen=True)
+class Accessed:
+    """An entry of the authentication log (issue 32): what (:data:`ACCESS_KINDS`), whose (the person's employee
+    number, or the badge a refused sign-in gave), at which station, by whom (the administrator of a change), and
+    in words (never a PIN or its hash)."""
+
+    position: int
+    at: datetime
+    kind: str
+    person: str
+    station: str
+    by: str
+    detail: str
+
+
+Change = TableOpened | HandStarted | HandEnded | AlertRaised | AlertAcknowledged | Noted | Accessed
 
 
 def void_text(event: str) -> str:
@@ -118,6 +142,8 @@ def changes(entry: LogEntry, table_name: Callable[[str], str | None],
     table by the hand's id (None: not known, an event of no table the floor follows)."""
     aggregate, _, name = entry.event.partition(".")
     data = entry.data
+    if entry.event in ACCESS_KINDS:
+        return [_accessed(entry)]
     if aggregate == "AuditFindings":
         return _findings(entry, name)
     if aggregate in TABLE_EVENTS:
@@ -181,3 +207,27 @@ def _findings(entry: LogEntry, name: str) -> list[Change]:
     if name == "AlertAcknowledged":
         return [AlertAcknowledged("", int(data["position"]), f"{data['by']}: {data['reason']}")]
     return []
+
+
+def _accessed(entry: LogEntry) -> Accessed:
+    """An entry of the authentication log, from the staff's or a station's event (its data names the person and,
+    for a sign-in, the station; the administrator of a change is the person its command was attributed to)."""
+    data, kind = entry.data, ACCESS_KINDS[entry.event]
+    if kind in ("enrolled", "changed"):
+        detail = f"{data['name']} ({', '.join(data['roles'])})"
+    elif kind in ("suspended", "reinstated", "removed"):
+        detail = str(data["reason"])
+    elif kind == "wrong-pin":
+        detail = f"{data['failures']} in a row"
+    elif kind == "locked-out":
+        detail = f"after {data['failures']} wrong PINs in a row"
+    elif kind == "sign-in":
+        detail = f"as {data['role']}"
+    elif kind in ("sign-out", "refused"):
+        detail = str(data["why"])
+    else:  # a PIN reset: its hash is never said
+        detail = ""
+    station = str(data.get("station") or data.get("by_station") or "")
+    by = str(data.get("by_person") or "") if kind in ("enrolled", "changed", "suspended", "reinstated", "pin-reset",
+                                                      "removed") else ""
+    return Accessed(entry.position, entry.time, kind, str(data.get("person_id", "")), station, by, detail)

@@ -7,14 +7,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from domain.attribution import KEYS as ATTRIBUTION_KEYS
+from domain.attribution import Attribution
 from domain.log_time import CLOCK_READING
 
-_META = {"originator_id", "originator_version", "timestamp", "originator_topic", CLOCK_READING}
+_META = {"originator_id", "originator_version", "timestamp", "originator_topic", CLOCK_READING, *ATTRIBUTION_KEYS}
 
 
 def event_data(event: Any) -> dict[str, Any]:
-    """What an event says, without the bookkeeping every event carries (originator, version, time, topic, and the
-    clock's own reading of an event the log timed later: :mod:`domain.log_time`)."""
+    """What an event says, without the bookkeeping every event carries (originator, version, time, topic, the
+    clock's own reading of an event the log timed later: :mod:`domain.log_time`, and who gave its command, where:
+    :mod:`domain.attribution`)."""
     return {k: v for k, v in vars(event).items() if k not in _META}
 
 
@@ -27,6 +30,8 @@ class Step:
     timestamp: str
     data: dict[str, Any]
     state: dict[str, Any]
+    by: Attribution | None = None
+    """Who gave the event's command, and at which station (None: an event stored before attribution, issue 32)."""
 
 
 def reconstruct(events: Iterable[Any]) -> list[Step]:
@@ -41,5 +46,5 @@ def reconstruct(events: Iterable[Any]) -> list[Step]:
         if snapshot is None:
             raise TypeError("reconstruction is of a hand's events, from its first")
         steps.append(Step(event.originator_version, type(event).__qualname__, str(event.timestamp),
-                          event_data(event), snapshot()))
+                          event_data(event), snapshot(), Attribution.of(vars(event))))
     return steps

@@ -62,7 +62,7 @@ THB_ACTIONS: Mapping[type[Action], Taken] = dict([
     _thb(FlopBet, lambda h, a, by: h.flop_bet(a.seat, a.amount)),
     _thb(StreetBet, lambda h, a, by: h.street_bet(a.seat, a.amount)),
     _thb(Check, lambda h, a, by: h.check(a.seat)),
-    _thb(ApproveBonus, lambda h, a, by: h.approve_bonus(a.seat, by)),
+    _thb(ApproveBonus, lambda h, a, by: h.approve_bonus(a.seat, by, a.reason)),
     _thb(RefuseBonus, lambda h, a, by: h.refuse_bonus(a.seat, by, a.reason)),
     _thb(DealerCardShown, lambda h, a, by: h.dealer_card_shown()),
     _thb(FaceUpCard, lambda h, a, by: h.face_up_card_found(a.card)),

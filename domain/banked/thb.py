@@ -272,10 +272,17 @@ class ThbHand(ThbPlay, ThbIrregularities, BankedHand):
                 hand.stage = Stage.APPROVAL
 
     class BonusApproved(Aggregate.Event):
-        """R-THB-10: the games director authorised the payment."""
+        """R-THB-10: the games director authorised the payment, and what he checked."""
 
         box: int
         director: str
+        reason: str
+        class_version = 2
+
+        @staticmethod
+        def upcast_v1_v2(state: dict[str, Any]) -> None:
+            """Approvals stored before issue 32 recorded no reason."""
+            state["reason"] = ""
 
         def apply(self, aggregate: Aggregate) -> None:
             _thb(aggregate).pending_approval.discard(self.box)

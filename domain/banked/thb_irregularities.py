@@ -92,11 +92,13 @@ class ThbIrregularities(ThbCommands):
         if box not in self.pending_approval:
             raise ThbRuleError(f"box {box} has no bonus waiting for approval", rule="R-THB-10")
 
-    def approve_bonus(self, box: int, director: str) -> None:
-        """R-THB-10: the games director authorises the 1000:1 payment."""
+    def approve_bonus(self, box: int, director: str, reason: str) -> None:
+        """R-THB-10: the games director authorises the 1000:1 payment, stating what he checked (issue 32: the
+        approval is recorded with who approved and why)."""
         self.verify_decide_bonus(box)
         require_name(director, "who approves", "R-THB-10")
-        self.trigger_event(self.BonusApproved, box=box, director=director)
+        require_name(reason, "what the games director checked", "R-THB-10")
+        self.trigger_event(self.BonusApproved, box=box, director=director, reason=reason)
         self._complete_if_approved()
 
     def refuse_bonus(self, box: int, director: str, reason: str) -> None:

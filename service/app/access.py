@@ -36,23 +36,56 @@ class PreconditionError(ServiceError):
 
 
 class Role(Enum):
-    """What a station may do (issue 6): the dealer runs his own table; the pit boss voids and corrects; the games
-    director approves; an observer only reads."""
+    """What the one who asks may do (issue 6; issue 32: a person's role, acting at a station): the dealer (a
+    croupier) runs his own table; the pit boss voids and corrects; the games director approves; the administrator
+    keeps the staff; an auditor and an observer only read (the auditor also the authentication log); a device deals
+    from the shoe and reports."""
 
     DEALER = "dealer"
     PIT_BOSS = "pit-boss"
     GAMES_DIRECTOR = "games-director"
     OBSERVER = "observer"
     DEVICE = "device"
+    ADMINISTRATOR = "administrator"
+    AUDITOR = "auditor"
+
+
+PERSON_ROLES: Mapping[str, Role] = {
+    "croupier": Role.DEALER, "pit-boss": Role.PIT_BOSS, "games-director": Role.GAMES_DIRECTOR,
+    "administrator": Role.ADMINISTRATOR, "auditor": Role.AUDITOR, "observer": Role.OBSERVER}
+"""A person's roles (:data:`domain.staff.STAFF_ROLES`) as the role matrix names them: a croupier acts as ``dealer``."""
+STAFF_ROLE_OF: Mapping[Role, str] = {role: name for name, role in PERSON_ROLES.items()}
+"""The staff role of each role a person may act in."""
+STATION_KINDS: Mapping[str, frozenset[Role]] = {
+    "dealer": frozenset({Role.DEALER}),
+    "device": frozenset(),
+    "pit-boss": frozenset({Role.PIT_BOSS}),
+    "games-director": frozenset({Role.GAMES_DIRECTOR}),
+    "observer": frozenset({Role.OBSERVER, Role.AUDITOR}),
+    "administrator": frozenset({Role.ADMINISTRATOR}),
+    "pit": frozenset({Role.PIT_BOSS, Role.GAMES_DIRECTOR, Role.OBSERVER, Role.AUDITOR, Role.ADMINISTRATOR}),
+}
+"""What kind of station a station is (its ``role`` in the configuration file) and the roles a person may act in
+there (issue 32): a croupier's terminal takes a croupier; a pit terminal (``pit``, the dashboard's station) any of
+the pit's roles; a device no one (it deals for the croupier signed in at its table)."""
 
 
 @dataclass(frozen=True)
 class Viewer:
-    """Who asks: a station's name, role and, for a dealer, its table."""
+    """Who asks: a station's name, the role it acts in and, for a croupier's station or a device, its table; and
+    (issue 32) the person signed in there (his employee number; "" when no person is: before the staff are in force,
+    and the house's own tools) and the kind of station it is (:data:`STATION_KINDS`; "" the role's own)."""
 
     station: str
     role: Role
     table: str | None = None
+    person: str = ""
+    kind: str = ""
+
+    @property
+    def station_kind(self) -> str:
+        """The kind of station this is (:data:`STATION_KINDS`)."""
+        return self.kind or self.role.value
 
     def sees_down_cards(self, table: str) -> bool:
         """Face-down cards are shown to the pit and surveillance (the pit boss, the games director), at every table;
@@ -75,6 +108,8 @@ PERMISSIONS: Mapping[str, tuple[frozenset[Role], str]] = {
     "cut-exposure": (frozenset({Role.DEALER, Role.PIT_BOSS}), ""),
     "void": (frozenset({Role.PIT_BOSS}), ""),
     "approve": (frozenset({Role.GAMES_DIRECTOR}), "R-THB-10"),
+    "staff": (frozenset({Role.ADMINISTRATOR}), "R-AUD-1"),
+    "access-log": (frozenset({Role.ADMINISTRATOR, Role.AUDITOR}), "R-AUD-1"),
     "reconstruct": (frozenset({Role.PIT_BOSS, Role.GAMES_DIRECTOR}), "R-THB-13"),
     "sign-in": (frozenset({Role.DEALER, Role.PIT_BOSS}), "R-AUD-1"),
     "request-correction": (frozenset({Role.DEALER, Role.PIT_BOSS}), "R-AUD-1"),
@@ -83,10 +118,10 @@ PERMISSIONS: Mapping[str, tuple[frozenset[Role], str]] = {
     "accounts-count": (frozenset({Role.DEALER, Role.PIT_BOSS}), "R-ACC-1"),
     "accounts-transfer": (frozenset({Role.DEALER, Role.PIT_BOSS, Role.GAMES_DIRECTOR}), "R-ACC-3"),
     "accounts-drop": (frozenset({Role.PIT_BOSS, Role.GAMES_DIRECTOR}), "R-ACC-4"),
-    "accounts-read": (frozenset({Role.DEALER, Role.PIT_BOSS, Role.GAMES_DIRECTOR}), "R-ACC-5"),
-    "shufflers": (frozenset({Role.PIT_BOSS, Role.GAMES_DIRECTOR}), "R-DECK-2"),
-    "dealers": (frozenset({Role.PIT_BOSS, Role.GAMES_DIRECTOR}), "R-AUD-1"),
-    "floor": (frozenset({Role.PIT_BOSS, Role.GAMES_DIRECTOR, Role.OBSERVER}), "R-AUD-1"),
+    "accounts-read": (frozenset({Role.DEALER, Role.PIT_BOSS, Role.GAMES_DIRECTOR, Role.AUDITOR}), "R-ACC-5"),
+    "shufflers": (frozenset({Role.PIT_BOSS, Role.GAMES_DIRECTOR, Role.AUDITOR}), "R-DECK-2"),
+    "dealers": (frozenset({Role.PIT_BOSS, Role.GAMES_DIRECTOR, Role.AUDITOR}), "R-AUD-1"),
+    "floor": (frozenset({Role.PIT_BOSS, Role.GAMES_DIRECTOR, Role.OBSERVER, Role.AUDITOR}), "R-AUD-1"),
 }
 """The role matrix (docs/service.md): what each role may do, and the rule a refusal names.  A croupier's station
 (``dealer``) and a device's act only at their own table; a device only deals from the shoe and reports; the pit boss
@@ -100,14 +135,17 @@ table's croupier and the pit (never by an observer or a device).  The shufflers'
 the floor (``shufflers``: every shuffler's verdict, docs/integrity.md) is the pit's: the pit boss and the games
 director; so are the dealers' figures (``dealers``: each dealer's hands per hour and irregularities and the rotations,
 docs/alerts.md; R-AUD-1). The floor's alerts of every table (``floor``: GetFloor, ListAlerts) are the pit's and an
-observer's (the pit dashboard's floor follows as an observer), not a croupier's or a device's."""
+observer's (the pit dashboard's floor follows as an observer), not a croupier's or a device's.  The staff (issue
+32: enrolling, changing, suspending, reinstating, resetting and removing a person) are the administrator's; the
+authentication log (``access-log``) is the administrator's and the auditor's, who also reads the pit's reports."""
 
 
 def authorize(viewer: Viewer, table: str, action: str) -> None:
     """:class:`AccessDeniedError` unless the viewer's role may do ``action`` (a key of :data:`PERMISSIONS`) here."""
     roles, rule = PERMISSIONS[action]
     if viewer.role not in roles:
-        raise AccessDeniedError(f"{viewer.station} ({viewer.role.value}) may not {action} here", rule=rule)
+        who = f"{viewer.person} at {viewer.station}" if viewer.person else viewer.station
+        raise AccessDeniedError(f"{who} ({viewer.role.value}) may not {action} here", rule=rule)
     if viewer.role in (Role.DEALER, Role.DEVICE) and viewer.table != table:
         raise AccessDeniedError(f"{viewer.station} works at {viewer.table!r}, not {table!r}", rule=rule)
 

@@ -43,6 +43,7 @@ from domain.circle.hand import Hand
 from domain.circle.settings import BettingStructure, TableSettings  # noqa: F401  (doctest)
 from domain.circle.table import Table
 from domain.reconstruction import Step, reconstruct
+from domain.staff import StaffMember, StationSessions
 from domain.tables import NextDeck
 from service.app.access import (
     AccessDeniedError,
@@ -65,6 +66,7 @@ from service.app.hole_card_views import HoleCardWatch
 from service.app.log_reads import LogReads
 from service.app.reads import Reads
 from service.app.results import Result
+from service.app.staff import HOUSE_STATION, Staff
 from service.app.tampering import LogAudit
 from service.app.unit import UnitOfWork
 from service.app.views import TableViews, parse_moment
@@ -134,7 +136,7 @@ class ProcessedCommand(Aggregate):
 
 
 _PROCESSED_TOPIC = get_topic(ProcessedCommand)
-HOUSE = Viewer("house", Role.PIT_BOSS)
+HOUSE = Viewer(HOUSE_STATION, Role.PIT_BOSS)
 """Who gives a command when no station is named: the house's own tools (the console, a test, a fixture), with the
 pit boss's rights; every station's command names its station (``pokertable serve``)."""
 
@@ -166,6 +168,10 @@ class PokerTables(Application[UUID]):
         """The service's check of its own log, and its findings (R-AUD-1, :mod:`service.app.tampering`)."""
         self.holds = Holds(self.recorder, self.reads, self.unit, self.audit, self.names)
         """What holds each table, and the alerts the service raises (R-HOLD-1, :mod:`service.app.holds`)."""
+        self.staff = Staff(self.reads, self.unit)
+        """The staff register, the persons signed in at the stations, and the check of who gives each command
+        (issue 32, :mod:`service.app.staff`)."""
+        self.unit.verify_actor = self.staff.verify_actor
         self.accounts = Accounts(self.reads)
         """The shifts' accounts (R-ACC-1 … R-ACC-6, :mod:`service.app.accounts`)."""
         self.views = TableViews(self)
@@ -265,8 +271,10 @@ class PokerTables(Application[UUID]):
             read_only_connections(factory)
         return factory
 
-    snapshotting_intervals: ClassVar[dict[Any, int]] = {Table: SNAPSHOT_EVERY, BankedTable: SNAPSHOT_EVERY}
-    """Tables are snapshotted every so many events (issue 30, item 2; :mod:`service.store.snapshots`)."""
+    snapshotting_intervals: ClassVar[dict[Any, int]] = {Table: SNAPSHOT_EVERY, BankedTable: SNAPSHOT_EVERY,
+                                                        StationSessions: SNAPSHOT_EVERY, StaffMember: SNAPSHOT_EVERY}
+    """Tables, and the stations' and persons' records (a sign-in at every rotation, for years), are snapshotted every
+    so many events (issue 30, item 2; :mod:`service.store.snapshots`)."""
     snapshot_class = TableSnapshot
 
     def construct_snapshot_store(self) -> EventStore[UUID]:

@@ -64,7 +64,7 @@ def export_hand(app: PokerTables, table: str, number: int, fmt: str, viewer: Vie
     sees = shows_down_cards(viewer.sees_down_cards(table), hand_live=record.hand_in_progress == record.hand_id(number),
                             hole_cards_live=app.hole_cards_live)
     if fmt == "json":
-        document = hand_document(events, None if sees else _public)
+        document = hand_document(events, None if sees else _public, app.staff.name_of)
         return json.dumps(document, ensure_ascii=False, indent=2), MEDIA_TYPES[fmt]
     table_events = list(app.events.get(record.id))
     context = PhhContext(table=table, seat_count=vars(table_events[0]).get("seat_count"),

@@ -17,10 +17,12 @@ from domain.banked.thb import ThbHand
 from domain.circle.hand import Hand
 from domain.circle.table import Table
 from domain.dealer_figures import LogEntry
+from domain.staff import StaffMember, StationSessions
 from service.store.topics import old_topics
 
 AGGREGATES: dict[str, type[Any]] = {"Table": Table, "BankedTable": BankedTable, "Hand": Hand, "ThbHand": ThbHand,
-                                    "CdpHand": CdpHand, "AuditFindings": AuditFindings}
+                                    "CdpHand": CdpHand, "AuditFindings": AuditFindings, "StaffMember": StaffMember,
+                                    "StationSessions": StationSessions}
 """The aggregates whose events a projection may follow, by the name its events are given (``Table.HandStarted``)."""
 
 

@@ -19,6 +19,7 @@ from eventsourcing.application import AggregateNotFoundError, ProcessingEvent
 from eventsourcing.domain import Aggregate, DomainEventProtocol
 from eventsourcing.persistence import IntegrityError, Recording
 
+from domain.attribution import Attribution
 from domain.banked.cdp import CdpHand
 from domain.banked.thb import ThbHand
 from domain.circle.hand import Hand
@@ -62,6 +63,9 @@ class UnitOfWork:
         self.group_commit: GroupCommit[DomainEventProtocol[UUID], Recording[UUID]] = GroupCommit(self._put)
         self.on_stored: Callable[[str], None] | None = None
         """Told the table's name each time a command of it is stored (from the storing thread): watchers look then."""
+        self.verify_actor: Callable[[Viewer], None] | None = None
+        """Checks, within each attempt of a command, that who gives it may still act (issue 32: the person signed
+        in at its station, :meth:`service.app.staff.Staff.verify_actor`)."""
         self.after_save: Callable[[list[Recording[UUID]]], None] | None = None
         """Told of each batch of events stored (from the storing thread): the head signer counts them
         (:mod:`service.store.signing`)."""
@@ -84,6 +88,7 @@ class UnitOfWork:
                 local.fetched, local.reads, local.fresh = [], {}, fresh
                 local.table_record = None
                 try:
+                    self._verify_actor()  # R-AUD-1: a person signed in, on the records as read now
                     result, changed = change()  # a RuleError here has recorded nothing
                     self.save(*changed, records=(self.command_record.recorded(
                         command_id, result.stored(), digest(), self._dealer_of(table, changed)),),
@@ -142,6 +147,7 @@ class UnitOfWork:
         for record in records:
             processing_event.events.append(record)
             absent.discard(record.originator_id)
+        self._stamp(processing_event.events)
         if kwargs:
             processing_event.saved_kwargs.update(kwargs)
             recordings = self._record(processing_event)
@@ -161,6 +167,22 @@ class UnitOfWork:
         if self.after_save is not None:
             self.after_save(recordings)
         return recordings
+
+    def _verify_actor(self) -> None:
+        viewer = getattr(self.reads.local, "viewer", None)
+        if viewer is not None and self.verify_actor is not None:
+            self.verify_actor(viewer)
+
+    def _stamp(self, events: Sequence[DomainEventProtocol[UUID]]) -> None:
+        """R-AUD-1 (issue 32): every event of a command names its person and its station
+        (:mod:`domain.attribution`); events stored by the service itself, outside any command, are not stamped."""
+        viewer: Viewer | None = getattr(self.reads.local, "viewer", None)
+        if viewer is None:
+            return
+        stamp = Attribution(viewer.person, viewer.station).stored()
+        for stamped in events:
+            for key, value in stamp.items():
+                object.__setattr__(stamped, key, value)
 
     @contextlib.contextmanager
     def acting(self, viewer: Viewer) -> Iterator[None]:

@@ -80,6 +80,8 @@ EXIT_STATUS: dict[str, str] = {
               "zone), a database that cannot be used",
     "hands": "0 searched (none found is an answer too: the count on standard error says 0); 1 no such table; 2 usage "
              "(a bad time or zone), a database that cannot be used",
+    "staff": "0 done; 1 refused by the service (a wrong PIN, a role that may not, a rule); 2 usage, no token or PIN "
+             "given, or the service does not answer",
     "tokens": "0 done (add: the token on standard output, once); 1 refused (a name taken, no such station); 2 usage, "
               "a configuration file that cannot be read",
     "health": "0 SERVING; 1 anything else: NOT_SERVING, no answer, an unreadable --tls-ca (never 2: Docker's "

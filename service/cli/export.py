@@ -86,7 +86,7 @@ def _export(app: Any, hand_id: uuid.UUID | None, args: argparse.Namespace, zone:
         if args.format == "phh":
             return _print_phh(app, hand_ids, args, zone, shift=args.table is not None)
         shown = public_event if args.public else None
-        documents = [hand_document(app.events.get(hand_id), shown) for hand_id in hand_ids]
+        documents = [hand_document(app.events.get(hand_id), shown, app.staff.name_of) for hand_id in hand_ids]
     except Exception as error:  # a hand the format cannot describe (ExportError), an unknown hand or table
         return fail("export", error, REFUSED)
     if args.hand_id:

@@ -31,6 +31,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "hands": ("service.cli.export", "add_search_parser"),
     "report": ("service.cli.report", "add_parser"),
     "tokens": ("service.cli.tokens", "add_parser"),
+    "staff": ("service.cli.staff", "add_parser"),
     "health": ("service.cli.health", "add_parser"),
     "group": ("service.cli.group", "add_parser"),
     "verify-install": ("service.cli.verify_install", "add_parser"),

@@ -28,7 +28,7 @@ from service.app.access import Role
 from service.cli.conventions import epilog
 from service.cli.logs import add_logging_arguments, configure_logging
 from service.cli.settings import SettingsError, read_file
-from service.grpc.stations import StationConfigError, Stations
+from service.grpc.stations import StationConfigError, Stations, verify_not_world_readable
 from service.web.server import Tls, bind, serve_dashboard
 
 FLOOR_ROLES = (Role.OBSERVER, Role.PIT_BOSS, Role.GAMES_DIRECTOR)
@@ -61,6 +61,10 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def _floor_token(args: argparse.Namespace, stations: Stations) -> str:
     """The floor's token, checked against the stations (:class:`SettingsError`)."""
     if args.floor_token_file is not None:
+        try:
+            verify_not_world_readable(args.floor_token_file, "the floor's token")
+        except StationConfigError as error:
+            raise SettingsError(str(error)) from None
         try:
             token = args.floor_token_file.read_text(encoding="utf-8").strip()
         except OSError as error:

@@ -207,10 +207,21 @@ def _reconstruct(app: PokerTables, hand_id: uuid.UUID | None, args: argparse.Nam
         print(render(steps[args.at - 1]))
         return OK
     for step in steps:
-        print(f"{step.version:>4}  {step.event:<28} {describe(step)}")
+        print(f"{step.version:>4}  {step.event:<28} {describe(step)}{by_text(step.by, app.staff.name_of)}")
     print()
     print(render(steps[-1]))
     return OK
+
+
+def by_text(by: Any, names: Any) -> str:
+    """Who gave an event's command, where (issue 32), as the listing ends its line: ``  — Ana Gómez (1042) at
+    mesa-1``; ``station X, no person recorded``; nothing for an event stored before attribution."""
+    if by is None:
+        return "  — no person recorded"
+    if not by.person:
+        return f"  — station {by.station}, no person recorded"
+    name = names(by.person)
+    return f"  — {name} ({by.person}) at {by.station}" if name else f"  — {by.person} at {by.station}"
 
 
 def _record(args: argparse.Namespace) -> int:
@@ -253,7 +264,10 @@ def _record(args: argparse.Namespace) -> int:
     for step in steps:
         kind = step.event.WhichOneof("event") or ""
         name = getattr(step.event, kind).DESCRIPTOR.name if kind else "?"
-        print(f"{step.version:>4}  {name:<28} {step.description}")
+        by = step.by if step.HasField("by") else None
+        who = ("  — no person recorded" if by is None else f"  — station {by.station}, no person recorded"
+               if not by.person_id else f"  — {by.name or by.person_id} ({by.person_id}) at {by.station}")
+        print(f"{step.version:>4}  {name:<28} {step.description}{who}")
     print()
     print(steps[-1].rendered if steps else "")
     return OK

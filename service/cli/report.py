@@ -3,6 +3,9 @@
 ``report watched`` (issue 29, item 7; docs/audit.md, :mod:`service.cli.report_watched`): who watched which hand's
 face-down cards live, and when, from the recorded views of the days asked alone.
 
+``report access`` (issue 32; docs/staff.md, :mod:`service.cli.report_access`): the authentication log, sign-ins,
+refusals, wrong PINs, lockouts and the staff's changes, with names.
+
 ``report dealers`` (issue 19, item 4; docs/alerts.md, :mod:`service.cli.report_dealers`): each dealer's hands per
 hour, voids, corrections and exposed cards over a period, and the rotations.
 
@@ -34,7 +37,7 @@ from domain.integrity.monitor import FAIL, POSITIONS, TESTS, MonitorSettings
 from domain.integrity.observations import Gathering
 from service.app.shufflers import ShufflerVerdict, shuffler_report
 from service.bootstrap import open_store
-from service.cli import report_dealers, report_shift, report_significant, report_watched
+from service.cli import report_access, report_dealers, report_shift, report_significant, report_watched
 from service.cli.conventions import (
     OK,
     REFUSED,
@@ -156,6 +159,7 @@ def shuffler_row(verdict: ShufflerVerdict) -> list[object]:
 
 REPORTS: tuple[Callable[[Any], None], ...] = (
     add_shufflers,
+    report_access.add_parser,
     report_dealers.add_parser,
     report_shift.add_parser,
     report_significant.add_parser,

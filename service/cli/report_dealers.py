@@ -13,6 +13,7 @@ import argparse
 import csv
 import json
 import sys
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -22,7 +23,7 @@ from service.bootstrap import open_store
 from service.cli.conventions import OK, USAGE, add_time_options, casino_zone, epilog, fail, read_time, show_time
 from service.store.persistence import DEFAULT_DB, PersistenceUrlError
 
-COLUMNS = ("dealer", "tables", "hours", "hands", "hands_per_hour", "voids", "corrections", "exposed",
+COLUMNS = ("dealer", "name", "tables", "hours", "hands", "hands_per_hour", "voids", "corrections", "exposed",
            "irregularities")
 NOBODY = "(none)"
 """How the report names hands dealt with no dealer signed in."""
@@ -53,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     except (PersistenceUrlError, ValueError) as error:  # a bad time, zone or database (SettingsError too)
         return fail("report dealers", error, USAGE)
     report = dealer_report(app, since, until, now)
-    rows = rows_of(report)
+    rows = rows_of(report, app.staff.name_of)
     if args.format == "json":
         print(json.dumps({"from": show_time(since, zone), "to": show_time(until, zone), "dealers": rows,
                           "rotations": [{"time": show_time(r.time, zone), "table": r.table, "dealer": r.dealer,
@@ -69,9 +70,11 @@ def run(args: argparse.Namespace) -> int:
     return OK
 
 
-def rows_of(report: DealerReport) -> list[dict[str, Any]]:
-    """One row a dealer: the report's columns."""
-    return [{"dealer": figures.dealer or NOBODY, "tables": list(figures.tables), "hours": round(figures.hours, 2),
+def rows_of(report: DealerReport, names: Callable[[str], str] = lambda _: "") -> list[dict[str, Any]]:
+    """One row a dealer: the report's columns (``names``: a person's name on the staff by his employee number, issue
+    32; "" for a dealer signed in before the staff were in force)."""
+    return [{"dealer": figures.dealer or NOBODY, "name": names(figures.dealer) if figures.dealer else "",
+             "tables": list(figures.tables), "hours": round(figures.hours, 2),
              "hands": figures.hands, "hands_per_hour": figures.hands_per_hour, "voids": figures.voids,
              "corrections": figures.corrections, "exposed": figures.exposed,
              "irregularities": figures.irregularities} for figures in report.figures]
@@ -80,15 +83,15 @@ def rows_of(report: DealerReport) -> list[dict[str, Any]]:
 def table_text(rows: list[dict[str, Any]]) -> str:
     """The rows as aligned columns under a header (text left, numbers right).
 
-    >>> print(table_text([{"dealer": "D-7", "tables": ["Mesa 1"], "hours": 1.5, "hands": 45, "hands_per_hour": 30.0,
-    ...                    "voids": 1, "corrections": 0, "exposed": 2, "irregularities": 3}]))
-    dealer  tables  hours  hands  hands_per_hour  voids  corrections  exposed  irregularities
-    D-7     Mesa 1    1.5     45            30.0      1            0        2               3
+    >>> print(table_text([{"dealer": "D-7", "name": "Ana Gómez", "tables": ["Mesa 1"], "hours": 1.5, "hands": 45,
+    ...                    "hands_per_hour": 30.0, "voids": 1, "corrections": 0, "exposed": 2, "irregularities": 3}]))
+    dealer  name       tables  hours  hands  hands_per_hour  voids  corrections  exposed  irregularities
+    D-7     Ana Gómez  Mesa 1    1.5     45            30.0      1            0        2               3
     """
     cells = [[", ".join(row[c]) if c == "tables" else str(row[c]) for c in COLUMNS] for row in rows]
     widths = [max([len(c), *(len(line[i]) for line in cells)]) for i, c in enumerate(COLUMNS)]
     lines = ["  ".join(c.ljust(w) for c, w in zip(COLUMNS, widths, strict=True)).rstrip()]
     for line in cells:
-        lines.append("  ".join(text.ljust(w) if i < 2 else text.rjust(w)
+        lines.append("  ".join(text.ljust(w) if i < 3 else text.rjust(w)
                                for i, (text, w) in enumerate(zip(line, widths, strict=True))).rstrip())
     return "\n".join(lines)

@@ -33,6 +33,7 @@ from service.cli.settings import KEYS, Settings, SettingsError, read_file, setti
 from service.grpc.hardening import HARDENED
 from service.grpc.metrics import ServiceMetrics
 from service.grpc.server import ListenError, StationConfigError, Stations, serve
+from service.grpc.stations import Terminals
 from service.store.keyring import keyring_path, load_keyring, rotate
 from service.store.persistence import PersistenceUrlError, StoreInUseError, masked_url
 from service.store.signer import HeadSigner
@@ -68,6 +69,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
            "by its owner only")
     option("sign_every", kind=int, metavar="N", more="; also at every table close and when the service stops")
     option("hole_cards_live", metavar="true|false")
+    option("station_idle_minutes", kind=int, metavar="MINUTES")
+    option("lock_after", kind=int, metavar="N")
     option("instance", metavar="NAME", more="; SIGHUP rotates the signing key (docs/audit.md)")
     option("http", metavar="HOST:PORT", more=": the floor, tables, approvals, alerts, disputes, shift reports "
            "(docs/pit.md), /metrics, /livez and /readyz")
@@ -117,6 +120,7 @@ def run(args: argparse.Namespace) -> int:
                                                      writer=args.instance or f"{socket.gethostname()}:{args.port}")
         app, signer = store.app, store.signer
         assert signer is not None
+        app.staff.idle_seconds, app.staff.lock_after = args.station_idle_minutes * 60, args.lock_after
         trusted = load_keyring(keyring_path(key_path))
     except (StationConfigError, PersistenceUrlError, StoreInUseError, SigningKeyError, OSError, ValueError) as error:
         print(f"pokertable serve: {masked_url(str(error)) if '://' in str(error) else error}", file=sys.stderr)
@@ -207,7 +211,8 @@ async def _service(args: argparse.Namespace, app: PokerTables, stations: Station
                                           shufflers=shufflers, zone=zone, hole_cards_live=args.hole_cards_live))
     dashboard = asyncio.ensure_future(serve_dashboard(
         listener, bound, args.host, stations.authenticate, floor_token,
-        tls=Tls(args.tls_cert, args.tls_key) if credentials else None, ready=dashboard_ready, metrics=metrics.render))
+        tls=Tls(args.tls_cert, args.tls_key) if credentials else None, ready=dashboard_ready, metrics=metrics.render,
+        terminals=Terminals(stations.by_token)))
     try:
         done, _ = await asyncio.wait((service, dashboard), return_when=asyncio.FIRST_EXCEPTION)
         for task in done:

@@ -67,6 +67,7 @@ def stations_file(directory: Path) -> Path:
               f'table = "{station_demo.TABLE}"']
     path = directory / "stations.toml"
     path.write_text("\n".join(lines), encoding="utf-8")
+    path.chmod(0o600)  # station tokens in clear: the service refuses a file anyone may read (issue 32)
     return path
 
 

@@ -93,6 +93,13 @@ def _positive(value: object) -> int:
     return number
 
 
+def _lock_after(value: object) -> int:
+    number = _positive(value)
+    if number > 10:
+        raise ValueError(f"a whole number from 1 to 10, not {value!r}")
+    return number
+
+
 def _seconds(value: object) -> float:
     if isinstance(value, bool):
         raise ValueError(f"seconds (0 or more), not {value!r}")
@@ -204,6 +211,10 @@ KEYS: Mapping[str, Key] = {
                                                  "shift; a deck that fails holds its tables (0: never)"),
     "hole_cards_live": Key(_boolean, True, "show face-down cards to the pit and the games director during the hand "
                                           "(false: only once it ends); every look is recorded (docs/audit.md)"),
+    "station_idle_minutes": Key(_positive, 15, "minutes after which a station unused locks: its person is signed "
+                                               "out and signs in again (docs/staff.md)"),
+    "lock_after": Key(_lock_after, 10, "wrong PINs in a row that lock a badge until an administrator resets it (1 "
+                                       "to 10, PCI DSS 4.0 8.3.4)"),
     "verify_install_every": Key(_seconds, 3600.0, "seconds between the service's checks of its installed files "
                                                   "against the release manifest; a difference holds every table "
                                                   "(0: never)"),

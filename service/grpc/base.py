@@ -20,7 +20,7 @@ from domain.integrity.monitor import MonitorSettings
 from service.app.application import PokerTables, Viewer
 from service.app.hole_card_views import SeenViews
 from service.grpc.errors import UNAUTHENTICATED_MESSAGE, _StatusError
-from service.grpc.hardening import bearer_token
+from service.grpc.hardening import bearer_token, session_of
 from service.grpc.stations import Stations
 
 WATCH_SAFETY_POLL_SECONDS = 30.0
@@ -86,11 +86,23 @@ class ServicerBase:
 
     async def _run(self, context: grpc.aio.ServicerContext[Any, Any], work: Callable[[Viewer], T], *,
                    offload: bool = False) -> T:
-        """``work`` for the calling station; ``offload``: a long read, always on the thread pool."""
-        viewer = self._viewer(context)
+        """``work`` for who calls: the calling station, and (once the staff are in force) the person signed in there
+        whose session the call presents (:meth:`service.app.staff.Staff.resolve`; issue 32); ``offload``: a long
+        read, always on the thread pool."""
+        station = self._viewer(context)
+        session = session_of(context.invocation_metadata())  # type: ignore[arg-type]
+        staff = self.app.staff
+
+        def attributed() -> T:
+            return work(staff.resolve(station, session))
+
         if self.inline and not offload:
-            return work(viewer)  # a command's record names the dealer of its station's table: PokerTables.handle
-        return await asyncio.get_running_loop().run_in_executor(self.executor, work, viewer)
+            return attributed()  # a command's record names the dealer of its station's table: PokerTables.handle
+        return await asyncio.get_running_loop().run_in_executor(self.executor, attributed)
+
+    async def _offloaded(self, work: Callable[[], T]) -> T:
+        """``work`` on the thread pool (a PIN's check: ≈ 0.1 s of Argon2id, never on the event loop)."""
+        return await asyncio.get_running_loop().run_in_executor(self.executor, work)
 
     def _unrecorded(self, viewer: Viewer, shown: Iterable[tuple[str, int]]) -> list[tuple[str, int]]:
         """Of the hands (table, number) whose face-down cards ``viewer`` is shown live, those this service has not

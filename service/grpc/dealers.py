@@ -21,6 +21,7 @@ irregularity events, so it runs on the thread pool, never on the event loop.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -61,11 +62,17 @@ def dealer_rotation(rotation: Rotation) -> pb.DealerRotation:
                              kind=name_of(pb.DealerRotationKind, rotation.kind))
 
 
-def dealers_reply(shift: DealersShift) -> svc.ListDealerFiguresResponse:
-    """ListDealerFigures' answer: the range reported on, each dealer's figures (by id), the rotations in order."""
-    return svc.ListDealerFiguresResponse(since=_stamp(shift.since), until=_stamp(shift.until),
-                                         dealers=[dealer_figures(figures) for figures in shift.report.figures],
-                                         rotations=[dealer_rotation(rotation) for rotation in shift.report.rotations])
+def dealers_reply(shift: DealersShift, names: Callable[[str], str] = lambda _: "") -> svc.ListDealerFiguresResponse:
+    """ListDealerFigures' answer: the range reported on, each dealer's figures (by id, with his name on the staff:
+    ``names``), the rotations in order."""
+    dealers = [dealer_figures(figures) for figures in shift.report.figures]
+    rotations = [dealer_rotation(rotation) for rotation in shift.report.rotations]
+    for figures in dealers:
+        figures.dealer_name = names(figures.dealer_id) if figures.dealer_id else ""
+    for rotation in rotations:
+        rotation.dealer_name = names(rotation.dealer_id) if rotation.dealer_id else ""
+    return svc.ListDealerFiguresResponse(since=_stamp(shift.since), until=_stamp(shift.until), dealers=dealers,
+                                         rotations=rotations)
 
 
 class DealerRpcs(ServicerBase):
@@ -85,6 +92,6 @@ class DealerRpcs(ServicerBase):
                 shift = shift_dealers(self.app, since=since, until=until, zone=self.zone)
             except DealerRangeError as error:  # a start after now, with no end given
                 raise invalid(error.message, error.field, error.rule) from None
-            return dealers_reply(shift)
+            return dealers_reply(shift, self.app.staff.name_of)
 
         return await self._run(context, work, offload=True)

@@ -30,6 +30,7 @@ from service.app.application import (
     ServiceError,
     TamperedLogError,
 )
+from service.app.staff import SessionError, SignInRefusedError
 
 UNAUTHENTICATED_MESSAGE = "unknown or missing station token (authorization: Bearer TOKEN)"
 DOMAIN = "pokertable"
@@ -66,7 +67,7 @@ def _status(code: grpc.StatusCode, message: str, rule: str, *, field: str | None
                                                   details=details))
 
 
-def _translate(error: Exception, field: str = "") -> _StatusError:  # noqa: PLR0911  (one case a kind of error)
+def _translate(error: Exception, field: str = "") -> _StatusError:  # noqa: PLR0911, PLR0912  (a case a kind)
     """One place maps domain and application errors to gRPC status codes; ``field``: the request field an
     INVALID_ARGUMENT raised by the application is about (the RPC's guess, :func:`_guarded`)."""
     match error:
@@ -82,6 +83,8 @@ def _translate(error: Exception, field: str = "") -> _StatusError:  # noqa: PLR0
             return _StatusError(grpc.StatusCode.NOT_FOUND, str(error), error.rule)
         case ConflictError():
             return _StatusError(grpc.StatusCode.ABORTED, str(error), error.rule)
+        case SessionError() | SignInRefusedError():  # no person signed in, a session ended, a wrong PIN (issue 32)
+            return _StatusError(grpc.StatusCode.UNAUTHENTICATED, str(error), error.rule)
         case AccessDeniedError():
             return _StatusError(grpc.StatusCode.PERMISSION_DENIED, str(error), error.rule)
         case DuplicateCommandError():

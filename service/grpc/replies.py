@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, cast
 
+from domain.attribution import Attribution
 from domain.games import Game
 from domain.holds import Hold
 from domain.reconstruction import event_data
@@ -21,6 +22,18 @@ from service.grpc.event_messages import timestamp
 def _payload(event: Any, sees_down_cards: bool) -> dict[str, Any]:
     """An event's data as the station may see it: through the one visibility policy (service/app/visibility.py)."""
     return event_payload(type(event).__qualname__, event_data(event), sees_down_cards=sees_down_cards)
+
+
+def actor_of(by: Attribution | None, names: Callable[[str], str]) -> pb.Actor | None:
+    """Who gave an event's command, and where, with the person's name (issue 32); None before attribution."""
+    if by is None:
+        return None
+    return pb.Actor(person_id=by.person, name=names(by.person) if by.person else "", station=by.station)
+
+
+def actor(event: Any, names: Callable[[str], str]) -> pb.Actor | None:
+    """:func:`actor_of` an event as stored."""
+    return actor_of(Attribution.of(vars(event)), names)
 
 
 def command_result(result: Result, number: int = 0) -> pb.CommandResult:

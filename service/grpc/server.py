@@ -44,9 +44,10 @@ from service.api import table_service_pb2 as svc
 from service.api import table_service_pb2_grpc as svc_grpc
 from service.app.application import PokerTables
 from service.app.warm_up import warm_up
+from service.grpc.entitlements import entitled
 from service.grpc.errors import UNAUTHENTICATED_MESSAGE, _status
 from service.grpc.gateway import Gateway, Handlers
-from service.grpc.hardening import HARDENED, Hardening, StationGate
+from service.grpc.hardening import HARDENED, MAX_UNENTITLED_BYTES, Hardening, StationGate
 from service.grpc.metrics import ServiceMetrics
 from service.grpc.observe import RequestObserver
 from service.grpc.reflection_v1 import enable_reflection
@@ -168,11 +169,20 @@ async def create_server(app: PokerTables, stations: Stations, address: str = "12
         app.hole_cards_live = hole_cards_live
     metrics = metrics if metrics is not None else ServiceMetrics()
     observer = RequestObserver(metrics, stations.by_token.get, SERVICE_NAME)
-    gate = StationGate(SERVICE_NAME, stations.by_token.__contains__,
+    by_token = stations.by_token
+
+    def may_call(token: str, method: str) -> bool:
+        station = by_token.get(token)
+        return station is not None and entitled(station, method)
+
+    gate = StationGate(SERVICE_NAME, by_token.__contains__,
                        _status(grpc.StatusCode.UNAUTHENTICATED, UNAUTHENTICATED_MESSAGE, "R-AUD-1"),
                        _status(grpc.StatusCode.INVALID_ARGUMENT, "the request is not a message of its method", "",
                                field=""),
-                       hardening.refusal_delay_s)
+                       hardening.refusal_delay_s, entitled=may_call,
+                       unentitled=_status(grpc.StatusCode.PERMISSION_DENIED, "this station may never make this call: "
+                                          f"a request of more than {MAX_UNENTITLED_BYTES} bytes is refused unread",
+                                          "R-AUD-1"))
     server = grpc.aio.server(options=hardening.options())
     # Commands wait in these threads for their group's commit (service.store.group_commit): enough of them that the
     # tables of a busy floor share transactions. The sole writer of an SQLite file applies commands on the event

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from domain.device_reports import DeviceReport
-from domain.tables import MAX_DEALER_ID, NextDeck
+from domain.tables import NextDeck
 from service.api import table_service_pb2 as svc
 from service.api import table_service_pb2_grpc as svc_grpc
 from service.api import types_pb2 as pb
@@ -29,8 +29,6 @@ from service.app.commands import (
     Leave,
     RecordCutExposure,
     RecordDeviceReport,
-    SignIn,
-    SignOut,
     Sit,
     StartHand,
 )
@@ -57,12 +55,13 @@ from service.grpc.requests import (
     open_table,
 )
 from service.grpc.shufflers import ShufflerRpcs
+from service.grpc.staff import StaffRpcs
 from service.grpc.streams import WATCH_PAGE, StreamRpcs
 
 __all__ = ["WATCH_PAGE", "TableServicer"]
 
 
-class TableServicer(AccountsRpcs, QueryRpcs, ShufflerRpcs, DealerRpcs, FloorRpcs, StreamRpcs, ServicerBase,
+class TableServicer(AccountsRpcs, QueryRpcs, ShufflerRpcs, DealerRpcs, FloorRpcs, StreamRpcs, StaffRpcs, ServicerBase,
                     svc_grpc.TableServiceServicer):
     """Thin translation between pokertable.v1 and :class:`PokerTables`."""
 
@@ -174,20 +173,6 @@ class TableServicer(AccountsRpcs, QueryRpcs, ShufflerRpcs, DealerRpcs, FloorRpcs
         card, deck_colour = _card(request.card, "card"), colour(request.colour, "colour")
         return svc.RecordCutExposureResponse(result=await self._handled(
             context, RecordCutExposure(command_id, table, card, deck_colour)))
-
-    @_guarded
-    async def SignIn(self, request: svc.SignInRequest, context: Any) -> svc.SignInResponse:  # noqa: N802
-        command_id, table = _command_id(request.command_id), _table(request.table)
-        dealer_id = _text(request.dealer_id, "dealer_id")
-        if len(dealer_id) > MAX_DEALER_ID:
-            raise invalid(f"a dealer's id has 1 to {MAX_DEALER_ID} characters", "dealer_id", "R-AUD-1")
-        return svc.SignInResponse(result=await self._handled(context, SignIn(command_id, table, dealer_id)))
-
-    @_guarded
-    async def SignOut(self, request: svc.SignOutRequest, context: Any) -> svc.SignOutResponse:  # noqa: N802
-        """R-AUD-1: the dealer signed in at the table leaves it (a rotation); the same stations as SignIn."""
-        command = SignOut(_command_id(request.command_id), _table(request.table))
-        return svc.SignOutResponse(result=await self._handled(context, command))
 
     @_guarded
     async def AcknowledgeAlert(  # noqa: N802

@@ -18,16 +18,19 @@ import hashlib
 import hmac
 import re
 import secrets
+import stat
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from service.app.access import STATION_KINDS
 from service.app.application import (
     Role,
     Viewer,
 )
+from service.app.staff import HOUSE_STATION, SERVICE_KIND
 
 MIN_TOKEN = 16
 """The shortest token a station may have."""
@@ -67,6 +70,33 @@ class TokenBook:
         """The stations by their tokens' digests."""
         return self._by_digest
 
+    def add(self, token: str, viewer: Viewer) -> None:
+        """A station made by this process (a dashboard's terminal): known from now on, never written anywhere."""
+        self._by_digest[digest(token)] = viewer
+
+    def remove(self, token: str) -> None:
+        """Forget a station this process made."""
+        self._by_digest.pop(digest(token), None)
+
+
+class Terminals:
+    """The dashboard's terminals (issue 32): for each person's sign-in at the dashboard, a station of kind ``pit``
+    of its own, made in this process's token book and forgotten at sign-out (its token never leaves the process:
+    the browser holds only its session's cookie)."""
+
+    def __init__(self, book: TokenBook, prefix: str = "pit-web") -> None:
+        self.book, self.prefix = book, prefix
+
+    def open(self) -> tuple[str, str]:
+        """A new terminal: its station's name and token."""
+        name, token = f"{self.prefix}-{secrets.token_hex(4)}", secrets.token_urlsafe(32)
+        self.book.add(token, Viewer(name, Role.OBSERVER, None, kind="pit"))
+        return name, token
+
+    def close(self, token: str) -> None:
+        """The terminal's session ended."""
+        self.book.remove(token)
+
 
 @dataclass(frozen=True)
 class Stations:
@@ -81,7 +111,11 @@ class Stations:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except (OSError, tomllib.TOMLDecodeError) as error:
             raise StationConfigError(f"cannot read {path}: {error}") from error
-        return cls.from_mapping(data.get("stations", {}), path.parent)
+        stations = data.get("stations", {})
+        if isinstance(stations, Mapping) and any(isinstance(entry, Mapping) and "token" in entry
+                                                 for entry in stations.values()):
+            verify_not_world_readable(path, "holds station tokens in clear")
+        return cls.from_mapping(stations, path.parent)
 
     @classmethod
     def from_mapping(cls, stations: Mapping[str, Any], base: Path | None = None) -> Stations:
@@ -100,12 +134,16 @@ class Stations:
             key = _digest_of(name, entry, base)
             if key in by_digest:
                 raise StationConfigError(f"[stations.{name}]: its token is another station's")
-            role = entry.get("role", "")
-            try:
-                viewer = Viewer(name, Role(role), entry.get("table"))
-            except ValueError:
-                raise StationConfigError(f"[stations.{name}] role: unknown role {role!r} (one of "
-                                         f"{', '.join(role.value for role in Role)})") from None
+            kind = entry.get("role", "")
+            if kind not in STATION_KINDS:
+                raise StationConfigError(f"[stations.{name}] role: unknown role {kind!r} (the kind of station: one "
+                                         f"of {', '.join(STATION_KINDS)})")
+            if name == HOUSE_STATION:
+                raise StationConfigError(f"[stations.{name}]: {HOUSE_STATION!r} names the house's own tools, not a "
+                                         "station")
+            # A pit terminal acts alone (before the staff are in force) as an observer: its persons' roles decide.
+            viewer = Viewer(name, Role.OBSERVER if kind == "pit" else Role(kind), entry.get("table"),
+                            kind="pit" if kind == "pit" else "")
             if viewer.role in (Role.DEALER, Role.DEVICE) and not viewer.table:
                 raise StationConfigError(f"[stations.{name}] table: a {viewer.role.value} station names its table")
             by_digest[key] = viewer
@@ -121,9 +159,12 @@ class Stations:
 
     def with_station(self, name: str, role: Role) -> tuple[Stations, str]:
         """These stations and one more, of ``role``, with a random token made for this process only (the pit
-        dashboard's floor reads the tables through it); the new token."""
+        dashboard's floor reads the tables through it); the new token.  It is the service's own station
+        (:data:`service.app.staff.SERVICE_KIND`: no configuration file can name one), which reads as its role
+        without a person signed in, the staff in force or not: its token never leaves the process's memory."""
         token = secrets.token_urlsafe(32)
-        return Stations(TokenBook({**self.by_token.digests(), digest(token): Viewer(name, role, None)})), token
+        own = Viewer(name, role, None, kind=SERVICE_KIND)
+        return Stations(TokenBook({**self.by_token.digests(), digest(token): own})), token
 
 
 def _digest_of(name: str, entry: Mapping[str, Any], base: Path | None) -> str:
@@ -143,6 +184,7 @@ def _digest_of(name: str, entry: Mapping[str, Any], base: Path | None) -> str:
             raise StationConfigError(f"[stations.{name}] token_file: the path of a file holding the token")
         path = Path(value).expanduser()
         path = path if path.is_absolute() or base is None else base / path
+        verify_not_world_readable(path, f"[stations.{name}] token_file")
         try:
             lines = path.read_text(encoding="utf-8").splitlines()
         except OSError as error:
@@ -151,3 +193,16 @@ def _digest_of(name: str, entry: Mapping[str, Any], base: Path | None) -> str:
     if not isinstance(value, str) or len(value) < MIN_TOKEN:
         raise StationConfigError(f"[stations.{name}] {given[0]}: a token of at least {MIN_TOKEN} characters")
     return digest(value)
+
+
+def verify_not_world_readable(path: Path, what: str) -> None:
+    """A file of secrets that anyone on the machine may read is refused with one line (issue 32): its owner fixes
+    its mode (``chmod o-rwx``), the service does not start on it.  A file that cannot be looked at is left to the
+    read that follows, which says why."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return
+    if mode & stat.S_IROTH:
+        raise StationConfigError(f"{path} ({what}) is readable by anyone on this machine (mode "
+                                 f"{stat.S_IMODE(mode):04o}): chmod o-rwx {path}")

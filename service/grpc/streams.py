@@ -31,7 +31,7 @@ from service.grpc.base import EVERY_TABLE, ServicerBase
 from service.grpc.errors import _guarded_stream, _StatusError, invalid
 from service.grpc.event_messages import timestamp, to_message
 from service.grpc.observe import STOPPING
-from service.grpc.replies import _payload
+from service.grpc.replies import _payload, actor, actor_of
 from service.grpc.requests import MAX_POSITION, _command_id, _table, _text
 from service.waiting import woken
 
@@ -120,7 +120,7 @@ class StreamRpcs(ServicerBase):
             yield svc.ReconstructHandResponse(
                 version=step.version, timestamp=timestamp(datetime.fromisoformat(step.timestamp)),
                 description=describe(step), event=to_message(step.event, step.data), state=_struct(step.state),
-                rendered=render(step))
+                rendered=render(step), by=actor_of(step.by, self.app.staff.name_of))
 
     def _changes_after(self, table: str, viewer: Viewer, after: int, _: Viewer, *,
                        shown: set[tuple[str, int]] | None = None) -> tuple[list[svc.WatchResponse], int]:
@@ -148,7 +148,7 @@ class StreamRpcs(ServicerBase):
             changes.append(svc.WatchResponse(
                 position=notification.id, aggregate_id=str(originator), version=notification.originator_version,
                 timestamp=timestamp(event.timestamp), event=to_message(type(event), _payload(event, shows)),
-                table=table))
+                table=table, by=actor(event, self.app.staff.name_of)))
         return changes, notifications[-1].id if notifications else after
 
     def _shows(self, sees: bool, table: str, originator: UUID, event: Any, *, live: Mapping[UUID, int],
@@ -203,7 +203,8 @@ class StreamRpcs(ServicerBase):
                 changes.append(svc.WatchResponse(
                     position=notification.id, aggregate_id=str(originator),
                     version=notification.originator_version, timestamp=timestamp(event.timestamp),
-                    event=to_message(type(event), _payload(event, shows)), table=owner))
+                    event=to_message(type(event), _payload(event, shows)), table=owner,
+                    by=actor(event, self.app.staff.name_of)))
         return changes, reached
 
     def _owner_of(self, originator: UUID, position: int) -> str | None:

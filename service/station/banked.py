@@ -11,7 +11,7 @@ One command a line, the box first where there is one::
     wrong-count BOX|dealer [correctable]                  R-THB-11 (d)
     void RULE REASON…           the whole play (pit boss; R-THB-11 1.c)
     reshuffle                   the full reshuffle R-THB-11 requires (with a shuffler: the shuffler reshuffles)
-    approve BOX | refuse BOX REASON…                      the 1000:1 (games director; R-THB-10)
+    approve BOX REASON… | refuse BOX REASON…              the 1000:1 (games director; R-THB-10)
     table                       show the table            quit
 """
 
@@ -50,7 +50,7 @@ BANKED_COMMANDS: dict[str, Callable[[Station, str, list[str]], object]] = {
     "face-up-card": lambda st, t, a: st.act(t, "face-up-card", card=a[0]),
     "wrong-count": _wrong_count,
     "reshuffle": lambda st, t, a: st.act(t, "reshuffle"),
-    "approve": lambda st, t, a: st.act(t, "approve-bonus", seat=int(a[0])),
+    "approve": lambda st, t, a: st.act(t, "approve-bonus", seat=int(a[0]), reason=" ".join(a[1:])),
     "refuse": lambda st, t, a: st.act(t, "refuse-bonus", seat=int(a[0]), reason=" ".join(a[1:])),
     **{verb: functools.partial(_stake_action, verb) for verb in STAKE_ACTIONS},
 }

@@ -11,7 +11,12 @@ the enums of types.proto into the words a croupier reads ("red", "preflop") and 
 
 from __future__ import annotations
 
+import argparse
+import getpass
 import itertools
+import os
+import stat
+import sys
 import uuid
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -97,15 +102,56 @@ def card_due(view: pb.TableView) -> bool:
     return detail.HasField("next_card") and detail.next_card.target != pb.CARD_TARGET_UNSPECIFIED
 
 
+def call_metadata(token: str, session: str = "") -> tuple[tuple[str, str], ...]:
+    """A call's metadata: the station's token and, with a person signed in there, his session (issue 32)."""
+    station = ("authorization", f"Bearer {token}")
+    return (station, ("pokertable-session", session)) if session else (station,)
+
+
+def station_token(args: argparse.Namespace, command: str = "station") -> str:
+    """The station's token: ``--token-file FILE`` (its first line), else ``POKERTABLE_TOKEN``, else ``--token`` with
+    a warning (the command line shows it to everyone on the machine: ``ps``).  ``ValueError`` for none."""
+    path = getattr(args, "token_file", None)
+    if path is not None:
+        if path.exists() and path.stat().st_mode & stat.S_IROTH:
+            raise ValueError(f"--token-file {path} is readable by anyone on this machine: chmod o-rwx {path}")
+        try:
+            token = path.read_text(encoding="utf-8").partition("\n")[0].strip()
+        except OSError as error:
+            raise ValueError(f"--token-file {path}: {error.strerror}") from None
+    else:
+        token = os.environ.get("POKERTABLE_TOKEN", "").strip()
+    given = getattr(args, "token", None)
+    if not token and given:
+        print(f"pokertable {command}: warning: --token shows the station's token to everyone on this machine (ps, "
+              "the shell's history): use --token-file FILE or POKERTABLE_TOKEN", file=sys.stderr, flush=True)
+        token = given
+    if not token:
+        raise ValueError("the station's token: --token-file FILE or POKERTABLE_TOKEN")
+    return str(token)
+
+
+def croupier_pin(badge: str) -> str:
+    """The PIN of the croupier signing in: ``POKERTABLE_PIN``, else asked on the terminal (not echoed)."""
+    pin = os.environ.get("POKERTABLE_PIN", "")
+    if pin:
+        return pin
+    if not sys.stdin.isatty():
+        raise ValueError(f"the PIN of {badge}: POKERTABLE_PIN, or run on a terminal to be asked")
+    return getpass.getpass(f"PIN of {badge}: ")
+
+
 @dataclass
 class Station:
     """A connection to the service as one station (token), with fresh command ids."""
 
     address: str
-    token: str
+    token: str = field(repr=False)
     credentials: grpc.ChannelCredentials | None = None
     prefix: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
     counter: itertools.count[int] = field(default_factory=itertools.count)
+    session: str = field(default="", repr=False)
+    """The session of the person signed in here (issue 32: sent with every call once the staff are in force)."""
 
     def __post_init__(self) -> None:
         self.channel = (grpc.secure_channel(self.address, self.credentials, options=RECONNECT) if self.credentials
@@ -113,8 +159,14 @@ class Station:
         self.stub = svc_grpc.TableServiceStub(self.channel)  # type: ignore[no-untyped-call]
 
     def call(self, method: str, request: Any) -> Any:
-        """One RPC with this station's token."""
-        return getattr(self.stub, method)(request, metadata=(("authorization", f"Bearer {self.token}"),), timeout=30)
+        """One RPC with this station's token (and the session of the person signed in here)."""
+        return getattr(self.stub, method)(request, metadata=call_metadata(self.token, self.session), timeout=30)
+
+    def sign_in(self, badge: str, pin: str) -> svc.SignInResponse:
+        """A person signs in here with his badge and PIN (issue 32): his session goes with every later call."""
+        reply: svc.SignInResponse = self.call("SignIn", svc.SignInRequest(badge=badge, pin=pin))
+        self.session = reply.session
+        return reply
 
     def command_id(self) -> str:
         """A new command id (a retry reuses the previous one)."""

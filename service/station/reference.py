@@ -1,7 +1,7 @@
 """The reference dealer station: a gRPC client of the table service, scriptable or interactive, for every game.
 
-``pokertable station --plain --server HOST:PORT --table T --token TOKEN`` reads one command a line (from
-``--script FILE``, standard input, or the croupier at a prompt) and prints the table after each::
+``pokertable station --plain --server HOST:PORT --table T --token-file FILE [--badge ID]`` reads one command a line
+(from ``--script FILE``, standard input, or the croupier at a prompt) and prints the table after each::
 
     open holdem no-limit 1/2        open a table (pit boss)     sit SEAT CHIPS        seat a player
     open holdem-bonus [ANTE_MIN] | open casino-draw ANTE_MIN ANTE_MAX                  open a banked table
@@ -17,7 +17,7 @@ At a Texas Hold'em Bonus or Casino Draw Poker table the same RPCs carry the bank
 (service/station/banked.py); a box is addressed as a seat:
     ante|bonus BOX AMOUNT  close-bets  deal CARD [SEQ]  fold|check BOX  flop-bet|bet|play BOX AMOUNT
     exchange BOX [CARDS…]  dealer-card-shown  face-up-card CARD  wrong-count BOX|dealer [correctable]
-    void RULE REASON… (pit boss)  reshuffle  approve BOX | refuse BOX REASON… (games director)
+    void RULE REASON… (pit boss)  reshuffle  approve BOX REASON… | refuse BOX REASON… (games director)
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
 from service.station.banked import BANKED_COMMANDS, render_banked
 from service.station.client import Station as Station  # noqa: PLC0414  (its old home: re-exported)
-from service.station.client import colour, target, value, word
+from service.station.client import colour, croupier_pin, station_token, target, value, word
 
 if TYPE_CHECKING:
     from service.station.hardware import HardwareStation
@@ -230,7 +230,15 @@ def run(args: argparse.Namespace) -> int:
         print(f"pokertable station: --tls-ca: {error}", file=sys.stderr)
         return 2
     credentials = grpc.ssl_channel_credentials(root_certificates=ca) if ca is not None else None
-    station = Station(args.server, args.token, credentials)
+    try:
+        station = Station(args.server, station_token(args), credentials)
+        if getattr(args, "badge", None):  # issue 32: the croupier signs in first (his PIN: POKERTABLE_PIN or asked)
+            signed = station.sign_in(args.badge, croupier_pin(args.badge))
+            print(f"{signed.name or signed.person_id} signed in as {signed.role}", file=sys.stderr, flush=True)
+    except (ValueError, grpc.RpcError) as error:
+        message = error.details() if isinstance(error, grpc.RpcError) else str(error)
+        print(f"pokertable station: {message}", file=sys.stderr)
+        return 2
     source = args.script or sys.stdin
     interactive = source.isatty()
     hardware = None

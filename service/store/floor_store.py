@@ -9,6 +9,8 @@ Tables (each ``pokertable_floor_…``; on PostgreSQL in the log's schema):
   correction waiting for the pit;
 - ``pokertable_floor_alerts``: every alert, by the log position of the event that raised it, with its table, time,
   kind, words and who acknowledged it and why ("" while open; an index holds only the open ones);
+- ``pokertable_floor_access``: the authentication log (issue 32): each sign-in, sign-out, refusal, wrong PIN and
+  lockout, and each change of the staff, by the log position of its event, indexed by time;
 - ``pokertable_floor_hands``: every hand by id: its table, number, start, whether it ended, its outcome, seats (or
   boxes) and its summary (what a search lists), indexed by table and start, by table and outcome, and by start;
   written here with the rest, read through :attr:`FloorStore.hands_index` (:mod:`service.store.hands_index`).
@@ -32,13 +34,24 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from domain.floor_log import AlertAcknowledged, AlertRaised, Change, HandEnded, HandStarted, Noted, TableOpened
+from domain.floor_log import (
+    Accessed,
+    AlertAcknowledged,
+    AlertRaised,
+    Change,
+    HandEnded,
+    HandStarted,
+    Noted,
+    TableOpened,
+)
 from service.store.hands_index import HandsIndex, encoded, stamp
 
 FORMAT = 1
-"""The projection's format: a store written in another is rebuilt from the log at the next catch-up."""
+"""The projection's format: a store written in another is rebuilt from the log at the next catch-up.  (The access
+table came with issue 32 in the same format: a log written before it has no event of the staff for it to miss.)"""
 NAME = "floor"
-TABLES = ("pokertable_floor_position", "pokertable_floor_tables", "pokertable_floor_alerts", "pokertable_floor_hands")
+TABLES = ("pokertable_floor_position", "pokertable_floor_tables", "pokertable_floor_alerts", "pokertable_floor_hands",
+          "pokertable_floor_access")
 SCHEMA = [
     "CREATE TABLE IF NOT EXISTS {position} (name TEXT PRIMARY KEY, position BIGINT NOT NULL, format INTEGER NOT NULL)",
     "CREATE TABLE IF NOT EXISTS {tables} (table_id TEXT PRIMARY KEY, name TEXT NOT NULL, position BIGINT NOT NULL, "
@@ -53,6 +66,9 @@ SCHEMA = [
     "CREATE INDEX IF NOT EXISTS {prefix}floor_hands_table ON {hands} (table_name, started)",
     "CREATE INDEX IF NOT EXISTS {prefix}floor_hands_outcome ON {hands} (table_name, outcome)",
     "CREATE INDEX IF NOT EXISTS {prefix}floor_hands_started ON {hands} (started)",
+    "CREATE TABLE IF NOT EXISTS {access} (position BIGINT PRIMARY KEY, at TEXT NOT NULL, kind TEXT NOT NULL, "
+    "person TEXT NOT NULL, station TEXT NOT NULL, by_person TEXT NOT NULL, detail TEXT NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS {prefix}floor_access_at ON {access} (at)",
 ]
 
 
@@ -95,7 +111,7 @@ class FloorStore:
         self._lock = threading.Lock()  # the in-memory database's one connection
         prefix = f'"{datastore.schema}".' if self._postgres and datastore is not None else ""
         self._names = {"position": prefix + TABLES[0], "tables": prefix + TABLES[1], "alerts": prefix + TABLES[2],
-                       "hands": prefix + TABLES[3], "prefix": "pokertable_"}
+                       "hands": prefix + TABLES[3], "access": prefix + TABLES[4], "prefix": "pokertable_"}
         if datastore is None:
             self._memory = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
             self._memory.row_factory = sqlite3.Row
@@ -158,7 +174,7 @@ class FloorStore:
     def clear(self) -> None:
         """Forget everything (a rebuild from the log follows)."""
         with self._cursor(commit=True) as cursor:
-            for key in ("tables", "alerts", "hands", "position"):
+            for key in ("tables", "alerts", "hands", "access", "position"):
                 cursor.execute(f"DELETE FROM {{{key}}}")
 
     def commit(self, start: int, end: int, changes: Sequence[Change], summaries: dict[str, dict[str, Any]]) -> None:
@@ -212,6 +228,17 @@ class FloorStore:
                            (table, stamp(since), stamp(until)))
             return [_alert(row) for row in cursor.fetchall()]
 
+    def access_between(self, since: datetime, until: datetime, limit: int) -> list[Accessed]:
+        """The authentication log's entries in ``[since, until]``, oldest first, at most ``limit`` (issue 32; read
+        from the index by time: the range's entries, never the whole log)."""
+        with self._cursor(commit=False) as cursor:
+            cursor.execute("SELECT position, at, kind, person, station, by_person, detail FROM {access} "
+                           "WHERE at >= ? AND at <= ? ORDER BY at, position LIMIT ?",
+                           (stamp(since), stamp(until), limit))
+            return [Accessed(int(row["position"]), datetime.fromisoformat(str(row["at"])), str(row["kind"]),
+                             str(row["person"]), str(row["station"]), str(row["by_person"]), str(row["detail"]))
+                    for row in cursor.fetchall()]
+
     def everything(self) -> tuple[int, dict[str, list[tuple[Any, ...]]]]:
         """The position and every row of every table, sorted, read as of one moment: what a check compares with a
         recomputation from the log up to that position."""
@@ -220,7 +247,8 @@ class FloorStore:
             position = _position(cursor)
             for key, columns in (("tables", "table_id, name, position, shuffler, correction"),
                                  ("alerts", "position, table_name, at, kind, words, acknowledged"),
-                                 ("hands", "hand_id, table_name, number, started, ended, outcome, seats, summary")):
+                                 ("hands", "hand_id, table_name, number, started, ended, outcome, seats, summary"),
+                                 ("access", "position, at, kind, person, station, by_person, detail")):
                 cursor.execute(f"SELECT {columns} FROM {{{key}}} ORDER BY 1")
                 found[key] = [tuple(row.values()) if isinstance(row, dict) else tuple(row)
                               for row in cursor.fetchall()]
@@ -274,6 +302,11 @@ def _write(cursor: _Dialect, change: Change, summaries: dict[str, dict[str, Any]
     elif isinstance(change, AlertAcknowledged):
         cursor.execute("UPDATE {alerts} SET acknowledged = ? WHERE position = ? AND table_name = ? "
                        "AND acknowledged = ''", (change.by, change.position, change.table))
+    elif isinstance(change, Accessed):
+        cursor.execute("INSERT INTO {access} (position, at, kind, person, station, by_person, detail) "
+                       "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (position) DO NOTHING",
+                       (change.position, stamp(change.at), change.kind, change.person, change.station, change.by,
+                        change.detail))
     elif isinstance(change, Noted):
         if change.shuffler is not None:
             cursor.execute("UPDATE {tables} SET shuffler = ? WHERE name = ?", (change.shuffler, change.table))

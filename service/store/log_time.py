@@ -15,7 +15,7 @@ the lock (micro- to milliseconds), or a clock behind another instance's.
 >>> from datetime import UTC, datetime
 >>> at = datetime(2026, 11, 27, 16, 0, 0, 123456, tzinfo=UTC)
 >>> micros(at), from_micros(micros(at)) == at
-(1796227200123456, True)
+(1795795200123456, True)
 """
 
 from __future__ import annotations

@@ -29,6 +29,26 @@ DEADLINE = 10.0
 
 
 @dataclass(frozen=True)
+class Caller:
+    """Who a call is made as: a station's token and, once a person signed in there (issue 32), his session."""
+
+    token: str
+    session: str = ""
+
+    def metadata(self) -> tuple[tuple[str, str], ...]:
+        """The call's metadata: the station's ``authorization`` and the person's ``pokertable-session``."""
+        station = ("authorization", f"Bearer {self.token}")
+        return (station, ("pokertable-session", self.session)) if self.session else (station,)
+
+    def __repr__(self) -> str:  # secrets: never in a log line or a traceback
+        return "Caller(…)"
+
+
+def _metadata(token: str | Caller) -> tuple[tuple[str, str], ...]:
+    return token.metadata() if isinstance(token, Caller) else (("authorization", f"Bearer {token}"),)
+
+
+@dataclass(frozen=True)
 class RefusedError(Exception):
     """A call the service refused: its status code's name, the rule it names (or ``""``) and its message."""
 
@@ -106,48 +126,47 @@ class Api:
         """A fresh command id for a decision the dashboard sends."""
         return f"{self.prefix}-{next(self.counter)}"
 
-    async def call(self, method: str, request: Any, token: str) -> Any:
+    async def call(self, method: str, request: Any, token: str | Caller) -> Any:
         """One unary RPC; :class:`RefusedError` when the service says no."""
         try:
-            return await getattr(self.stub, method)(request, metadata=(("authorization", f"Bearer {token}"),),
-                                                    timeout=DEADLINE)
+            return await getattr(self.stub, method)(request, metadata=_metadata(token), timeout=DEADLINE)
         except grpc.aio.AioRpcError as error:
             raise refused(error) from None
 
-    async def tables(self, token: str, only: set[str] | None = None) -> list[pb.TableSummary]:
+    async def tables(self, token: str | Caller, only: set[str] | None = None) -> list[pb.TableSummary]:
         """Every open table of the casino (or only these)."""
         reply: svc.ListTablesResponse = await self.call("ListTables", svc.ListTablesRequest(tables=sorted(only or ())),
                                                         token)
         return list(reply.tables)
 
-    async def table(self, token: str, table: str) -> pb.TableView:
+    async def table(self, token: str | Caller, table: str) -> pb.TableView:
         """A table as the station may see it now."""
         reply: svc.GetTableResponse = await self.call("GetTable", svc.GetTableRequest(table=table), token)
         return reply.view
 
-    async def legal(self, token: str, table: str) -> svc.GetLegalActionsResponse:
+    async def legal(self, token: str | Caller, table: str) -> svc.GetLegalActionsResponse:
         """Who acts at a table and what he may do (a decision waiting for the pit, among others)."""
         reply: svc.GetLegalActionsResponse = await self.call(
             "GetLegalActions", svc.GetLegalActionsRequest(table=table), token)
         return reply
 
-    async def act(self, token: str, table: str, command: cmd.Command) -> svc.ActResponse:
+    async def act(self, token: str | Caller, table: str, command: cmd.Command) -> svc.ActResponse:
         """One command of a table's hand (a decision: approve, refuse, decide a correction)."""
         reply: svc.ActResponse = await self.call(
             "Act", svc.ActRequest(command_id=self.command_id(), table=table, command=command), token)
         return reply
 
-    def watch(self, token: str, table: str, after: int) -> AsyncIterator[svc.WatchResponse]:
+    def watch(self, token: str | Caller, table: str, after: int) -> AsyncIterator[svc.WatchResponse]:
         """Every change of a table (every table: ``""``) after a log position, then new ones as they are stored."""
         return _streamed(self.stub.Watch(svc.WatchRequest(table=table, after_position=after),
-                                         metadata=(("authorization", f"Bearer {token}"),)))
+                                         metadata=_metadata(token)))
 
-    def reconstruct(self, token: str, table: str, number: int,
+    def reconstruct(self, token: str | Caller, table: str, number: int,
                     reason: str) -> AsyncIterator[svc.ReconstructHandResponse]:
         """A hand event by event, for a dispute (the request and its reason recorded first, R-THB-13)."""
         return _streamed(self.stub.ReconstructHand(
             svc.ReconstructHandRequest(command_id=self.command_id(), table=table, hand_number=number, reason=reason),
-            metadata=(("authorization", f"Bearer {token}"),)))
+            metadata=_metadata(token)))
 
     async def close(self) -> None:
         """Close the channel."""

@@ -16,10 +16,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
@@ -30,9 +31,10 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response, Stream
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
 from service.web import cards
-from service.web.api import Api, RefusedError, typed_time
+from service.web.api import Api, Caller, RefusedError, typed_time
 from service.web.floor import Floor
 from service.web.sessions import COOKIE, Session, Sessions
 
@@ -62,11 +64,30 @@ def _word(enum: str, value: int) -> str:
     return "" if name == "UNSPECIFIED" else name.lower().replace("_", "-")
 
 
+_log = logging.getLogger("pokertable.access")
+
+
+class Terminals(Protocol):
+    """The service's terminals for the dashboard's persons (issue 32; the service's ``Terminals``)."""
+
+    def open(self) -> tuple[str, str]:
+        """A new terminal: its station's name and token."""
+
+    def close(self, token: str) -> None:
+        """Forget a terminal."""
+
+
 class Dashboard:
     """The application's state: the service's API, the sessions, the floor, the templates."""
 
-    def __init__(self, api: Api, sessions: Sessions, floor: Floor, *, secure: bool) -> None:
+    def __init__(self, api: Api, sessions: Sessions, floor: Floor, *, secure: bool,
+                 terminals: Terminals | None = None) -> None:
         self.api, self.sessions, self.floor, self.secure = api, sessions, floor, secure
+        self.terminals = terminals
+        """Where a person signs in (issue 32): a terminal of the service's for each sign-in (None: only stations
+        sign in, as before the staff)."""
+        sessions.ended = self._ended
+        self._releasing: set[asyncio.Future[None]] = set()
         self.closing = asyncio.Event()
         """The service stops: every live stream ends (a browser's EventSource reconnects, to this service once it
         is back or to another)."""
@@ -109,14 +130,66 @@ class Dashboard:
     async def signin(self, request: Request) -> Response:
         if not same_origin(request):
             return Response("refused: cross-site sign-in", status_code=403)
+        address = request.client.host if request.client else "?"
+        wait = self.sessions.throttled(address)
+        if wait:
+            _log.warning("dashboard sign-in refused unread from %s: too many failures", address,
+                         extra={"fields": {"event": "dashboard-sign-in-throttled", "address": address}})
+            page = self.page("signin.html", None, error=f"Too many failed sign-ins from here: try again in {wait} s.")
+            page.status_code = 429
+            return page
         form = await request.form()
-        session = self.sessions.sign_in(str(form.get("station") or ""), str(form.get("token") or ""))
+        user, secret = str(form.get("station") or "").strip(), str(form.get("token") or "")
+        session, refusal = await self._person(user, secret)
+        if session is None and refusal is None:  # the staff are not in force: a station signs in, as before
+            session = self.sessions.sign_in(user, secret)
+            refusal = None if session is not None else "Unknown station or token, or not a pit station."
         if session is None:
-            return self.page("signin.html", None, error="Unknown station or token, or not a pit station.")
+            self.sessions.failed(address)
+            _log.warning("dashboard sign-in refused for %r from %s", user[:64], address,
+                         extra={"fields": {"event": "dashboard-sign-in-refused", "user": user[:64],
+                                           "address": address}})
+            return self.page("signin.html", None, error=refusal or "Sign-in refused.")
+        _log.info("dashboard sign-in of %s from %s as %s", session.person or session.station, address, session.role,
+                  extra={"fields": {"event": "dashboard-sign-in", "user": session.person or session.station,
+                                    "address": address, "role": session.role}})
         response = RedirectResponse("/", status_code=303)
         response.set_cookie(COOKIE, session.id, httponly=True, samesite="strict", secure=self.secure, path="/",
                             max_age=None)
         return response
+
+    async def _person(self, user: str, secret: str) -> tuple[Session | None, str | None]:
+        """A person's sign-in at a terminal of his own (issue 32): his session, or why not; ``(None, None)`` when
+        the staff are not in force (a station signs in instead)."""
+        if self.terminals is None or not user or not secret:
+            return None, None if self.terminals is None else "Your employee number and password."
+        name, token = self.terminals.open()
+        try:
+            reply: svc.SignInResponse = await self.api.call("SignIn", svc.SignInRequest(badge=user, pin=secret), token)
+        except RefusedError as refusal:
+            self.terminals.close(token)
+            if refusal.code == "FAILED_PRECONDITION":  # no staff enrolled yet
+                return None, None
+            return None, refusal.message
+        session = self.sessions.open(name, reply.role, Caller(token, reply.session), person=reply.person_id,
+                                     name=reply.name)
+        if session is None:  # a role of the tables (a croupier): not the pit's dashboard
+            await self._release(Caller(token, reply.session))
+            return None, f"{reply.role} is not a role of the pit's dashboard."
+        return session, None
+
+    def _ended(self, session: Session) -> None:
+        """A session ended (signed out, or idle): its person signs out at the service, its terminal is forgotten."""
+        if isinstance(session.token, Caller) and session.token.session:
+            releasing = asyncio.ensure_future(self._release(session.token))
+            self._releasing.add(releasing)
+            releasing.add_done_callback(self._releasing.discard)
+
+    async def _release(self, caller: Caller) -> None:
+        with contextlib.suppress(RefusedError):
+            await self.api.call("SignOut", svc.SignOutRequest(command_id=self.api.command_id()), caller)
+        if self.terminals is not None:
+            self.terminals.close(caller.token)
 
     async def signout(self, request: Request, session: Session) -> Response:
         self.sessions.sign_out(session.id)

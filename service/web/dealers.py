@@ -43,6 +43,11 @@ NOBODY = "(none)"
 KINDS = {pb.DEALER_ROTATION_KIND_SIGN_IN: "sign-in", pb.DEALER_ROTATION_KIND_SIGN_OUT: "sign-out"}
 
 
+def _named(dealer_id: str, name: str) -> str:
+    """A dealer as the page names him: his name and number (issue 32), or his id alone."""
+    return f"{name} ({dealer_id})" if name else dealer_id
+
+
 def _when(stamp: Any) -> str:
     return str(stamp.ToDatetime().isoformat(sep=" ", timespec="seconds"))
 
@@ -68,7 +73,7 @@ def dealer_row(figures: pb.DealerFigures) -> dict[str, Any]:
     ('D-7', 'Mesa 1, Mesa 3', '1:30:00', '30.00', 3)
     """
     dealt = figures.time_dealt
-    return {"dealer": figures.dealer_id or NOBODY, "tables": ", ".join(figures.tables),
+    return {"dealer": _named(figures.dealer_id, figures.dealer_name) or NOBODY, "tables": ", ".join(figures.tables),
             "time": clock_time(dealt.seconds + dealt.nanos / 1e9), "hands": figures.hands,
             "per_hour": f"{figures.hands_per_hour:.2f}", "voids": figures.voids, "corrections": figures.corrections,
             "exposed": figures.exposed_cards,
@@ -77,7 +82,8 @@ def dealer_row(figures: pb.DealerFigures) -> dict[str, Any]:
 
 def rotation_row(rotation: pb.DealerRotation) -> dict[str, Any]:
     """A sign-in or sign-out as the page shows it."""
-    return {"time": _when(rotation.time), "table": rotation.table, "dealer": rotation.dealer_id,
+    return {"time": _when(rotation.time), "table": rotation.table,
+            "dealer": _named(rotation.dealer_id, rotation.dealer_name),
             "previous": rotation.previous_dealer_id, "kind": KINDS.get(rotation.kind, "")}
 
 

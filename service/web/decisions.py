@@ -51,7 +51,7 @@ def routes(dashboard: Dashboard) -> list[Route]:
             return _back("/approvals", error=f"{table}: a decision needs its reason (R-AUD-1)")
         if kind == "bonus":
             seat = int(str(form.get("seat") or "0") or 0)
-            command = (cmd.Command(approve_bonus=cmd.ApproveBonus(seat=seat)) if approve
+            command = (cmd.Command(approve_bonus=cmd.ApproveBonus(seat=seat, reason=reason)) if approve
                        else cmd.Command(refuse_bonus=cmd.RefuseBonus(seat=seat, reason=reason)))
         elif kind == "correction":
             command = cmd.Command(decide_correction=cmd.DecideCorrection(approve=approve, reason=reason))

@@ -86,6 +86,7 @@ def test_a_password_given_as_a_flag_is_not_taken() -> None:
 def test_stations_keep_digests_and_refuse_what_they_cannot_use(tmp_path: Path) -> None:
     token_file = tmp_path / "tv.token"
     token_file.write_text("observer-token-from-a-file\n", encoding="utf-8")
+    token_file.chmod(0o600)  # a file of secrets is its owner's only (issue 32)
     stations = Stations.from_mapping({
         "pit": {"token_sha256": digest("pit-boss-token-0123456789"), "role": "pit-boss"},
         "tv": {"token_file": "tv.token", "role": "observer"},
@@ -171,6 +172,7 @@ def test_the_documented_example_configuration_is_valid(tmp_path: Path) -> None:
     (tmp_path / "db-password").write_text("casino-db-password\n", encoding="utf-8")
     (tmp_path / "tokens").mkdir()
     (tmp_path / "tokens" / "mesa-1-shoe").write_text("shoe-token-0123456789abcdef\n", encoding="utf-8")
+    (tmp_path / "tokens" / "mesa-1-shoe").chmod(0o600)  # a file of secrets is its owner's only (issue 32)
     file = tomllib.loads(text)
     chosen = settings({}, {}, file, tmp_path / "pokertable.toml")
     assert chosen.port == 50051 and chosen.http == "0.0.0.0:8080" and chosen.log_format == "json"

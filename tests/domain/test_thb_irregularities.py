@@ -283,7 +283,7 @@ def test_r_thb_12_nobody_plays_the_croupiers_cards_are_turned_for_an_aces_bonus_
     turned = events_of(hand, ThbHand.DealerCardsTurnedForBonus)
     assert [e.boxes for e in turned] == [[1]]  # type: ignore[attr-defined]
     assert hand.results[1] == {"ante": -10, "bonus": 2000} and hand.pending_approval == {1}
-    hand.approve_bonus(1, "DJ Pérez")
+    hand.approve_bonus(1, "DJ Pérez", "checked")
     assert hand.is_complete and hand.board == []
 
 

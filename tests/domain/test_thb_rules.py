@@ -176,7 +176,7 @@ def test_r_thb_9_the_bonus_pays_on_the_players_two_cards_whatever_happens_to_the
     assert hand.results[1]["bonus"] == expected
     if expected == 5000:
         assert hand.stage is Stage.APPROVAL and not hand.is_complete
-        hand.approve_bonus(1, "Director de Juegos")
+        hand.approve_bonus(1, "Director de Juegos", "cámara revisada")
     assert hand.is_complete
 
 
@@ -187,10 +187,10 @@ def test_r_thb_10_the_1000_to_1_waits_for_the_games_director_who_may_approve_or_
         hand.fold(1)
         assert hand.pending_approval == {1} and not hand.is_complete
         with pytest.raises(ThbRuleError) as error:
-            hand.approve_bonus(2, "DJ")
+            hand.approve_bonus(2, "DJ", "checked")
         assert error.value.rule == "R-THB-10"
         if approve:
-            hand.approve_bonus(1, "DJ Pérez")
+            hand.approve_bonus(1, "DJ Pérez", "checked")
             assert hand.results[1]["bonus"] == 2000
         else:
             hand.refuse_bonus(1, "DJ Pérez", "cards under review")

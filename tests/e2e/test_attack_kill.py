@@ -96,6 +96,7 @@ def test_kill_9_under_load_loses_no_acknowledged_command_and_applies_none_twice(
                                                                                 tmp_path: Path) -> None:
     config = tmp_path / "stations.toml"
     config.write_text(STATIONS, encoding="utf-8")
+    config.chmod(0o600)  # a file of secrets is its owner's only (issue 32)
     process, port = _serve(database, config)
     channel = grpc.insecure_channel(f"127.0.0.1:{port}")
     stub = svc_grpc.TableServiceStub(channel)  # type: ignore[no-untyped-call]

@@ -37,6 +37,7 @@ def test_a_hard_link_or_a_symbolic_link_meets_the_same_claim(tmp_path: Path) -> 
 def test_a_second_server_on_a_hard_link_of_a_served_file_is_refused(tmp_path: Path) -> None:
     db, config = tmp_path / "tables.db", tmp_path / "stations.toml"
     config.write_text(STATIONS, encoding="utf-8")
+    config.chmod(0o600)  # a file of secrets is its owner's only (issue 32)
     first, _ = start(db, config)
     try:
         link = tmp_path / "link.db"

@@ -132,6 +132,7 @@ def test_a_backup_taken_under_load_restores_every_command_acknowledged_before_it
     live, target = places
     config, backup = tmp_path / "stations.toml", tmp_path / "backups" / "tables.backup"
     config.write_text(STATIONS, encoding="utf-8")
+    config.chmod(0o600)  # a file of secrets is its owner's only (issue 32)
     backup.parent.mkdir()
     (tmp_path / "restored").mkdir()
 

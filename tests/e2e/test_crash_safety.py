@@ -21,6 +21,7 @@ from tests.support.serve_process import SCRIPT, STATIONS, start
 def test_a_server_killed_mid_hand_continues_exactly_where_it_was(tmp_path: Path) -> None:
     db, config = tmp_path / "tables.db", tmp_path / "stations.toml"
     config.write_text(STATIONS, encoding="utf-8")
+    config.chmod(0o600)  # a file of secrets is its owner's only (issue 32)
     process, port = start(db, config)
     ids = iter(range(1000))
 
@@ -64,6 +65,7 @@ def test_a_server_killed_mid_hand_continues_exactly_where_it_was(tmp_path: Path)
 def test_the_service_serves_over_tls_when_given_a_certificate(tmp_path: Path) -> None:
     cert, key, config = tmp_path / "cert.pem", tmp_path / "key.pem", tmp_path / "stations.toml"
     config.write_text(STATIONS, encoding="utf-8")
+    config.chmod(0o600)  # a file of secrets is its owner's only (issue 32)
     subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(cert),
                     "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"],
                    check=True, capture_output=True)
@@ -87,6 +89,7 @@ def test_the_service_serves_over_tls_when_given_a_certificate(tmp_path: Path) ->
 def test_the_reference_station_runs_a_script_and_reports_refusals_with_their_rule(tmp_path: Path) -> None:
     config = tmp_path / "stations.toml"
     config.write_text(STATIONS, encoding="utf-8")
+    config.chmod(0o600)  # a file of secrets is its owner's only (issue 32)
     process, port = start(tmp_path / "tables.db", config)
     pit_script, dealer_script = tmp_path / "pit.txt", tmp_path / "dealer.txt"
     pit_script.write_text("open holdem no-limit 1/2\n", encoding="utf-8")
@@ -119,6 +122,7 @@ def test_one_service_writes_an_sqlite_file_and_a_killed_one_gives_it_up(tmp_path
     refused with a clear message, and the claim dies with the process, even by ``kill -9``."""
     db, config = tmp_path / "tables.db", tmp_path / "stations.toml"
     config.write_text(STATIONS, encoding="utf-8")
+    config.chmod(0o600)  # a file of secrets is its owner's only (issue 32)
     first, _ = start(db, config)
     try:
         second = subprocess.run([SCRIPT, "serve", "--db", f"sqlite:///{db}", "--port", "0", "--config", str(config)],

@@ -229,6 +229,7 @@ def test_the_image_serves_healthy_as_its_user_and_stops_cleanly(image: str, tmp_
     assert uid.stdout.strip() not in ("", "0"), uid.stderr
     config = tmp_path / "pokertable.toml"
     config.write_text('[stations.pit]\ntoken = "pit-boss-token-0123456789"\nrole = "pit-boss"\n', encoding="utf-8")
+    config.chmod(0o600)  # a file of secrets is its owner's only (issue 32)
     config.chmod(0o644)
     name = f"pokertable-test-{uuid.uuid4().hex[:8]}"
     started = docker("run", "-d", "--name", name, "--health-interval", "1s", "--health-start-period", "120s",

@@ -117,6 +117,7 @@ def test_r_aud_1_audits_every_two_seconds_during_play_find_nothing(database: tup
     url, instances = database
     config = tmp_path / "stations.toml"
     config.write_text(STATIONS, encoding="utf-8")
+    config.chmod(0o600)  # a file of secrets is its owner's only (issue 32)
     keyring = tmp_path / "trusted-keys.pem"
     keys = [tmp_path / f"instance-{number}.key" for number in range(instances)]
     for path in keys:  # each instance its own key, both trusted by the administrator beforehand
@@ -159,6 +160,7 @@ def test_r_aud_1_an_event_forged_while_the_service_runs_is_named_and_then_held(t
     db, config = tmp_path / "tables.db", tmp_path / "stations.toml"
     url = f"sqlite:///{db}"
     config.write_text(STATIONS, encoding="utf-8")
+    config.chmod(0o600)  # a file of secrets is its owner's only (issue 32)
     store = Store(environment(url))  # Mesa A played (two hands), and raw access to the file
     service = Service(url, config)
     service.stub.AddChips(svc.AddChipsRequest(command_id="before", table="Mesa A", seat=1, chips=5), metadata=PIT,
@@ -191,6 +193,7 @@ def test_r_aud_1_rotating_the_key_twice_during_play_raises_no_alarm(tmp_path: Pa
     db, config = tmp_path / "tables.db", tmp_path / "stations.toml"
     url = f"sqlite:///{db}"
     config.write_text(STATIONS, encoding="utf-8")
+    config.chmod(0o600)  # a file of secrets is its owner's only (issue 32)
     service = Service(url, config, "--audit-every", "1", "--sign-every", "40")
     first = tmp_path / "first-key.pem"  # what the regulator was given: the first key, and nothing since
     first.write_text(public_pem(load_signing_key(tmp_path / "signing.key")), encoding="utf-8")

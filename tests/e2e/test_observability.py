@@ -363,6 +363,7 @@ def test_a_postgresql_password_appears_nowhere_in_what_the_service_writes(tmp_pa
 def test_a_postgresql_url_the_service_refuses_does_not_show_its_password(tmp_path: Path) -> None:
     config = tmp_path / "stations.toml"
     config.write_text(STATIONS_TOML, encoding="utf-8")
+    config.chmod(0o600)  # a file of secrets is its owner's only (issue 32)
     done = subprocess.run([sys.executable, "-m", "service.cli", "serve", "--db",
                            "postgresql://casino:Hunter2-secret@db.casino.local", "--config", str(config)],
                           capture_output=True, text=True, timeout=60, cwd=ROOT, check=False)

@@ -160,6 +160,7 @@ def test_health_is_not_serving_while_the_database_is_down_and_serving_once_it_is
 ) -> None:
     config = tmp_path / "pokertable.toml"
     config.write_text(CONFIG, encoding="utf-8")
+    config.chmod(0o600)  # a file of secrets is its owner's only (issue 32)
     process, port = _serve(config, private_postgres.url, "--http", "127.0.0.1:0")
     http = _dashboard_url(process)
     try:
@@ -231,6 +232,7 @@ class Load:
 def test_sigterm_under_load_stores_every_acknowledged_command_exits_0_and_the_stream_resumes(tmp_path: Path) -> None:
     config, db = tmp_path / "pokertable.toml", f"sqlite:///{tmp_path / 'tables.db'}"
     config.write_text(CONFIG, encoding="utf-8")
+    config.chmod(0o600)  # a file of secrets is its owner's only (issue 32)
     process, port = _serve(config, db)
     load = Load(port)
     for table in ("Mesa 1", "Mesa 2"):
@@ -297,6 +299,7 @@ def test_sigterm_with_the_dashboard_s_live_streams_open_exits_0_at_once_and_quie
     the process exits 0 within its grace, and its log has no error and no traceback."""
     config, db = tmp_path / "pokertable.toml", f"sqlite:///{tmp_path / 'tables.db'}"
     config.write_text(CONFIG, encoding="utf-8")
+    config.chmod(0o600)  # a file of secrets is its owner's only (issue 32)
     process, port = _serve(config, db, "--http", "127.0.0.1:0")
     http = _dashboard_url(process)
     _open_table(svc_grpc.TableServiceStub(grpc.insecure_channel(f"127.0.0.1:{port}")),  # type: ignore[no-untyped-call]

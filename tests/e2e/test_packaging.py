@@ -87,6 +87,7 @@ def test_pokertable_runs_its_own_packages_beside_another_distributions(venv: Ven
 def test_the_installed_service_serves_answers_health_and_stops_on_sigterm(venv: Venv) -> None:
     config = venv.path / "stations.toml"
     config.write_text('[stations.pit]\ntoken = "pit-boss-token-0123456789"\nrole = "pit-boss"\n', encoding="utf-8")
+    config.chmod(0o600)  # a file of secrets is its owner's only (issue 32)
     server = subprocess.Popen(
         [str(venv.bin / "pokertable"), "serve", "--db", f"sqlite:///{venv.path / 'tables.db'}", "--port", "0",
          "--config", str(config), "--http", "127.0.0.1:0"],

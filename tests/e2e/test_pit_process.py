@@ -39,6 +39,7 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serving]:
     and a refused dashboard never reaches it)."""
     folder = tmp_path_factory.mktemp("pit-service")
     (folder / "stations.toml").write_text(CONFIG, encoding="utf-8")
+    (folder / "stations.toml").chmod(0o600)  # a file of secrets is its owner's only (issue 32)
     errors = folder / "serve.err"
     with errors.open("w", encoding="utf-8") as written:
         process = subprocess.Popen([sys.executable, "-m", "service.cli", "serve", "--db",
@@ -58,7 +59,9 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serving]:
 
 def _pit(tmp_path: Path, service: Serving, token: str) -> subprocess.Popen[str]:
     (tmp_path / "stations.toml").write_text(CONFIG, encoding="utf-8")  # the service's stations
+    (tmp_path / "stations.toml").chmod(0o600)  # a file of secrets is its owner's only (issue 32)
     (tmp_path / "floor.token").write_text(token + "\n", encoding="utf-8")
+    (tmp_path / "floor.token").chmod(0o600)  # a file of secrets is its owner's only (issue 32)
     return subprocess.Popen([sys.executable, "-m", "service.cli", "pit", "--config", str(tmp_path / "stations.toml"),
                              "--service", f"127.0.0.1:{service.grpc_port}", "--http", "127.0.0.1:0",
                              "--floor-token-file", str(tmp_path / "floor.token")],

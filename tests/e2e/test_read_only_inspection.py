@@ -339,7 +339,9 @@ def test_a_recorded_reconstruction_is_sent_to_the_running_service(
     shutil.copy(played.path, live)
     pit_file, dealer_file = tmp_path / "pit.token", tmp_path / "dealer.token"
     pit_file.write_text(PIT_TOKEN + "\n", encoding="utf-8")
+    pit_file.chmod(0o600)  # a file of secrets is its owner's only (issue 32)
     dealer_file.write_text(DEALER_TOKEN + "\n", encoding="utf-8")
+    dealer_file.chmod(0o600)  # a file of secrets is its owner's only (issue 32)
     monkeypatch.delenv("POKERTABLE_TOKEN", raising=False)
     with open_store(f"sqlite:///{live}", writer=True) as store, serving(store.app, STATIONS) as port:
         server = f"127.0.0.1:{port}"

@@ -189,6 +189,7 @@ def test_r_aud_1_the_service_signs_at_its_stop_with_a_key_it_made_on_first_start
 ) -> None:
     config = tmp_path / "stations.toml"
     config.write_text('[stations.pit]\ntoken = "pit-boss-token-0123456789"\nrole = "pit-boss"\n', encoding="utf-8")
+    config.chmod(0o600)  # a file of secrets is its owner's only (issue 32)
     db = tmp_path / "served.db"
     process = subprocess.Popen([sys.executable, "-m", "service.cli", "serve", "--db", f"sqlite:///{db}", "--port", "0",
                                 "--config", str(config), "--sign-every", "100"],

@@ -25,6 +25,7 @@ def test_r_aud_1_starts_stops_configuration_changes_rotations_and_audits_are_rep
     db, config = tmp_path / "tables.db", tmp_path / "stations.toml"
     url = f"sqlite:///{db}"
     config.write_text(STATIONS, encoding="utf-8")
+    config.chmod(0o600)  # a file of secrets is its owner's only (issue 32)
     Service(url, config, "--sign-every", "40", "--instance", "mesa-1").stop()
     second = Service(url, config, "--sign-every", "50", "--instance", "mesa-1", "--audit-every", "1")
     _until(lambda: second.said("audit: the log is intact") >= 2, "two audits")

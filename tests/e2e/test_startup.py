@@ -68,6 +68,7 @@ def test_a_restarted_server_says_it_is_serving_only_when_it_can_answer_at_once(t
     del app
     config = tmp_path / "stations.toml"
     config.write_text(STATIONS, encoding="utf-8")
+    config.chmod(0o600)  # a file of secrets is its owner's only (issue 32)
     process = subprocess.Popen([sys.executable, "-m", "service.cli", "serve", "--db", f"sqlite:///{db}", "--port", "0",
                                 "--config", str(config)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                cwd=ROOT)

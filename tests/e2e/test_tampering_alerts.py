@@ -162,6 +162,7 @@ def test_r_aud_1_the_service_audits_its_log_and_the_pit_acknowledges_on_the_floo
     does, and the acknowledgement is on the stream too."""
     db, config = tmp_path / "tables.db", tmp_path / "stations.toml"
     config.write_text(STATIONS, encoding="utf-8")
+    config.chmod(0o600)  # a file of secrets is its owner's only (issue 32)
     play(PokerTables(env=environment(f"sqlite:///{db}")))
     process, port = start(db, config, "--audit-every", "0.5")
     changes: list[svc.WatchResponse] = []

@@ -41,6 +41,7 @@ def _files(tmp_path: Path) -> tuple[Path, Path, Path]:
     private.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                                           serialization.NoEncryption()))
     stations.write_text(f'[stations.pit]\ntoken = "{TOKEN}"\nrole = "pit-boss"\n', encoding="utf-8")
+    stations.chmod(0o600)  # a file of secrets is its owner's only (issue 32)
     return cert, private, stations
 
 

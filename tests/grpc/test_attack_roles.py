@@ -81,6 +81,8 @@ MATRIX: dict[str, frozenset[str]] = {
     "accounts-transfer": frozenset({"pit-boss", "dealer", "games-director"}),  # R-ACC-3: one side asks, one signs
     "accounts-drop": frozenset({"pit-boss", "games-director"}),  # R-ACC-4: the pit records the drop
     "accounts-read": frozenset({"pit-boss", "dealer", "games-director"}),  # a table's accounts: never an observer
+    "staff": frozenset(),  # issue 32: the administrator's only (none of these stations is one)
+    "access-log": frozenset(),  # issue 32: the administrator's and the auditor's only
 }
 """The role matrix of docs/service.md, written out here as the test's own statement of it."""
 HOLE = "As Kd Qh Ac Kc Qs"
@@ -200,7 +202,7 @@ CALLS: list[Call] = [
     _act("check.banked", "THB 1", "play", check=cmd.Check(seat=1)),
     _act("fold.banked", "THB 1", "play", fold=cmd.Fold(seat=1)),
     _act("deal.banked", "THB 1", "deal-by-hand", deal=cmd.Deal(card="8h")),
-    _act("approve_bonus", "THB 1", "approve", approve_bonus=cmd.ApproveBonus(seat=1)),
+    _act("approve_bonus", "THB 1", "approve", approve_bonus=cmd.ApproveBonus(seat=1, reason="camera checked")),
     _act("refuse_bonus", "THB 1", "approve", refuse_bonus=cmd.RefuseBonus(seat=1, reason="suspicious")),
     _act("dealer_card_shown", "THB 1", "play", dealer_card_shown=cmd.DealerCardShown()),
     _act("face_up_card", "THB 1", "play", face_up_card=cmd.FaceUpCard(card="9c")),
@@ -265,6 +267,13 @@ CALLS: list[Call] = [
     Call("ListDealerFigures", "ListDealerFigures", "", "dealers", lambda c: svc.ListDealerFiguresRequest()),
     Call("GetFloor", "GetFloor", "", "floor", lambda c: svc.GetFloorRequest()),
     Call("ListAlerts", "ListAlerts", "", "floor", lambda c: svc.ListAlertsRequest(table="Mesa 1")),
+    # the staff (issue 32): the administrator's; an enrolment by any station here would put the staff in force
+    Call("EnrolPerson", "EnrolPerson", "", "staff", lambda c: svc.EnrolPersonRequest(
+        command_id=c.next_id(), person_id="X1", name="Intruder", roles=["administrator"], pin="take-over-1")),
+    Call("ChangePerson", "ChangePerson", "", "staff", lambda c: svc.ChangePersonRequest(
+        command_id=c.next_id(), person_id="X1", suspend="a forged suspension")),
+    Call("ListStaff", "ListStaff", "", "access-log", lambda c: svc.ListStaffRequest()),
+    Call("ListAccess", "ListAccess", "", "access-log", lambda c: svc.ListAccessRequest()),
 ]
 WRITES = [call for call in CALLS if call.action != "read"]
 

@@ -213,7 +213,7 @@ def test_r_thb_12_over_the_api_the_croupiers_cards_are_turned_for_an_aces_bonus_
     deal(dealer, "As Ac Ad Ah")
     banked(dealer, fold=cmd.Fold(seat=1))  # nobody plays; the A-A bonus is in action
     assert list(view(dealer).banked.dealer_cards) == ["Ac", "Ah"]  # turned for the bonus, shown once settled
-    banked(director, approve_bonus=cmd.ApproveBonus(seat=1))
+    banked(director, approve_bonus=cmd.ApproveBonus(seat=1, reason="cards and camera checked"))
     assert view(dealer).banked.bank_result == 10 - 2000
     assert "thb_hand_dealer_cards_turned_for_bonus" in [name for name, _ in events(pit, 1)]
 

@@ -103,7 +103,7 @@ def test_r_aud_1_rotations_are_events_and_each_dealer_has_his_hands_and_irregula
     assert [d["dealer"] for d in document["dealers"]] == ["(none)", "D-7", "D-9"]
     assert [r["kind"] for r in document["rotations"]] == ["sign-in", "sign-in", "sign-out"]
     assert main(["report", "dealers", "--from", before.isoformat(), "--db", url]) == 0
-    assert capsys.readouterr().out.splitlines()[0].split()[:4] == ["dealer", "tables", "hours", "hands"]
+    assert capsys.readouterr().out.splitlines()[0].split()[:5] == ["dealer", "name", "tables", "hours", "hands"]
     assert main(["report", "dealers", "--from", after.isoformat(), "--to", before.isoformat(), "--db", url]) == 2
 
 

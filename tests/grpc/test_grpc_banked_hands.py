@@ -57,9 +57,9 @@ def test_a_texas_holdem_bonus_hand_over_the_api_with_the_directors_approval(port
     legal = director.GetLegalActions(svc.GetLegalActionsRequest(table="THB 1"))
     assert legal.seat == 1 and list(legal.allowed) == [pb.ACTION_KIND_APPROVE_BONUS, pb.ACTION_KIND_REFUSE_BONUS]
     with pytest.raises(grpc.RpcError) as error:
-        act(dealer, "THB 1", approve_bonus=cmd.ApproveBonus(seat=1))
+        act(dealer, "THB 1", approve_bonus=cmd.ApproveBonus(seat=1, reason="camera checked"))
     assert error.value.code() == grpc.StatusCode.PERMISSION_DENIED and rule_of(error.value) == "R-THB-10"
-    reply = act(director, "THB 1", command_id="approve-1", approve_bonus=cmd.ApproveBonus(seat=1))
+    reply = act(director, "THB 1", command_id="approve-1", approve_bonus=cmd.ApproveBonus(seat=1, reason="checked"))
     assert reply.result.hand_complete and reply.result.hand_number == 1
     view = get_table(dealer, "THB 1")
     assert view.hands_started == 1 and not view.hand_in_progress

@@ -274,7 +274,7 @@ def test_pending_bonus_approval_then_the_directors_decision(port: int) -> None:
         assert "PENDING: the games director approves the 1000:1 payment (box 1)" in text, text
         assert not any(key in text for key in ("[p]", "[c]", "[f]")), text  # nothing for the croupier to key
         await asyncio.get_running_loop().run_in_executor(
-            None, lambda: grpc_support.act(director, "THB 1", approve_bonus=cmd.ApproveBonus(seat=1)))
+            None, lambda: grpc_support.act(director, "THB 1", approve_bonus=cmd.ApproveBonus(seat=1, reason="ok")))
         await until(pilot, lambda: app.hand.bank_result is not None and app.settled,
                     "the director's approval on the screen")
         text = app.screen_text()

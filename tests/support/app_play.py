@@ -208,7 +208,7 @@ def play_banked_hand(app: PokerTables, table: str, rng: random.Random, ids: Ids,
         if isinstance(hand, ThbHand) and hand.pending_approval:
             box = min(hand.pending_approval)
             yes = rng.random() < 0.5 if approve is None else approve
-            decision = ApproveBonus(seat=box) if yes else \
+            decision = ApproveBonus(seat=box, reason="cards and camera checked") if yes else \
                 RefuseBonus(seat=box, reason="the cards are under review")
             app.handle(Act(ids(), table, decision), DIRECTOR)
             continue

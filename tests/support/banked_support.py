@@ -47,7 +47,10 @@ def play_thb_randomly(hand: ThbHand, rng: random.Random, deck: list[Card] | None
                 hand.street_bet(box, hand.bets[box]["ante"]) if roll < 0.5 else hand.check(box)
         elif hand.pending_approval:
             box = min(hand.pending_approval)
-            hand.approve_bonus(box, "director") if rng.random() < 0.5 else hand.refuse_bonus(box, "director", "test")
+            if rng.random() < 0.5:
+                hand.approve_bonus(box, "director", "checked")
+            else:
+                hand.refuse_bonus(box, "director", "test")
         else:
             raise AssertionError(f"stuck at {hand.stage}")
     raise AssertionError("the hand did not end")

@@ -39,8 +39,8 @@ def page_of(chromium: Any, pit: Pit, who: str) -> Any:
     """A new browser page signed in as ``who``."""
     page = chromium.new_context(base_url=pit.url, accept_downloads=True).new_page()
     page.goto("/signin")
-    page.get_by_label("Station").fill(NAMES[who])
-    page.get_by_label("Token").fill(TOKENS[who])
+    page.get_by_label("Employee number").fill(NAMES[who])  # before the staff: the station's name
+    page.get_by_label("Password").fill(TOKENS[who])  # before the staff: its token
     page.get_by_role("button", name="Sign in").click()
     page.wait_for_url(f"{pit.url}/")
     return page

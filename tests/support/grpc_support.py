@@ -169,6 +169,14 @@ class Client:
         method = getattr(self.stub, name)
         return lambda request, **kw: method(request, metadata=self.metadata, timeout=kw.pop("timeout", 10), **kw)
 
+    def sign_in(self, badge: str, pin: str, role: str = "") -> svc.SignInResponse:
+        """A person signs in at this client's station (issue 32): his session goes with every later call."""
+        reply: svc.SignInResponse = self.stub.SignIn(svc.SignInRequest(badge=badge, pin=pin, role=role),
+                                                     metadata=self.metadata, timeout=10)
+        self.metadata = [m for m in self.metadata if m[0] != "pokertable-session"] + [
+            ("pokertable-session", reply.session)]
+        return reply
+
     def next_id(self) -> str:
         """A fresh command id of this client."""
         self.counter += 1

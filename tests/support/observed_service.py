@@ -66,6 +66,7 @@ def serve(tmp_path: Path, db: str, *options: str) -> Serving:
     """``pokertable serve`` on ``db`` on free ports, once it says it serves (and where its dashboard is)."""
     config = tmp_path / "stations.toml"
     config.write_text(STATIONS_TOML, encoding="utf-8")
+    config.chmod(0o600)  # a file of secrets is its owner's only (issue 32)
     process = subprocess.Popen([sys.executable, "-m", "service.cli", "serve", "--db", db, "--port", "0",
                                 "--config", str(config), *options], stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True, cwd=ROOT)

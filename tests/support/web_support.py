@@ -21,21 +21,23 @@ from service.app.access import Role
 from service.app.application import PokerTables
 from service.bootstrap import open_store
 from service.grpc.server import Stations, metrics_of
+from service.grpc.stations import Terminals
 from service.web.floor import IDLE_AFTER
 from service.web.server import bind, serve_dashboard
 from tests.support.grpc_support import Client, act, deal, open_banked, open_circle, seat, served, start
 
 TOKENS = {"pit": "web-pit-boss-token-0123456", "director": "web-director-token-0123456",
           "tv": "web-observer-token-0123456", "dealer": "web-dealer-token-01234567",
-          "thb": "web-thb-dealer-token-012345"}
+          "thb": "web-thb-dealer-token-012345", "it": "web-it-admin-token-0123456"}
 STATIONS = {
     "pit": {"token": TOKENS["pit"], "role": "pit-boss"},
     "dj": {"token": TOKENS["director"], "role": "games-director"},
     "tv": {"token": TOKENS["tv"], "role": "observer"},
     "mesa-1": {"token": TOKENS["dealer"], "role": "dealer", "table": "Mesa 1"},
     "thb-1": {"token": TOKENS["thb"], "role": "dealer", "table": "THB 1"},
+    "it": {"token": TOKENS["it"], "role": "administrator"},
 }
-NAMES = {"pit": "pit", "director": "dj", "tv": "tv", "dealer": "mesa-1", "thb": "thb-1"}
+NAMES = {"pit": "pit", "director": "dj", "tv": "tv", "dealer": "mesa-1", "thb": "thb-1", "it": "it"}
 
 
 @dataclass(frozen=True)
@@ -75,7 +77,8 @@ def pit_service(tmp_path: Path, *, floor_idle_after: float | None = IDLE_AFTER) 
             loop.call_soon_threadsafe(bound.set_result, port)
             dashboard = running.call(serve_dashboard(
                 listener, bound, "127.0.0.1", stations.authenticate, floor_token,
-                ready=http_port.set_result, floor_idle_after=floor_idle_after))
+                ready=http_port.set_result, floor_idle_after=floor_idle_after,
+                terminals=Terminals(stations.by_token)))
             running.call(asyncio.wait_for(asyncio.shield(http_port), 30)).result(timeout=30)
             try:
                 yield Pit(port, f"http://127.0.0.1:{http_port.result()}", store.app, tmp_path / "tables.db",

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from service.app.commands import Command
-from service.app.handlers import accounts, hands, people, tables
+from service.app.handlers import accounts, hands, people, staff, tables
 
 if TYPE_CHECKING:
     from service.app.access import Viewer
@@ -22,5 +22,5 @@ if TYPE_CHECKING:
 Handler = Callable[["Tables", Any, "Viewer"], "Result"]
 
 HANDLERS: Mapping[type[Command], Handler] = {**tables.HANDLERS, **hands.HANDLERS, **people.HANDLERS,
-                                             **accounts.HANDLERS}
+                                             **accounts.HANDLERS, **staff.HANDLERS}
 """Every command's handler, by the command's type."""

@@ -9,6 +9,7 @@ if TYPE_CHECKING:
     from service.app.accounts import Accounts
     from service.app.holds import Holds
     from service.app.reads import Reads
+    from service.app.staff import Staff
     from service.app.tampering import LogAudit
     from service.app.unit import UnitOfWork
 
@@ -31,6 +32,10 @@ class Tables(Protocol):
     @property
     def audit(self) -> LogAudit:
         """The casino's record of the audit's findings (R-AUD-1)."""
+
+    @property
+    def staff(self) -> Staff:
+        """The staff register and the stations' sign-ins (issue 32)."""
 
     @property
     def accounts(self) -> Accounts:

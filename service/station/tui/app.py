@@ -56,8 +56,11 @@ class StationApp(App[None]):
     BINDINGS: ClassVar[list[Binding | tuple[str, str] | tuple[str, str, str]]] = []
 
     def __init__(self, address: str, token: str, table: str, *, lang: str = "es", sees_down_cards: bool = False,
-                 credentials: grpc.ChannelCredentials | None = None, devices: DevicePorts | None = None) -> None:
+                 credentials: grpc.ChannelCredentials | None = None, devices: DevicePorts | None = None,
+                 session: str = "") -> None:
         super().__init__()
+        self.session = session
+        """The session of the croupier signed in here (issue 32), sent with every call."""
         self.devices = StationDevices(devices) if devices is not None else None
         """The shoe and shuffler cabled to this station (``--shoe``, ``--shuffler``), if any."""
         self.address, self.token, self.table_name, self.credentials = address, token, table, credentials
@@ -108,7 +111,7 @@ class StationApp(App[None]):
         return self._link
 
     async def on_mount(self) -> None:
-        self._link = Link(self.address, self.token, self.credentials)
+        self._link = Link(self.address, self.token, self.credentials, self.session)
         await self.refresh_view()
         self.call_after_refresh(self.refresh_bindings)  # the footer, mounted meanwhile, shows the allowed keys
         # Everything built so far (modules, widgets, stubs) lives as long as the station: out of the collector's
@@ -118,7 +121,8 @@ class StationApp(App[None]):
         self.run_worker(self._redraw_on_wake(), name="redraw", exclusive=False)
         if self.devices is not None:
             self.run_worker(self.devices.attach(self, self.address, self.token, self.table_name, banked=self.banked,
-                                                credentials=self.credentials), name="devices", exclusive=False)
+                                                credentials=self.credentials, session=self.session),
+                            name="devices", exclusive=False)
             self.set_interval(1.0, self.devices_changed)  # a link that comes back or goes says so on its own
 
     async def on_unmount(self) -> None:

@@ -65,7 +65,7 @@ class StationDevices:
     hardware: HardwareStation | None = None
 
     async def attach(self, screen: Screen, address: str, token: str, table: str, *, banked: bool,
-                     credentials: grpc.ChannelCredentials | None = None) -> None:
+                     credentials: grpc.ChannelCredentials | None = None, session: str = "") -> None:
         """Open the devices' ports (in a thread: the first reports go to the service) and follow them."""
         loop = asyncio.get_running_loop()
 
@@ -80,8 +80,9 @@ class StationDevices:
                 loop.call_soon_threadsafe(note)
 
         def build() -> HardwareStation:
-            return HardwareStation(Station(address, token, credentials), table, self.ports.shoe, self.ports.shuffler,
-                                   banked=banked, baudrate=self.ports.baudrate,
+            station = Station(address, token, credentials, session=session)
+            return HardwareStation(station, table, self.ports.shoe, self.ports.shuffler, banked=banked,
+                                   baudrate=self.ports.baudrate,
                                    show=lambda message: post(message, False), alert=lambda message: post(message, True))
 
         self.hardware = await asyncio.to_thread(build)

@@ -16,6 +16,7 @@ from service.api import table_service_pb2 as svc
 from service.api import table_service_pb2_grpc as svc_grpc
 from service.api import types_pb2 as pb
 from service.station import RECONNECT
+from service.station.client import call_metadata
 
 DEADLINE = 10.0
 """Seconds a unary call may take."""
@@ -43,10 +44,10 @@ def refusal(error: grpc.RpcError | Failed) -> tuple[str, str]:
 
 
 async def table_language(address: str, token: str, table: str,
-                         credentials: grpc.ChannelCredentials | None = None) -> str:
+                         credentials: grpc.ChannelCredentials | None = None, session: str = "") -> str:
     """The language the table was opened with (``TableView.language``): its stations' default; Spanish when the
     service cannot be asked now (the station then shows its connection's state itself)."""
-    link = Link(address, token, credentials)
+    link = Link(address, token, credentials, session)
     try:
         return (await link.table(table)).language or "es"
     except grpc.aio.AioRpcError:
@@ -58,12 +59,13 @@ async def table_language(address: str, token: str, table: str,
 class Link:
     """One station's channel to the service (create it inside the running event loop)."""
 
-    def __init__(self, address: str, token: str, credentials: grpc.ChannelCredentials | None = None) -> None:
+    def __init__(self, address: str, token: str, credentials: grpc.ChannelCredentials | None = None,
+                 session: str = "") -> None:
         self.address = address
         self.channel = (grpc.aio.secure_channel(address, credentials, options=RECONNECT) if credentials
                         else grpc.aio.insecure_channel(address, options=RECONNECT))
         self.stub = svc_grpc.TableServiceStub(self.channel)  # type: ignore[no-untyped-call]
-        self.metadata = (("authorization", f"Bearer {token}"),)
+        self.metadata = call_metadata(token, session)  # the croupier's session too (issue 32)
         self.prefix = uuid.uuid4().hex[:12]
         self.counter = itertools.count(1)
 
