@@ -14,8 +14,9 @@ are in force and every command needs a signed-in person (docs/staff.md).
 
 A **station** (:class:`StationSessions`) is a device: the croupier's terminal, a pit terminal, the dashboard.  A
 person signs in at it (``PersonSignedIn``: who, in which role, and the digest of the session the service gave him),
-and out (``PersonSignedOut``: at his request, replaced by the next, or locked after the station's idle time);
-refused sign-ins are recorded there too (``SignInRefused``), without the PIN tried.
+and out (``PersonSignedOut``: at his request, replaced by the next, or locked after the station's idle time); at a
+shared station (the dashboard) several persons are signed in at once, each in his own session.  Refused sign-ins are
+recorded there too (``SignInRefused``), without the PIN tried.
 
 >>> member = StaffMember("1042", "Ana Gómez", ("croupier",), "$argon2id$v=19$m=65536,t=3,p=4$c2FsdA$aGFzaA")
 >>> member.active, member.roles, member.holds("croupier"), member.holds("pit-boss")
@@ -294,7 +295,9 @@ class StaffRegister(Aggregate):
 
 
 class StationSessions(Aggregate):
-    """Who is signed in at a station (a device: a croupier's terminal, a pit terminal, the dashboard)."""
+    """Who is signed in at a station (a device: a croupier's terminal, a pit terminal, the dashboard): one person at
+    a croupier's or a pit boss's terminal (the next replaces him), several at once at a shared station (the
+    dashboard, where each browser is a person of the pit)."""
 
     @staticmethod
     def create_id(station: str, **_: Any) -> UUID:
@@ -305,43 +308,53 @@ class StationSessions(Aggregate):
     def __init__(self, station: str) -> None:
         """R-AUD-1: the station's first sign-in (or refusal) opened its record."""
         self.station = station
-        self.person = ""
-        """The person signed in here ("" for none)."""
-        self.role = ""
-        self.session = ""
-        """The SHA-256 digest (hex) of the session the service gave him: the session itself is never stored."""
+        self.sessions: dict[str, list[str]] = {}
+        """Each session signed in here, by its SHA-256 digest (hex; the session itself is never stored): the
+        person's employee number and the role he acts in."""
 
-    def sign_in(self, person_id: str, role: str, session: str) -> None:
-        """R-AUD-1: ``person_id`` works at this station from now on, in ``role``; whoever was signed in is
-        replaced (his session ends)."""
+    def signed_in_as(self, session: str) -> tuple[str, str] | None:
+        """The person and the role of the session with this digest, if it is signed in here."""
+        found = self.sessions.get(session)
+        return (found[0], found[1]) if found else None
+
+    @property
+    def people(self) -> list[str]:
+        """The persons signed in here."""
+        return [person for person, _ in self.sessions.values()]
+
+    def sign_in(self, person_id: str, role: str, session: str, *, shared: bool = False) -> None:
+        """R-AUD-1: ``person_id`` works at this station from now on, in ``role``; at a station that is not
+        ``shared`` whoever was signed in is replaced (his session ends)."""
         verify_person_id(person_id)
         if role not in STAFF_ROLES:
             raise StaffError(f"no such role {role!r}", rule="R-AUD-1")
-        if not re.fullmatch(r"[0-9a-f]{64}", session):
-            raise StaffError("a session is recorded by its SHA-256 digest only", rule="R-AUD-1")
-        if self.person:
-            self._signed_out(station=self.station, person_id=self.person, why="replaced")
+        if not re.fullmatch(r"[0-9a-f]{64}", session) or session in self.sessions:
+            raise StaffError("a new session is recorded by its SHA-256 digest only", rule="R-AUD-1")
+        if not shared:
+            for replaced, (person, _) in list(self.sessions.items()):
+                self._signed_out(station=self.station, person_id=person, why="replaced", session=replaced)
         self._signed_in(station=self.station, person_id=person_id, role=role, session=session)
 
     @event("PersonSignedIn")
     def _signed_in(self, *, station: str, person_id: str, role: str, session: str) -> None:
         """R-AUD-1: the person signed in at the station with his badge and PIN, in the role; the digest of the
         session he was given (never the session itself)."""
-        self.person, self.role, self.session = person_id, role, session
+        self.sessions[session] = [person_id, role]
 
-    def sign_out(self, why: str) -> None:
-        """R-AUD-1: the person signed in here leaves (``why``: :data:`SIGN_OUT_WHY`)."""
+    def sign_out(self, session: str, why: str) -> None:
+        """R-AUD-1: the person of the session with this digest leaves (``why``: :data:`SIGN_OUT_WHY`)."""
         if why not in SIGN_OUT_WHY:
             raise StaffError(f"a session ends for one of {', '.join(SIGN_OUT_WHY)}", rule="R-AUD-1")
-        if not self.person:
-            raise StaffError(f"no one is signed in at station {self.station}", rule="R-AUD-1")
-        self._signed_out(station=self.station, person_id=self.person, why=why)
+        found = self.sessions.get(session)
+        if found is None:
+            raise StaffError(f"that session is not signed in at station {self.station}", rule="R-AUD-1")
+        self._signed_out(station=self.station, person_id=found[0], why=why, session=session)
 
     @event("PersonSignedOut")
-    def _signed_out(self, *, station: str, person_id: str, why: str) -> None:
+    def _signed_out(self, *, station: str, person_id: str, why: str, session: str) -> None:
         """R-AUD-1: the person's session at the station ended, and why (he signed out, was replaced, the station
         locked after its idle time, he was suspended or removed)."""
-        self.person, self.role, self.session = "", "", ""
+        self.sessions.pop(session, None)
 
     def refuse(self, person_id: str, why: str) -> None:
         """R-AUD-1: a sign-in refused here (``why``: :data:`REFUSALS`), for the badge given (the PIN tried is never

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 
 
@@ -81,6 +81,9 @@ class Viewer:
     table: str | None = None
     person: str = ""
     kind: str = ""
+    session: str = field(default="", repr=False)
+    """The digest of the person's session at the station (:mod:`service.app.staff`): which of the sessions signed
+    in there this is (several persons sign in at once at the dashboard)."""
 
     @property
     def station_kind(self) -> str:

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import hmac
 import logging
 import secrets
 import threading
@@ -260,15 +259,17 @@ class Staff:
     def _signed_in(self, station: Viewer, person_id: str, role: str) -> SignedIn:
         session = secrets.token_urlsafe(32)
         digest = session_digest(session)
-        person = Viewer(station.station, PERSON_ROLES[role], station.table, person_id, station.station_kind)
+        shared = station.station_kind == "pit"  # the dashboard: each browser is a person of its own
+        person = Viewer(station.station, PERSON_ROLES[role], station.table, person_id, station.station_kind, digest)
         table = station.table if station.station_kind == "dealer" else None
+        replaced: list[str] = []
         with self.unit.acting(person), self.reads.locks(_station_lock(station.station)), \
                 self.reads.locks(table or _station_lock(station.station)):
             for attempt in (1, 2):
                 try:
                     record = self._station_record(station.station)
-                    previous = record.person, record.session
-                    record.sign_in(person_id, role, digest)
+                    replaced = [] if shared else list(record.sessions)
+                    record.sign_in(person_id, role, digest, shared=shared)
                     member = self.person(person_id)
                     member.signed_in(station.station)
                     changed: list[Any] = [record, member]
@@ -282,43 +283,45 @@ class Staff:
                     self._forget(station_record_id(station.station), person_record_id(person_id))
                     if attempt == 2 or isinstance(error, RuleError):
                         raise
-            self._drop_session(station.station, previous[1])
             now = self.clock()
             with self._guard:
+                for ended in replaced:
+                    self._sessions.pop((station.station, ended), None)
                 self._sessions[(station.station, digest)] = _Session(person_id, role, now, now)
                 self._failures.pop(station.station, None)
         _log.info("%s signed in at %s as %s", person_id, station.station, role,
                   extra={"fields": {"event": "sign-in", "person": person_id, "station": station.station,
-                                    "role": role, "replaced": previous[0]}})
+                                    "role": role, "replaced": len(replaced)}})
         return SignedIn(session, person_id, self.name_of(person_id), role, station.station, self.idle_seconds)
 
     def sign_out(self, viewer: Viewer, why: str = "signed-out") -> None:
         """The person of ``viewer``'s session leaves its station (at a croupier's station, the table too)."""
-        if not viewer.person or viewer.role is Role.DEVICE:
+        if not viewer.person or not viewer.session or viewer.role is Role.DEVICE:
             raise SessionError(f"no person is signed in at {viewer.station}", rule="R-AUD-1")
-        self._end(viewer, viewer.person, why, by=viewer.person)
+        self._end(viewer, viewer.session, why, by=viewer.person)
 
-    def _end(self, station: Viewer, person_id: str, why: str, *, by: str = "") -> None:
-        """End ``person_id``'s session at ``station`` (``why``: :data:`domain.staff.SIGN_OUT_WHY`), recorded as
+    def _end(self, station: Viewer, digest: str, why: str, *, by: str = "") -> None:
+        """End the session ``digest`` at ``station`` (``why``: :data:`domain.staff.SIGN_OUT_WHY`), recorded as
         ``by``'s (the person himself; "" when the service ends it: the idle time, a suspension).  At a croupier's
         station he also leaves the table, unless the station only locked (he is still dealing there)."""
         table = station.table if station.station_kind == "dealer" and why != "idle" else None
         name = station.station
-        acting = Viewer(name, station.role, station.table, by, station.station_kind)
-        session = ""
+        acting = Viewer(name, station.role, station.table, by, station.station_kind, digest if by else "")
+        person = ""
         with self.unit.acting(acting), self.reads.locks(_station_lock(name)), \
                 self.reads.locks(table or _station_lock(name)):
             for attempt in (1, 2):
                 try:
                     record = self._station_record(name)
-                    if record.person != person_id:
-                        return  # signed out already (or replaced)
-                    session = record.session
-                    record.sign_out(why)
+                    found = record.signed_in_as(digest)
+                    if found is None:
+                        break  # signed out already (or replaced)
+                    person = found[0]
+                    record.sign_out(digest, why)
                     changed: list[Any] = [record]
                     if table is not None:
                         tabled = self.reads.any_table(table)
-                        if tabled.dealer_id == person_id:
+                        if tabled.dealer_id == person:
                             tabled.sign_out(name)
                             changed.append(tabled)
                     self.unit.save(*changed)
@@ -327,9 +330,10 @@ class Staff:
                     self._forget(station_record_id(name))
                     if attempt == 2:
                         raise
-        self._drop_session(name, session)
-        _log.info("%s signed out at %s (%s)", person_id, name, why,
-                  extra={"fields": {"event": "sign-out", "person": person_id, "station": name, "why": why}})
+        self._drop_session(name, digest)
+        if person:
+            _log.info("%s signed out at %s (%s)", person, name, why,
+                      extra={"fields": {"event": "sign-out", "person": person, "station": name, "why": why}})
 
     # -- every call ------------------------------------------------------------------------------------------------
 
@@ -355,11 +359,12 @@ class Staff:
         if known is None or (not self.reads.sole_writer and now - known.checked > FRESH_FOR):
             known = self._checked(station, digest, known, now)
         if now - known.used > self.idle_seconds:
-            self._end(station, known.person, "idle")
+            self._end(station, digest, "idle")
             raise SessionError(f"{station.station} locked after {self.idle_seconds // 60} minutes unused: sign in "
                                "again", rule="R-AUD-1")
         known.used = now
-        return Viewer(station.station, PERSON_ROLES[known.role], station.table, known.person, station.station_kind)
+        return Viewer(station.station, PERSON_ROLES[known.role], station.table, known.person, station.station_kind,
+                      digest)
 
     def _checked(self, at: Viewer, digest: str, known: _Session | None, now: float) -> _Session:
         station = at.station
@@ -367,16 +372,18 @@ class Staff:
             record: Any = self.reads.repository.get(station_record_id(station))
         except AggregateNotFoundError:
             record = None
-        if record is None or not record.person or not hmac.compare_digest(record.session, digest):
+        found = record.signed_in_as(digest) if record is not None else None
+        if found is None:
             self._drop_session(station, digest)
             raise SessionError(f"this session at {station} has ended (signed out, replaced or locked): sign in "
                                "again", rule="R-AUD-1")
-        member = self.person(record.person)
-        if not member.active or not member.holds(record.role):
-            self._end(at, record.person, "removed" if member.removed else "suspended")
-            raise SessionError(f"{record.person} may no longer act ({member.status}): his session at {station} "
-                               "ended", rule="R-AUD-1")
-        fresh = _Session(record.person, record.role, now, known.used if known is not None else now)
+        person, role = found
+        member = self.person(person)
+        if not member.active or not member.holds(role):
+            self._end(at, digest, "removed" if member.removed else "suspended")
+            raise SessionError(f"{person} may no longer act ({member.status}): his session at {station} ended",
+                               rule="R-AUD-1")
+        fresh = _Session(person, role, now, known.used if known is not None else now)
         with self._guard:
             self._sessions[(station, digest)] = fresh
         return fresh
@@ -398,7 +405,8 @@ class Staff:
                 record: Any = self.reads.fetch(station_record_id(viewer.station))
             except AggregateNotFoundError:
                 record = None
-            if record is None or record.person != viewer.person or PERSON_ROLES.get(record.role) is not viewer.role:
+            found = record.signed_in_as(viewer.session) if record is not None else None
+            if found is None or found[0] != viewer.person or PERSON_ROLES.get(found[1]) is not viewer.role:
                 raise SessionError(f"{viewer.person} is no longer signed in at {viewer.station}", rule="R-AUD-1")
         try:
             member: Any = self.reads.fetch(person_record_id(viewer.person))

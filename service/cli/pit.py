@@ -90,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
         if path is None:
             raise SettingsError("no configuration file: --config FILE or POKERTABLE_CONFIG (the service's: its "
                                 "[stations] may sign in)")
-        stations = Stations.from_mapping(read_file(path).get("stations", {}), path.parent)
+        stations = Stations.of_file(read_file(path).get("stations", {}), path)
         token = _floor_token(args, stations)
         if (args.tls_cert is None) != (args.tls_key is None):
             raise SettingsError("--tls-cert and --tls-key go together")

@@ -33,13 +33,15 @@ from service.cli.settings import KEYS, Settings, SettingsError, read_file, setti
 from service.grpc.hardening import HARDENED
 from service.grpc.metrics import ServiceMetrics
 from service.grpc.server import ListenError, StationConfigError, Stations, serve
-from service.grpc.stations import Terminals
 from service.store.keyring import keyring_path, load_keyring, rotate
 from service.store.persistence import PersistenceUrlError, StoreInUseError, masked_url
 from service.store.signer import HeadSigner
 from service.store.signing import KEY_FILE_NAME, SigningKeyError
 from service.web.server import Tls, bind, serve_dashboard
 
+DASHBOARD_STATION = "pit-dashboard"
+"""The station of the service's own dashboard (``--http``; issue 32): a shared one, where the pit's people sign in
+each with his own session, made for the run with a token that never leaves the process."""
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``serve`` on the CLI. Every setting is also read from its ``POKERTABLE_*`` variable and from the
@@ -107,12 +109,15 @@ def run(args: argparse.Namespace) -> int:
         print(f"pokertable serve: {error}", file=sys.stderr)
         return 2
     try:
-        stations = Stations.from_mapping(chosen.stations, args.config.parent)
+        stations = Stations.of_file(chosen.stations, args.config)
         credentials = _credentials(args.tls_cert, args.tls_key)  # checked first: a bad file claims and creates nothing
         key_path = args.signing_key or args.config.parent / KEY_FILE_NAME
         listener = bind(args.http) if args.http else None  # before the store: a taken port claims nothing
         # the dashboard's floor reads every table as an observer, with a token made for this run only
         stations, floor_token = stations.with_station("pit-dashboard-floor", Role.OBSERVER) if args.http \
+            else (stations, "")
+        # issue 32: the dashboard's own station, shared by the pit's people who sign in there
+        stations, dashboard_token = stations.with_station(DASHBOARD_STATION, Role.OBSERVER, "pit") if args.http \
             else (stations, "")
         configure_logging(args)  # the configuration in effect is logged once it is known to be usable
         # SQLite: this process is the file's only writer while it serves
@@ -154,6 +159,7 @@ def run(args: argparse.Namespace) -> int:
         clocks = watch_clock(clock, args.clock_check_every) if clock is not None else None
         asyncio.run(_until_stopped(_service(args, app, stations, credentials=credentials, ready=ready, warm=warm,
                                             listener=listener, floor_token=floor_token,
+                                            dashboard_token=dashboard_token,
                                             metrics=ServiceMetrics(signer, clock=clock), shufflers=monitor,
                                             zone=zone),
                                    audit, shufflers, installation, clocks, follow_floor(app.floor_log),
@@ -186,7 +192,7 @@ def _stop(store: Store, signer: HeadSigner, status: int) -> None:
 async def _service(args: argparse.Namespace, app: PokerTables, stations: Stations, *,
                    credentials: grpc.ServerCredentials | None, ready: Callable[[int], None],
                    warm: Callable[[float], None], listener: socket.socket | None, floor_token: str,
-                   metrics: ServiceMetrics, shufflers: MonitorSettings | None = None,
+                   metrics: ServiceMetrics, dashboard_token: str = "", shufflers: MonitorSettings | None = None,
                    zone: ZoneInfo | None = None) -> None:
     """The gRPC service (``shufflers``: the shuffler integrity monitor's settings, and ``zone`` the casino's time
     zone, whose shifts ListShufflers and ListDealerFigures count); with ``--http``, the pit's dashboard beside it,
@@ -212,7 +218,7 @@ async def _service(args: argparse.Namespace, app: PokerTables, stations: Station
     dashboard = asyncio.ensure_future(serve_dashboard(
         listener, bound, args.host, stations.authenticate, floor_token,
         tls=Tls(args.tls_cert, args.tls_key) if credentials else None, ready=dashboard_ready, metrics=metrics.render,
-        terminals=Terminals(stations.by_token)))
+        station=(DASHBOARD_STATION, dashboard_token)))
     try:
         done, _ = await asyncio.wait((service, dashboard), return_when=asyncio.FIRST_EXCEPTION)
         for task in done:

@@ -21,11 +21,13 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from service.app.access import Role
+from service.app.access import STATION_KINDS
 from service.grpc.stations import StationConfigError, Stations, digest
 
-ROLES = {"croupier": Role.DEALER, **{role.value: role for role in Role}}
-"""The roles a station may have; ``croupier`` is the dealer's station."""
+ROLES = {"croupier": "dealer", **{kind: kind for kind in STATION_KINDS}}
+"""The kinds a station may be (docs/service.md, "Stations, people and roles"); ``croupier`` is the dealer's station,
+``pit`` a pit terminal where any of the pit's people sign in, ``administrator`` the IT console."""
+AT_A_TABLE = ("dealer", "device")
 _BARE = re.compile(r"[A-Za-z0-9_-]+")
 
 
@@ -74,16 +76,16 @@ def _add(path: Path, text: str, stations: dict[str, Any], args: argparse.Namespa
         print("pokertable tokens add: --role is required", file=sys.stderr)
         return 2
     role = ROLES[args.role]
-    if role in (Role.DEALER, Role.DEVICE) and not args.table:
+    if role in AT_A_TABLE and not args.table:
         print(f"pokertable tokens add: a {args.role} station works at one table: --table", file=sys.stderr)
         return 2
-    table = args.table if role in (Role.DEALER, Role.DEVICE) else args.table or None
+    table = args.table if role in AT_A_TABLE else args.table or None
     name = args.name or _name_for(table, role, stations)
     if name in stations:
         print(f"pokertable tokens add: {path} has a station {name!r} already", file=sys.stderr)
         return 1
     token = secrets.token_urlsafe(32)
-    entry = {"role": role.value, **({"table": table} if table else {}), "token_sha256": digest(token)}
+    entry = {"role": role, **({"table": table} if table else {}), "token_sha256": digest(token)}
     block = f"\n[stations.{_key(name)}]\n" + "".join(f"{key} = {json.dumps(value)}\n" for key, value in entry.items())
     new_text = (text.rstrip("\n") + "\n" if text.strip() else "") + block
     try:
@@ -97,7 +99,7 @@ def _add(path: Path, text: str, stations: dict[str, Any], args: argparse.Namespa
         print(f"pokertable tokens add: {error}", file=sys.stderr)
         return 1
     print(token)
-    print(f"station {name!r} ({role.value}{f' at {table}' if table else ''}) added to {path}; its token is printed "
+    print(f"station {name!r} ({role}{f' at {table}' if table else ''}) added to {path}; its token is printed "
           "once, above: give it to the station (the file keeps only its digest); the service reads it at its next "
           "start", file=sys.stderr)
     return 0
@@ -133,9 +135,9 @@ def _remove(path: Path, text: str, stations: dict[str, Any], name: str | None) -
     return 0
 
 
-def _name_for(table: str | None, role: Role, stations: dict[str, Any]) -> str:
+def _name_for(table: str | None, role: str, stations: dict[str, Any]) -> str:
     """A station name from its table and role (``mesa-1-dealer``), numbered if taken."""
-    stem = re.sub(r"[^a-z0-9]+", "-", f"{table or ''} {role.value}".lower()).strip("-")
+    stem = re.sub(r"[^a-z0-9]+", "-", f"{table or ''} {role}".lower()).strip("-")
     name, number = stem, 1
     while name in stations:
         number += 1

@@ -70,33 +70,6 @@ class TokenBook:
         """The stations by their tokens' digests."""
         return self._by_digest
 
-    def add(self, token: str, viewer: Viewer) -> None:
-        """A station made by this process (a dashboard's terminal): known from now on, never written anywhere."""
-        self._by_digest[digest(token)] = viewer
-
-    def remove(self, token: str) -> None:
-        """Forget a station this process made."""
-        self._by_digest.pop(digest(token), None)
-
-
-class Terminals:
-    """The dashboard's terminals (issue 32): for each person's sign-in at the dashboard, a station of kind ``pit``
-    of its own, made in this process's token book and forgotten at sign-out (its token never leaves the process:
-    the browser holds only its session's cookie)."""
-
-    def __init__(self, book: TokenBook, prefix: str = "pit-web") -> None:
-        self.book, self.prefix = book, prefix
-
-    def open(self) -> tuple[str, str]:
-        """A new terminal: its station's name and token."""
-        name, token = f"{self.prefix}-{secrets.token_hex(4)}", secrets.token_urlsafe(32)
-        self.book.add(token, Viewer(name, Role.OBSERVER, None, kind="pit"))
-        return name, token
-
-    def close(self, token: str) -> None:
-        """The terminal's session ended."""
-        self.book.remove(token)
-
 
 @dataclass(frozen=True)
 class Stations:
@@ -111,7 +84,12 @@ class Stations:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except (OSError, tomllib.TOMLDecodeError) as error:
             raise StationConfigError(f"cannot read {path}: {error}") from error
-        stations = data.get("stations", {})
+        return cls.of_file(data.get("stations", {}), path)
+
+    @classmethod
+    def of_file(cls, stations: Mapping[str, Any], path: Path) -> Stations:
+        """The ``[stations]`` read from the configuration file at ``path``: refused if the file holds a token in
+        clear and anyone on the machine may read it (issue 32)."""
         if isinstance(stations, Mapping) and any(isinstance(entry, Mapping) and "token" in entry
                                                  for entry in stations.values()):
             verify_not_world_readable(path, "holds station tokens in clear")
@@ -157,13 +135,14 @@ class Stations:
             return None
         return viewer.role.value, viewer.table
 
-    def with_station(self, name: str, role: Role) -> tuple[Stations, str]:
-        """These stations and one more, of ``role``, with a random token made for this process only (the pit
-        dashboard's floor reads the tables through it); the new token.  It is the service's own station
-        (:data:`service.app.staff.SERVICE_KIND`: no configuration file can name one), which reads as its role
-        without a person signed in, the staff in force or not: its token never leaves the process's memory."""
+    def with_station(self, name: str, role: Role, kind: str = SERVICE_KIND) -> tuple[Stations, str]:
+        """These stations and one more, of ``role``, with a random token made for this process only; the new
+        token.  Of the service's own kind (:data:`service.app.staff.SERVICE_KIND`: no configuration file can name
+        one) it reads as its role without a person signed in, the staff in force or not (the pit dashboard's floor);
+        of kind ``pit``, it is the dashboard's station, where the pit's people sign in (issue 32).  Its token never
+        leaves the process's memory."""
         token = secrets.token_urlsafe(32)
-        own = Viewer(name, role, None, kind=SERVICE_KIND)
+        own = Viewer(name, role, None, kind=kind)
         return Stations(TokenBook({**self.by_token.digests(), digest(token): own})), token
 
 

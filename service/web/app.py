@@ -20,7 +20,7 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 from urllib.parse import urlsplit
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
@@ -67,25 +67,15 @@ def _word(enum: str, value: int) -> str:
 _log = logging.getLogger("pokertable.access")
 
 
-class Terminals(Protocol):
-    """The service's terminals for the dashboard's persons (issue 32; the service's ``Terminals``)."""
-
-    def open(self) -> tuple[str, str]:
-        """A new terminal: its station's name and token."""
-
-    def close(self, token: str) -> None:
-        """Forget a terminal."""
-
-
 class Dashboard:
     """The application's state: the service's API, the sessions, the floor, the templates."""
 
     def __init__(self, api: Api, sessions: Sessions, floor: Floor, *, secure: bool,
-                 terminals: Terminals | None = None) -> None:
+                 station: tuple[str, str] | None = None) -> None:
         self.api, self.sessions, self.floor, self.secure = api, sessions, floor, secure
-        self.terminals = terminals
-        """Where a person signs in (issue 32): a terminal of the service's for each sign-in (None: only stations
-        sign in, as before the staff)."""
+        self.station = station
+        """The dashboard's own station (its name and token; issue 32), a shared one (kind ``pit``) where every
+        person of the pit signs in with his own session; None: only stations sign in, as before the staff."""
         sessions.ended = self._ended
         self._releasing: set[asyncio.Future[None]] = set()
         self.closing = asyncio.Event()
@@ -159,15 +149,14 @@ class Dashboard:
         return response
 
     async def _person(self, user: str, secret: str) -> tuple[Session | None, str | None]:
-        """A person's sign-in at a terminal of his own (issue 32): his session, or why not; ``(None, None)`` when
+        """A person's sign-in at the dashboard's station (issue 32): his session, or why not; ``(None, None)`` when
         the staff are not in force (a station signs in instead)."""
-        if self.terminals is None or not user or not secret:
-            return None, None if self.terminals is None else "Your employee number and password."
-        name, token = self.terminals.open()
+        if self.station is None or not user or not secret:
+            return None, None if self.station is None else "Your employee number and password."
+        name, token = self.station
         try:
             reply: svc.SignInResponse = await self.api.call("SignIn", svc.SignInRequest(badge=user, pin=secret), token)
         except RefusedError as refusal:
-            self.terminals.close(token)
             if refusal.code == "FAILED_PRECONDITION":  # no staff enrolled yet
                 return None, None
             return None, refusal.message
@@ -179,7 +168,7 @@ class Dashboard:
         return session, None
 
     def _ended(self, session: Session) -> None:
-        """A session ended (signed out, or idle): its person signs out at the service, its terminal is forgotten."""
+        """A session ended (signed out, or idle): its person signs out at the service."""
         if isinstance(session.token, Caller) and session.token.session:
             releasing = asyncio.ensure_future(self._release(session.token))
             self._releasing.add(releasing)
@@ -188,8 +177,6 @@ class Dashboard:
     async def _release(self, caller: Caller) -> None:
         with contextlib.suppress(RefusedError):
             await self.api.call("SignOut", svc.SignOutRequest(command_id=self.api.command_id()), caller)
-        if self.terminals is not None:
-            self.terminals.close(caller.token)
 
     async def signout(self, request: Request, session: Session) -> Response:
         self.sessions.sign_out(session.id)

@@ -32,7 +32,7 @@ from starlette.routing import Route
 
 from service.web import dealers, decisions, disputes, reports, shufflers, staff
 from service.web.api import Api
-from service.web.app import Dashboard, Terminals, create_app
+from service.web.app import Dashboard, create_app
 from service.web.floor import IDLE_AFTER, Floor
 from service.web.sessions import Authenticate, Sessions
 
@@ -125,7 +125,7 @@ def bind(address: str) -> socket.socket:
 
 async def serve_dashboard(listener: socket.socket, grpc_port: Awaitable[int], grpc_host: str,
                           authenticate: Authenticate, floor_token: str, *, tls: Tls | None = None,
-                          terminals: Terminals | None = None,
+                          station: tuple[str, str] | None = None,
                           ready: Callable[[int], None] = lambda port: None, metrics: Metrics | None = None,
                           floor_idle_after: float | None = IDLE_AFTER) -> None:
     """Serve the dashboard on ``listener`` until cancelled, once the gRPC service listens on ``grpc_port``; with
@@ -139,7 +139,7 @@ async def serve_dashboard(listener: socket.socket, grpc_port: Awaitable[int], gr
     else:
         api = Api(f"{host}:{port}")
     floor = Floor(api, floor_token, idle_after=floor_idle_after)
-    dashboard = Dashboard(api, Sessions(authenticate), floor, secure=tls is not None, terminals=terminals)
+    dashboard = Dashboard(api, Sessions(authenticate), floor, secure=tls is not None, station=station)
     app = create_app(dashboard, [*decisions.routes(dashboard), *disputes.routes(dashboard),
                                  *reports.routes(dashboard), *shufflers.routes(dashboard), *dealers.routes(dashboard),
                                  *staff.routes(dashboard),

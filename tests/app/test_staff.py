@@ -91,7 +91,8 @@ def test_every_event_of_a_persons_command_names_him_and_his_station(app: PokerTa
                    if pin.encode() in n.state]
     assert stored_pins == []  # only the PINs' hashes are stored
     station: Any = app.repository.get(station_record_id("mesa-1"))
-    assert isinstance(station, StationSessions) and station.person == "C1" and signed.session not in repr(vars(station))
+    assert isinstance(station, StationSessions) and station.people == ["C1"]
+    assert signed.session not in repr(vars(station))
 
 
 def _position(app: PokerTables, event: Any) -> int:
@@ -129,12 +130,18 @@ def test_a_person_whose_role_does_not_allow_the_command_is_refused_with_the_rule
         app.staff.sign_in(CROUPIER_STATION, "P1", PINS["P1"])
     with pytest.raises(SignInRefusedError, match="takes"):  # a croupier is not the pit's
         app.staff.sign_in(PIT_STATION, "C1", PINS["C1"])
-    director = app.staff.sign_in(PIT_STATION, "D1", PINS["D1"])  # replaces the pit boss at that terminal
+    director = app.staff.sign_in(PIT_STATION, "D1", PINS["D1"])  # a shared station (the dashboard): both at once
     assert director.role == "games-director"
-    with pytest.raises(SessionError, match="ended"):  # the pit boss's session ended with it
-        app.staff.resolve(PIT_STATION, pit_session)
+    assert app.staff.resolve(PIT_STATION, pit_session).person == "P1"
+    assert app.staff.resolve(PIT_STATION, director.session).role is Role.GAMES_DIRECTOR
+    terminal = Viewer("pit-2", Role.PIT_BOSS)  # a pit boss's own terminal: the next sign-in replaces the last
+    first = app.staff.sign_in(terminal, "P1", PINS["P1"]).session
+    kept = app.staff.resolve(terminal, first)
+    app.staff.sign_in(terminal, "P1", PINS["P1"])
+    with pytest.raises(SessionError, match="ended"):  # the first session ended with it
+        app.staff.resolve(terminal, first)
     with pytest.raises(SessionError, match="no longer signed in"):  # and a viewer kept from it acts no more
-        app.handle(Sit(next(command), "Mesa 1", 3, 100), pit)
+        app.handle(Sit(next(command), "Mesa 1", 3, 100), kept)
     assert [vars(e)["why"] for e in _stored(app) if type(e).__name__ == "PersonSignedOut"] == ["replaced"]
 
 

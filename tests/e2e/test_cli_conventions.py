@@ -189,9 +189,9 @@ def test_every_subcommand_documents_its_streams_and_exit_statuses() -> None:
 def test_ctrl_c_at_a_station_waiting_for_a_command_exits_130_without_a_traceback() -> None:
     """The plain station reads its commands from standard input; Ctrl-C while it waits (the service unreachable,
     so its one command was refused, on standard error) ends it with 130 and one line."""
-    process = subprocess.Popen([SCRIPT, "station", "--plain", "--server", "127.0.0.1:9", "--table", TABLE,
-                                "--token", "t" * 24], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen([SCRIPT, "station", "--plain", "--server", "127.0.0.1:9", "--table", TABLE],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, "POKERTABLE_TOKEN": "t" * 24})
     assert process.stdin is not None and process.stderr is not None and process.stdout is not None
     try:
         process.stdin.write("table\n")
@@ -256,8 +256,9 @@ def test_ctrl_c_ends_a_command_started_with_sigint_ignored_and_blocked() -> None
     """Whatever starts a command may hand it SIGINT ignored or blocked (a background job, a test runner's worker
     after some library did so: CI's Ctrl-C tests hung 60 s that way); the command answers Ctrl-C all the same."""
     process = subprocess.Popen([sys.executable, "-c", IGNORED_AND_BLOCKED, SCRIPT, "station", "--plain", "--server",
-                                "127.0.0.1:9", "--table", TABLE, "--token", "t" * 24], stdin=subprocess.PIPE,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                "127.0.0.1:9", "--table", TABLE], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, "POKERTABLE_TOKEN": "t" * 24})
     assert process.stdin is not None and process.stderr is not None
     process.stdin.write("table\n")
     process.stdin.flush()

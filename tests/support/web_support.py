@@ -21,7 +21,6 @@ from service.app.access import Role
 from service.app.application import PokerTables
 from service.bootstrap import open_store
 from service.grpc.server import Stations, metrics_of
-from service.grpc.stations import Terminals
 from service.web.floor import IDLE_AFTER
 from service.web.server import bind, serve_dashboard
 from tests.support.grpc_support import Client, act, deal, open_banked, open_circle, seat, served, start
@@ -68,6 +67,7 @@ def pit_service(tmp_path: Path, *, floor_idle_after: float | None = IDLE_AFTER) 
     """``pokertable serve --http`` as the CLI composes it, in this process."""
     store = open_store(f"sqlite:///{tmp_path / 'tables.db'}", writer=True)
     stations, floor_token = Stations.from_mapping(STATIONS).with_station("pit-dashboard-floor", Role.OBSERVER)
+    stations, dashboard_token = stations.with_station("pit-dashboard", Role.OBSERVER, "pit")
     listener = bind("127.0.0.1:0")
     try:
         with served(store.app, stations) as running:  # the suite's one harness; the dashboard on its event loop
@@ -78,7 +78,7 @@ def pit_service(tmp_path: Path, *, floor_idle_after: float | None = IDLE_AFTER) 
             dashboard = running.call(serve_dashboard(
                 listener, bound, "127.0.0.1", stations.authenticate, floor_token,
                 ready=http_port.set_result, floor_idle_after=floor_idle_after,
-                terminals=Terminals(stations.by_token)))
+                station=("pit-dashboard", dashboard_token)))
             running.call(asyncio.wait_for(asyncio.shield(http_port), 30)).result(timeout=30)
             try:
                 yield Pit(port, f"http://127.0.0.1:{http_port.result()}", store.app, tmp_path / "tables.db",
