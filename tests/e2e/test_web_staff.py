@@ -36,6 +36,7 @@ def pit(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pit]:
         pit_boss = Client(running.grpc_port, TOKENS["pit"])
         pit_boss.sign_in("P1", PINS["P1"])
         open_circle(pit_boss, "Mesa 1")
+        Client(running.grpc_port, TOKENS["dealer"]).sign_in("C1", PINS["C1"])  # he deals at Mesa 1 from now on
         yield running
 
 
@@ -53,6 +54,7 @@ def test_a_pit_boss_signs_in_in_his_own_name_and_a_station_token_no_longer_does(
     floor = http.get("/")
     assert "Pedro Pit (P1)" in floor.text and "Mesa 1" in floor.text
     assert 'href="/staff"' not in floor.text
+    assert "Carlos Croupier (C1)" in http.get("/dealers").text  # the rotation, with his name
     refused = http.get("/staff")
     assert "may not access-log" in refused.text  # the service's role matrix decides (R-AUD-1)
     station = httpx.Client(base_url=pit.url, timeout=10, headers={"Origin": pit.url})

@@ -26,6 +26,7 @@ def files(tmp_path: Path) -> dict[str, Path]:
     for name, content in contents.items():
         paths[name] = tmp_path / name
         paths[name].write_bytes(content)
+        paths[name].chmod(0o600)  # station tokens in clear, keys: their owner's only (issue 32)
     return paths
 
 

@@ -116,3 +116,27 @@ def test_a_croupier_signs_in_at_the_plain_station_with_his_badge_and_his_command
         assert [(vars(e)[BY_PERSON], vars(e)[BY_STATION]) for e in seated] == [("C1", "mesa-1")] * 2
     finally:
         store.close()
+
+
+def test_no_command_takes_a_secret_as_an_argument() -> None:
+    """Issue 32: a token, a PIN or a password given on the command line shows in ``ps`` and the shell's history, to
+    everyone on the machine: no option of any command takes one, but the station's deprecated ``--token`` (which
+    warns); they come from files, the environment or the terminal."""
+    import argparse
+    import re
+
+    from service.cli.main import build_parser
+
+    secret = re.compile(r"--(token|pin|password|secret|floor-token|db-password)$")
+    taken: list[str] = []
+
+    def walk(parser: argparse.ArgumentParser, path: str) -> None:
+        for action in parser._actions:  # argparse keeps no public list of a parser's options
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    walk(sub, f"{path} {name}")
+            elif any(secret.fullmatch(option) for option in action.option_strings) and action.nargs != 0:
+                taken.append(f"{path} {'/'.join(action.option_strings)}")
+
+    walk(build_parser(), "pokertable")
+    assert taken == ["pokertable station --token"]

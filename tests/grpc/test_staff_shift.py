@@ -8,11 +8,13 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import grpc
 import pytest
+from google.protobuf.timestamp_pb2 import Timestamp
 
 from domain.attribution import BY_PERSON, BY_STATION
 from service.api import commands_pb2 as cmd
@@ -148,6 +150,12 @@ def test_a_shift_of_two_croupiers_a_pit_boss_and_a_director_names_a_person_and_a
     assert {p for name, p, s in by if s == "mesa-1" and name.startswith("Hand.")} == {"C1", "C2"}
     approved = next(e for e in events if type(e).__qualname__ == "ThbHand.BonusApproved")
     assert vars(approved)["reason"] == "royal flush checked on camera"
+    # the dealers' figures name the croupiers (the pit's Dealers page and report dealers show them so)
+    since = Timestamp()
+    since.FromDatetime(datetime.now(UTC) - timedelta(hours=1))
+    figures = pit.ListDealerFigures(svc.ListDealerFiguresRequest(since=since))
+    assert {(d.dealer_id, d.dealer_name) for d in figures.dealers} >= {("C1", NAMES["C1"]), ("C2", NAMES["C2"])}
+    assert {(r.dealer_id, r.dealer_name) for r in figures.rotations} >= {("C2", NAMES["C2"])}
     # the JSON export, the reconstruction and the Watch stream name the person and the station
     exported = json.loads(pit.ExportHand(svc.ExportHandRequest(table="Mesa 1", hand_number=2,
                                                                format=pb.EXPORT_FORMAT_JSON)).content)
