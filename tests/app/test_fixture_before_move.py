@@ -146,3 +146,48 @@ def test_r_aud_1_every_table_of_before_the_move_plays_on_and_the_log_still_verif
     out = _verify(url, capsys)
     events = int(out.split()[1])
     assert events > position and "unsigned tail:" in out  # the new events chain on from the stored ones
+
+
+def test_issue_32_a_store_of_before_people_loads_shows_no_person_and_takes_the_staff(
+        url: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Compatibility (issue 32, item 6): a store written before people were recorded loads; its events show as
+    "no person recorded" (the reconstruction's listing, the export's ``by``), its 1000:1 approval as one with no
+    reason; enrolling the first administrator is the one step, after which the old tables play on in a person's
+    name."""
+    from domain.attribution import BY_PERSON, BY_STATION
+    from domain.export import hand_document
+    from service.app.access import Role, Viewer
+    from service.app.commands import AddChips, EnrolPerson, StartHand
+    from service.app.credentials import Credentials
+    from tests.support.app_play import next_deck
+
+    assert main(["reconstruct", "--table", "Holdem", "--hand", "1", "--db", url]) == 0
+    listing = capsys.readouterr().out
+    assert listing.count("— no person recorded") >= 5 and " — station " not in listing
+    claim = claim_sole_writer(url)
+    app = PokerTables(env=environment(url, sole_writer=claim is not None))
+    try:
+        record = app.any_table("Bonus")
+        approved = next(e for e in app.events.get(record.hand_id(1)) if type(e).__name__ == "BonusApproved")
+        assert approved.reason == "" and approved.director  # upcast: stored before a reason was asked for
+        document = hand_document(app.events.get(app.any_table("Holdem").hand_id(1)), None, app.staff.name_of)
+        assert {event["by"] is None for event in document["events"]} == {True}
+        app.staff.credentials = Credentials(Credentials.FAST)
+        it = Viewer("it", Role.ADMINISTRATOR)
+        app.handle(EnrolPerson("enrol-1", "", "1001", "Ana Gómez", ("administrator", "croupier"), "first-pin-1"), it)
+        assert app.staff.in_force()
+        croupier = Viewer("mesa", Role.DEALER, "Holdem")
+        session = app.staff.sign_in(croupier, "1001", "first-pin-1").session
+        dealer = app.staff.resolve(croupier, session)
+        ids = Ids("after-people")
+        for seat, stack in sorted(app.table("Holdem").stacks.items()):
+            if stack == 0:
+                app.handle(AddChips(ids(), "Holdem", seat, REBUY))  # the house's own tool: stamped "house"
+        head = app.recorder.max_notification_id()
+        app.handle(StartHand(ids(), "Holdem", next_deck(app, "Holdem")), dealer)
+        new = [app.mapper.to_domain_event(n) for n in app.recorder.select_notifications(head + 1, 1000)]
+        assert new and {(vars(e)[BY_PERSON], vars(e)[BY_STATION]) for e in new} == {("1001", "mesa")}
+    finally:
+        app.close()
+        if claim is not None:
+            claim.release()
