@@ -258,3 +258,34 @@ def test_a_large_request_of_a_call_its_station_may_never_make_is_refused_unread(
              grpc.StatusCode.PERMISSION_DENIED, "R-THB-10")
     dealer = Client(port, TOKENS["dealer"])  # a croupier's station may act: its large request is parsed and judged
     _refused(lambda: dealer.Act(flood), grpc.StatusCode.FAILED_PRECONDITION, "R-CIRC-2")  # no hand here
+
+
+def test_a_device_deals_for_the_croupier_signed_in_at_its_table_and_for_no_one_else(
+        served_app: tuple[int, PokerTables]) -> None:
+    """The shoe signs no one in: it acts for the croupier signed in at its table, and its events name him and the
+    shoe's station; with no croupier there, its reads are refused (R-AUD-1)."""
+    port, app = served_app
+    _staff(port)
+    pit = Client(port, TOKENS["pit"])
+    pit.sign_in("P1", PINS["P1"])
+    open_circle(pit, "Mesa 1", no_burns=True)
+    shoe = Client(port, TOKENS["shoe"])
+    def read() -> object:
+        return shoe.GetTable(svc.GetTableRequest(table="Mesa 1"))
+
+    assert "no croupier is signed in at 'Mesa 1'" in _refused(read, grpc.StatusCode.UNAUTHENTICATED)
+    mesa = Client(port, TOKENS["dealer"])
+    mesa.sign_in("C1", PINS["C1"])
+    for number in (1, 2):
+        seat(mesa, "Mesa 1", number)
+    start(mesa, "Mesa 1")
+    head = app.recorder.max_notification_id() or 0
+    act(shoe, "Mesa 1", deal=cmd.Deal(card="As", source=pb.CARD_SOURCE_SHOE, sequence=1))
+    dealt = [app.mapper.to_domain_event(n) for n in app.recorder.select_notifications(head + 1, 100)]
+    assert dealt and {(vars(e)[BY_PERSON], vars(e)[BY_STATION]) for e in dealt} == {("C1", "shoe-1")}
+    mesa.SignOut(svc.SignOutRequest(command_id=mesa.next_id(), table="Mesa 1"))  # he leaves the table
+    assert app.any_table("Mesa 1").dealer_id == ""
+    assert "no croupier is signed in" in _refused(
+        lambda: act(shoe, "Mesa 1", deal=cmd.Deal(card="Kd", source=pb.CARD_SOURCE_SHOE, sequence=2)),
+        grpc.StatusCode.UNAUTHENTICATED)
+    _refused(lambda: seat(mesa, "Mesa 1", 3), grpc.StatusCode.UNAUTHENTICATED)  # his session ended too
