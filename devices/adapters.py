@@ -222,6 +222,9 @@ class ShufflerAdapter:
                 while not (isinstance(fault := self._reply(), ShufflerFault)
                            and fault.code is ShufflerFaultCode.MISCOUNT):
                     pass
+            if reply.colour is not colour:  # never the check of the deck asked for (issue 33)
+                raise ShufflerError(f"the deck check answered for the {reply.colour.name.lower()} deck, asked for "
+                                    f"the {colour.name.lower()} one (R-DECK-3)")
             return reply
 
     def deliver(self, colour: Colour) -> Colour:

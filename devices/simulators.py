@@ -184,6 +184,8 @@ class ShufflerSimulator(SimulatedDevice):
         self.door_open_next = False
         self.miscount_next: list[int] = []
         self.wrong_colour_next = False
+        self.wrong_check_next = False
+        """A fault: the next deck check is answered for the other deck than the one asked for."""
         self.sizes: dict[Colour, int] = {}
         """The size of the deck of each colour it last shuffled (a deck check counts that many)."""
 
@@ -216,6 +218,9 @@ class ShufflerSimulator(SimulatedDevice):
                     self.link.send(self._state(ShufflerStateCode.DECK_READY, colour))
                 case DeckCheck(colour):
                     missing, self.miscount_next = tuple(self.miscount_next), []
+                    if self.wrong_check_next:
+                        self.wrong_check_next = False
+                        colour = Colour.BLUE if colour is Colour.RED else Colour.RED
                     self.link.send(DeckCheckResult(colour, self.sizes.get(colour, 52) - len(missing), missing, (), ()))
                     if missing:
                         self.link.send(ShufflerFault(ShufflerFaultCode.MISCOUNT, colour))

@@ -61,16 +61,22 @@ class ThbIrregularities(ThbCommands):
         self.trigger_event(self.Voided, rule=rule, reason=reason.strip(), reshuffle=False)
 
     def verify_wrong_card_count(self, box: int | None, *, correctable: bool = False) -> None:
-        """R-THB-11 (d): a box, or the dealer (``None``), got the wrong number of cards, before the settlement."""
+        """R-THB-11 (d): a box, or the dealer (``None``), got the wrong number of cards, before the settlement: a box
+        in play, or one that just folded (decision: its cards are counted as they are fanned); the dealer's count
+        correctable only while his cards are face down (issue 33)."""
         if self.is_complete or self.stage is Stage.BETTING:
             raise ThbRuleError("no cards are being dealt", rule="R-THB-11")
         if self.stage is Stage.APPROVAL:
             raise ThbRuleError("the boxes are already settled", rule="R-THB-11")
-        if box is not None and box not in self.live_boxes:
+        fanned = box in self.folded and box not in self.voided_boxes  # (d), decision: counted as its cards fan out
+        if box is not None and box not in self.live_boxes and not fanned:
             raise ThbRuleError(f"box {box} is not in play", rule="R-THB-11")
         if box is not None and correctable:
             raise ThbRuleError("only the croupier's own count may be corrected; a box dealt the wrong number of "
                                "cards has its hand void", rule="R-THB-11")
+        if box is None and correctable and (self.dealer_card_shown_late or self.dealer_turned_for_bonus):
+            raise ThbRuleError("the croupier's cards have been turned up: his wrong count is never corrected once "
+                               "they are, the hand is void", rule="R-THB-11")
 
     def wrong_card_count(self, box: int | None, *, correctable: bool = False) -> None:
         """R-THB-11 (d): a player dealt the wrong number of cards has his hand void (his bets returned) and a full

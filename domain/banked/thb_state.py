@@ -67,6 +67,7 @@ class ThbCommands:
         pending_approval: set[int]
         face_up_found: int
         dealer_turned_for_bonus: bool
+        dealer_card_shown_late: bool
         BetPlaced: ClassVar[type[BankedHand.BetPlaced]]
         Checked: ClassVar[type[Aggregate.Event]]
         Folded: ClassVar[type[BankedHand.Folded]]

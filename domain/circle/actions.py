@@ -91,8 +91,8 @@ def legal(hand: Hand) -> Legal:
                                          (BetTo, betting.raise_min is not None)) if ok]
         return Legal(betting.seat, (*allowed, AllIn, Absent, *correction), call=betting.call,
                      bring_in=betting.bring_in, raise_min=betting.raise_min, raise_max=betting.raise_max)
-    if hand.drawer_seat is not None:
-        return Legal(hand.drawer_seat, (Discard, *correction))
-    if hand.next_to_show_seat is not None:
-        return Legal(hand.next_to_show_seat, (Show, Muck, *correction))
+    if hand.drawer_seat is not None:  # his turn to draw is a turn: absent then, he is out (R-CIRC-10, decision)
+        return Legal(hand.drawer_seat, (Discard, Absent, *correction))
+    if (seat := hand.next_to_show_seat) is not None:  # the last claim on a pot shows: no muck offered (R-CIRC-7)
+        return Legal(seat, (Show, *((Muck,) if hand.can_muck(seat) else ()), *correction))
     return Legal(allowed=correction)

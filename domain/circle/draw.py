@@ -126,6 +126,19 @@ class CircleDraw(HandStateCore):
         self.passed_rule = rule
         self.phase = Phase.COMPLETE
 
+    def apply_absent_at_draw(self, position: int) -> None:
+        """R-CIRC-10 (decision): the player absent at his turn to draw is out of the hand, and loses what he put in;
+        his cards stay on the table with the folded hands'.  Alone with a claim, the last player wins; else the draw
+        goes on with the next player (issue 33)."""
+        self.folded[position] = True
+        if position in self.drawers:
+            self.drawers.remove(position)
+        if len(self.in_hand) <= 1:
+            self.drawers.clear()
+            self.phase = Phase.SHOWDOWN
+            return
+        self._next_drawer()
+
     def _next_drawer(self) -> None:
         """The last discarder is served; when every player still in has discarded, the street's deal (none in
         five-card draw), then its interval (R-DRAW-6, decision: the second interval starts with the opener)."""

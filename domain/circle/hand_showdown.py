@@ -84,9 +84,9 @@ class HandShowdown(HandCommands):
         self._settle_if_ready()
 
     def verify_declare_absent(self, seat: int) -> None:
-        """R-CIRC-10: only when the absent player's turn comes."""
+        """R-CIRC-10: only when the absent player's turn comes: to bet, or (decision) to draw."""
         position = self.position_of(seat)
-        if self.state.actor != position:
+        if position not in (self.state.actor, self.state.drawer):
             raise HandRuleError(f"seat {seat} is not the player to act", rule="R-CIRC-10")
 
     def declare_absent(self, seat: int) -> None:

@@ -216,6 +216,12 @@ class TableSettings:
             big_bet=big_bet,
             min_bet=min_bet if min_bet is not None else max(blinds, default=0) or small_bet,
         )
+        ceiling = small_bet if structure is BettingStructure.FIXED_LIMIT else stakes.min_bet
+        if bring_in and bring_in > ceiling:  # new settings only: a table stored before this check loads as it was
+            raise InvalidSettingsError(f"the bring-in ({bring_in}) is at most the "
+                                       f"{'small bet' if structure is BettingStructure.FIXED_LIMIT else 'minimum bet'} "
+                                       f"({ceiling}): the player who brings in may complete it to a bet, not post "
+                                       "more (issue 33)", rule="R-STUD7-1")
         cap: int | None
         if raise_cap == "default":
             cap = 4 if structure is BettingStructure.FIXED_LIMIT else None

@@ -21,7 +21,7 @@ from typing import Any
 
 from domain.cards.cards import Card, parse_cards
 from domain.cards.decks import BackColour, DeckIdentity
-from domain.circle.hand import TABLES_NAMESPACE, Hand
+from domain.circle.hand import TABLES_NAMESPACE, Hand, button_of
 from domain.circle.settings import AntePot, BettingStructure, RakePolicy, ShowdownOrder, Stakes, TableSettings
 from domain.circle.state import Phase, SlotKind
 from domain.errors import RuleError
@@ -82,7 +82,8 @@ def replay(history: dict[str, Any]) -> Hand:
     stacks = [int(s) for s in history["starting_stacks"]]
     seats = list(range(1, len(stacks) + 1))
     try:
-        hand = Hand.start(TABLES_NAMESPACE, 1, settings, seats=seats, stacks=stacks, button_seat=seats[-1],
+        hand = Hand.start(TABLES_NAMESPACE, 1, settings, seats=seats, stacks=stacks,
+                          button_seat=button_of(settings, seats),
                           deck=DeckIdentity(settings.deck_size, BackColour.RED, "phh"))
     except RuleError as error:
         raise ReplayFailure(-1, "start", error) from error

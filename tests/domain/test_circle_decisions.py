@@ -14,7 +14,7 @@ import pytest
 from domain.cards.cards import Card, Rank, parse_cards
 from domain.cards.decks import BackColour, DeckIdentity, composition
 from domain.circle.hand import Hand
-from domain.circle.settings import BettingStructure, MinRaise, TableSettings
+from domain.circle.settings import BettingStructure, InvalidSettingsError, MinRaise, TableSettings
 from domain.circle.state import HandRuleError, Phase
 from domain.circle.table import Table
 from tests.support.circle_support import DRAW, _deck, _draw_table, deal, holdem, start, stud
@@ -258,3 +258,17 @@ def test_r_circ_3b_settings_stored_before_the_setting_existed_load_as_standard()
 
 
 # -- R-CIRC-1: mano_speaks_first -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("structure", "stakes"), [
+    (BettingStructure.FIXED_LIMIT, {"small_bet": 5, "big_bet": 10}),
+    (BettingStructure.NO_LIMIT, {"min_bet": 5}),
+])
+def test_r_stud7_1_a_bring_in_above_the_small_bet_is_refused_when_a_table_is_opened(
+        structure: BettingStructure, stakes: dict[str, int]) -> None:
+    """Issue 33: the bring-in is less than a bet (the player who brings in may complete it); a stud table opened with
+    one above the small bet (the minimum bet, without a limit) had been taken."""
+    with pytest.raises(InvalidSettingsError) as refused:
+        TableSettings.create("stud7", structure, antes=1, bring_in=6, **stakes)  # type: ignore[arg-type]
+    assert refused.value.rule == "R-STUD7-1" and "at most the" in str(refused.value)
+    assert TableSettings.create("stud7", structure, antes=1, bring_in=5, **stakes).stakes.bring_in == 5  # type: ignore[arg-type]

@@ -182,3 +182,87 @@ def test_r_circ_13_the_setting_any_lets_players_show_in_any_order() -> None:
     for seat in (3, 1, 2):
         hand.show(seat)
     assert hand.is_complete
+
+
+def test_r_circ_7_the_last_claim_on_the_pot_is_offered_show_and_never_muck() -> None:
+    """Issue 33: the legal actions offered the last player with a claim on a pot a muck the hand then refused."""
+    from domain.actions import Muck, Show
+    from domain.circle.actions import legal
+
+    hand = _checked_to_the_showdown(holdem())
+    assert legal(hand).seat == 1 and Muck in legal(hand).allowed  # two others still claim the pot
+    hand.muck(1)
+    hand.muck(2)
+    offered = legal(hand)
+    assert offered.seat == 3 and offered.allowed == (Show,)
+    with pytest.raises(HandRuleError) as refused:
+        hand.muck(3)
+    assert refused.value.rule == "R-CIRC-7"
+    hand.show(3)
+    assert hand.is_complete
+
+
+def _at_the_draw() -> Hand:
+    """Three-handed five-card draw, opened by seat 3 and called: the draw starts with the opener, then clockwise."""
+    hand = start(DRAW, [50, 50, 50])
+    deal(hand, THREE_HANDS)
+    hand.check(1)
+    hand.check(2)
+    hand.bet_or_raise_to(3, 2)  # seat 3 opens with two pair
+    hand.call(1)
+    hand.call(2)
+    return hand
+
+
+def test_r_circ_10_a_player_absent_at_his_turn_to_draw_is_out_and_the_draw_goes_on() -> None:
+    """Issue 33 (R-CIRC-10, decision: the draw is a turn): he could not be declared absent at the draw."""
+    from domain.actions import Absent, Discard
+    from domain.circle.actions import legal
+
+    hand = _at_the_draw()
+    assert hand.drawer_seat == 3 and legal(hand).allowed[:2] == (Discard, Absent)
+    with pytest.raises(HandRuleError) as early:
+        hand.declare_absent(1)  # not his turn yet
+    assert early.value.rule == "R-CIRC-10"
+    hand.discard(3, [])
+    hand.declare_absent(1)
+    assert hand.drawer_seat == 2 and hand.state.folded[0]  # out of the hand; the draw goes on
+    hand.discard(2, [])
+    hand.check(3)
+    hand.check(2)
+    assert hand.next_to_show_seat == 3
+    hand.show(3)
+    hand.muck(2)
+    assert hand.is_complete and hand.stacks == [47, 47, 56]  # seat 1 lost his ante and his call
+
+
+def test_r_circ_10_the_last_but_one_absent_at_the_draw_leaves_the_pot_to_the_last() -> None:
+    hand = _at_the_draw()
+    hand.declare_absent(3)  # the opener, absent at his turn to draw
+    hand.declare_absent(1)
+    assert hand.is_complete and hand.stacks == [47, 56, 47]
+    replayed = None
+    for stored in hand.collect_events():
+        replayed = stored.mutate(replayed)
+    assert replayed is not None and replayed.stacks == hand.stacks  # the events alone say the same
+
+
+def test_r_circ_1_a_hand_started_directly_deals_from_its_button_and_la_mano() -> None:
+    """Issue 33: ``Hand.start`` took its seats as the dealing order whatever button it was given: the button (and,
+    where la mano speaks first, its holder) now decides the order, as the table's own start does."""
+    from domain.cards.decks import BackColour, DeckIdentity
+    from domain.ids import TABLES_NAMESPACE
+
+    blinds = holdem()
+    hand = Hand.start(TABLES_NAMESPACE, 1, blinds, seats=[1, 2, 3], stacks=[100, 200, 300], button_seat=2,
+                      deck=DeckIdentity(52, BackColour.RED))
+    assert hand.seats == [3, 1, 2] and hand.stacks == [300 - 1, 100 - 2, 200]  # seat 3 the small blind, 1 the big
+    mano = Hand.start(TABLES_NAMESPACE, 2, DRAW, seats=[1, 2, 3], stacks=[50, 60, 70], button_seat=2,
+                      deck=DeckIdentity(32, BackColour.RED))
+    assert mano.seats == [2, 3, 1]  # R-CIRC-1: la mano's holder is dealt first and speaks first
+    deal(mano, THREE_HANDS)
+    assert mano.actor_seat == 2
+    with pytest.raises(HandRuleError) as nowhere:
+        Hand.start(TABLES_NAMESPACE, 3, blinds, seats=[1, 2, 3], stacks=[100] * 3, button_seat=7,
+                   deck=DeckIdentity(52, BackColour.RED))
+    assert nowhere.value.rule == "R-CIRC-1"

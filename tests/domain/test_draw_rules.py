@@ -9,7 +9,7 @@ import pytest
 from domain.cards.cards import Card, Rank, parse_cards
 from domain.cards.decks import BackColour, DeckIdentity, composition
 from domain.cards.ranking import hand_ranking
-from domain.circle.hand import TABLES_NAMESPACE, Hand
+from domain.circle.hand import TABLES_NAMESPACE, Hand, button_of
 from domain.circle.settings import BettingStructure, TableSettings
 from domain.circle.state import HandRuleError, Phase
 from domain.circle.table import Table
@@ -25,7 +25,7 @@ THREE_HANDS = "Jc Ac Th Jd Kd Td 7c Qh 9s 8c Ts 9d 9c 8s 7h"
 
 def draw_hand(stacks: list[int], cards: str = THREE_HANDS, openers: Rank = Rank.JACK, carried: int = 0) -> Hand:
     seats = list(range(1, len(stacks) + 1))
-    hand = Hand.start(TABLES_NAMESPACE, 1, DRAW, seats=seats, stacks=stacks, button_seat=seats[-1],
+    hand = Hand.start(TABLES_NAMESPACE, 1, DRAW, seats=seats, stacks=stacks, button_seat=button_of(DRAW, seats),
                       deck=DeckIdentity(draw_deck_size(len(stacks)), BackColour.RED), openers=openers,
                       carried_pot=carried)
     deal(hand, cards)

@@ -6,7 +6,7 @@ import pytest
 
 from domain.cards.decks import BackColour, DeckIdentity
 from domain.cards.hand_classes import Category
-from domain.circle.hand import TABLES_NAMESPACE, Hand
+from domain.circle.hand import TABLES_NAMESPACE, Hand, button_of
 from domain.circle.settings import BettingStructure, TableSettings
 from domain.circle.state import HandRuleError, Phase
 from domain.errors import RuleError
@@ -82,8 +82,8 @@ def test_five_card_stud_in_32_cards_ranks_a_flush_above_a_full_house() -> None:
 
 def _sintetico(stacks: list[int]) -> Hand:
     seats = list(range(1, len(stacks) + 1))
-    return Hand.start(TABLES_NAMESPACE, 1, SINTETICO, seats=seats, stacks=stacks, button_seat=seats[-1],
-                      deck=DeckIdentity(28, BackColour.RED))
+    return Hand.start(TABLES_NAMESPACE, 1, SINTETICO, seats=seats, stacks=stacks,
+                      button_seat=button_of(SINTETICO, seats), deck=DeckIdentity(28, BackColour.RED))
 
 
 def test_r_synth_1_sintetico_is_dealt_to_four_to_ten_players_from_28_cards() -> None:

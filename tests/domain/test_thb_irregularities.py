@@ -321,3 +321,38 @@ def test_decisions_are_settings_stored_with_the_table_and_older_settings_take_th
         with pytest.raises(ThbRuleError) as error:
             ThbSettings(STANDARD_LIMITS[5], **bad)  # type: ignore[arg-type]
         assert "decision" in error.value.message
+
+
+def test_r_thb_11d_a_box_fanned_at_its_fold_with_the_wrong_count_is_void_its_bonus_returned() -> None:
+    """Issue 33 (R-THB-11 d, decision): the count is checked as a folded box's cards are fanned; a wrong count
+    found then voids that box, its bonus included, where a folded box had been refused as "not in play"."""
+    hand = thb_hand({1: 10, 2: 10}, {2: 5})
+    deal(hand, "As Kd 2c Ad Kc 3c")  # box 1 A A, box 2 K K, croupier 2c 3c
+    hand.flop_bet(1, 20)
+    hand.fold(2)  # his cards fanned: three cards, not two
+    hand.wrong_card_count(2)
+    assert hand.voided_boxes == {2: "R-THB-11"} and hand.reshuffle_required
+    with pytest.raises(ThbRuleError) as twice:
+        hand.wrong_card_count(2)  # voided already: nothing more to void
+    assert twice.value.rule == "R-THB-11"
+    deal(hand, "4h 7h 8s 9d")
+    hand.check(1)
+    deal(hand, "5h Jd")
+    hand.check(1)
+    deal(hand, "6c Qs")
+    assert hand.is_complete and 2 not in hand.results  # box 2's ante and bonus returned: no result, no loss
+
+
+def test_r_thb_11d_the_croupier_s_count_is_never_correctable_once_his_cards_are_turned_up() -> None:
+    """Issue 33: a card of the croupier shown after the last decision counts (R-THB-11 a) and is face up: his wrong
+    count is then the hand's void, not a correction."""
+    hand = thb_hand({1: 10, 2: 10}, {1: 5})
+    to_the_river_decisions(hand)
+    hand.street_bet(1, 10)
+    hand.check(2)
+    hand.dealer_card_shown()
+    with pytest.raises(ThbRuleError) as turned:
+        hand.wrong_card_count(None, correctable=True)
+    assert turned.value.rule == "R-THB-11" and "turned up" in str(turned.value)
+    hand.wrong_card_count(None)
+    assert hand.stage is Stage.VOID

@@ -187,6 +187,10 @@ def test_the_shuffler_shuffles_checks_and_delivers_and_reports_a_jam_a_miscount_
         with pytest.raises(ShufflerError, match="door open"):
             adapter.shuffle(Colour.RED)
         adapter.shuffle(Colour.RED)
+        simulator.wrong_check_next = True  # issue 33: answered for the other deck, it is no check of this one
+        with pytest.raises(ShufflerError, match="answered for the blue deck, asked for the red one"):
+            adapter.deck_check(Colour.RED)
+        assert adapter.deck_check(Colour.RED).colour is Colour.RED  # in step again: the next answer is its own
         assert adapter.identity is not None and adapter.identity.serial == "SHUF-0001"
     finally:
         adapter.close()

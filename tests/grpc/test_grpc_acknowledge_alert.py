@@ -138,6 +138,27 @@ def test_r_aud_1_an_alert_is_acknowledged_once_and_the_second_records_nothing(po
     assert len(_acknowledged(pit, "Mesa 1")) == 1
 
 
+def test_r_aud_1_an_event_that_raised_no_alert_is_not_acknowledged_and_nothing_is_recorded(port: int) -> None:
+    """Issue 33: the table's opening, a seat taken, a shuffle reported — events of the table that raised no alert —
+    are refused as nothing to acknowledge (they had been recorded as acknowledged alerts)."""
+    pit, dealer = Client(port, TOKENS["pit"]), Client(port, TOKENS["dealer"])
+    open_circle(pit, "Mesa 1")
+    seat(dealer, "Mesa 1", 1)
+    dealer.RecordDeviceReport(svc.RecordDeviceReportRequest(
+        command_id=dealer.next_id(), table="Mesa 1", device="ACME", serial="S-1", kind=pb.DEVICE_REPORT_KIND_SHUFFLE,
+        colour=pb.DECK_COLOUR_RED, result="shuffled"))
+    quiet = [change.position for change in _changes(pit, "Mesa 1")]
+    assert len(quiet) == 3
+    before = _log(pit, "Mesa 1")
+    for position in quiet:
+        refused = _refusal(lambda position=position: _acknowledge(pit, "Mesa 1", position, "nothing happened"))
+        assert refused.code() == grpc.StatusCode.FAILED_PRECONDITION and rule_of(refused) == "R-AUD-1", refused
+        assert "raised no alert" in (refused.details() or "")
+    assert _log(pit, "Mesa 1") == before
+    jam = _fault(dealer, "Mesa 1", "jam")
+    _acknowledge(pit, "Mesa 1", jam, "cleared")  # a fault did raise one
+
+
 @pytest.mark.parametrize("who", ["dealer", "shoe", "tv", "other", "thb"])
 def test_r_aud_1_a_croupier_a_device_and_an_observer_may_not_acknowledge_and_nothing_is_recorded(
     port: int, who: str,

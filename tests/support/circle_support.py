@@ -11,7 +11,7 @@ from eventsourcing.application import Application
 
 from domain.cards.cards import Card, Rank, parse_cards
 from domain.cards.decks import BackColour, DeckIdentity, composition
-from domain.circle.hand import TABLES_NAMESPACE, Hand
+from domain.circle.hand import TABLES_NAMESPACE, Hand, button_of
 from domain.circle.settings import BettingStructure, RakePolicy, TableSettings
 from domain.circle.state import Phase
 from domain.circle.table import Table
@@ -36,9 +36,11 @@ def stud(ante: int = 1, bring_in: int = 2, small: int = 5, big: int = 10, *, bur
 
 def start(settings: TableSettings, stacks: Sequence[int], number: int = 1, *, openers: Rank = Rank.JACK,
           carried_pot: int = 0) -> Hand:
-    """A hand with seats 1…n in dealing order (the button is the last seat)."""
+    """A hand with seats 1…n in dealing order (the button is the last seat; at a table where la mano speaks
+    first, its holder is the first)."""
     seats = list(range(1, len(stacks) + 1))
-    return Hand.start(TABLES_NAMESPACE, number, settings, seats=seats, stacks=list(stacks), button_seat=seats[-1],
+    return Hand.start(TABLES_NAMESPACE, number, settings, seats=seats, stacks=list(stacks),
+                      button_seat=button_of(settings, seats),
                       deck=DeckIdentity(settings.deck_for(len(stacks)), BackColour.BLUE), openers=openers,
                       carried_pot=carried_pot)
 

@@ -42,5 +42,9 @@ class Tables(Protocol):
         """The shifts' accounts (R-ACC-1 … R-ACC-6)."""
 
     @property
+    def mapper(self) -> Any:
+        """The store's mapper (an event of the log read back)."""
+
+    @property
     def recorder(self) -> Any:
         """The store's log (an alert's log position)."""

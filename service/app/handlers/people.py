@@ -6,9 +6,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from service.app.access import NotFoundError, Viewer
+from domain.floor_log import AlertRaised, changes
+from service.app.access import NotFoundError, PreconditionError, Viewer
 from service.app.commands import AcknowledgeAlert, Command, SignIn, SignOut
 from service.app.handlers.tables import table_change
+from service.app.log_entries import log_entry
 from service.app.results import Result
 
 if TYPE_CHECKING:
@@ -49,15 +51,27 @@ def acknowledge_alert(app: Tables, command: AcknowledgeAlert, viewer: Viewer) ->
 
 def _verify_event_of(app: Tables, record: Table | BankedTable, position: int) -> int:
     """The event at log ``position`` is the table's own or one of its hands' (R-AUD-1): an alert of another table,
-    or of no event at all, is not this table's to acknowledge.  Returns the table's version of that event (0 for a
-    hand's event): the hold it releases, if it holds the table (R-HOLD-1)."""
+    or of no event at all, is not this table's to acknowledge; and it raised an alert (issue 33: a deal or a bet
+    acknowledged as if it had was recorded as an acknowledgement of nothing).  What raises an alert is what the
+    floor shows as one (:func:`domain.floor_log.changes`: a device fault or a report that holds play, an alert the
+    service raised, a void).  Returns the table's version of that event (0 for a hand's event): the hold it
+    releases, if it holds the table (R-HOLD-1)."""
     found = app.recorder.select_notifications(start=position, limit=1, stop=position)
     if found and found[0].id == position:
         originator = found[0].originator_id
         if originator == record.id:
-            return int(found[0].originator_version)
-        if any(originator == record.hand_id(number) for number in range(record.hands_started, 0, -1)):
-            return 0
+            version = int(found[0].originator_version)
+        elif any(originator == record.hand_id(number) for number in range(record.hands_started, 0, -1)):
+            version = 0
+        else:
+            version = -1
+        if version >= 0:
+            entry = log_entry(app.mapper, found[0])
+            if not any(isinstance(change, AlertRaised)
+                       for change in changes(entry, lambda _: record.name, lambda _: record.name)):
+                raise PreconditionError(f"the event at log position {position} ({entry.event}) raised no alert: "
+                                        "there is nothing to acknowledge", rule="R-AUD-1")
+            return version
     raise NotFoundError(f"no event of the table {record.name!r} is at log position {position}", rule="R-AUD-1")
 
 
