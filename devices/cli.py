@@ -1,7 +1,7 @@
 """``pokertable devices simulate``: a simulated shoe and shuffler on pseudo-terminals (or socket://), for hardware
 integrators and demos.  It prints the port paths, then takes commands on standard input::
 
-    load red|blue         load a freshly shuffled deck of that colour into the shoe
+    load red|blue [SIZE]  load a freshly shuffled deck of that colour (52 cards, or 20-48) into the shoe
     draw [N]              draw N cards (default 1)
     face-up | other-colour | unreadable     draw the next card with that fault
     bad-crc | truncated | twice             draw the next card through that line fault
@@ -98,9 +98,10 @@ def obey(words: list[str], shoe: ShoeSimulator | None, shuffler: ShufflerSimulat
         "power-cycle": shoe.power_cycle,
         "silent": shoe.go_silent,
     }
-    if verb == "load":
-        shoe.load(Colour[args[0].upper()])
-        return f"{args[0]} deck loaded"
+    if verb == "load":  # any deck the table needs: 52, or a reduced one (R-CARD-2; issue 33)
+        size = int(args[1]) if len(args) > 1 else 52
+        shoe.load(Colour[args[0].upper()], size=size)
+        return f"{args[0]} deck of {size} loaded"
     if verb == "draw":
         cards = [shoe.draw() for _ in range(int(args[0]) if args else 1)]
         return "drew " + " ".join(str(c) for c in cards)
