@@ -31,6 +31,14 @@ class AccessDeniedError(ServiceError):
     """The station's role does not allow this command, or not at this table."""
 
 
+class SignInRefusedError(AccessDeniedError):
+    """A sign-in refused (a wrong badge or PIN, a locked badge, a suspended person, a role not held; issue 32)."""
+
+
+class SessionError(AccessDeniedError):
+    """A call with no person signed in at its station, or with a session that has ended (issue 32)."""
+
+
 class PreconditionError(ServiceError):
     """A well-formed command the state of the table refuses now (no hand in progress, a stack at the chip cap)."""
 
@@ -82,7 +90,7 @@ class Viewer:
     person: str = ""
     kind: str = ""
     session: str = field(default="", repr=False)
-    """The digest of the person's session at the station (:mod:`service.app.staff`): which of the sessions signed
+    """The digest of the person's session at the station (:mod:`service.app.sessions`): which of the sessions signed
     in there this is (several persons sign in at once at the dashboard)."""
 
     @property

@@ -66,6 +66,7 @@ from service.app.hole_card_views import HoleCardWatch
 from service.app.log_reads import LogReads
 from service.app.reads import Reads
 from service.app.results import Result
+from service.app.sessions import Sessions
 from service.app.staff import HOUSE_STATION, Staff
 from service.app.tampering import LogAudit
 from service.app.unit import UnitOfWork
@@ -168,10 +169,12 @@ class PokerTables(Application[UUID]):
         """The service's check of its own log, and its findings (R-AUD-1, :mod:`service.app.tampering`)."""
         self.holds = Holds(self.recorder, self.reads, self.unit, self.audit, self.names)
         """What holds each table, and the alerts the service raises (R-HOLD-1, :mod:`service.app.holds`)."""
-        self.staff = Staff(self.reads, self.unit)
-        """The staff register, the persons signed in at the stations, and the check of who gives each command
-        (issue 32, :mod:`service.app.staff`)."""
-        self.unit.verify_actor = self.staff.verify_actor
+        self.staff = Staff(self.reads)
+        """The staff register and the persons' records (issue 32, :mod:`service.app.staff`)."""
+        self.sessions = Sessions(self.reads, self.unit, self.staff)
+        """The persons signed in at the stations, and the check of who gives each call and command (issue 32,
+        :mod:`service.app.sessions`)."""
+        self.unit.verify_actor = self.sessions.verify_actor
         self.accounts = Accounts(self.reads)
         """The shifts' accounts (R-ACC-1 … R-ACC-6, :mod:`service.app.accounts`)."""
         self.views = TableViews(self)

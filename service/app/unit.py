@@ -65,7 +65,7 @@ class UnitOfWork:
         """Told the table's name each time a command of it is stored (from the storing thread): watchers look then."""
         self.verify_actor: Callable[[Viewer], None] | None = None
         """Checks, within each attempt of a command, that who gives it may still act (issue 32: the person signed
-        in at its station, :meth:`service.app.staff.Staff.verify_actor`)."""
+        in at its station, :meth:`service.app.sessions.Sessions.verify_actor`)."""
         self.after_save: Callable[[list[Recording[UUID]]], None] | None = None
         """Told of each batch of events stored (from the storing thread): the head signer counts them
         (:mod:`service.store.signing`)."""

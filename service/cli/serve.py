@@ -125,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
                                                      writer=args.instance or f"{socket.gethostname()}:{args.port}")
         app, signer = store.app, store.signer
         assert signer is not None
-        app.staff.idle_seconds, app.staff.lock_after = args.station_idle_minutes * 60, args.lock_after
+        app.sessions.idle_seconds, app.sessions.lock_after = args.station_idle_minutes * 60, args.lock_after
         trusted = load_keyring(keyring_path(key_path))
     except (StationConfigError, PersistenceUrlError, StoreInUseError, SigningKeyError, OSError, ValueError) as error:
         print(f"pokertable serve: {masked_url(str(error)) if '://' in str(error) else error}", file=sys.stderr)

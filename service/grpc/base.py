@@ -87,14 +87,14 @@ class ServicerBase:
     async def _run(self, context: grpc.aio.ServicerContext[Any, Any], work: Callable[[Viewer], T], *,
                    offload: bool = False) -> T:
         """``work`` for who calls: the calling station, and (once the staff are in force) the person signed in there
-        whose session the call presents (:meth:`service.app.staff.Staff.resolve`; issue 32); ``offload``: a long
+        whose session the call presents (:meth:`service.app.sessions.Sessions.resolve`; issue 32); ``offload``: a long
         read, always on the thread pool."""
         station = self._viewer(context)
         session = session_of(context.invocation_metadata())  # type: ignore[arg-type]
-        staff = self.app.staff
+        sessions = self.app.sessions
 
         def attributed() -> T:
-            return work(staff.resolve(station, session))
+            return work(sessions.resolve(station, session))
 
         if self.inline and not offload:
             return attributed()  # a command's record names the dealer of its station's table: PokerTables.handle

@@ -21,6 +21,7 @@ from domain.circle.settings import InvalidSettingsError
 from domain.device_reports import DeviceReportError
 from domain.errors import InvalidCardError, RuleError
 from domain.names import InvalidNameError
+from service.app.access import SessionError, SignInRefusedError
 from service.app.application import (
     AccessDeniedError,
     ConflictError,
@@ -30,7 +31,6 @@ from service.app.application import (
     ServiceError,
     TamperedLogError,
 )
-from service.app.staff import SessionError, SignInRefusedError
 
 UNAUTHENTICATED_MESSAGE = "unknown or missing station token (authorization: Bearer TOKEN)"
 DOMAIN = "pokertable"

@@ -1,6 +1,6 @@
 """The staff over gRPC (issue 32; docs/staff.md): a person signs in and out at the calling station (``SignIn`` with
 badge and PIN, ``SignOut``), and the administrator keeps the staff (``EnrolPerson``, ``ChangePerson``,
-``ListStaff``).  Translation only: :class:`service.app.staff.Staff` and the staff's command handlers decide.
+``ListStaff``).  Translation only: :class:`service.app.sessions.Sessions` and the staff's command handlers decide.
 
 A PIN is read from the request, handed to the application and never logged, echoed or put in an error (the request
 log names the call, not its fields).  Checking one costs ≈ 0.1 s of Argon2id, so a sign-in always runs on the thread
@@ -72,7 +72,7 @@ class StaffRpcs(ServicerBase):
         station = self._viewer(context)
 
         def work() -> svc.SignInResponse:
-            signed = self.app.staff.sign_in(station, badge, pin, role)
+            signed = self.app.sessions.sign_in(station, badge, pin, role)
             return svc.SignInResponse(result=pb.CommandResult(table=station.table or ""), session=signed.session,
                                       person_id=signed.person, name=signed.name, role=signed.role,
                                       idle_seconds=signed.idle_seconds)
@@ -88,7 +88,7 @@ class StaffRpcs(ServicerBase):
 
         def work(viewer: Viewer) -> pb.CommandResult:
             if not table or (viewer.person and viewer.station_kind == "dealer"):
-                self.app.staff.sign_out(viewer)
+                self.app.sessions.sign_out(viewer)
                 return pb.CommandResult(table=table)
             return command_result(self.app.handle(SignOut(command_id, table), viewer))
 

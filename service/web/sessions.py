@@ -34,10 +34,11 @@ import hmac
 import secrets
 import threading
 import time
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+from service.throttle import Throttle
 
 Authenticate = Callable[[str, str], "tuple[str, str | None] | None"]
 """A station's role and table from its name and token, or None (the stations file's check, given by the service)."""
@@ -95,26 +96,20 @@ class Sessions:
         self.authenticate, self.idle_seconds, self.clock = authenticate, idle_seconds, clock
         self._by_id: dict[str, Session] = {}
         self._lock = threading.Lock()
-        self._failures: dict[str, deque[float]] = {}  # by address: the times of its recent failed sign-ins
+        self._failures = Throttle(FAILURES_ALLOWED, FAILURE_WINDOW, self._now)  # by address
         self.ended: Callable[[Session], None] = lambda session: None
-        """Told of each session that ends (signed out, or idle): its terminal at the service is released."""
+        """Told of each session that ends (signed out, or idle): its person signs out at the service."""
+
+    def _now(self) -> float:
+        return self.clock()  # a test may set the clock after the throttle is made
 
     def throttled(self, address: str) -> int:
         """Seconds the address still waits before it may try again (0: it may)."""
-        now = self.clock()
-        with self._lock:
-            recent = self._failures.get(address)
-            if recent is None or len(recent) < FAILURES_ALLOWED or now - recent[0] >= FAILURE_WINDOW:
-                return 0
-            return int(FAILURE_WINDOW - (now - recent[0])) + 1
+        return self._failures.wait(address)
 
     def failed(self, address: str) -> None:
-        """A failed sign-in from ``address`` (kept for the window; at most so many addresses)."""
-        now = self.clock()
-        with self._lock:
-            if len(self._failures) > 10_000:
-                self._failures.clear()
-            self._failures.setdefault(address, deque(maxlen=FAILURES_ALLOWED)).append(now)
+        """A failed sign-in from ``address`` (kept for the window)."""
+        self._failures.failed(address)
 
     def open(self, station: str, role: str, token: Any, *, person: str = "", name: str = "") -> Session | None:
         """A new session for whoever the service signed in (a person at his terminal); None for a role the

@@ -177,8 +177,8 @@ def test_issue_32_a_store_of_before_people_loads_shows_no_person_and_takes_the_s
         app.handle(EnrolPerson("enrol-1", "", "1001", "Ana Gómez", ("administrator", "croupier"), "first-pin-1"), it)
         assert app.staff.in_force()
         croupier = Viewer("mesa", Role.DEALER, "Holdem")
-        session = app.staff.sign_in(croupier, "1001", "first-pin-1").session
-        dealer = app.staff.resolve(croupier, session)
+        session = app.sessions.sign_in(croupier, "1001", "first-pin-1").session
+        dealer = app.sessions.resolve(croupier, session)
         ids = Ids("after-people")
         for seat, stack in sorted(app.table("Holdem").stacks.items()):
             if stack == 0:

@@ -10,11 +10,10 @@ import pytest
 
 from domain.attribution import BY_PERSON, BY_STATION
 from domain.staff import StaffMember, StationSessions, person_record_id, station_record_id
-from service.app.access import AccessDeniedError, Role, Viewer
+from service.app.access import AccessDeniedError, Role, SessionError, SignInRefusedError, Viewer
 from service.app.application import PokerTables
 from service.app.commands import EnrolPerson, OpenTable, ResetPin, Sit, SuspendPerson
 from service.app.credentials import Credentials
-from service.app.staff import SessionError, SignInRefusedError
 from tests.support.app_tables import SETTINGS, ids
 from tests.support.stores import store  # noqa: F401  (fixture)
 
@@ -37,7 +36,7 @@ def app(store: dict[str, str]) -> Iterator[PokerTables]:  # noqa: F811
     tables = PokerTables(env=store)
     tables.staff.credentials = Credentials(Credentials.FAST)
     clock = Clock()
-    tables.staff.clock = clock
+    tables.sessions.clock = clock
     try:
         yield tables
     finally:
@@ -52,7 +51,7 @@ def _staffed(app: PokerTables, command: Iterator[str]) -> None:
     """The first administrator, enrolled by the administrator's station before the staff are in force, then the
     others by him."""
     app.handle(EnrolPerson(next(command), "", "A1", "Ana Admin", ("administrator",), PINS["A1"]), ADMIN_STATION)
-    admin = app.staff.resolve(ADMIN_STATION, app.staff.sign_in(ADMIN_STATION, "A1", PINS["A1"]).session)
+    admin = app.sessions.resolve(ADMIN_STATION, app.sessions.sign_in(ADMIN_STATION, "A1", PINS["A1"]).session)
     for person, name, roles in (("C1", "Carlos Croupier", ("croupier",)), ("C2", "Clara Croupier", ("croupier",)),
                                 ("P1", "Pedro Pit", ("pit-boss",)), ("D1", "Dora Director", ("games-director",))):
         app.handle(EnrolPerson(next(command), "", person, name, roles, PINS[person]), admin)
@@ -63,7 +62,7 @@ def test_before_the_staff_are_in_force_a_station_acts_alone_and_its_events_name_
     app.handle(OpenTable(next(command), "Mesa 1", SETTINGS), Viewer("pit", Role.PIT_BOSS))
     app.handle(Sit(next(command), "Mesa 1", 1, 100), CROUPIER_STATION)
     assert not app.staff.in_force()
-    assert app.staff.resolve(CROUPIER_STATION, None) is CROUPIER_STATION
+    assert app.sessions.resolve(CROUPIER_STATION, None) is CROUPIER_STATION
     sat = [e for e in _stored(app) if type(e).__name__ == "PlayerSeated"]
     assert [(vars(e)[BY_PERSON], vars(e)[BY_STATION]) for e in sat] == [("", "mesa-1")]
 
@@ -78,10 +77,10 @@ def test_every_event_of_a_persons_command_names_him_and_his_station(app: PokerTa
     command = ids()
     app.handle(OpenTable(next(command), "Mesa 1", SETTINGS))
     _staffed(app, command)
-    signed = app.staff.sign_in(CROUPIER_STATION, "C1", PINS["C1"])
+    signed = app.sessions.sign_in(CROUPIER_STATION, "C1", PINS["C1"])
     assert signed.role == "croupier" and signed.name == "Carlos Croupier" and PINS["C1"] not in repr(signed)
     assert app.any_table("Mesa 1").dealer_id == "C1"  # R-AUD-1: he deals here
-    croupier = app.staff.resolve(CROUPIER_STATION, signed.session)
+    croupier = app.sessions.resolve(CROUPIER_STATION, signed.session)
     assert (croupier.person, croupier.role, croupier.table) == ("C1", Role.DEALER, "Mesa 1")
     before = app.recorder.max_notification_id() or 0
     app.handle(Sit(next(command), "Mesa 1", 2, 100), croupier)
@@ -107,13 +106,13 @@ def test_a_station_with_no_person_signed_in_is_refused_and_records_nothing(app: 
     app.handle(OpenTable(next(command), "Mesa 1", SETTINGS))
     _staffed(app, command)
     with pytest.raises(SessionError, match="no person is signed in at mesa-1") as refused:
-        app.staff.resolve(CROUPIER_STATION, None)
+        app.sessions.resolve(CROUPIER_STATION, None)
     assert refused.value.rule == "R-AUD-1"
     head = app.recorder.max_notification_id()
     with pytest.raises(SessionError, match="R-AUD-1"):  # even given straight to the application
         app.handle(Sit(next(command), "Mesa 1", 2, 100), CROUPIER_STATION)
     with pytest.raises(SessionError):  # a session made up
-        app.staff.resolve(CROUPIER_STATION, "a-guessed-session-token-0123456789")
+        app.sessions.resolve(CROUPIER_STATION, "a-guessed-session-token-0123456789")
     assert app.recorder.max_notification_id() == head
 
 
@@ -121,25 +120,25 @@ def test_a_person_whose_role_does_not_allow_the_command_is_refused_with_the_rule
     command = ids()
     app.handle(OpenTable(next(command), "Mesa 1", SETTINGS))
     _staffed(app, command)
-    pit_session = app.staff.sign_in(PIT_STATION, "P1", PINS["P1"]).session
-    pit = app.staff.resolve(PIT_STATION, pit_session)
+    pit_session = app.sessions.sign_in(PIT_STATION, "P1", PINS["P1"]).session
+    pit = app.sessions.resolve(PIT_STATION, pit_session)
     with pytest.raises(AccessDeniedError, match=r"P1 at pit-1 \(pit-boss\) may not staff") as refused:
         app.handle(SuspendPerson(next(command), "", "C1", "no reason"), pit)
     assert refused.value.rule == "R-AUD-1"
     with pytest.raises(SignInRefusedError, match="may not sign in at mesa-1"):  # a pit boss is not a croupier
-        app.staff.sign_in(CROUPIER_STATION, "P1", PINS["P1"])
+        app.sessions.sign_in(CROUPIER_STATION, "P1", PINS["P1"])
     with pytest.raises(SignInRefusedError, match="takes"):  # a croupier is not the pit's
-        app.staff.sign_in(PIT_STATION, "C1", PINS["C1"])
-    director = app.staff.sign_in(PIT_STATION, "D1", PINS["D1"])  # a shared station (the dashboard): both at once
+        app.sessions.sign_in(PIT_STATION, "C1", PINS["C1"])
+    director = app.sessions.sign_in(PIT_STATION, "D1", PINS["D1"])  # a shared station (the dashboard): both at once
     assert director.role == "games-director"
-    assert app.staff.resolve(PIT_STATION, pit_session).person == "P1"
-    assert app.staff.resolve(PIT_STATION, director.session).role is Role.GAMES_DIRECTOR
+    assert app.sessions.resolve(PIT_STATION, pit_session).person == "P1"
+    assert app.sessions.resolve(PIT_STATION, director.session).role is Role.GAMES_DIRECTOR
     terminal = Viewer("pit-2", Role.PIT_BOSS)  # a pit boss's own terminal: the next sign-in replaces the last
-    first = app.staff.sign_in(terminal, "P1", PINS["P1"]).session
-    kept = app.staff.resolve(terminal, first)
-    app.staff.sign_in(terminal, "P1", PINS["P1"])
+    first = app.sessions.sign_in(terminal, "P1", PINS["P1"]).session
+    kept = app.sessions.resolve(terminal, first)
+    app.sessions.sign_in(terminal, "P1", PINS["P1"])
     with pytest.raises(SessionError, match="ended"):  # the first session ended with it
-        app.staff.resolve(terminal, first)
+        app.sessions.resolve(terminal, first)
     with pytest.raises(SessionError, match="no longer signed in"):  # and a viewer kept from it acts no more
         app.handle(Sit(next(command), "Mesa 1", 3, 100), kept)
     assert [vars(e)["why"] for e in _stored(app) if type(e).__name__ == "PersonSignedOut"] == ["replaced"]
@@ -151,31 +150,31 @@ def test_ten_wrong_pins_lock_the_badge_and_the_lockout_is_an_event(app: PokerTab
     _staffed(app, command)
     for _ in range(10):
         with pytest.raises(SignInRefusedError, match="wrong badge or PIN"):
-            app.staff.sign_in(CROUPIER_STATION, "C1", "wrong-pin-0")
+            app.sessions.sign_in(CROUPIER_STATION, "C1", "wrong-pin-0")
     with pytest.raises(SignInRefusedError, match="locked after 10 wrong PINs"):
-        app.staff.sign_in(CROUPIER_STATION, "C1", PINS["C1"])  # the right PIN, too late
+        app.sessions.sign_in(CROUPIER_STATION, "C1", PINS["C1"])  # the right PIN, too late
     member: Any = app.repository.get(person_record_id("C1"))
     assert isinstance(member, StaffMember) and member.locked and member.status == "locked"
     kinds = [type(e).__name__ for e in _stored(app) if e.originator_id == member.id]
     assert kinds.count("SignInFailed") == 10 and kinds.count("LockedOut") == 1
     refusals = [vars(e)["why"] for e in _stored(app) if type(e).__name__ == "SignInRefused"]
     assert refusals == ["locked"]
-    admin = app.staff.resolve(ADMIN_STATION, app.staff.sign_in(ADMIN_STATION, "A1", PINS["A1"]).session)
+    admin = app.sessions.resolve(ADMIN_STATION, app.sessions.sign_in(ADMIN_STATION, "A1", PINS["A1"]).session)
     app.handle(ResetPin(next(command), "", "C1", "croupier-1-new"), admin)
-    assert app.staff.sign_in(CROUPIER_STATION, "C1", "croupier-1-new").person == "C1"
+    assert app.sessions.sign_in(CROUPIER_STATION, "C1", "croupier-1-new").person == "C1"
 
 
 def test_a_suspended_persons_sign_in_is_refused_and_logged_and_his_session_ends(app: PokerTables) -> None:
     command = ids()
     app.handle(OpenTable(next(command), "Mesa 1", SETTINGS))
     _staffed(app, command)
-    session = app.staff.sign_in(CROUPIER_STATION, "C1", PINS["C1"]).session
-    admin = app.staff.resolve(ADMIN_STATION, app.staff.sign_in(ADMIN_STATION, "A1", PINS["A1"]).session)
+    session = app.sessions.sign_in(CROUPIER_STATION, "C1", PINS["C1"]).session
+    admin = app.sessions.resolve(ADMIN_STATION, app.sessions.sign_in(ADMIN_STATION, "A1", PINS["A1"]).session)
     app.handle(SuspendPerson(next(command), "", "C1", "under investigation"), admin)
     with pytest.raises(SessionError, match=r"may no longer act \(suspended\)"):
-        app.staff.resolve(CROUPIER_STATION, session)
+        app.sessions.resolve(CROUPIER_STATION, session)
     with pytest.raises(SignInRefusedError, match="suspended"):
-        app.staff.sign_in(CROUPIER_STATION, "C1", PINS["C1"])
+        app.sessions.sign_in(CROUPIER_STATION, "C1", PINS["C1"])
     events = _stored(app)
     assert [vars(e)["why"] for e in events if type(e).__name__ == "SignInRefused"] == ["suspended"]
     assert [vars(e)["why"] for e in events if type(e).__name__ == "PersonSignedOut"][-1] == "suspended"
@@ -189,7 +188,7 @@ def test_an_unknown_badge_is_refused_as_a_wrong_pin_and_recorded_without_the_pin
     app.handle(OpenTable(next(command), "Mesa 1", SETTINGS))
     _staffed(app, command)
     with pytest.raises(SignInRefusedError, match="wrong badge or PIN"):
-        app.staff.sign_in(CROUPIER_STATION, "Z9", "secret-guess-77")
+        app.sessions.sign_in(CROUPIER_STATION, "Z9", "secret-guess-77")
     refused = [e for e in _stored(app) if type(e).__name__ == "SignInRefused"]
     assert [(e.person_id, e.why) for e in refused] == [("Z9", "unknown-badge")]
     assert not any(b"secret-guess-77" in n.state for n in app.recorder.select_notifications(start=1, limit=10**5))
@@ -199,14 +198,14 @@ def test_a_station_unused_for_its_idle_time_locks(app: PokerTables) -> None:
     command = ids()
     app.handle(OpenTable(next(command), "Mesa 1", SETTINGS))
     _staffed(app, command)
-    session = app.staff.sign_in(CROUPIER_STATION, "C1", PINS["C1"]).session
-    clock: Any = app.staff.clock
-    clock.now += app.staff.idle_seconds - 1
-    assert app.staff.resolve(CROUPIER_STATION, session).person == "C1"  # used: the idle time starts again
-    clock.now += app.staff.idle_seconds + 1
+    session = app.sessions.sign_in(CROUPIER_STATION, "C1", PINS["C1"]).session
+    clock: Any = app.sessions.clock
+    clock.now += app.sessions.idle_seconds - 1
+    assert app.sessions.resolve(CROUPIER_STATION, session).person == "C1"  # used: the idle time starts again
+    clock.now += app.sessions.idle_seconds + 1
     with pytest.raises(SessionError, match="locked after 15 minutes unused"):
-        app.staff.resolve(CROUPIER_STATION, session)
+        app.sessions.resolve(CROUPIER_STATION, session)
     with pytest.raises(SessionError):
-        app.staff.resolve(CROUPIER_STATION, session)
+        app.sessions.resolve(CROUPIER_STATION, session)
     assert [vars(e)["why"] for e in _stored(app) if type(e).__name__ == "PersonSignedOut"] == ["idle"]
     assert app.any_table("Mesa 1").dealer_id == "C1"  # the station locked; he still deals here

@@ -9,6 +9,7 @@ if TYPE_CHECKING:
     from service.app.accounts import Accounts
     from service.app.holds import Holds
     from service.app.reads import Reads
+    from service.app.sessions import Sessions
     from service.app.staff import Staff
     from service.app.tampering import LogAudit
     from service.app.unit import UnitOfWork
@@ -35,7 +36,11 @@ class Tables(Protocol):
 
     @property
     def staff(self) -> Staff:
-        """The staff register and the stations' sign-ins (issue 32)."""
+        """The staff register and the persons' records (issue 32)."""
+
+    @property
+    def sessions(self) -> Sessions:
+        """The persons signed in at the stations (issue 32)."""
 
     @property
     def accounts(self) -> Accounts:

@@ -68,7 +68,7 @@ def _member_change(app: Tables, command: Command, person_id: str, apply: Callabl
         return Result(table="", version=member.version), [member]
 
     result = app.unit.execute(command.command_id, "", change, command.what(None))
-    app.staff.drop_sessions_of(person_id)  # each of his sessions is checked again at its next call
+    app.sessions.drop_sessions_of(person_id)  # each of his sessions is checked again at its next call
     return result
 
 
