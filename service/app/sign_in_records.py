@@ -21,7 +21,7 @@ from eventsourcing.application import AggregateNotFoundError
 from domain.errors import RuleError
 from domain.staff import StationSessions, person_record_id, station_record_id
 from service.app.access import SignInRefusedError, Viewer
-from service.throttle import Throttle
+from service.app.throttle import Throttle
 
 if TYPE_CHECKING:
     from service.app.reads import Reads

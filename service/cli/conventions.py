@@ -119,6 +119,25 @@ def fail(command: str, message: object, status: int) -> int:
     return status
 
 
+PERIOD_START = "the period's start (e.g. '2026-11-25 20:00', the casino's time, or with its offset)"
+REPORT_FORMATS = ("table", "csv", "json")
+
+
+def add_period_options(parser: argparse.ArgumentParser, *, since_help: str = PERIOD_START,
+                       until_help: str = "the period's end (default: now)", since_required: bool = True) -> None:
+    """A report's period: ``--from`` (``since``) and ``--to`` (``until``), in the casino's time or with an offset."""
+    parser.add_argument("--from", dest="since", metavar="TIME", required=since_required, help=since_help)
+    parser.add_argument("--to", dest="until", metavar="TIME", help=until_help)
+
+
+def add_report_output_options(parser: argparse.ArgumentParser, default_db: str, format_help: str | None = None) -> None:
+    """What every report reads and writes: ``--format`` (table, csv, json), ``--db``, and the casino's time zone
+    (:func:`add_time_options`)."""
+    parser.add_argument("--format", choices=REPORT_FORMATS, default="table", help=format_help)
+    parser.add_argument("--db", default=default_db, help="sqlite:///FILE (default pokertable.db) or postgresql://…")
+    add_time_options(parser)
+
+
 def add_time_options(parser: argparse.ArgumentParser) -> None:
     """``--tz`` and ``--config`` on a subcommand that reads or prints times (their defaults left to the main parser's
     ``--tz`` and to :func:`casino_zone`)."""

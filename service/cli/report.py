@@ -42,7 +42,8 @@ from service.cli.conventions import (
     OK,
     REFUSED,
     USAGE,
-    add_time_options,
+    add_period_options,
+    add_report_output_options,
     casino_zone,
     fail,
     read_time,
@@ -52,19 +53,15 @@ from service.cli.conventions import (
 from service.cli.settings import SettingsError, read_file, settings
 from service.store.persistence import DEFAULT_DB, PersistenceUrlError
 
-FORMATS = ("table", "csv", "json")
 SHUFFLER_KEYS = ("shuffler_gathering", "shuffler_level", "shuffler_looks")
 
 
 def add_report_options(parser: argparse.ArgumentParser) -> None:
     """The options every report has: the time range, the output format, the database, the casino's time zone."""
-    parser.add_argument("--from", dest="since", metavar="TIME",
-                        help="from this time: '2026-11-25 21:00' (the casino's time, --tz) or ISO 8601 with its offset")
-    parser.add_argument("--to", dest="until", metavar="TIME", help="up to this time")
-    parser.add_argument("--format", choices=FORMATS, default="table",
-                        help="table (aligned columns, the default), csv (a header line, then a row a line) or json")
-    parser.add_argument("--db", default=DEFAULT_DB, help="sqlite:///FILE (default pokertable.db) or postgresql://…")
-    add_time_options(parser)
+    add_period_options(parser, since_required=False, until_help="up to this time", since_help=(
+        "from this time: '2026-11-25 21:00' (the casino's time, --tz) or ISO 8601 with its offset"))
+    add_report_output_options(parser, DEFAULT_DB, "table (aligned columns, the default), csv (a header line, then a "
+                                                   "row a line) or json")
 
 
 def time_range(args: argparse.Namespace) -> tuple[datetime | None, datetime | None]:

@@ -15,7 +15,17 @@ from typing import Any
 
 from service.app.access_log import access_between
 from service.bootstrap import open_store
-from service.cli.conventions import OK, USAGE, add_time_options, casino_zone, epilog, fail, read_time, show_time
+from service.cli.conventions import (
+    OK,
+    USAGE,
+    add_period_options,
+    add_report_output_options,
+    casino_zone,
+    epilog,
+    fail,
+    read_time,
+    show_time,
+)
 from service.store.persistence import DEFAULT_DB, PersistenceUrlError
 
 COLUMNS = ("time", "kind", "person", "name", "station", "by", "detail")
@@ -25,12 +35,9 @@ def add_parser(reports: Any) -> None:
     """Register ``access`` under ``pokertable report``."""
     parser = reports.add_parser("access", help="the authentication log: sign-ins, refusals, lockouts, staff changes",
                                 description=__doc__, epilog=epilog("report"))
-    parser.add_argument("--from", dest="since", metavar="TIME",
-                        help="the period's start (the casino's time, or with its offset; default: 24 hours ago)")
-    parser.add_argument("--to", dest="until", metavar="TIME", help="the period's end (default: now)")
-    parser.add_argument("--format", choices=("table", "csv", "json"), default="table")
-    parser.add_argument("--db", default=DEFAULT_DB, help="sqlite:///FILE (default pokertable.db) or postgresql://…")
-    add_time_options(parser)
+    add_period_options(parser, since_required=False,
+                       since_help="the period's start (the casino's time, or with its offset; default: 24 hours ago)")
+    add_report_output_options(parser, DEFAULT_DB)
     parser.set_defaults(run=run)
 
 

@@ -20,7 +20,17 @@ from typing import Any
 from domain.dealer_figures import DealerReport
 from service.app.dealer_report import dealer_report
 from service.bootstrap import open_store
-from service.cli.conventions import OK, USAGE, add_time_options, casino_zone, epilog, fail, read_time, show_time
+from service.cli.conventions import (
+    OK,
+    USAGE,
+    add_period_options,
+    add_report_output_options,
+    casino_zone,
+    epilog,
+    fail,
+    read_time,
+    show_time,
+)
 from service.store.persistence import DEFAULT_DB, PersistenceUrlError
 
 COLUMNS = ("dealer", "name", "tables", "hours", "hands", "hands_per_hour", "voids", "corrections", "exposed",
@@ -33,12 +43,8 @@ def add_parser(reports: Any) -> None:
     """Register ``dealers`` under ``pokertable report``."""
     parser = reports.add_parser("dealers", help="hands per hour and irregularities per dealer over a period",
                                 description=__doc__, epilog=epilog("report"))
-    parser.add_argument("--from", dest="since", metavar="TIME", required=True,
-                        help="the period's start (e.g. '2026-11-25 20:00', the casino's time, or with its offset)")
-    parser.add_argument("--to", dest="until", metavar="TIME", help="the period's end (default: now)")
-    parser.add_argument("--format", choices=("table", "csv", "json"), default="table")
-    parser.add_argument("--db", default=DEFAULT_DB, help="sqlite:///FILE (default pokertable.db) or postgresql://…")
-    add_time_options(parser)
+    add_period_options(parser)
+    add_report_output_options(parser, DEFAULT_DB)
     parser.set_defaults(run=run)
 
 

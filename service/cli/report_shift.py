@@ -22,7 +22,8 @@ from service.cli.conventions import (
     OK,
     REFUSED,
     USAGE,
-    add_time_options,
+    add_period_options,
+    add_report_output_options,
     casino_zone,
     epilog,
     fail,
@@ -41,13 +42,9 @@ def add_parser(subcommands: Any) -> None:
     parser = subcommands.add_parser("shift", help="the tables' accounts per shift: win, hold, theoretical hold",
                                     description=__doc__, epilog=epilog("report"))
     parser.add_argument("--table", help="one table (default: every table)")
-    parser.add_argument("--from", dest="since", metavar="TIME",
-                        help="shifts opened from this time: '2026-11-25 21:00' (the casino's time, --tz) or ISO 8601 "
-                             "with its offset")
-    parser.add_argument("--to", dest="until", metavar="TIME", help="shifts opened before this time")
-    parser.add_argument("--format", choices=("table", "csv", "json"), default="table")
-    parser.add_argument("--db", default=DEFAULT_DB, help="sqlite:///FILE (default pokertable.db) or postgresql://…")
-    add_time_options(parser)
+    add_period_options(parser, since_required=False, until_help="shifts opened before this time", since_help=(
+        "shifts opened from this time: '2026-11-25 21:00' (the casino's time, --tz) or ISO 8601 with its offset"))
+    add_report_output_options(parser, DEFAULT_DB)
     parser.set_defaults(run=run)
 
 

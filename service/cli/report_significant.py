@@ -19,7 +19,8 @@ from service.bootstrap import open_store
 from service.cli.conventions import (
     OK,
     USAGE,
-    add_time_options,
+    add_period_options,
+    add_report_output_options,
     casino_zone,
     epilog,
     fail,
@@ -36,12 +37,8 @@ def add_parser(reports: Any) -> None:
     """Register ``significant`` under ``pokertable report``."""
     parser = reports.add_parser("significant", help="the service's significant events (starts, stops, configuration, "
                                 "keys, audits, clock) over a period", description=__doc__, epilog=epilog("report"))
-    parser.add_argument("--from", dest="since", metavar="TIME", required=True,
-                        help="the period's start (e.g. '2026-11-25 20:00', the casino's time, or with its offset)")
-    parser.add_argument("--to", dest="until", metavar="TIME", help="the period's end (default: now)")
-    parser.add_argument("--format", choices=("table", "csv", "json"), default="table")
-    parser.add_argument("--db", default=DEFAULT_DB, help="sqlite:///FILE (default pokertable.db) or postgresql://…")
-    add_time_options(parser)
+    add_period_options(parser)
+    add_report_output_options(parser, DEFAULT_DB)
     parser.set_defaults(run=run)
 
 

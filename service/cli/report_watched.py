@@ -21,7 +21,17 @@ from zoneinfo import ZoneInfo
 
 from domain.hole_card_views import HoleCardView
 from service.bootstrap import open_store
-from service.cli.conventions import OK, USAGE, add_time_options, casino_zone, epilog, fail, read_time, show_time
+from service.cli.conventions import (
+    OK,
+    USAGE,
+    add_period_options,
+    add_report_output_options,
+    casino_zone,
+    epilog,
+    fail,
+    read_time,
+    show_time,
+)
 from service.store.persistence import DEFAULT_DB, PersistenceUrlError
 
 COLUMNS = ("time", "viewer", "role", "table", "hand", "via", "hand_id")
@@ -32,13 +42,9 @@ def add_parser(reports: Any) -> None:
     parser = reports.add_parser("watched", help="who watched which hand's face-down cards live, and when",
                                 description=__doc__, epilog=epilog("report"),
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--from", dest="since", metavar="TIME", required=True,
-                        help="the period's start (e.g. '2026-11-25 20:00', the casino's time, or with its offset)")
-    parser.add_argument("--to", dest="until", metavar="TIME", help="the period's end (default: now)")
+    add_period_options(parser)
     parser.add_argument("--table", metavar="T", help="this table's views only (default: every table's)")
-    parser.add_argument("--format", choices=("table", "csv", "json"), default="table")
-    parser.add_argument("--db", default=DEFAULT_DB, help="sqlite:///FILE (default pokertable.db) or postgresql://…")
-    add_time_options(parser)
+    add_report_output_options(parser, DEFAULT_DB)
     parser.set_defaults(run=run)
 
 

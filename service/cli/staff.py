@@ -16,7 +16,6 @@ import contextlib
 import getpass
 import json
 import os
-import stat
 import sys
 import uuid
 from pathlib import Path
@@ -69,11 +68,12 @@ def add_parser(commands: Any) -> None:
 
 
 def _first_line(path: Path, what: str) -> str:
+    from service.grpc.stations import StationConfigError, verify_not_world_readable  # only when a file is given
+
     try:
-        if path.stat().st_mode & stat.S_IROTH:
-            raise ValueError(f"{what} {path} is readable by anyone on this machine: chmod o-rwx {path}")
-    except OSError:
-        pass  # said by the read below
+        verify_not_world_readable(path, what)  # a file of secrets is its owner's (issue 32)
+    except StationConfigError as error:
+        raise ValueError(str(error)) from None
     try:
         text = path.read_text(encoding="utf-8").partition("\n")[0].strip()
     except OSError as error:

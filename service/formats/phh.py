@@ -21,7 +21,8 @@ from typing import Any
 
 from domain.cards.cards import Card, parse_cards
 from domain.cards.decks import BackColour, DeckIdentity
-from domain.circle.hand import TABLES_NAMESPACE, Hand, button_of
+from domain.circle.hand import TABLES_NAMESPACE, Hand
+from domain.circle.seating import button_of
 from domain.circle.settings import AntePot, BettingStructure, RakePolicy, ShowdownOrder, Stakes, TableSettings
 from domain.circle.state import Phase, SlotKind
 from domain.errors import RuleError

@@ -18,18 +18,16 @@ from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
 from service.app.access import Viewer, authorize
 from service.app.access_log import MAX_ENTRIES, access_between
-from service.app.commands import (
+from service.app.commands import Command, SignIn, SignOut
+from service.app.credentials import MAX_PIN
+from service.app.staff_commands import (
     ChangePerson,
-    Command,
     EnrolPerson,
     ReinstatePerson,
     RemovePerson,
     ResetPin,
-    SignIn,
-    SignOut,
     SuspendPerson,
 )
-from service.app.credentials import MAX_PIN
 from service.grpc.base import ServicerBase
 from service.grpc.errors import _guarded, invalid
 from service.grpc.event_messages import timestamp

@@ -1,9 +1,9 @@
 """Sign-in and sessions of the pit's web dashboard (issue 16, item 7; issue 32).
 
 Once the casino's staff are in force (docs/staff.md), **a person signs in**: his employee number and his password (his
-PIN).  The dashboard is a station: for each sign-in the service gives it a terminal of its own (a station of kind
-``pit`` made for that browser, whose token never leaves the service's memory), and the person signs in there over
-gRPC (``SignIn``); his session at the service and the terminal's token stay server-side.  Before the staff are in
+PIN).  The dashboard is a station of the service's own (``pit-dashboard``, a shared one of kind ``pit``, whose token
+never leaves the service's memory), and each person signs in there over gRPC (``SignIn``) with a session of his
+own; his session at the service and the station's token stay server-side.  Before the staff are in
 force the pit boss, the games director and an observer sign in with their station's name and token — the same
 credentials and roles as on gRPC (the stations file).
 
@@ -34,11 +34,10 @@ import hmac
 import secrets
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
-
-from service.throttle import Throttle
 
 Authenticate = Callable[[str, str], "tuple[str, str | None] | None"]
 """A station's role and table from its name and token, or None (the stations file's check, given by the service)."""
@@ -66,8 +65,8 @@ class Session:
     station: str
     role: str
     token: Any
-    """What the session's calls are made as: the station's token, or a person's terminal and session
-    (:class:`service.web.api.Caller`); kept server-side only."""
+    """What the session's calls are made as: the station's token, or the dashboard's station and the person's
+    session (:class:`service.web.api.Caller`); kept server-side only."""
     csrf: str
     seen: float = field(default_factory=time.monotonic)
     person: str = ""
@@ -96,24 +95,30 @@ class Sessions:
         self.authenticate, self.idle_seconds, self.clock = authenticate, idle_seconds, clock
         self._by_id: dict[str, Session] = {}
         self._lock = threading.Lock()
-        self._failures = Throttle(FAILURES_ALLOWED, FAILURE_WINDOW, self._now)  # by address
+        self._failures: dict[str, deque[float]] = {}  # by address: the times of its recent failed sign-ins
         self.ended: Callable[[Session], None] = lambda session: None
         """Told of each session that ends (signed out, or idle): its person signs out at the service."""
 
-    def _now(self) -> float:
-        return self.clock()  # a test may set the clock after the throttle is made
-
     def throttled(self, address: str) -> int:
         """Seconds the address still waits before it may try again (0: it may)."""
-        return self._failures.wait(address)
+        now = self.clock()
+        with self._lock:
+            recent = self._failures.get(address)
+            if recent is None or len(recent) < FAILURES_ALLOWED or now - recent[0] >= FAILURE_WINDOW:
+                return 0
+            return int(FAILURE_WINDOW - (now - recent[0])) + 1
 
     def failed(self, address: str) -> None:
-        """A failed sign-in from ``address`` (kept for the window)."""
-        self._failures.failed(address)
+        """A failed sign-in from ``address`` (kept for the window; at most so many addresses)."""
+        now = self.clock()
+        with self._lock:
+            if len(self._failures) > 10_000:
+                self._failures.clear()
+            self._failures.setdefault(address, deque(maxlen=FAILURES_ALLOWED)).append(now)
 
     def open(self, station: str, role: str, token: Any, *, person: str = "", name: str = "") -> Session | None:
-        """A new session for whoever the service signed in (a person at his terminal); None for a role the
-        dashboard does not serve."""
+        """A new session for whoever signed in (a person at the dashboard's station, or a pit station); None for a
+        role the dashboard does not serve."""
         if role not in ROLES:
             return None
         session = Session(secrets.token_urlsafe(32), station, role, token, secrets.token_urlsafe(32),
@@ -125,12 +130,7 @@ class Sessions:
     def sign_in(self, station: str, token: str) -> Session | None:
         """A new session for a pit station whose name and token match; None otherwise (whatever was wrong)."""
         found = self.authenticate(station, token)
-        if found is None or found[0] not in ROLES:
-            return None
-        session = Session(secrets.token_urlsafe(32), station, found[0], token, secrets.token_urlsafe(32))
-        with self._lock:
-            self._by_id[session.id] = session
-        return session
+        return None if found is None else self.open(station, found[0], token)
 
     def get(self, session_id: str | None) -> Session | None:
         """The live session of a cookie's id (None: none, unknown, or idle too long)."""

@@ -157,8 +157,9 @@ def test_issue_32_a_store_of_before_people_loads_shows_no_person_and_takes_the_s
     from domain.attribution import BY_PERSON, BY_STATION
     from domain.export import hand_document
     from service.app.access import Role, Viewer
-    from service.app.commands import AddChips, EnrolPerson, StartHand
+    from service.app.commands import AddChips, StartHand
     from service.app.credentials import Credentials
+    from service.app.staff_commands import EnrolPerson
     from tests.support.app_play import next_deck
 
     assert main(["reconstruct", "--table", "Holdem", "--hand", "1", "--db", url]) == 0

@@ -12,8 +12,9 @@ from domain.attribution import BY_PERSON, BY_STATION
 from domain.staff import StaffMember, StationSessions, person_record_id, station_record_id
 from service.app.access import AccessDeniedError, Role, SessionError, SignInRefusedError, Viewer
 from service.app.application import PokerTables
-from service.app.commands import EnrolPerson, OpenTable, ResetPin, Sit, SuspendPerson
+from service.app.commands import OpenTable, Sit
 from service.app.credentials import Credentials
+from service.app.staff_commands import EnrolPerson, ResetPin, SuspendPerson
 from tests.support.app_tables import SETTINGS, ids
 from tests.support.stores import store  # noqa: F401  (fixture)
 

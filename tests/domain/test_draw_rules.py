@@ -9,7 +9,8 @@ import pytest
 from domain.cards.cards import Card, Rank, parse_cards
 from domain.cards.decks import BackColour, DeckIdentity, composition
 from domain.cards.ranking import hand_ranking
-from domain.circle.hand import TABLES_NAMESPACE, Hand, button_of
+from domain.circle.hand import TABLES_NAMESPACE, Hand
+from domain.circle.seating import button_of
 from domain.circle.settings import BettingStructure, TableSettings
 from domain.circle.state import HandRuleError, Phase
 from domain.circle.table import Table

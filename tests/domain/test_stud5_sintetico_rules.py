@@ -6,7 +6,8 @@ import pytest
 
 from domain.cards.decks import BackColour, DeckIdentity
 from domain.cards.hand_classes import Category
-from domain.circle.hand import TABLES_NAMESPACE, Hand, button_of
+from domain.circle.hand import TABLES_NAMESPACE, Hand
+from domain.circle.seating import button_of
 from domain.circle.settings import BettingStructure, TableSettings
 from domain.circle.state import HandRuleError, Phase
 from domain.errors import RuleError

@@ -11,7 +11,8 @@ from eventsourcing.application import Application
 
 from domain.cards.cards import Card, Rank, parse_cards
 from domain.cards.decks import BackColour, DeckIdentity, composition
-from domain.circle.hand import TABLES_NAMESPACE, Hand, button_of
+from domain.circle.hand import TABLES_NAMESPACE, Hand
+from domain.circle.seating import button_of
 from domain.circle.settings import BettingStructure, RakePolicy, TableSettings
 from domain.circle.state import Phase
 from domain.circle.table import Table

@@ -10,16 +10,16 @@ from eventsourcing.application import AggregateNotFoundError
 
 from domain.staff import REGISTER_ID, StaffError, StaffMember, StaffRegister, person_record_id, verify_person_id
 from service.app.access import NotFoundError, Viewer
-from service.app.commands import (
+from service.app.commands import Command
+from service.app.results import Result
+from service.app.staff_commands import (
     ChangePerson,
-    Command,
     EnrolPerson,
     ReinstatePerson,
     RemovePerson,
     ResetPin,
     SuspendPerson,
 )
-from service.app.results import Result
 
 if TYPE_CHECKING:
     from eventsourcing.domain import Aggregate

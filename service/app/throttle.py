@@ -1,7 +1,7 @@
 """Failed attempts counted by key (a station, a browser's address) within a window of time (issue 32): after
 ``allowed`` failures within ``window`` seconds the key waits until the oldest of them is ``window`` seconds old.
-Shared by the service's sign-ins at a station (:mod:`service.app.sessions`) and the dashboard's sign-in page
-(:mod:`service.web.sessions`), which knows nothing else of the service.
+Used by the service's sign-ins at a station (:mod:`service.app.sign_in_records`).  The dashboard's sign-in page
+keeps its own count by address (:mod:`service.web.sessions`): the dashboard may import nothing of the application.
 
 >>> now = [0.0]
 >>> throttle = Throttle(2, 60.0, lambda: now[0])
