@@ -207,21 +207,24 @@ def _reconstruct(app: PokerTables, hand_id: uuid.UUID | None, args: argparse.Nam
         print(render(steps[args.at - 1]))
         return OK
     for step in steps:
-        print(f"{step.version:>4}  {step.event:<28} {describe(step)}{by_text(step.by, app.staff.name_of)}")
+        by = None if step.by is None else (step.by.person, app.staff.name_of(step.by.person), step.by.station)
+        print(f"{step.version:>4}  {step.event:<28} {describe(step)}{by_text(by)}")
     print()
     print(render(steps[-1]))
     return OK
 
 
-def by_text(by: Any, names: Any) -> str:
-    """Who gave an event's command, where (issue 32), as the listing ends its line: ``  — Ana Gómez (1042) at
-    mesa-1``; ``station X, no person recorded``; nothing for an event stored before attribution."""
+def by_text(by: tuple[str, str, str] | None) -> str:
+    """Who gave an event's command, where (issue 32; ``by``: his employee number, his name, the station), as the
+    listing ends its line: ``  — Ana Gómez (1042) at mesa-1``; ``station X, no person recorded``; ``no person
+    recorded`` for an event stored before attribution.  Both listings (read from the store, or recorded by the
+    service) say it so."""
     if by is None:
         return "  — no person recorded"
-    if not by.person:
-        return f"  — station {by.station}, no person recorded"
-    name = names(by.person)
-    return f"  — {name} ({by.person}) at {by.station}" if name else f"  — {by.person} at {by.station}"
+    person, name, station = by
+    if not person:
+        return f"  — station {station}, no person recorded"
+    return f"  — {name} ({person}) at {station}" if name else f"  — {person} at {station}"
 
 
 def _record(args: argparse.Namespace) -> int:
@@ -264,10 +267,8 @@ def _record(args: argparse.Namespace) -> int:
     for step in steps:
         kind = step.event.WhichOneof("event") or ""
         name = getattr(step.event, kind).DESCRIPTOR.name if kind else "?"
-        by = step.by if step.HasField("by") else None
-        who = ("  — no person recorded" if by is None else f"  — station {by.station}, no person recorded"
-               if not by.person_id else f"  — {by.name or by.person_id} ({by.person_id}) at {by.station}")
-        print(f"{step.version:>4}  {name:<28} {step.description}{who}")
+        by = (step.by.person_id, step.by.name, step.by.station) if step.HasField("by") else None
+        print(f"{step.version:>4}  {name:<28} {step.description}{by_text(by)}")
     print()
     print(steps[-1].rendered if steps else "")
     return OK

@@ -137,12 +137,12 @@ class StationGate:
     before their requests are parsed; a station's request that is not a message of its method ends
     ``INVALID_ARGUMENT`` (gRPC would say ``INTERNAL``). Other services (health checking, reflection) are open."""
 
-    def __init__(self, service: str, known: Callable[[str], bool], refusal: grpc.Status,
+    def __init__(self, service: str, known: Callable[[str], object | None], refusal: grpc.Status,
                  malformed: grpc.Status, delay: float = REFUSAL_DELAY_S, *,
-                 entitled: Callable[[str, str], bool] | None = None, unentitled: grpc.Status | None = None) -> None:
-        """``known``: whether a token is a station's; ``entitled``: whether the station of a token may ever call a
-        method (by its name): a larger request of one that may not (``MAX_UNENTITLED_BYTES``) is answered
-        ``unentitled`` without being parsed."""
+                 entitled: Callable[[Any, str], bool] | None = None, unentitled: grpc.Status | None = None) -> None:
+        """``known``: the station of a token (None: no station's); ``entitled``: whether that station may ever call
+        a method (by its name): a larger request of one that may not (``MAX_UNENTITLED_BYTES``) is answered
+        ``unentitled`` without being parsed.  The token is looked up once a call."""
         self.prefix, self.known, self.malformed = f"/{service}/", known, malformed
         self.entitled, self.unentitled = entitled, unentitled
         self.delayed = 0  # refusals waiting out their delay now
@@ -172,12 +172,13 @@ class StationGate:
         if handler is None or not handler_call_details.method.startswith(self.prefix):
             return handler  # None: an unknown method, which gRPC answers UNIMPLEMENTED
         token = bearer_token(handler_call_details.invocation_metadata)
-        if token is None or not self.known(token):
+        station = self.known(token) if token is not None else None
+        if station is None:
             return self.refusal_handler
         method = handler_call_details.method
         cache = self.checked
         limit: int | None = None
-        if self.entitled is not None and not self.entitled(token, method.removeprefix(self.prefix)):
+        if self.entitled is not None and not self.entitled(station, method.removeprefix(self.prefix)):
             cache, limit = self.limited, MAX_UNENTITLED_BYTES
         checked = cache.get(method)
         if checked is None or checked[0] is not handler:

@@ -169,17 +169,11 @@ async def create_server(app: PokerTables, stations: Stations, address: str = "12
         app.hole_cards_live = hole_cards_live
     metrics = metrics if metrics is not None else ServiceMetrics()
     observer = RequestObserver(metrics, stations.by_token.get, SERVICE_NAME)
-    by_token = stations.by_token
-
-    def may_call(token: str, method: str) -> bool:
-        station = by_token.get(token)
-        return station is not None and entitled(station, method)
-
-    gate = StationGate(SERVICE_NAME, by_token.__contains__,
+    gate = StationGate(SERVICE_NAME, stations.by_token.get,
                        _status(grpc.StatusCode.UNAUTHENTICATED, UNAUTHENTICATED_MESSAGE, "R-AUD-1"),
                        _status(grpc.StatusCode.INVALID_ARGUMENT, "the request is not a message of its method", "",
                                field=""),
-                       hardening.refusal_delay_s, entitled=may_call,
+                       hardening.refusal_delay_s, entitled=entitled,
                        unentitled=_status(grpc.StatusCode.PERMISSION_DENIED, "this station may never make this call: "
                                           f"a request of more than {MAX_UNENTITLED_BYTES} bytes is refused unread",
                                           "R-AUD-1"))
