@@ -91,6 +91,7 @@ def main() -> None:
     workdir = Path(tempfile.mkdtemp(prefix="pokertable-startup-"))
     config = workdir / "stations.toml"
     config.write_text(_config(args.tables), encoding="utf-8")
+    config.chmod(0o600)  # station tokens in clear: its owner's only (issue 32)
     db = postgres_url(args.postgres) or f"sqlite:///{workdir / 'startup.db'}"
     command = [sys.executable, "-m", "service.cli", "serve", "--db", db, "--port", "0", "--config", str(config)]
     process, port = start(command)

@@ -109,6 +109,8 @@ class Count:
     bet_keys: int = 0  # banked: antes and no va más
     decision_keys: int = 0  # the players' (boxes') decisions
     card_keys: int = 0
+    pit_keys: int = 0
+    """Without a shoe: the face-down cards keyed at the pit's station (D-SEE-1), never at the croupier's."""
     decisions: int = 0
     stream: list[float] = field(default_factory=list)
     """From the shoe's frame written to the card's event on the station's Watch stream."""
@@ -121,7 +123,8 @@ class Count:
         hands = self.hands
         return (f"  {name:<27} {keys / hands:6.1f} keys/hand: start {self.start_keys / hands:.0f}, bets "
                 f"{self.bet_keys / hands:.0f}, decisions {self.decision_keys / hands:4.1f} for "
-                f"{self.decisions / hands:4.1f} ({per:4.2f} a decision), cards {self.card_keys / hands:4.1f}")
+                f"{self.decisions / hands:4.1f} ({per:4.2f} a decision), face-up cards {self.card_keys / hands:4.1f}"
+                + (f"; the pit's keys for the face-down cards {self.pit_keys / hands:4.1f}" if self.pit_keys else ""))
 
 
 class Shoe:
@@ -167,8 +170,25 @@ def stock_of(app: StationApp, rng: random.Random) -> Callable[[], str]:
     return next_card
 
 
+class PitKeying(autopilot.PitKeys):
+    """The pit's station keying the face-down cards of a table without a shoe (D-SEE-1), its keys counted: a card's
+    rank, suit and Enter; a discard's cards and Enter."""
+
+    def __init__(self, address: str, table: str, count: Count) -> None:
+        super().__init__(address, PIT, table)
+        self.count = count
+
+    async def deal(self, card: str) -> None:
+        self.count.pit_keys += 3
+        await super().deal(card)
+
+    async def discard(self, seat: int, cards: list[str], *, exchange: bool) -> None:
+        self.count.pit_keys += 3 * len(cards) + 1
+        await super().discard(seat, cards, exchange=exchange)
+
+
 async def play_hand(pilot: Pilot[None], app: StationApp, game: Game, shoe: Shoe | None, *, count: Count,
-                    rng: random.Random) -> None:
+                    rng: random.Random, pit: autopilot.PitKeys | None = None) -> None:
     """One hand from ``n`` to the last payment, its keys counted (``service.station.tui.autopilot``)."""
 
     def counted(kind: str, keys: int) -> None:
@@ -182,16 +202,23 @@ async def play_hand(pilot: Pilot[None], app: StationApp, game: Game, shoe: Shoe 
             count.decision_keys += keys
             count.decisions += 1
 
-    async def from_shoe(card: str) -> None:
-        assert shoe is not None and app.devices is not None and app.devices.hardware is not None
-        before = app.position
-        sent = await asyncio.to_thread(shoe.draw, card, app.devices.hardware.shoe.colour)
-        await until(lambda: app.position > before and app.settled and app.shown_position >= app.position)
-        count.stream.append(app.received_at - sent)
-        count.screen.append(app.shown_at - app.received_at)
+    class FromShoe:
+        """The shoe as the croupier draws from it, each card's latency measured."""
+
+        async def draw(self, card: str) -> None:
+            assert shoe is not None and app.devices is not None and app.devices.hardware is not None
+            before = app.position
+            sent = await asyncio.to_thread(shoe.draw, card, app.devices.hardware.shoe.colour)
+            await until(lambda: app.position > before and app.settled and app.shown_position >= app.position)
+            count.stream.append(app.received_at - sent)
+            count.screen.append(app.shown_at - app.received_at)
+
+        async def read(self, card: str) -> None:
+            assert shoe is not None and app.devices is not None and app.devices.hardware is not None
+            await asyncio.to_thread(shoe.draw, card, app.devices.hardware.shoe.colour)
 
     await autopilot.play_hand(pilot, app, stock_of(app, rng), boxes=game.boxes,
-                              shoe=from_shoe if shoe is not None else None, keys_pressed=counted)
+                              shoe=FromShoe() if shoe is not None else None, pit=pit, keys_pressed=counted)
     count.hands += 1
 
 
@@ -200,6 +227,7 @@ async def run_game(port: int, game: Game, hands: int, *, with_shoe: bool, seed: 
     app = StationApp(f"127.0.0.1:{port}", game.token(), game.table, lang="en",
                      devices=shoe.ports() if shoe is not None else None)
     count = Count()
+    pit = PitKeying(f"127.0.0.1:{port}", game.table, count) if shoe is None else None
     rng = random.Random(seed)
     try:
         async with app.run_test(size=(120, 44)) as pilot:
@@ -207,10 +235,12 @@ async def run_game(port: int, game: Game, hands: int, *, with_shoe: bool, seed: 
             if shoe is not None:
                 await shoe.cabled(app)
             for _ in range(hands):
-                await play_hand(pilot, app, game, shoe, count=count, rng=rng)
+                await play_hand(pilot, app, game, shoe, count=count, rng=rng, pit=pit)
     finally:
         if shoe is not None:
             shoe.close()
+        if pit is not None:
+            pit.close()
     return count
 
 
@@ -252,9 +282,45 @@ async def measure(port: int, hands: int, games: list[Game]) -> None:
           f"p99 {percentile(total, 0.99):.1f} ms")
 
 
+ADMIN = "bench-admin-token-0123456789"
+
+
+def shifts(games: list[Game], hands: int) -> None:
+    """A croupier's whole shift of each game at the station (benchmarks/station_shift.py) on a server of its own,
+    the staff in force: keys per hand and per player action, and the keys of each operation of the shift."""
+    from benchmarks.station_shift import STAFF, run_shift  # it imports this module
+
+    with tempfile.TemporaryDirectory() as tmp:
+        stations = Path(tmp) / "stations.toml"
+        stations.write_text(config() + f'\n[stations.it]\ntoken = "{ADMIN}"\nrole = "administrator"\n',
+                            encoding="utf-8")
+        stations.chmod(0o600)
+        process, port = serve(f"sqlite:///{Path(tmp) / 'tables.db'}", stations)
+        try:
+            channel = grpc.insecure_channel(f"127.0.0.1:{port}")
+            stub = svc_grpc.TableServiceStub(channel)  # type: ignore[no-untyped-call]
+            metadata: tuple[tuple[str, str], ...] = (("authorization", f"Bearer {ADMIN}"),)
+            for person, (name, roles, pin) in STAFF.items():
+                stub.EnrolPerson(svc.EnrolPersonRequest(command_id=f"enrol-{person}", person_id=person, name=name,
+                                                        roles=list(roles), pin=pin), metadata=metadata, timeout=30)
+                if person == "A1":
+                    signed = stub.SignIn(svc.SignInRequest(badge=person, pin=pin), metadata=metadata, timeout=30)
+                    metadata = (*metadata, ("pokertable-session", signed.session))
+            channel.close()
+            print(f"a croupier's whole shift of each game at the station ({hands} hands from the shoe, a rebuy, a "
+                  "rotation, a fill, a credit, a void, the tray and the table closed), keys pressed:")
+            for game in games:
+                shift = asyncio.run(run_shift(f"127.0.0.1:{port}", game, pit_token=PIT, hands=hands))
+                print(shift.line(), flush=True)
+        finally:
+            process.terminate()
+            process.wait(timeout=10)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--hands", type=int, default=5, help="hands of each game, each way of dealing")
+    parser.add_argument("--shift-hands", type=int, default=10, help="hands of each game's whole shift (0: none)")
     parser.add_argument("--game", action="append", choices=[game.code for game in GAMES],
                         help="only these games (default: all)")
     args = parser.parse_args()
@@ -262,6 +328,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         stations = Path(tmp) / "stations.toml"
         stations.write_text(config(), encoding="utf-8")
+        stations.chmod(0o600)  # station tokens in clear: its owner's only (issue 32)
         process, port = serve(f"sqlite:///{Path(tmp) / 'tables.db'}", stations)
         try:
             open_tables(port)
@@ -269,6 +336,8 @@ def main() -> None:
         finally:
             process.terminate()
             process.wait(timeout=10)
+    if args.shift_hands:
+        shifts(games, args.shift_hands)
 
 
 if __name__ == "__main__":

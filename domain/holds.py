@@ -71,7 +71,7 @@ from domain.errors import RuleError
 HOLD_RULE = "R-HOLD-1"
 """The rule a held table's refusal names: an alert that affects play holds the table until acknowledged."""
 HOLD_KINDS: dict[str, tuple[str, str]] = {
-    "device-fault": ("device fault", "UK GC casino equipment rules 4.1"),
+    "device-fault": ("device fault", HOLD_RULE),  # docs/alerts.md: after the UK GC's casino equipment rules 4.1
     "deck-count": ("deck count wrong", "R-DECK-3"),
     "shuffler-integrity": ("shuffler integrity failure", "GLI-19 §3.2.2"),
     "audit": ("tampering found by the audit", "R-AUD-1"),

@@ -84,12 +84,16 @@ def legal(hand: Hand) -> Legal:
     if hand.pending_correction is not None:
         return Legal(allowed=(DecideCorrection,))
     correction: tuple[type[Action], ...] = (RequestCorrection,) if hand.correctable() is not None else ()
-    betting = hand.legal_actions()
+    betting = hand.legal_actions(public=True)  # the legal actions are public: no face-down card tells them
     if betting is not None:
+        total = hand.all_in_total()  # all-in: a call for less, or a bet within the structure's range (R-CIRC-5)
+        all_in = (betting.call is not None and total <= hand.state.bet_to) or (
+            betting.raise_min is not None and betting.raise_max is not None
+            and betting.raise_min <= total <= betting.raise_max)
         allowed = [kind for kind, ok in ((Fold, betting.fold), (Check, betting.check), (Call, betting.call is not None),
                                          (BringIn, betting.bring_in is not None),
-                                         (BetTo, betting.raise_min is not None)) if ok]
-        return Legal(betting.seat, (*allowed, AllIn, Absent, *correction), call=betting.call,
+                                         (BetTo, betting.raise_min is not None), (AllIn, all_in)) if ok]
+        return Legal(betting.seat, (*allowed, Absent, *correction), call=betting.call,
                      bring_in=betting.bring_in, raise_min=betting.raise_min, raise_max=betting.raise_max)
     if hand.drawer_seat is not None:  # his turn to draw is a turn: absent then, he is out (R-CIRC-10, decision)
         return Legal(hand.drawer_seat, (Discard, Absent, *correction))

@@ -74,10 +74,13 @@ class CircleBetting(HandStateCore):
         return (self.variant.open_pair_big_bet and self.street_index == 1 and self.raise_count == 0
                 and shows_open_pair([self.up_cards(i) for i in self.in_hand]))
 
-    def legal_actions(self, seats: list[int] | None = None) -> LegalActions | None:
+    def legal_actions(self, seats: list[int] | None = None, *, public: bool = False) -> LegalActions | None:
         """The actions open to the player to act, with their amounts; ``None`` outside betting.
 
-        ``seat`` is the seat number from ``seats`` (by position), or the position itself without them."""
+        ``seat`` is the seat number from ``seats`` (by position), or the position itself without them.  ``public``:
+        as anyone at the table may know them, from no face-down card: the opening bet of five-card draw is offered
+        to every player, openers or not (issue 33: what the croupier's keys offer never tells whose cards hold
+        openers; a player without them who opens is refused, R-DRAW-2)."""
         position = self.actor
         if position is None:
             return None
@@ -89,7 +92,7 @@ class CircleBetting(HandStateCore):
             return LegalActions(seat, False, False, None, min(self.settings.stakes.bring_in, self.stacks[position]),
                                 low, high)
         can_fold = not (self.street.needs_openers and self.opener is None)
-        if low is not None and self.street.needs_openers and self.opener is None \
+        if low is not None and self.street.needs_openers and self.opener is None and not public \
                 and not self.has_openers(self.cards_of(position)):
             low = high = None  # R-DRAW-2: no openers, no opening bet
         return LegalActions(seat, can_fold, to_call == 0, to_call if to_call > 0 else None, None, low, high)

@@ -76,9 +76,15 @@ class HandQueries:
         actor = self.state.actor
         return None if actor is None else self.seats[actor]
 
-    def legal_actions(self) -> LegalActions | None:
-        """What the player to act may do now, with amounts; ``None`` when nobody is to act."""
-        return self.state.legal_actions(self.seats)
+    def legal_actions(self, *, public: bool = False) -> LegalActions | None:
+        """What the player to act may do now, with amounts; ``None`` when nobody is to act.  ``public``: as anyone
+        may know it, from no face-down card (the opening bet of five-card draw offered openers or not)."""
+        return self.state.legal_actions(self.seats, public=public)
+
+    def all_in_total(self) -> int:
+        """What the player to act has in front of him this round if he puts every chip in (0: nobody to act)."""
+        position = self.state.actor
+        return 0 if position is None else self.state.stacks[position] + self.state.bets[position]
 
     def snapshot(self) -> dict[str, Any]:
         """Everything about the hand as plain data (for comparison, display and reconstruction)."""
@@ -98,6 +104,7 @@ class HandQueries:
             "burned": [str(c) for c in s.burned],
             "actor": self.actor_seat,
             "next_card": None if s.next_slot is None else (s.next_slot.kind.value, s.next_slot.position),
+            "next_card_up": s.next_slot is not None and s.face_up(s.next_slot),
             "shown": dict(s.shown),
             "awards": [(a.pot.amount, a.rake, list(a.shares)) for a in s.awards],
             "void_rule": s.void_rule,

@@ -12,7 +12,7 @@ games director the pit's.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -93,8 +93,16 @@ class ShiftReport:
 class Accounts:
     """The shifts' accounts of the tables, as the application reads them."""
 
-    def __init__(self, reads: Reads) -> None:
+    def __init__(self, reads: Reads, name_of: Callable[[str], str] = lambda person: "") -> None:
         self.reads = reads
+        self.name_of = name_of
+        """A person's name from his employee number (the staff's register)."""
+
+    def who(self, by: str) -> str:
+        """Who counted, asked or signed, as a report names him: ``Name (employee number)`` for a person (issue 33),
+        the station's name for a record made before persons signed in."""
+        name = self.name_of(by) if by else ""
+        return f"{name} ({by})" if name else by
 
 
 
@@ -144,14 +152,16 @@ class Accounts:
         banked = isinstance(record, BankedTable)
         return ShiftReport(
             table=shift.table, game=record.game if banked else "circle", shift=shift.number, open=shift.is_open,
-            opened_at=shift.created_on.isoformat(), opened_by=shift.opened_by, closed_by=shift.closed_by,
+            opened_at=shift.created_on.isoformat(), opened_by=self.who(shift.opened_by),
+            closed_by=self.who(shift.closed_by),
             first_hand=shift.first_hand,
             last_hand=shift.last_hand if shift.last_hand is not None else record.hands_started,
             opener={str(d): n for d, n in sorted(shift.opener.items())}, opener_value=shift.opener_value,
             closer=None if shift.closer is None else {str(d): n for d, n in sorted(shift.closer.items())},
             closer_value=shift.closer_value, fills=shift.signed_total("fill"), credits=shift.signed_total("credit"),
             transfers=tuple(TransferSlip(slip, t["kind"], sum(int(d) * n for d, n in t["chips"].items()),
-                                         t["requested_by"], t["side"], t["signed_by"], t["withdrawn"])
+                                         self.who(t["requested_by"]), t["side"], self.who(t["signed_by"] or ""),
+                                         t["withdrawn"])
                             for slip, t in shift.transfers.items()),
             drop=drop, win=win, hold=None if shift.hold is None else float(shift.hold),
             theoretical=TheoreticalWin(

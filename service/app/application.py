@@ -175,7 +175,7 @@ class PokerTables(Application[UUID]):
         """The persons signed in at the stations, and the check of who gives each call and command (issue 32,
         :mod:`service.app.sessions`)."""
         self.unit.verify_actor = self.sessions.verify_actor
-        self.accounts = Accounts(self.reads)
+        self.accounts = Accounts(self.reads, self.staff.name_of)
         """The shifts' accounts (R-ACC-1 … R-ACC-6, :mod:`service.app.accounts`)."""
         self.views = TableViews(self)
         """What a station sees (:mod:`service.app.views`)."""

@@ -4,10 +4,11 @@
 (:mod:`service.app.visibility`), now or at a past moment alike.  The gRPC edge maps them to proto by attribute.
 
 Where the next card goes is one type for every game, :class:`NextCard`: a circle hand's next hole card names its
-seat, a banked hand's next box card its box; the board, a burn, the croupier's or the bank's cards name none.
+seat, a banked hand's next box card its box; the board, a burn, the croupier's or the bank's cards name none; and
+whether the card is dealt face up (only then may the croupier key it: D-SEE-1, docs/station.md).
 
->>> NextCard("box", 3), NextCard("board")
-(NextCard(target='box', seat=3), NextCard(target='board', seat=None))
+>>> NextCard("box", 3), NextCard("board", face_up=True)
+(NextCard(target='box', seat=3, face_up=False), NextCard(target='board', seat=None, face_up=True))
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ class NextCard:
 
     target: str
     seat: int | None = None
+    face_up: bool = False
+    """The card is dealt face up (a board card, a stud up card): the croupier may key it; a face-down card comes
+    from the shoe (issue 33)."""
 
 
 @dataclass(frozen=True)
@@ -160,7 +164,7 @@ def circle_hand_view(snapshot: Mapping[str, Any], *, sees_down_cards: bool) -> C
     if shown["next_card"]:
         kind, position = shown["next_card"]
         seat = seats[position] if kind == "hole" and 0 <= position < len(seats) else None
-        next_card = NextCard(kind, seat)
+        next_card = NextCard(kind, seat, bool(shown.get("next_card_up", kind == "board")))
     players = tuple(PlayerView(seat, shown["stacks"][i], shown["bets"][i], shown["contributed"][i],
                                shown["folded"][i], tuple(card for card, _ in shown["hole"][i]),
                                tuple(up for _, up in shown["hole"][i])) for i, seat in enumerate(seats))
@@ -176,7 +180,7 @@ def banked_next_card(hand: ThbHand | CdpHand) -> NextCard | None:
         return None
     if isinstance(due, int):
         return NextCard("box", due) if due else NextCard("bank")
-    return NextCard("box", due.box) if due.kind == "box" else NextCard(due.kind)
+    return NextCard("box", due.box) if due.kind == "box" else NextCard(due.kind, face_up=due.kind == "board")
 
 
 def banked_hand_view(state: Mapping[str, Any], *, sees_down_cards: bool,

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
+import grpc
+
 from devices.simulators import ShoeSimulator, ShufflerSimulator
 from domain.banked.cdp import CdpHand
 from domain.banked.thb import ThbHand
@@ -22,7 +24,7 @@ from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
 from service.cli import station_demo
 from service.station.client import card_due, value, word
-from service.station.hardware import HardwareStation
+from service.station.hardware import HardwareStation, refusing_rule
 from service.station.reference import Station, render
 
 PIT, DIRECTOR = "demo-pit-boss-token-000001", "demo-director-token-000002"
@@ -163,8 +165,9 @@ def _act(station: Station, table: str, legal: svc.GetLegalActionsResponse, rng: 
     roll, allowed, seat = rng.random(), set(legal.allowed), legal.seat
     if pb.ACTION_KIND_BRING_IN in allowed:
         station.act(table, "bring-in", seat=seat)
-    elif pb.ACTION_KIND_BET in allowed and legal.HasField("raise_min") and roll < 0.25:
-        station.act(table, "bet", seat=seat, amount=legal.raise_min)
+    elif pb.ACTION_KIND_BET in allowed and legal.HasField("raise_min") and roll < 0.25 and \
+            _opened(station, table, seat, legal.raise_min):
+        return
     elif {pb.ACTION_KIND_CALL, pb.ACTION_KIND_FOLD} <= allowed and roll < 0.35:
         station.act(table, "fold", seat=seat)
     elif pb.ACTION_KIND_CHECK in allowed:
@@ -173,6 +176,18 @@ def _act(station: Station, table: str, legal: svc.GetLegalActionsResponse, rng: 
         station.act(table, "call", seat=seat)
     else:
         station.act(table, "show", seat=seat)  # the showdown, in the order of R-CIRC-13
+
+
+def _opened(station: Station, table: str, seat: int, amount: int) -> bool:
+    """The seat bets; False when it may not open there (R-DRAW-2, R-DRAW-3: the opening bet is offered to every
+    player, and refused without openers): the player checks instead."""
+    try:
+        station.act(table, "bet", seat=seat, amount=amount)
+    except grpc.RpcError as error:
+        if refusing_rule(error) not in ("R-DRAW-2", "R-DRAW-3"):
+            raise
+        return False
+    return True
 
 
 def _draw(station: Station, table: str, view: pb.TableView) -> None:

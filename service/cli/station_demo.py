@@ -1,9 +1,10 @@
 """The demo's full-screen dealer station, headless: a four-handed Hold'em hand dealt through the station's keys.
 
 The station (:class:`service.station.tui.StationApp`) runs under Textual's pilot against the demo's server with a
-croupier's token; :mod:`service.station.tui.autopilot` presses the keys a croupier would (``n`` a new hand, each card
-typed as the station asks for it, ``c`` for every check or call, ``s`` at the showdown). The screen at the end of the
-hand is printed as the croupier sees it (no face-down card).
+croupier's token; :mod:`service.station.tui.autopilot` presses the keys a croupier would (``n`` a new hand, each
+face-up card typed as the station asks for it, ``c`` for every check or call, ``s`` at the showdown); with no shoe at
+the demo's table the face-down cards are keyed at the pit's station (RULES.md D-SEE-1), never at the croupier's.
+The screen at the end of the hand is printed as the croupier sees it (no face-down card).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from service.api import table_service_pb2 as svc
 from service.api import table_service_pb2_grpc as svc_grpc
 from service.api import types_pb2 as pb
 from service.station.tui import StationApp
-from service.station.tui.autopilot import play_hand, until
+from service.station.tui.autopilot import PitKeys, play_hand, until
 
 TABLE = "Mesa 7"
 """The table the full-screen station deals."""
@@ -40,8 +41,9 @@ def open_table(address: str, pit_token: str) -> None:
     channel.close()
 
 
-async def _deal(address: str, token: str, rng: random.Random, lang: str) -> tuple[int, str]:
+async def _deal(address: str, pit_token: str, token: str, rng: random.Random, lang: str) -> tuple[int, str]:
     app = StationApp(address, token, TABLE, lang=lang)
+    pit = PitKeys(address, pit_token, TABLE)  # no shoe here: the face-down cards are keyed at the pit's (D-SEE-1)
     deck = [rank + suit for rank in "23456789TJQKA" for suit in "cdhs"]
     rng.shuffle(deck)
     keys = 0
@@ -52,7 +54,10 @@ async def _deal(address: str, token: str, rng: random.Random, lang: str) -> tupl
 
     async with app.run_test(size=(110, 34)) as pilot:
         await until(lambda: bool(app.view.table) and app.settled)
-        await play_hand(pilot, app, deck.pop, keys_pressed=pressed)
+        try:
+            await play_hand(pilot, app, deck.pop, pit=pit, keys_pressed=pressed)
+        finally:
+            pit.close()
         await until(lambda: app.settled)
         screen = app.screen_text()
     return keys, screen
@@ -62,7 +67,8 @@ def run_station_demo(address: str, pit_token: str, token: str, rng: random.Rando
     """Deal one hand at the full-screen station; print its last screen; a line for the demo's summary."""
     print(f"== The full-screen dealer station (pokertable station), headless: {TABLE}, Hold'em, four players")
     open_table(address, pit_token)
-    keys, screen = asyncio.run(_deal(address, token, rng, lang))
+    keys, screen = asyncio.run(_deal(address, pit_token, token, rng, lang))
     print(re.sub(r"\n{3,}", "\n\n", screen.rstrip()))  # the screen's empty rows, once
-    print(f"   {keys} keys for the whole hand (each card typed: rank, suit, Enter)\n")
+    print(f"   {keys} keys for the whole hand (each board card typed: rank, suit, Enter; no shoe here, so the hole "
+          "cards and burns, face down, were keyed at the pit's station: D-SEE-1)\n")
     return f"   {TABLE}: one Hold'em hand dealt through the full-screen station's keys ({keys} keys)"

@@ -49,7 +49,8 @@ class QueryRpcs(ServicerBase):
         hand_id = str(record.hand_id(number)) if number else ""
         return table_view(game, table, hands_started=view.hands_started, hand_id=hand_id, hand_number=number,
                           position=position, time=None, detail=detail(view.detail), dealer=view.dealer,
-                          language=view.language, held=holds(view.holds, view.decks_out))
+                          language=view.language, held=holds(view.holds, view.decks_out),
+                          last_deck=view.deck_colour)
 
     def _history(self, table: str, game: Game, viewer: Viewer, position: int | None,
                  at: datetime | None) -> pb.TableView:

@@ -41,6 +41,7 @@ from devices.protocol import Colour, DeckCheckResult, Hello
 from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
 from service.station.client import Station, colour, command, value
+from service.station.discards import DiscardReader
 
 RULE_REFUSALS = (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.INVALID_ARGUMENT)
 
@@ -100,6 +101,9 @@ class HardwareStation:
         """The deck the shuffler is shuffling and checking now."""
         self.checks: dict[Colour, DeckCheckResult] = {}
         """The last deck check of each colour (R-DECK-3)."""
+        self.discards = DiscardReader(lambda action, seat, cards: self._call(
+            lambda: self.station.act(self.table, action, seat=seat, cards=cards)))
+        """The discards (exchanges) the shoe reads (issue 33)."""
         self.shoe_news = "waiting for the shoe's identity"
         self.shuffler_news = "no shuffler attached" if self.shuffler_url is None else "waiting for the shuffler"
         self.shoe = ShoeAdapter(self.shoe_url, self._on_shoe, baudrate=self.baudrate,
@@ -269,7 +273,8 @@ class HardwareStation:
     def _on_shoe(self, event: ShoeEvent) -> None:
         match event:
             case CardRead(card, _, read_seq):
-                self._deal(str(card), read_seq)
+                if not self.discards.take(str(card)):
+                    self._deal(str(card), read_seq)
             case Irregularity():
                 self._warn(f"shoe: {event.message} ({event.rule})")
                 self._record_fault(event)

@@ -79,7 +79,7 @@ def test_r_hold_1_a_device_fault_holds_the_table_until_the_pit_boss_acknowledges
             device="PT-SHOE")
 
     (hold,) = _view(tv, "Mesa 1").holds  # everyone sees what holds the table: the station and the dashboard
-    assert (hold.kind, hold.rule, hold.detail) == ("device-fault", "UK GC casino equipment rules 4.1",
+    assert (hold.kind, hold.rule, hold.detail) == ("device-fault", "R-HOLD-1",
                                                    "PT-SHOE SN-19: card jam at the reader")
     assert hold.position > 0 and list(_summary(tv, "Mesa 1").holds) == [hold]
     screen = render(_view(dealer, "Mesa 1"))  # the croupier's screen says so

@@ -13,6 +13,7 @@ from textual.pilot import Pilot
 from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
 from service.station.tui import StationApp
+from service.station.tui.autopilot import shown_after
 from tests.support import grpc_support
 from tests.support.grpc_support import TOKENS, Client, _log
 from tests.support.station_tui_support import HOLDEM, SIZE, SQLITE, focus_on, open_holdem, until
@@ -46,8 +47,8 @@ def raise_to_60(port: int) -> Client:
 
     async def body(pilot: Pilot[None], app: StationApp) -> None:
         await keys(pilot, app, "n", what="the hand started")
-        for card in HOLDEM.split():
-            await keys(pilot, app, *card.lower(), "enter", what=f"{card} dealt")
+        for card in HOLDEM.split():  # face down: keyed at the pit's station (D-SEE-1)
+            await shown_after(app, asyncio.to_thread(grpc_support.deal, pit, "Mesa 1", card))
         assert app.legal.seat == 4
         await pilot.press("b")
         await focus_on(pilot, app, "value")

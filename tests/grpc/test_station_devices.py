@@ -24,7 +24,7 @@ from textual.pilot import Pilot
 from benchmarks.station import GAMES, Game, config, open_tables, stock_of
 from devices.protocol import DeckCheck, Deliver, Shuffle
 from devices.simulators import ShoeSimulator, ShufflerSimulator
-from domain.cards.cards import Card
+from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
 from service.app.application import PokerTables
 from service.bootstrap import open_store
@@ -123,19 +123,10 @@ async def shows(app: StationApp, *texts: str) -> None:
         raise AssertionError(app.screen_text()) from None
 
 
-def drawn_by(shoe: ShoeSimulator, app: StationApp) -> Callable[[str], Awaitable[None]]:
-    """The croupier draws a card from the shoe: the simulated shoe reports it over its pty, the station deals it."""
-
-    async def draw(card: str) -> None:
-        devices = hardware(app)
-        before, position = len(devices.dealt), app.position
-        shoe.colour = devices.shoe.colour  # the deck the shuffler delivered is the one in the shoe
-        await asyncio.to_thread(shoe.link.send, shoe.card_message(Card.parse(card)))
-        await until(lambda: len(devices.dealt) > before or bool(devices.irregularities or devices.refused))
-        assert not devices.irregularities and not devices.refused, (devices.irregularities, devices.refused)
-        await until(lambda: app.position > position and app.settled and app.shown_position >= app.position)
-
-    return draw
+def drawn_by(shoe: ShoeSimulator, app: StationApp) -> autopilot.SimulatedShoe:
+    """The croupier draws cards from the shoe (the simulated shoe reports each over its pty, the station deals it)
+    and passes the cards given back over its reader."""
+    return autopilot.SimulatedShoe(shoe, app)
 
 
 @pytest.mark.parametrize("game", GAMES, ids=[game.code for game in GAMES])
@@ -155,8 +146,8 @@ def test_a_whole_hand_of_every_game_dealt_from_the_shoe_through_the_keys(server:
             devices = hardware(app)
             assert not app.view.hand_in_progress and app.hand.finished, app.screen_text()
             assert "card" not in keys and keys["start"] == 1  # no card typed: the shoe dealt them all
-            reads = [seq for _, seq in devices.dealt]
-            assert reads == list(range(1, len(reads) + 1)) and len(reads) >= 5
+            reads = [seq for _, seq in devices.dealt]  # in sequence; the reads of the cards given back between
+            assert reads == sorted(set(reads)) and reads[0] == 1 and len(reads) >= 5
             assert devices.refused == [] and devices.irregularities == []
             await until(lambda: len(shuffler.received) >= 3 and app.settled)
             shuffle = shuffler.received[1]
@@ -196,7 +187,7 @@ def test_a_shuffler_jam_is_an_alert_that_holds_the_next_hand_until_acknowledged(
             next_card = stock_of(app, random.Random(7))
             while app.view.hand_in_progress:  # everyone folds to the big blind: the hand ends, the alert holds
                 if app.card_due():
-                    await draw(next_card())
+                    await draw.draw(next_card())
                 else:
                     await autopilot.press(pilot, app, ("f",))
             assert not app.check_action("new_hand", ())
@@ -206,6 +197,14 @@ def test_a_shuffler_jam_is_an_alert_that_holds_the_next_hand_until_acknowledged(
             await pilot.press("k")
             await until(lambda: app.devices is not None and not app.devices.waiting and app.settled)
             await until(lambda: "DEVICE ALERTS" not in app.screen_text(), timeout=5)
+            # the croupier saw it; the table stays held until the pit boss acknowledges it (R-HOLD-1): no [n]
+            (hold,) = app.view.holds
+            assert hold.rule == "R-HOLD-1" and not app.check_action("new_hand", ())
+            await shows(app, "table held: no hand until the pit boss acknowledges the alert (R-HOLD-1)")
+            pit = Client(0, STATIONS["pit"]["token"], target=server)
+            await asyncio.to_thread(pit.AcknowledgeAlert, svc.AcknowledgeAlertRequest(
+                command_id=pit.next_id(), table="Mesa jam", position=hold.position, reason="jam cleared"))
+            await until(lambda: not app.view.holds and app.settled)
             assert app.check_action("new_hand", ())
 
         at_station(app, body)
@@ -237,8 +236,9 @@ def test_device_fault_screen_snapshot(server: str, lang: str) -> None:
 
 
 def test_ports_that_do_not_exist_are_a_state_on_the_screen_and_cards_are_typed(server: str) -> None:
-    """A shoe and a shuffler not plugged in yet: the station starts, says so (an alert each), and the croupier
-    types the cards; the hand is dealt from the deck he puts in the shoe himself."""
+    """A shoe and a shuffler not plugged in yet: the station starts, says so (an alert each); the hand is dealt
+    from the deck the croupier puts in the shoe himself, its face-down cards keyed at the pit's station (D-SEE-1),
+    never at his."""
     app = StationApp(server, fault_token("absent"), "Mesa absent", lang="en",
                      devices=DevicePorts("/dev/pokertable-no-shoe", "/dev/pokertable-no-shuffler", 9600))
 
@@ -251,8 +251,17 @@ def test_ports_that_do_not_exist_are_a_state_on_the_screen_and_cards_are_typed(s
         await pilot.press("k")
         await autopilot.press(pilot, app, ("n",))  # the shuffler cannot deliver: an alert, the hand starts
         assert app.view.hand_in_progress
-        await until(lambda: app.card_due() and app.query_one("#card").display)
-        await autopilot.press(pilot, app, ("a", "h", "enter"))  # typed: no shoe deals
+        await until(app.card_due)
+        await shows(app, "face down: the shoe deals it, or the pit boss keys it at his station (D-SEE-1)")
+        assert not app.query_one("#card").display
+        await pilot.press("a", "h", "enter")  # nothing to type into: nothing is dealt from the croupier's keys
+        await pilot.pause(0.2)
+        assert app.view.circle.next_card.seat == 2  # still the first hole card: nothing was dealt
+        pit = autopilot.PitKeys(server, STATIONS["pit"]["token"], "Mesa absent")
+        try:
+            await autopilot.shown_after(app, pit.deal("Ah"))
+        finally:
+            pit.close()
         assert app.hand.deck_colour == "red" and app.position > 0
 
     at_station(app, body)
@@ -269,15 +278,21 @@ def test_a_shoe_that_goes_away_mid_hand_is_a_state_and_the_croupier_types_the_ca
             await identified(shoe, shuffler, app)
             await autopilot.press(pilot, app, ("n",))
             draw = drawn_by(shoe, app)
-            await draw("As")
-            await draw("Kd")
+            await draw.draw("As")
+            await draw.draw("Kd")
             shoe.close()
             devices = app.devices
             assert devices is not None
             await until(lambda: not devices.shoe_deals and bool(devices.waiting))
-            await shows(app, "Shoe       NOT CONNECTED", "shoe connection lost", "card (e.g. As) + Enter")
-            await until(lambda: bool(app.query_one("#card").display))
-            await autopilot.press(pilot, app, ("q", "s", "enter"))
+            # a hole card is due: face down, it is never keyed at the croupier's station (D-SEE-1)
+            await shows(app, "Shoe       NOT CONNECTED", "shoe connection lost",
+                        "face down: the shoe deals it, or the pit boss keys it at his station (D-SEE-1)")
+            assert not app.query_one("#card").display
+            pit = autopilot.PitKeys(server, STATIONS["pit"]["token"], "Mesa gone")
+            try:
+                await autopilot.shown_after(app, pit.deal("Qs"))
+            finally:
+                pit.close()
             assert [seq for _, seq in hardware(app).dealt] == [1, 2] and app.view.hand_in_progress
 
         at_station(app, body)

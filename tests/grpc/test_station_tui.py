@@ -20,6 +20,7 @@ from service.api import commands_pb2 as cmd
 from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
 from service.station.tui import StationApp
+from service.station.tui.autopilot import shown_after
 from service.station.tui.render import FACE_DOWN
 from tests.support import grpc_support
 from tests.support.grpc_support import TOKENS, Client, open_banked
@@ -44,10 +45,11 @@ def phase(app: StationApp) -> int:
 
 @SQLITE
 def test_holdem_hand_through_the_keys_croupier_never_sees_down_cards(port: int) -> None:
-    """Four-handed Hold'em: n starts, every card typed where the station says it is due, every action one key
-    (c to call or check, b then Enter to raise the legal minimum, f to fold), the pots paid and shown at the end;
-    at every step the croupier's screen shows no hole card that is face down."""
-    open_holdem(port)
+    """Four-handed Hold'em without a shoe: n starts, every face-up card typed where the station says it is due, the
+    face-down ones (hole cards, burns) keyed at the pit's station (D-SEE-1: the croupier's has no field for them),
+    every action one key (c to call or check, b then Enter to raise the legal minimum, f to fold), the pots paid and
+    shown at the end; at every step the croupier's screen shows no hole card that is face down."""
+    pit, _ = open_holdem(port)
     app = station(port, TOKENS["dealer"], "Mesa 1")
 
     async def body(pilot: Pilot[None], app: StationApp) -> None:
@@ -63,10 +65,22 @@ def test_holdem_hand_through_the_keys_croupier_never_sees_down_cards(port: int) 
             still_down = " ".join(card for card in HOLDEM.split() if card not in shown.split())
             assert not hidden_codes(text, still_down), text  # issue 15 item 5
 
+        async def by_pit(card: str) -> None:
+            assert not app.query_one("#card").display  # face down: nothing to type it into here
+            await shown_after(app, asyncio.to_thread(grpc_support.deal, pit, "Mesa 1", card))
+            assert not hidden_codes(app.screen_text(), card), app.screen_text()
+
+        async def typed_or_keyed(cards: list[str]) -> None:
+            for card in cards:
+                if app.view.circle.next_card.face_up:
+                    await step(*card.lower(), "enter", what=f"{card} dealt")
+                else:
+                    await by_pit(card)
+
         await step("n", what="the hand started")
         assert app.view.hand_in_progress and app.card_due()
-        for card in HOLDEM.split():
-            await step(*card.lower(), "enter", what=f"{card} dealt")
+        assert "face down: the shoe deals it, or the pit boss keys it at his station (D-SEE-1)" in app.screen_text()
+        await typed_or_keyed(HOLDEM.split())
         assert app.legal.seat == 4 and pb.ACTION_KIND_CALL in app.legal.allowed  # button 1, blinds 2 and 3
         assert "seat 4 to act:" in app.screen_text() and "[c] call 2" in app.screen_text()
         await step("c", what="seat 4 calls")
@@ -74,16 +88,13 @@ def test_holdem_hand_through_the_keys_croupier_never_sees_down_cards(port: int) 
         await step("f", what="seat 2 folds")
         await step("c", what="seat 3 calls")
         await step("c", what="seat 4 calls")
-        for card in BOARD.split()[:4]:
-            await step(*card.lower(), "enter", what=f"{card} dealt")
+        await typed_or_keyed(BOARD.split()[:4])
         for _ in range(3):
             await step("c", what="a check on the flop")
-        for card in BOARD.split()[4:6]:
-            await step(*card.lower(), "enter", what=f"{card} dealt")
+        await typed_or_keyed(BOARD.split()[4:6])
         for _ in range(3):
             await step("c", what="a check on the turn")
-        for card in BOARD.split()[6:]:
-            await step(*card.lower(), "enter", what=f"{card} dealt")
+        await typed_or_keyed(BOARD.split()[6:])
         for _ in range(3):
             await step("c", what="a check on the river")
         assert "seat 3 to act:  [s] show   [m] muck" in screens[-1]  # R-CIRC-13: nobody bet the river
@@ -107,8 +118,10 @@ def test_thb_hand_through_the_keys(port: int) -> None:
     """Texas Hold'em Bonus through the keys: e + Enter an ante per box (prefilled with the next free box and the
     smallest ante), o + Enter box 1's bonus, v no va más, the cards typed, p the flop bet of box 1 and f the fold of
     box 2 in order, c and b the turn and river decisions; the boxes are settled and the croupier never saw a box's
-    or the house's card face down."""
-    open_banked(Client(port, TOKENS["pit"]), "THB 1", pb.GAME_HOLDEM_BONUS, ante_min=5)
+    or the house's card face down: those, and the burns, are keyed at the pit's station (D-SEE-1), the board typed
+    at the croupier's."""
+    pit = Client(port, TOKENS["pit"])
+    open_banked(pit, "THB 1", pb.GAME_HOLDEM_BONUS, ante_min=5)
     app = station(port, TOKENS["thb"], "THB 1")
 
     async def body(pilot: Pilot[None], app: StationApp) -> None:
@@ -130,20 +143,25 @@ def test_thb_hand_through_the_keys(port: int) -> None:
         assert boxes == {1: (5, 1), 2: (5, 0)}, boxes  # the smallest ante and bonus (R-THB-2)
         await step("v", what="no more bets")
         cards = THB_CARDS.split()
-        for card in cards[:6]:
-            await step(*card.lower(), "enter", what=f"{card} dealt")
+
+        async def deal(chosen: list[str]) -> None:
+            for card in chosen:
+                if app.view.banked.next_card.face_up:
+                    await step(*card.lower(), "enter", what=f"{card} dealt")
+                    continue
+                assert not app.query_one("#card").display  # face down: never keyed here (D-SEE-1)
+                await shown_after(app, asyncio.to_thread(grpc_support.deal, pit, "THB 1", card))
+
+        await deal(cards[:6])
         assert app.view.banked.to_decide == 1 and "box 1 to act:  [f] fold   [p] play (flop 10)" in app.screen_text()
         await step("p", what="box 1 plays")
         await step("f", what="box 2 folds")
-        for card in cards[6:10]:
-            await step(*card.lower(), "enter", what=f"{card} dealt")
+        await deal(cards[6:10])
         assert "box 1 to act:  [c] check   [b] bet 5" in app.screen_text(), app.screen_text()
         await step("c", what="box 1 checks the turn")
-        for card in cards[10:12]:
-            await step(*card.lower(), "enter", what=f"{card} dealt")
+        await deal(cards[10:12])
         await step("b", what="box 1 bets the river")
-        for card in cards[12:]:
-            await step(*card.lower(), "enter", what=f"{card} dealt")
+        await deal(cards[12:])
         await until(pilot, lambda: app.hand.bank_result is not None, "the boxes settled")
         final = app.screen_text()
         assert app.view.banked.stage == pb.BANKED_STAGE_COMPLETE or not app.view.hand_in_progress
@@ -265,7 +283,10 @@ def test_pending_bonus_approval_then_the_directors_decision(port: int) -> None:
         while app.view.banked.stage not in (pb.BANKED_STAGE_APPROVAL, pb.BANKED_STAGE_COMPLETE):
             if app.card_due():
                 card = cards.pop(0)
-                await step(*card.lower(), "enter", what=f"{card} dealt")
+                if app.view.banked.next_card.face_up:
+                    await step(*card.lower(), "enter", what=f"{card} dealt")
+                else:  # a box's, the croupier's or a burn: keyed at the pit's station (D-SEE-1)
+                    await shown_after(app, asyncio.to_thread(grpc_support.deal, pit, "THB 1", card))
             else:
                 keys = ("p",) if app.view.banked.stage == pb.BANKED_STAGE_PREFLOP else ("c",)
                 await step(*keys, what="box 1 decides")
@@ -286,8 +307,9 @@ def test_pending_bonus_approval_then_the_directors_decision(port: int) -> None:
 @SQLITE
 def test_help_palette_and_what_is_refused_before_sending(port: int) -> None:
     """? shows the help (Spanish by default), the command palette offers the actions allowed now; a raise outside
-    the legal range stays in its dialog with the reason, and a typed string that is not a card is never sent."""
-    open_holdem(port)
+    the legal range stays in its dialog with the reason, and a typed string that is not a card is never sent (the
+    hole cards, face down, are keyed at the pit's station: D-SEE-1)."""
+    pit, _ = open_holdem(port)
 
     async def body(pilot: Pilot[None], app: StationApp) -> None:
         await pilot.press("question_mark")
@@ -298,13 +320,12 @@ def test_help_palette_and_what_is_refused_before_sending(port: int) -> None:
         await pilot.press("n")
         await until(pilot, lambda: app.shown_position > before and app.card_due(), "the hand started")
         position = app.view.position
+        assert not app.query_one("#card").display  # a hole card is due: face down, never keyed here (D-SEE-1)
         await pilot.press("z", "z", "enter")
-        await until(pilot, lambda: "«zz» no es una carta" in app.screen_text(), "the refused card")
+        await pilot.pause(0.1)
         assert app.view.position == position and app.card_due()
         for card in HOLDEM.split():
-            before = app.shown_position
-            await pilot.press(*card.lower(), "enter")
-            await until(pilot, lambda before=before: app.shown_position > before, f"{card} dealt")  # type: ignore[misc]
+            await shown_after(app, asyncio.to_thread(grpc_support.deal, pit, "Mesa 1", card))
         await until(pilot, lambda: app.legal.seat == 4 and app.settled, "seat 4 to act")
         await pilot.press("ctrl+p")
         await until(pilot, lambda: "no ir" in app.screen_text() and "pasar/igualar" in app.screen_text(),
@@ -315,5 +336,16 @@ def test_help_palette_and_what_is_refused_before_sending(port: int) -> None:
         await pilot.press("escape")
         await until(pilot, lambda: app.screen is app.screen_stack[0], "the dialog closed")
         assert app.legal.seat == 4 and app.view.position >= position
+        for _ in range(3):  # seat 4, then 1 and 2 call; the big blind checks
+            await shown_after(app, pilot.press("c"))
+        await shown_after(app, pilot.press("c"))
+        await shown_after(app, asyncio.to_thread(grpc_support.deal, pit, "Mesa 1", "5c"))  # the burn, face down
+        await until(pilot, lambda: bool(app.query_one("#card").display), "the flop's first card, face up, typed")
+        position = app.view.position
+        await pilot.press("z", "z", "enter")
+        await until(pilot, lambda: "«zz» no es una carta" in app.screen_text(), "the refused card")
+        assert app.view.position == position and app.card_due()
+        await shown_after(app, pilot.press("7", "h", "enter"))
+        assert app.view.circle.board == ["7h"]
 
     run(station(port, TOKENS["dealer"], "Mesa 1", lang="es"), body)

@@ -29,6 +29,11 @@ if TYPE_CHECKING:
     from service.app.handlers.context import Tables
 
 
+def _by(viewer: Viewer) -> str:
+    """Who counts, asks or signs: the person signed in at the station (issue 33), else the station."""
+    return viewer.person or viewer.station
+
+
 def open_shift(app: Tables, command: OpenShift, viewer: Viewer) -> Result:
     """R-ACC-1: the table's next shift opens with the opener (its tray's count by denomination), between hands."""
     accounts = app.accounts
@@ -39,7 +44,7 @@ def open_shift(app: Tables, command: OpenShift, viewer: Viewer) -> Result:
         book = accounts.book(command.table)
         shift = TableAccounts.open_shift(command.table, book.shifts + 1, command.opener,
                                          first_hand=record.hands_started + 1,
-                                         by=viewer.station)  # the opener checked (R-ACC-2) before the book moves
+                                         by=_by(viewer))  # the opener checked (R-ACC-2) before the book moves
         book.begin()
         return Result(table=command.table, shift=shift.number), [book, shift]
 
@@ -56,7 +61,7 @@ def close_shift(app: Tables, command: CloseShift, viewer: Viewer) -> Result:
         accounts.verify_between_hands(record)
         book = accounts.book(command.table)
         shift = accounts.shift(command.table, book.open_shift)
-        shift.close_shift(command.closer, last_hand=record.hands_started, by=viewer.station)
+        shift.close_shift(command.closer, last_hand=record.hands_started, by=_by(viewer))
         book.end(shift.number)
         theory = accounts.shift_theory(record, shift)
         win = shift.win
@@ -72,24 +77,24 @@ def close_shift(app: Tables, command: CloseShift, viewer: Viewer) -> Result:
 def request_transfer(app: Tables, command: RequestTransfer, viewer: Viewer) -> Result:
     """R-ACC-3: a fill or a credit asked for by this side (croupier or pit); it counts once the other signs."""
     return _shift_change(app, command, lambda shift: shift.request_transfer(
-        command.transfer, command.kind, command.chips, by=viewer.station, side=side(viewer)))
+        command.transfer, command.kind, command.chips, by=_by(viewer), side=side(viewer)))
 
 
 def sign_transfer(app: Tables, command: SignTransfer, viewer: Viewer) -> Result:
     """R-ACC-3: the other side signs a waiting slip off."""
-    return _shift_change(app, command, lambda shift: shift.sign_transfer(command.transfer, by=viewer.station,
+    return _shift_change(app, command, lambda shift: shift.sign_transfer(command.transfer, by=_by(viewer),
                                                                          side=side(viewer)))
 
 
 def withdraw_transfer(app: Tables, command: WithdrawTransfer, viewer: Viewer) -> Result:
     """R-ACC-3: a slip not signed off is withdrawn, with the reason."""
-    return _shift_change(app, command, lambda shift: shift.withdraw_transfer(command.transfer, by=viewer.station,
+    return _shift_change(app, command, lambda shift: shift.withdraw_transfer(command.transfer, by=_by(viewer),
                                                                              reason=command.reason))
 
 
 def record_drop(app: Tables, command: RecordDrop, viewer: Viewer) -> Result:
     """R-ACC-4: a drop count of shift ``shift`` (default: the open one, or else the last), by the pit."""
-    return _shift_change(app, command, lambda accounts: accounts.record_drop(command.amount, by=viewer.station),
+    return _shift_change(app, command, lambda accounts: accounts.record_drop(command.amount, by=_by(viewer)),
                          shift=command.shift, closed_too=True)
 
 

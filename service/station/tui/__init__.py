@@ -11,11 +11,13 @@ from pathlib import Path
 
 import grpc
 
+from service.api import table_service_pb2 as svc
 from service.station.client import Station, croupier_pin, station_token
 from service.station.tui.app import StationApp
 from service.station.tui.devices import DevicePorts
 from service.station.tui.i18n import LANGUAGES
 from service.station.tui.link import table_language
+from service.station.tui.shift import Person
 
 __all__ = ["DevicePorts", "StationApp", "add_arguments", "run"]
 
@@ -48,22 +50,25 @@ def run(args: argparse.Namespace) -> int:
     credentials = grpc.ssl_channel_credentials(args.tls_ca.read_bytes()) if args.tls_ca else None
     try:
         token = station_token(args)
-        session = signed_in(args, token, credentials)
+        person = signed_in(args, token, credentials)
     except (ValueError, grpc.RpcError) as error:
         message = f"{error.details()}" if isinstance(error, grpc.RpcError) else str(error)
         print(f"pokertable station: {message}", file=sys.stderr)
         return 2
+    session = person.session if person is not None else ""
     lang = args.lang or asyncio.run(table_language(args.server, token, args.table, credentials, session))
     devices = DevicePorts(args.shoe, args.shuffler, args.baud) if args.shoe else None
     StationApp(args.server, token, args.table, lang=lang, sees_down_cards=args.pit,
-               credentials=credentials, devices=devices, session=session).run()
+               credentials=credentials, devices=devices, session=person.session if person else "",
+               person=Person(person.person_id, person.name, person.role) if person else None).run()
     return 0
 
 
-def signed_in(args: argparse.Namespace, token: str, credentials: grpc.ChannelCredentials | None) -> str:
-    """``--badge``: the croupier signs in at the station (his PIN from POKERTABLE_PIN or asked); his session."""
+def signed_in(args: argparse.Namespace, token: str,
+              credentials: grpc.ChannelCredentials | None) -> svc.SignInResponse | None:
+    """``--badge``: the croupier signs in at the station (his PIN from POKERTABLE_PIN or asked); the answer."""
     if not getattr(args, "badge", None):
-        return ""
+        return None
     station = Station(args.server, token, credentials)
     try:
         reply = station.sign_in(args.badge, croupier_pin(args.badge))
@@ -71,4 +76,4 @@ def signed_in(args: argparse.Namespace, token: str, credentials: grpc.ChannelCre
         station.channel.close()
     print(f"{reply.name or reply.person_id} signed in at the station as {reply.role}; it locks after "
           f"{reply.idle_seconds // 60} minutes unused", file=sys.stderr, flush=True)
-    return reply.session
+    return reply

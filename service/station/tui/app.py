@@ -26,17 +26,16 @@ from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Input, Static
 
-from devices.protocol import Colour
 from service.api import commands_pb2 as cmd
 from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
-from service.station.tui import asking, corrections, render
+from service.station.tui import asking, corrections, dealing, render, shift
 from service.station.tui.devices import DevicePorts, StationDevices
 from service.station.tui.hand_log import HandLog
 from service.station.tui.i18n import Labels
-from service.station.tui.keys import ALLOWS, KEYS
+from service.station.tui.keys import KEYS
 from service.station.tui.link import Link, refusal
-from service.station.tui.prompts import HelpScreen, card_code
+from service.station.tui.prompts import HelpScreen
 
 
 class StationApp(App[None]):
@@ -57,10 +56,15 @@ class StationApp(App[None]):
 
     def __init__(self, address: str, token: str, table: str, *, lang: str = "es", sees_down_cards: bool = False,
                  credentials: grpc.ChannelCredentials | None = None, devices: DevicePorts | None = None,
-                 session: str = "") -> None:
+                 session: str = "", person: shift.Person | None = None) -> None:
         super().__init__()
         self.session = session
         """The session of the croupier signed in here (issue 32), sent with every call."""
+        self.role = person.role if person is not None else "pit-boss" if sees_down_cards else "croupier"
+        """The role the station acts in (its sign-in's; the pit's station: the pit boss): the table menu offers what
+        it may do (:mod:`.operations`)."""
+        self.person: shift.Person | None = person
+        """Who is signed in here, as the service answered his sign-in (the table menu's or ``--badge``)."""
         self.devices = StationDevices(devices) if devices is not None else None
         """The shoe and shuffler cabled to this station (``--shoe``, ``--shuffler``), if any."""
         self.address, self.token, self.table_name, self.credentials = address, token, table, credentials
@@ -85,6 +89,10 @@ class StationApp(App[None]):
         self.title = f"{self.labels('title')} · {table}"
         for key, action, label in KEYS:
             self.bind(key, action, description=self.labels(label), show=key != "question_mark")
+        for count in range(5):  # how many cards a seat gives back (the shoe reads them)
+            self.bind(str(count), f"discard({count})", show=False)
+        self.bind("escape", "cancel_reading", show=False)
+        self.bind("f2", "table_menu", show=False)  # the table menu while a card field has the keys (t types there)
 
     # -- the screen ------------------------------------------------------------------------------------
 
@@ -155,8 +163,9 @@ class StationApp(App[None]):
         """Every panel from the view, the legal actions and the hand's log."""
         labels, sees, view, legal, hand = self.labels, self.sees_down_cards, self.view, self.legal, self.hand
         detail = view.SerializeToString(deterministic=True)
-        self._update("header", (view.table, view.hand_in_progress, view.hand_number, hand.deck_colour),
-                     lambda: render.header(view, hand, labels))
+        who = shift.who(self)
+        self._update("header", (view.table, view.hand_in_progress, view.hand_number, hand.deck_colour, who),
+                     lambda: render.header(view, hand, labels, who))
         self._update("table", detail, lambda: render.banked_panel(view, labels, sees_down_cards=sees) if self.banked
                      else render.circle_panel(view, labels, sees_down_cards=sees))
         devices = self.devices
@@ -167,13 +176,14 @@ class StationApp(App[None]):
             self._update("alerts", alerts.plain, lambda: alerts)
             if (shown := self.query_one("#alerts", Static)).display != bool(devices.waiting):
                 shown.display = bool(devices.waiting)
-        due = render.due_text(view, legal, hand, labels, shoe=shoe)
+        due = render.due_text(view, legal, hand, labels, shoe=shoe, keyed=dealing.keyed_card_due(self),
+                              reading=dealing.reading(self), give_back=dealing.give_back_keys(self))
         self._update("due", due.plain, lambda: due)
         result = render.result_text(hand, labels, banked=self.banked)
         self._update("result", result.plain, lambda: result)
         self._update("message", self.message, lambda: self.message)
         card = self.query_one("#card", Input)
-        card_due = self.card_due() and not shoe  # a card is typed only when no shoe deals it
+        card_due = dealing.keyed_card_due(self) and not shoe  # typed: a face-up card, and no shoe deals it
         if card.display != card_due:
             card.display = card_due
             card.can_focus = card_due  # a hidden field never gets the focus back (after a dialog) to eat the keys
@@ -191,11 +201,19 @@ class StationApp(App[None]):
         try:
             view, legal = await asyncio.gather(self.link.table(self.table_name), self.link.legal(self.table_name))
         except grpc.aio.AioRpcError as error:
-            self._say(self.labels("unavailable", message=refusal(error)[1]))
+            if error.code() == grpc.StatusCode.NOT_FOUND:  # not opened yet: the pit boss opens it from the menu
+                self.view, self.legal = pb.TableView(), svc.GetLegalActionsResponse()
+                self.say(self.labels("not_open", table=self.table_name))
+                with contextlib.suppress(NoMatches):
+                    self.draw()
+            else:
+                self.say(self.labels("unavailable", message=refusal(error)[1]))
             return
         if view.position < self.view.position:
             return
         self.view, self.legal = view, legal
+        if self.message == self.labels("not_open", table=self.table_name):  # opened meanwhile
+            self.message = ""
         self.position = max(self.position, view.position)
         try:
             self.draw()
@@ -204,7 +222,7 @@ class StationApp(App[None]):
         shown = self.position
         self.call_after_refresh(self._shown, shown)
 
-    def _say(self, message: str) -> None:
+    def say(self, message: str) -> None:
         """A line for the croupier (a refusal, a lost connection) until the next command succeeds."""
         self.message = message
         with contextlib.suppress(NoMatches):
@@ -227,6 +245,7 @@ class StationApp(App[None]):
         redraw on each new event; a broken stream is resumed after the last position seen."""
         seen = 0
         while True:
+            metadata = self.link.metadata
             try:
                 async for response in self.link.watch(self.table_name, seen):
                     seen = response.position
@@ -236,7 +255,10 @@ class StationApp(App[None]):
             except grpc.aio.AioRpcError as error:
                 if error.code() == grpc.StatusCode.CANCELLED:
                     return
-                self._say(self.labels("unavailable", message=refusal(error)[1]))
+                if self.link.metadata != metadata:  # signed in or out meanwhile: follow again as him at once
+                    continue
+                if error.code() != grpc.StatusCode.NOT_FOUND:  # a table not open yet is said by the view
+                    self.say(self.labels("unavailable", message=refusal(error)[1]))
                 await asyncio.sleep(1.0)
 
     async def _redraw_on_wake(self) -> None:
@@ -270,20 +292,8 @@ class StationApp(App[None]):
         return True
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Only what the service allows now is offered (and bound)."""
-        if action in ALLOWS:
-            if not self.legal.HasField("seat") or self.card_due():
-                return False
-            allowed = set(self.legal.allowed)
-            return any(kind in allowed for kind in ALLOWS[action])
-        stage = self.view.banked.stage if self.banked else None
-        betting = self.view.hand_in_progress and stage == pb.BANKED_STAGE_BETTING
-        alerts = self.devices is not None and bool(self.devices.waiting)
-        checks = {"deal": self.view.hand_in_progress and self.card_due(), "acknowledge": alerts,
-                  "new_hand": bool(self.view.table) and not self.view.hand_in_progress and not alerts,
-                  "ante": betting, "close_bets": betting, "correction": corrections.can_correct(self),
-                  "bonus": betting and self.view.game == pb.GAME_HOLDEM_BONUS}
-        return checks.get(action, True)
+        """Only what the service allows now is offered (and bound): :func:`.dealing.enabled`."""
+        return dealing.enabled(self, action, parameters)
 
     async def action_fold(self) -> None:
         await self.send(cmd.Command(fold=cmd.Fold(seat=self.legal.seat)))
@@ -329,11 +339,21 @@ class StationApp(App[None]):
         await self.send(cmd.Command(close_bets=cmd.CloseBets()))
 
     async def action_deal(self) -> None:
-        """Deal the typed card; with a shoe dealing, key one card by hand (a card the shoe could not read)."""
+        """Deal the typed card; with a shoe dealing, key one face-up card by hand (one the shoe could not read)."""
         if self.devices is None or not self.devices.shoe_deals:
             await self.deal(self.query_one("#card", Input).value)
         else:
             asking.card_by_hand(self)
+
+    def action_cancel_reading(self) -> None:
+        """The croupier keyed the wrong count of discards: the reads so far are dropped (nothing was sent)."""
+        if self.devices is not None and self.devices.hardware is not None:
+            self.devices.hardware.discards.cancel()
+            self.say("")
+
+    async def action_discard(self, count: int) -> None:
+        """The seat to act gives back ``count`` cards (a digit): the shoe reads them (D-SEE-1)."""
+        await dealing.discard(self, count)
 
     def action_acknowledge(self) -> None:
         """The croupier saw the device alerts on the screen."""
@@ -347,35 +367,24 @@ class StationApp(App[None]):
             await self.deal(event.value)
 
     async def deal(self, typed: str) -> None:
-        """Deal the typed card where it is due, once it is a card code (the field is cleared either way, so a
-        face-down card never stays on the screen)."""
+        """Deal the typed card where it is due (:func:`.dealing.deal`); the field is cleared either way."""
         self.query_one("#card", Input).value = ""
-        code = card_code(typed)
-        if code is None:
-            self._say(self.labels("bad_card", text=typed.strip()))
-            return
-        await self.send(cmd.Command(deal=cmd.Deal(card=code, source=pb.CARD_SOURCE_CROUPIER)))
+        await dealing.deal(self, typed)
 
     async def action_new_hand(self) -> None:
-        """Start the next hand from the deck not in play in the last one (red first: R-DECK-2)."""
-        colour = pb.DECK_COLOUR_BLUE if self.hand.deck_colour == "red" else pb.DECK_COLOUR_RED
-        try:
-            if (devices := self.devices) is not None and devices.hardware is not None:  # the shuffler delivers
-                before = self.hand.number
-                await devices.start_hand(Colour.BLUE if colour == pb.DECK_COLOUR_BLUE else Colour.RED)
-                self.run_worker(devices.prepare_next(self, lambda: self.hand.deck_size * (self.hand.number != before)),
-                                name="next deck", exclusive=False)
-            else:
-                await self.link.start(self.table_name, colour)
-        except grpc.RpcError as error:  # the aio error, or the devices' synchronous one: the same refusal
-            rule, message = refusal(error)
-            self.message = self.labels("refused", rule=rule, message=message)
-        else:
-            self.message = ""
-        await self.refresh_view()
+        """Start the next hand from the deck not in play in the last one (:func:`.dealing.new_hand`)."""
+        await dealing.new_hand(self)
 
     def action_correction(self) -> None:
         corrections.ask(self)
+
+    def action_table_menu(self) -> None:
+        """The table and the shift: what this station's role may do now (:mod:`.shift`)."""
+        shift.menu(self)
+
+    def action_leave(self) -> None:
+        """Quit the station (asked first while a hand is in progress: :func:`.shift.leave`)."""
+        shift.leave(self)
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen(self.labels("help_title"), self.labels("help_body")))
@@ -383,7 +392,7 @@ class StationApp(App[None]):
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """The command palette: the station's actions allowed now (translated), then Textual's own."""
         for _, action, label in KEYS:
-            if action not in ("help", "quit") and self.check_action(action, ()):
+            if action not in ("help", "leave") and self.check_action(action, ()):
                 yield SystemCommand(self.labels(label), action, getattr(self, f"action_{action}"))
         yield SystemCommand(self.labels("help"), "?", self.action_help)
         yield from super().get_system_commands(screen)

@@ -36,12 +36,16 @@ class StationApp(Protocol):
 
 async def bet(app: StationApp) -> None:
     """A bet or raise: at a circle table, the amount (prefilled with the legal minimum, refused outside the legal
-    range); at a banked table, the bet the box must make."""
+    range; at a fixed-limit table the one amount the structure allows, sent at once); at a banked table, the bet
+    the box must make."""
     seat, labels = app.legal.seat, app.labels
     if app.banked:
         await app.send(cmd.Command(bet=cmd.Bet(seat=seat, amount=app.legal.bet)))
         return
     low, high = app.legal.raise_min, app.legal.raise_max
+    if low == high:  # fixed limit (or a stack that allows one amount): nothing to ask, one key (R-CIRC-4)
+        await app.send(cmd.Command(bet=cmd.Bet(seat=seat, amount=low)))
+        return
     verb = "bet" if pb.ACTION_KIND_CHECK in app.legal.allowed else "raise"
     title = labels("amount_title", what=f"{labels('seat', seat=seat)} · {labels(verb, low=low, high=high)}",
                    low=low, high=high)

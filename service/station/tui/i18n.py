@@ -14,10 +14,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from service.station.tui.shift_labels import SHIFT_TEXTS
+
 LANGUAGES = ("es", "en")
 """The station's languages; the first is the default."""
 
-TEXTS: Mapping[str, tuple[str, str]] = {
+_STATION_TEXTS: Mapping[str, tuple[str, str]] = {
     # the table
     "title": ("Puesto de croupier", "Dealer station"),
     "hand": ("mano {number}", "hand {number}"),
@@ -29,9 +31,9 @@ TEXTS: Mapping[str, tuple[str, str]] = {
                   "RESHUFFLE the {colour} deck before the next hand ({rule})"),
     "closed": ("mesa cerrada", "table closed"),
     "table_held": ("MESA RETENIDA por una alerta sin reconocer: {detail} ({rule}); el jefe de mesa la reconoce "
-                   "antes de la próxima mano (R-HOLD-1)",
+                   "antes de la próxima mano",
                    "TABLE HELD by an alert not acknowledged: {detail} ({rule}); the pit boss acknowledges it "
-                   "before the next hand (R-HOLD-1)"),
+                   "before the next hand"),
     "deck_out": ("baraja {colour} FUERA DE JUEGO hasta que se registre una completa (R-DECK-3)",
                  "the {colour} deck is OUT OF PLAY until a complete one is checked in (R-DECK-3)"),
     "seat": ("asiento {seat}", "seat {seat}"),
@@ -221,10 +223,12 @@ TEXTS: Mapping[str, tuple[str, str]] = {
               "Reads: {dealt} dealt, {irregular} irregular, {refused} refused by the service"),
     "held": ("SERVICIO PERDIDO: {count} lecturas retenidas, se envían al volver",
              "SERVICE LOST: {count} reads held, sent when it is back"),
-    "keys_bar": ("?  ayuda     ctrl+p  paleta de órdenes     q  salir",
-                 "?  help     ctrl+p  command palette     q  quit"),
+    "keys_bar": ("?  ayuda     t  mesa y turno     ctrl+p  paleta de órdenes     q  salir",
+                 "?  help     t  table and shift     ctrl+p  command palette     q  quit"),
 }
 """Each label's Spanish and English text, in the order of :data:`LANGUAGES`; ``{name}`` fields are filled in."""
+TEXTS: Mapping[str, tuple[str, str]] = {**_STATION_TEXTS, **SHIFT_TEXTS}
+"""The station's labels and its shift's (:mod:`.shift_labels`)."""
 
 GAMES: Mapping[str, tuple[str, str]] = {
     "holdem": ("Texas Hold'em", "Texas Hold'em"),

@@ -11,8 +11,8 @@ KEYS: tuple[tuple[str, str, str], ...] = (
     ("i", "bring_in", "bring_in"), ("s", "show", "show"), ("m", "muck", "muck"), ("p", "play", "key_play"),
     ("x", "exchange", "exchange"), ("e", "ante", "ante"), ("o", "bonus", "bonus"), ("v", "close_bets", "close_bets"),
     ("d", "deal", "deal"), ("n", "new_hand", "new_hand"), ("r", "correction", "key_correction"),
-    ("k", "acknowledge", "acknowledge"),
-    ("question_mark", "help", "help"), ("q", "quit", "quit"),
+    ("k", "acknowledge", "acknowledge"), ("t", "table_menu", "table_menu"),
+    ("question_mark", "help", "help"), ("q", "leave", "quit"),
 )
 """Every key of the station, its action and the label the footer and the palette show."""
 ALLOWS: dict[str, tuple[int, ...]] = {

@@ -65,6 +65,7 @@ class Link:
         self.channel = (grpc.aio.secure_channel(address, credentials, options=RECONNECT) if credentials
                         else grpc.aio.insecure_channel(address, options=RECONNECT))
         self.stub = svc_grpc.TableServiceStub(self.channel)  # type: ignore[no-untyped-call]
+        self.token = token
         self.metadata = call_metadata(token, session)  # the croupier's session too (issue 32)
         self.prefix = uuid.uuid4().hex[:12]
         self.counter = itertools.count(1)
@@ -102,6 +103,14 @@ class Link:
         reply: svc.StartHandResponse = await self.stub.StartHand(svc.StartHandRequest(
             command_id=self.command_id(), table=table, deck_colour=colour), metadata=self.metadata, timeout=DEADLINE)
         return reply
+
+    async def call(self, method: str, request: Any) -> Any:
+        """Any unary RPC of the table service with this station's token and session (the shift's operations)."""
+        return await getattr(self.stub, method)(request, metadata=self.metadata, timeout=DEADLINE)
+
+    def signed_in(self, session: str) -> None:
+        """A person signed in here (or out: ``""``): his session goes with every later call (issue 32)."""
+        self.metadata = call_metadata(self.token, session)
 
     async def watch(self, table: str, after: int) -> AsyncIterator[svc.WatchResponse]:
         """Every change of the table after a log position, then new ones as they happen."""

@@ -75,8 +75,10 @@ def target_text(due: pb.NextCard, labels: Labels) -> str:
     return labels(f"target_{where}", seat=due.seat) if where else labels("no_card")
 
 
-def header(view: pb.TableView, log: HandLog, labels: Labels) -> Text:
-    """The table, its game, the hand and the deck in play."""
+def header(view: pb.TableView, log: HandLog, labels: Labels, who: str = "") -> Text:
+    """The table, its game, the hand and the deck in play, and who the station acts for."""
+    if not view.table:
+        return Text(who, style="bold")
     parts = [view.table, labels.game(word(pb.Game, view.game))]
     if view.hand_in_progress:
         parts.append(labels("hand", number=view.hand_number))
@@ -87,6 +89,8 @@ def header(view: pb.TableView, log: HandLog, labels: Labels) -> Text:
     text = Text(" · ".join(parts), style="bold")
     if view.hand_in_progress and log.deck_colour:
         text.stylize("red" if log.deck_colour == "red" else "blue", len(" · ".join(parts[:3])) + 3)
+    if who:
+        text.append(f"   —   {who}", style="italic")
     return text
 
 
@@ -173,32 +177,54 @@ def banked_panel(view: pb.TableView, labels: Labels, *, sees_down_cards: bool) -
 
 
 def due_text(view: pb.TableView, legal: svc.GetLegalActionsResponse, log: HandLog, labels: Labels, *,
-             shoe: bool = False) -> Text:
-    """What the croupier does next: the card due and where it goes (typed, or ``shoe``: drawn from the shoe), or
-    who acts and the keys he may press."""
+             shoe: bool = False, keyed: bool = True, reading: tuple[int, int, int] | None = None,
+             give_back: str = "") -> Text:
+    """What the croupier does next: the card due and where it goes (typed, or ``shoe``: drawn from the shoe; a
+    face-down one without a shoe, not ``keyed`` here: the pit keys it, D-SEE-1), the discards the shoe is reading
+    (``reading``: seat, read, count), or who acts and the keys he may press (``give_back``: the digits that say how
+    many cards a seat gives back)."""
+    if not view.table:
+        return Text("")
     if not view.hand_in_progress:
-        return Text(f"[n] {labels('new_hand')}", style="bold")
+        return Text(f"[n] {labels('new_hand')}" if not (view.holds or view.decks_out_of_play) else
+                    labels("held_no_hand"), style="bold")
     detail = view.circle if view.WhichOneof("detail") == "circle" else view.banked
     if detail.HasField("next_card") and detail.next_card.target != pb.CARD_TARGET_UNSPECIFIED:
         where = target_text(detail.next_card, labels)
-        how = labels("card_from_shoe" if shoe else "card_prompt")
+        how = labels("card_from_shoe" if shoe else "card_prompt" if keyed else "face_down_due")
         return Text(f"{labels('next_card', where=where)}   —   {how}", style="bold yellow")
-    if view.WhichOneof("detail") == "banked":
-        if view.banked.stage == pb.BANKED_STAGE_BETTING:
-            return Text(labels("bets_open"), style="bold")
-        if view.banked.stage == pb.BANKED_STAGE_APPROVAL:
-            pending = ([box.box for box in log.boxes.values() if box.bonus_class == THOUSAND_TO_ONE]
-                       or [box.seat for box in view.banked.boxes if box.bets.HasField("bonus") and not box.settled])
-            boxes = ", ".join(labels("box", seat=seat) for seat in pending) or "—"
-            return Text(labels("approval", boxes=boxes), style="bold magenta")
-    if pb.ACTION_KIND_DECIDE_CORRECTION in legal.allowed and (waiting := correction_pending(log, labels)):
-        return Text(waiting, style="bold magenta")
+    if reading is not None:
+        seat, read, count = reading
+        who = labels("box" if view.WhichOneof("detail") == "banked" else "seat", seat=seat)
+        return Text(labels("reading_discards_due", who=who, read=read, count=count), style="bold yellow")
+    waiting = banked_waiting(view, log, labels) if view.WhichOneof("detail") == "banked" else None
+    if waiting is None and pb.ACTION_KIND_DECIDE_CORRECTION in legal.allowed and \
+            (pending := correction_pending(log, labels)):
+        waiting = Text(pending, style="bold magenta")
+    if waiting is not None:
+        return waiting
     if not legal.HasField("seat"):
         return Text(labels("nobody"))
     banked = view.WhichOneof("detail") == "banked"
     who = labels("box" if banked else "seat", seat=legal.seat)
-    options = [f"[{key}] {label}" for key, label in offered(legal, labels, banked=banked)]
+    options = [f"[{key}] {label}" for key, label in offered(legal, labels, banked=banked)
+               if not (give_back and key == "x")]
+    if give_back:
+        options.append(give_back)
     return Text(f"{labels('to_act', who=who)}  " + "   ".join(options), style="bold green")
+
+
+def banked_waiting(view: pb.TableView, log: HandLog, labels: Labels) -> Text | None:
+    """A banked table's stage that waits for no box: the bets open, a bonus payment waiting for the games director
+    (R-THB-10); None otherwise."""
+    if view.banked.stage == pb.BANKED_STAGE_BETTING:
+        return Text(labels("bets_open"), style="bold")
+    if view.banked.stage == pb.BANKED_STAGE_APPROVAL:
+        pending = ([box.box for box in log.boxes.values() if box.bonus_class == THOUSAND_TO_ONE]
+                   or [box.seat for box in view.banked.boxes if box.bets.HasField("bonus") and not box.settled])
+        boxes = ", ".join(labels("box", seat=seat) for seat in pending) or "—"
+        return Text(labels("approval", boxes=boxes), style="bold magenta")
+    return None
 
 
 def offered(legal: svc.GetLegalActionsResponse, labels: Labels, *, banked: bool) -> list[tuple[str, str]]:
