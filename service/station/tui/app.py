@@ -34,7 +34,7 @@ from service.station.tui.devices import DevicePorts, StationDevices
 from service.station.tui.hand_log import HandLog
 from service.station.tui.i18n import Labels
 from service.station.tui.keys import KEYS
-from service.station.tui.link import Link, refusal
+from service.station.tui.link import Link, follow, refusal
 from service.station.tui.prompts import HelpScreen
 
 
@@ -125,7 +125,8 @@ class StationApp(App[None]):
         # Everything built so far (modules, widgets, stubs) lives as long as the station: out of the collector's
         # sight, a full collection no longer walks it (it took 70 to 120 ms a time, the tail of the screen's latency).
         gc.freeze()
-        self.run_worker(self._follow(), name="watch", exclusive=False)
+        self.run_worker(follow(lambda: self.link, self.table_name, self._received, self._lost), name="watch",
+                        exclusive=False)
         self.run_worker(self._redraw_on_wake(), name="redraw", exclusive=False)
         if self.devices is not None:
             self.run_worker(self.devices.attach(self, self.address, self.token, self.table_name, banked=self.banked,
@@ -171,7 +172,7 @@ class StationApp(App[None]):
         devices = self.devices
         shoe = devices is not None and devices.shoe_deals
         if devices is not None:
-            panel, alerts = devices.panel(labels), devices.alerts_text(labels)
+            panel, alerts = devices.panel(labels), devices.alerts_text(labels, self.shown)
             self._update("devices", panel.plain, lambda: panel)
             self._update("alerts", alerts.plain, lambda: alerts)
             if (shown := self.query_one("#alerts", Static)).display != bool(devices.waiting):
@@ -181,7 +182,8 @@ class StationApp(App[None]):
         self._update("due", due.plain, lambda: due)
         result = render.result_text(hand, labels, banked=self.banked)
         self._update("result", result.plain, lambda: result)
-        self._update("message", self.message, lambda: self.message)
+        message = self.shown(self.message)
+        self._update("message", message, lambda: message)
         card = self.query_one("#card", Input)
         card_due = dealing.keyed_card_due(self) and not shoe  # typed: a face-up card, and no shoe deals it
         if card.display != card_due:
@@ -225,8 +227,13 @@ class StationApp(App[None]):
     def say(self, message: str) -> None:
         """A line for the croupier (a refusal, a lost connection) until the next command succeeds."""
         self.message = message
+        shown = self.shown(message)
         with contextlib.suppress(NoMatches):
-            self._update("message", message, lambda: message)
+            self._update("message", shown, lambda: shown)
+
+    def shown(self, text: str) -> str:
+        """A text as this station shows it: at the croupier's, no card code (D-SEE-1)."""
+        return text if self.sees_down_cards else render.redact(text)
 
     def screen_text(self) -> str:
         """The screen as plain text, as the croupier sees it (snapshots; the SVG is ``export_screenshot``)."""
@@ -240,26 +247,15 @@ class StationApp(App[None]):
         if position > self.shown_position:
             self.shown_position, self.shown_at = position, time.perf_counter()
 
-    async def _follow(self) -> None:
-        """Follow the table's Watch stream from its start (the log of the current hand is rebuilt), waking the
-        redraw on each new event; a broken stream is resumed after the last position seen."""
-        seen = 0
-        while True:
-            metadata = self.link.metadata
-            try:
-                async for response in self.link.watch(self.table_name, seen):
-                    seen = response.position
-                    self.received_at = time.perf_counter()
-                    self.hand.apply(response.event)
-                    self._wake.set()  # a burst (the history at the start) is one read: the redraw coalesces
-            except grpc.aio.AioRpcError as error:
-                if error.code() == grpc.StatusCode.CANCELLED:
-                    return
-                if self.link.metadata != metadata:  # signed in or out meanwhile: follow again as him at once
-                    continue
-                if error.code() != grpc.StatusCode.NOT_FOUND:  # a table not open yet is said by the view
-                    self.say(self.labels("unavailable", message=refusal(error)[1]))
-                await asyncio.sleep(1.0)
+    def _received(self, response: svc.WatchResponse) -> None:
+        """An event of the table's Watch stream: the hand's log, and the redraw woken (a burst is one read)."""
+        self.received_at = time.perf_counter()
+        self.hand.apply(response.event)
+        self._wake.set()
+
+    def _lost(self, error: grpc.aio.AioRpcError) -> None:
+        if error.code() != grpc.StatusCode.NOT_FOUND:  # a table not open yet is said by the view
+            self.say(self.labels("unavailable", message=refusal(error)[1]))
 
     async def _redraw_on_wake(self) -> None:
         while True:

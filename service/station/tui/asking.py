@@ -12,6 +12,9 @@ from service.api import commands_pb2 as cmd
 from service.api import types_pb2 as pb
 from service.station.tui.prompts import AmountPrompt, BoxAmountPrompt, CardsPrompt
 
+BOXES = {pb.GAME_HOLDEM_BONUS: 7, pb.GAME_CASINO_DRAW: 6}
+"""The boxes of a banked table: Texas Hold'em Bonus up to seven (R-THB-1), Casino Draw Poker six (R-CDP-1)."""
+
 if TYPE_CHECKING:
     from service.api import table_service_pb2 as svc
     from service.station.tui.hand_log import HandLog
@@ -77,9 +80,10 @@ def box_bet(app: StationApp, spot: str) -> None:
     labels = app.labels
     low, high = app.hand.limits.get(spot, (1, 1_000_000))
     boxes = app.view.banked.boxes
+    most = BOXES.get(app.view.game, 6)
     if spot == "ante":
         taken = {box.seat for box in boxes}
-        free = [seat for seat in range(1, 7) if seat not in taken]
+        free = [seat for seat in range(1, most + 1) if seat not in taken]
     else:
         free = [box.seat for box in boxes if not box.bets.HasField("bonus")]
     title = labels("box_amount_title", what=labels(spot), low=low, high=high)
@@ -91,7 +95,7 @@ def box_bet(app: StationApp, spot: str) -> None:
                            else cmd.Command(bonus=cmd.Bonus(seat=box, amount=amount)))
 
     reasons = (labels("bad_box_amount"), labels("bad_amount", low=low, high=high))
-    app.push_screen(BoxAmountPrompt(title, free[0] if free else 1, low, high, reasons), chosen)
+    app.push_screen(BoxAmountPrompt(title, free[0] if free else 1, low, high, reasons, most=most), chosen)
 
 
 def card_by_hand(app: StationApp) -> None:

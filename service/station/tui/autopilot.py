@@ -75,9 +75,14 @@ class SimulatedShoe:
         hardware = self.app.devices.hardware if self.app.devices is not None else None
         assert hardware is not None
         before, position = len(hardware.dealt), self.app.position
+        faults = len(hardware.irregularities) + len(hardware.refused)
+
+        def fault() -> bool:
+            return len(hardware.irregularities) + len(hardware.refused) > faults
+
         await asyncio.to_thread(self._send, card)
-        await until(lambda: len(hardware.dealt) > before or bool(hardware.irregularities or hardware.refused))
-        if hardware.irregularities or hardware.refused:
+        await until(lambda: len(hardware.dealt) > before or fault())
+        if fault():
             raise AssertionError(f"the read of {card} was not dealt: {hardware.irregularities} {hardware.refused}")
         await until(lambda: self.app.position > position and self.app.settled
                     and self.app.shown_position >= self.app.position)
@@ -200,10 +205,11 @@ async def _give_back(pilot: Pilot[None], app: StationApp, *, held: dict[int, lis
 
 async def play_hand(pilot: Pilot[None], app: StationApp, next_card: Callable[[], str], *, boxes: int = 0,
                     shoe: Shoe | None = None, pit: Pit | None = None,
-                    keys_pressed: KeysPressed | None = None) -> None:
+                    keys_pressed: KeysPressed | None = None,
+                    after_step: Callable[[], Awaitable[None]] | None = None) -> None:
     """One hand from ``n`` to the last payment; ``boxes``: the boxes that take an ante at a banked table.  Cards
     come from the ``shoe``; without one the croupier types the face-up cards and the ``pit`` keys the face-down
-    ones (D-SEE-1)."""
+    ones (D-SEE-1).  ``after_step``: awaited once the screen shows each step (a test reads the screen there)."""
     counted = keys_pressed or (lambda kind, n: None)
     held: dict[int, list[str]] = {}
     await press(pilot, app, ("n",))
@@ -237,3 +243,5 @@ async def play_hand(pilot: Pilot[None], app: StationApp, next_card: Callable[[],
             counted("decision", len(keys))
         else:
             raise RuntimeError(f"nothing to do at the table: {app.screen_text()}")
+        if after_step is not None:
+            await after_step()

@@ -170,12 +170,13 @@ class StationDevices:
             line.append(labels("not_connected", port=port), style="bold red")
         return line
 
-    def alerts_text(self, labels: Labels) -> Text:
-        """The alerts waiting for the croupier's ``k``, the newest last."""
+    def alerts_text(self, labels: Labels, shown: Callable[[str], str] = str) -> Text:
+        """The alerts waiting for the croupier's ``k``, the newest last (``shown``: how a text is shown here; at the
+        croupier's station no card code, :func:`.render.redact`)."""
         waiting = self.waiting
         if not waiting:
             return Text("")
         text = Text(labels("alerts_title", count=len(waiting)), style="bold white on red")
         for message in waiting[-ALERTS_SHOWN:]:
-            text.append(f"\n⚠ {message}", style="bold red")
+            text.append(f"\n⚠ {shown(message)}", style="bold red")
         return text

@@ -3,9 +3,10 @@ own event loop, one token, fresh command ids, and the refusing rule read from th
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any, Protocol, cast
 
 import grpc
@@ -121,3 +122,25 @@ class Link:
     async def close(self) -> None:
         """Close the channel."""
         await self.channel.close()
+
+
+async def follow(link: Callable[[], Link], table: str, received: Callable[[svc.WatchResponse], None],
+                 lost: Callable[[grpc.aio.AioRpcError], None]) -> None:
+    """Follow a table's Watch stream from its start (the log of the current hand is rebuilt), each event to
+    ``received``; a broken stream is said to ``lost`` and resumed after the last position seen, a second later, or
+    at once when the station signed a person in or out meanwhile (the stream of the session before is refused)."""
+    seen = 0
+    while True:
+        current = link()
+        metadata = current.metadata
+        try:
+            async for response in current.watch(table, seen):
+                seen = response.position
+                received(response)
+        except grpc.aio.AioRpcError as error:
+            if error.code() == grpc.StatusCode.CANCELLED:
+                return
+            if current.metadata != metadata:
+                continue
+            lost(error)
+            await asyncio.sleep(1.0)

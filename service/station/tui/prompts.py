@@ -82,16 +82,17 @@ class AmountPrompt(_Prompt):
 
 
 class BoxAmountPrompt(_Prompt):
-    """A box and an amount (``"2 10"``), the amount within [low, high]."""
+    """A box and an amount (``"2 10"``): a box from 1 to ``most`` (seven at Texas Hold'em Bonus, R-THB-1), the
+    amount within [low, high]."""
 
-    def __init__(self, title: str, box: int, low: int, high: int, reasons: tuple[str, str]) -> None:
+    def __init__(self, title: str, box: int, low: int, high: int, reasons: tuple[str, str], *, most: int = 6) -> None:
         super().__init__(title, f"{box} {low}")
-        self.low, self.high, self.reasons = low, high, reasons
+        self.low, self.high, self.reasons, self.most = low, high, reasons, most
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         parts = event.value.split()
-        if len(parts) != 2 or not all(part.isdigit() for part in parts) or not 1 <= int(parts[0]) <= 6:
+        if len(parts) != 2 or not all(part.isdigit() for part in parts) or not 1 <= int(parts[0]) <= self.most:
             self.refuse(self.reasons[0])
         elif not self.low <= int(parts[1]) <= self.high:
             self.refuse(self.reasons[1])

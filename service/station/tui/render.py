@@ -8,10 +8,13 @@ The croupier's screen never shows a face-down card (issue 15, item 5): a card th
 ('▒▒', 'As')
 >>> side_pots([(10, False, 0), (30, False, 5), (30, True, 0), (30, False, 40)], 100)
 [40, 60]
+>>> redact("service lost: read 44 (Qh) held; card Ts already dealt (R-DECK-4)")
+'service lost: read 44 (▒▒) held; card ▒▒ already dealt (R-DECK-4)'
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 
 from rich.console import Group, RenderableType
@@ -43,6 +46,16 @@ BANKED_KEYS: Mapping[int, str] = {
     pb.ACTION_KIND_BET: "b", pb.ACTION_KIND_EXCHANGE: "x",
 }
 """The key of each decision of a banked box."""
+
+
+CARD_CODE = re.compile(r"(?<![A-Za-z0-9])[2-9TJQKA][cdhs](?![A-Za-z0-9])")
+"""A card's code inside a text (a device's alert, a refusal's message)."""
+
+
+def redact(text: str) -> str:
+    """A text for the croupier's screen: every card code in it drawn as :data:`FACE_DOWN` (an alert or a refusal
+    may name a card the croupier must not see: a read held or refused, a discard refused; D-SEE-1)."""
+    return CARD_CODE.sub(FACE_DOWN, text)
 
 
 def card_text(card: str, *, face_up: bool, sees_down_cards: bool) -> str:
