@@ -25,7 +25,6 @@ from benchmarks.station import GAMES, Game, config, open_tables, stock_of
 from devices.simulators import ShoeSimulator, ShufflerSimulator
 from domain.cards.cards import Card
 from service.api import table_service_pb2 as svc
-from service.api import types_pb2 as pb
 from service.app.application import PokerTables
 from service.bootstrap import open_store
 from service.grpc.server import Stations
@@ -154,4 +153,3 @@ def test_no_face_down_card_on_the_croupiers_screen(served: tuple[str, int, Poker
             witness.observer.channel.close()
         shoe.close()
         shuffler.close()
-    assert pb.GAME_UNSPECIFIED != game.request.game

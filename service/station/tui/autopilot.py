@@ -203,6 +203,21 @@ async def _give_back(pilot: Pilot[None], app: StationApp, *, held: dict[int, lis
     await until(lambda: app.shown_position > before and app.settled)
 
 
+async def _deal(pilot: Pilot[None], app: StationApp, card: str, *, shoe: Shoe | None, pit: Pit | None,
+                counted: KeysPressed) -> None:
+    """The card due: drawn from the shoe; without one typed where face up, keyed at the pit's where face down."""
+    face_up = (app.view.banked if app.banked else app.view.circle).next_card.face_up
+    if shoe is not None:
+        await shoe.draw(card)
+    elif face_up or app.sees_down_cards:
+        await press(pilot, app, (*card.lower(), "enter"))
+        counted("card", 3)
+    elif pit is not None:
+        await shown_after(app, pit.deal(card))
+    else:
+        raise RuntimeError("a face-down card without a shoe is keyed at the pit's station: no pit given")
+
+
 async def play_hand(pilot: Pilot[None], app: StationApp, next_card: Callable[[], str], *, boxes: int = 0,
                     shoe: Shoe | None = None, pit: Pit | None = None,
                     keys_pressed: KeysPressed | None = None,
@@ -220,16 +235,7 @@ async def play_hand(pilot: Pilot[None], app: StationApp, next_card: Callable[[],
             card, seat = next_card(), _card_target(app)
             if seat is not None:
                 held.setdefault(seat, []).append(card)
-            face_up = (app.view.banked if app.banked else app.view.circle).next_card.face_up
-            if shoe is not None:
-                await shoe.draw(card)
-            elif face_up or app.sees_down_cards:
-                await press(pilot, app, (*card.lower(), "enter"))
-                counted("card", 3)
-            elif pit is not None:
-                await shown_after(app, pit.deal(card))
-            else:
-                raise RuntimeError("a face-down card without a shoe is keyed at the pit's station: no pit given")
+            await _deal(pilot, app, card, shoe=shoe, pit=pit, counted=counted)
         elif app.banked and app.view.banked.stage == pb.BANKED_STAGE_BETTING:
             for _ in range(boxes):
                 await press(pilot, app, ("e", "enter"))
