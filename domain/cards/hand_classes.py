@@ -84,17 +84,50 @@ class HandClass:
         """An ace-high straight flush (R-CARD-4)."""
         return self.category is Category.STRAIGHT_FLUSH and self.ranks[0] is Rank.ACE
 
-    def describe(self, language: Language = "en") -> str:
-        """What the croupier announces, e.g. ``full house, nines over aces`` / ``full de nueves y ases``."""
+    @property
+    def named(self) -> int:
+        """How many of :attr:`ranks` the category's name says (the others are kickers): two pair and a full house
+        name two, every other category one."""
+        return 2 if self.category in (Category.TWO_PAIR, Category.FULL_HOUSE) else 1
+
+    def kickers_deciding(self, other: HandClass) -> int:
+        """How many kickers must be named to tell this hand from ``other``: 0 when the name already does (another
+        category or other named ranks) or nothing does (a tie); else up to the first kicker that differs."""
+        if other.category is not self.category or other.ranks[:self.named] != self.ranks[:self.named]:
+            return 0
+        pairs = zip(self.ranks[self.named:], other.ranks[self.named:], strict=False)
+        return next((index + 1 for index, (mine, theirs) in enumerate(pairs) if mine is not theirs), 0)
+
+    def describe(self, language: Language = "en", kickers: int = 0) -> str:
+        """What the croupier announces, e.g. ``full house, nines over aces`` / ``full de nueves y ases``; with
+        ``kickers``, the first ones named too (the deciding kicker: ``two pair, kings and twos, ace kicker`` /
+        ``doble pareja de reyes y doses, con as``).
+
+        >>> two_pair = HandClass(Category.TWO_PAIR, (Rank.KING, Rank.TWO, Rank.ACE))
+        >>> two_pair.describe("en", kickers=1), two_pair.describe("es", kickers=1)
+        ('two pair, kings and twos, ace kicker', 'doble pareja de reyes y doses, con as')
+        >>> pair = HandClass(Category.PAIR, (Rank.SIX, Rank.ACE, Rank.KING, Rank.FOUR))
+        >>> pair.kickers_deciding(HandClass(Category.PAIR, (Rank.SIX, Rank.ACE, Rank.QUEEN, Rank.TEN)))
+        2
+        >>> pair.describe("en", kickers=2), pair.describe("es", kickers=2)
+        ('pair of sixes, kickers ace and king', 'pareja de seises, con as y rey')
+        """
         if self.is_royal:
             return _ROYAL[language]
         second = self.ranks[1] if len(self.ranks) > 1 else self.ranks[0]
-        return _DESCRIPTIONS[language][self.category].format(
+        name = _DESCRIPTIONS[language][self.category].format(
             one=rank_name(self.ranks[0], language),
             to_one=_spanish_to(self.ranks[0]),
             many=rank_name(self.ranks[0], language, plural=True),
             second=rank_name(second, language, plural=True),
         )
+        shown = [rank_name(rank, language) for rank in self.ranks[self.named:self.named + kickers]]
+        if not shown:
+            return name
+        listed = shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} {_AND[language]} {shown[-1]}"
+        if language == "es":
+            return f"{name}, con {listed}"
+        return f"{name}, {listed} kicker" if len(shown) == 1 else f"{name}, kickers {listed}"
 
 
 def _spanish_to(rank: Rank) -> str:
@@ -104,6 +137,7 @@ def _spanish_to(rank: Rank) -> str:
 
 
 _ROYAL: dict[Language, str] = {"en": "royal flush", "es": "escalera real"}
+_AND: dict[Language, str] = {"en": "and", "es": "y"}
 _DESCRIPTIONS: dict[Language, dict[Category, str]] = {
     "en": {
         Category.HIGH_CARD: "high card, {one}",

@@ -34,7 +34,7 @@ from service.station.tui.devices import DevicePorts, StationDevices
 from service.station.tui.hand_log import HandLog
 from service.station.tui.i18n import Labels
 from service.station.tui.keys import KEYS
-from service.station.tui.link import Link, follow, refusal
+from service.station.tui.link import Link, failure, follow, refusal
 from service.station.tui.prompts import HelpScreen
 
 
@@ -209,7 +209,7 @@ class StationApp(App[None]):
                 with contextlib.suppress(NoMatches):
                     self.draw()
             else:
-                self.say(self.labels("unavailable", message=refusal(error)[1]))
+                self.say(failure(self.labels, error))
             return
         if view.position < self.view.position:
             return
@@ -255,7 +255,7 @@ class StationApp(App[None]):
 
     def _lost(self, error: grpc.aio.AioRpcError) -> None:
         if error.code() != grpc.StatusCode.NOT_FOUND:  # a table not open yet is said by the view
-            self.say(self.labels("unavailable", message=refusal(error)[1]))
+            self.say(failure(self.labels, error))
 
     async def _redraw_on_wake(self) -> None:
         while True:

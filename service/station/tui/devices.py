@@ -12,12 +12,22 @@ shows it on the screen:
   acknowledges with ``k``; until he does, the alert stays on the screen and no new hand starts.
 
 The device threads never touch the screen: they post to the application's event loop.
+
+One fault raised again while its alert waits is that alert, counted (a service outage holds every read: one alert):
+
+>>> devices = StationDevices(DevicePorts("/dev/ttyUSB0"))
+>>> for read in (44, 45, 46):
+...     devices.raise_alert(f"service lost (UNAVAILABLE): read {read} (Qh) held, not dealt")
+>>> devices.raise_alert("shuffler: jam; the blue deck is not ready (R-DECK-3)")
+>>> devices.counts, devices.alerts[0]
+([3, 1], 'service lost (UNAVAILABLE): read 46 (Qh) held, not dealt')
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -45,6 +55,11 @@ class Screen(Protocol):
     def devices_changed(self) -> None: ...
 
 
+def _kind(message: str) -> str:
+    """An alert's words but for its numbers and card codes: what makes two alerts the same fault."""
+    return re.sub(r"\d+", "#", re.sub(r"(?<![A-Za-z0-9])[2-9TJQKA][cdhs](?![A-Za-z0-9])", "??", message))
+
+
 @dataclass(frozen=True)
 class DevicePorts:
     """The ports of the devices cabled to the station, and their line speed."""
@@ -60,6 +75,8 @@ class StationDevices:
 
     ports: DevicePorts
     alerts: list[str] = field(default_factory=list)
+    counts: list[int] = field(default_factory=list)
+    """How many times each alert of ``alerts`` was raised while it waited (one outage is one alert, counted)."""
     acknowledged: int = 0
     """How many of ``alerts`` the croupier acknowledged (the oldest first)."""
     hardware: HardwareStation | None = None
@@ -73,7 +90,7 @@ class StationDevices:
             """From a device's thread: an alert kept, the panels redrawn (news is on the panel: its state)."""
             def note() -> None:
                 if alert:
-                    self.alerts.append(message)
+                    self.raise_alert(message)
                 screen.devices_changed()
 
             with contextlib.suppress(RuntimeError):  # the station closed meanwhile: nobody to tell
@@ -92,6 +109,18 @@ class StationDevices:
     def shoe_deals(self) -> bool:
         """The shoe is connected: it deals, and no card is typed (one keyed by hand stays possible with ``d``)."""
         return self.hardware is not None and self.hardware.shoe.link.connected
+
+    def raise_alert(self, message: str) -> None:
+        """An alert; the same fault again while one waits (the same words but for numbers and cards: each read
+        held while the service is away, each retry) is that alert once more, counted, its words the latest."""
+        kind = _kind(message)
+        for index in range(self.acknowledged, len(self.alerts)):
+            if _kind(self.alerts[index]) == kind:
+                self.alerts[index] = message
+                self.counts[index] += 1
+                return
+        self.alerts.append(message)
+        self.counts.append(1)
 
     @property
     def waiting(self) -> list[str]:
@@ -177,6 +206,8 @@ class StationDevices:
         if not waiting:
             return Text("")
         text = Text(labels("alerts_title", count=len(waiting)), style="bold white on red")
-        for message in waiting[-ALERTS_SHOWN:]:
-            text.append(f"\n⚠ {shown(message)}", style="bold red")
+        first = len(self.alerts) - len(waiting)
+        for index in range(max(first, len(self.alerts) - ALERTS_SHOWN), len(self.alerts)):
+            times = f" (×{self.counts[index]})" if self.counts[index] > 1 else ""
+            text.append(f"\n⚠ {shown(self.alerts[index])}{times}", style="bold red")
         return text

@@ -7,7 +7,7 @@ import asyncio
 import itertools
 import uuid
 from collections.abc import AsyncIterator, Callable
-from typing import Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import grpc
 from google.rpc import error_details_pb2, status_pb2
@@ -18,6 +18,9 @@ from service.api import table_service_pb2_grpc as svc_grpc
 from service.api import types_pb2 as pb
 from service.station import RECONNECT
 from service.station.client import call_metadata
+
+if TYPE_CHECKING:
+    from service.station.tui.i18n import Labels
 
 DEADLINE = 10.0
 """Seconds a unary call may take."""
@@ -42,6 +45,15 @@ def refusal(error: grpc.RpcError | Failed) -> tuple[str, str]:
                 if detail.Unpack(info):
                     return str(info.reason), str(failed.details() or "")
     return failed.code().name, str(failed.details() or "")
+
+
+def failure(labels: Labels, error: grpc.RpcError | Failed) -> str:
+    """A failed call as the croupier is told it: no connection only when there is none; else the service's
+    answer (a refusal: no person signed in, no such table) with its rule."""
+    rule, message = refusal(error)
+    if cast("Failed", error).code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
+        return labels("unavailable", message=message)
+    return labels("refused", rule=rule, message=message)
 
 
 async def table_language(address: str, token: str, table: str,

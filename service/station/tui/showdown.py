@@ -6,7 +6,15 @@ Pure functions of the hand's log (:mod:`service.station.tui.hand_log`, what the 
 A hand is named only when it was shown: a circle player's ``HandShown`` cards (with the board); a banked box that
 stayed in once it is settled (at Casino Draw Poker only against a bank that qualified); the croupier's or the bank's
 cards once they are turned.  A mucked or folded hand, or a card this station received as ``??``, is never named.  The
-names come from the cards through :func:`domain.cards.spoken.spoken_hand`, as the service sends no hand's name.
+names come from the cards (:func:`domain.cards.spoken.best_hand`), as the service sends no hand's name, with the
+kickers that decide between two hands of the same name (issue 33):
+
+>>> from service.station.tui.hand_log import HandLog
+>>> from service.station.tui.i18n import Labels
+>>> kickers = HandLog(game="holdem", deck_size=52, board="6h 6s Td 4s 2c".split(),
+...                   shown={1: ["Ah", "9d"], 2: ["Kh", "9c"]})
+>>> hand_name(kickers, ["Ah", "9d"], Labels("en")), hand_name(kickers, ["Kh", "9c"], Labels("es"))
+('pair of sixes, ace kicker', 'pareja de seises, con rey')
 
 >>> from service.station.tui.hand_log import HandLog, PotResult
 >>> from service.station.tui.i18n import Labels
@@ -37,8 +45,8 @@ from collections.abc import Iterable
 from rich.text import Text
 
 from domain.cards.cards import Card
-from domain.cards.hand_classes import Language
-from domain.cards.spoken import spoken_hand
+from domain.cards.hand_classes import HandClass, Language
+from domain.cards.spoken import best_hand
 from domain.errors import RuleError
 from domain.games import GAMES
 from service.station.banked import BOX_SPOTS
@@ -47,20 +55,31 @@ from service.station.tui.i18n import Labels
 
 HIDDEN = "??"
 """A card the service did not let this station see."""
-def hand_name(log: HandLog, cards: Iterable[str], labels: Labels) -> str | None:
-    """The hand these shown cards make with the board, as the croupier calls it in the station's language; ``None``
-    when no hand can be named: a card not seen (``??``), too few cards yet, a game without a hand rule."""
+def hand_class(log: HandLog, cards: Iterable[str]) -> HandClass | None:
+    """The class of the best hand these cards make with the board under the game's rule, or ``None`` (a card not
+    seen, ``??``; too few cards yet; a game without a hand rule)."""
     if log.game not in GAMES:
         return None
-    game = GAMES[log.game].hand_rule
-    language: Language = "es" if labels.lang == "es" else "en"
     try:
         own = [Card.parse(card) for card in cards]
         board = [Card.parse(card) for card in log.board]
-        return spoken_hand(own, board, game=game, deck_size=log.deck_size or None,
-                           flush_beats_full_house=log.flush_beats_full_house, language=language)
+        return best_hand(own, board, game=GAMES[log.game].hand_rule, deck_size=log.deck_size or None,
+                         flush_beats_full_house=log.flush_beats_full_house).hand_class
     except RuleError:  # "??", a hand not complete (R-CARD-6), a card not of the deck (R-CARD-2)
         return None
+
+
+def hand_name(log: HandLog, cards: Iterable[str], labels: Labels) -> str | None:
+    """The hand these shown cards make with the board, as the croupier calls it in the station's language, with the
+    kickers that tell it from another hand shown of the same name (``two pair, kings and twos, ace kicker``);
+    ``None`` when no hand can be named."""
+    mine = hand_class(log, list(cards))
+    if mine is None:
+        return None
+    others = (hand_class(log, shown) for shown in log.shown.values())
+    kickers = max((mine.kickers_deciding(other) for other in others if other is not None), default=0)
+    language: Language = "es" if labels.lang == "es" else "en"
+    return mine.describe(language, kickers)
 
 
 def shown_line(log: HandLog, who: str, cards: list[str], labels: Labels) -> str:
