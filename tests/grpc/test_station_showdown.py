@@ -85,7 +85,7 @@ def test_a_split_pot_with_its_odd_chip_a_side_pot_and_the_hands_as_the_croupier_
     async def spanish(pilot: Pilot[None], app: StationApp) -> None:
         await until(pilot, lambda: finished(app), "the pots paid")
         text = app.screen_text()
-        assert "asiento 1 enseña Kd 2c: escalera al rey" in text, text
+        assert "asiento 1 enseña Kd 2t: escalera al rey" in text, text  # Spanish suit letters (2 de tréboles)
         assert ("bote principal 33 — reparten los asientos 1 y 2 con escalera al rey: 16 cada uno\n"
                 "     la ficha impar al asiento 2 (R-CIRC-11)\n") in text, text
         assert "bote lateral 1: 18 — reparten los asientos 1 y 2 con escalera al rey: 9 cada uno" in text, text
@@ -194,7 +194,7 @@ def test_casino_draw_bank_that_does_not_qualify_is_named_and_the_boxes_are_not_o
     )
     assert result_text(log, Labels("es"), banked=True).plain.splitlines() == [
         "Resultado de la mano 1",
-        "  Banca enseña Kd 7c 5h 4c 8h: carta alta, rey",
+        "  Banca enseña Kd 7t 5c 4t 8c: carta alta, rey",  # picas, corazones, diamantes, tréboles
         "  la banca no califica (R-CDP-5)",
         "  caja 1: ante +10, play +0 → total +10",
         "  resultado de la casa -10",

@@ -345,7 +345,7 @@ def test_help_palette_and_what_is_refused_before_sending(port: int) -> None:
         await pilot.press("z", "z", "enter")
         await until(pilot, lambda: "«zz» no es una carta" in app.screen_text(), "the refused card")
         assert app.view.position == position and app.card_due()
-        await shown_after(app, pilot.press("7", "h", "enter"))
-        assert app.view.circle.board == ["7h"]
+        await shown_after(app, pilot.press("7", "c", "enter"))  # Spanish: c is corazones, hearts
+        assert app.view.circle.board == ["7h"] and "Comunes: 7c" in app.screen_text()
 
     run(station(port, TOKENS["dealer"], "Mesa 1", lang="es"), body)

@@ -71,7 +71,7 @@ def cards(app: StationApp) -> None:
             await app.send(cmd.Command(exchange=cmd.Exchange(seat=seat, cards=given)) if banked
                            else cmd.Command(discard=cmd.Discard(seat=seat, cards=given)))
 
-    app.push_screen(CardsPrompt(title, 2 if banked else 4, labels("bad_card", text="{text}")), chosen)
+    app.push_screen(CardsPrompt(title, 2 if banked else 4, labels("bad_card", text="{text}"), labels.lang), chosen)
 
 
 def box_bet(app: StationApp, spot: str) -> None:
@@ -105,4 +105,5 @@ def card_by_hand(app: StationApp) -> None:
         if isinstance(given, list) and given:
             await app.deal(given[0])
 
-    app.push_screen(CardsPrompt(app.labels("card_by_hand"), 1, app.labels("bad_card", text="{text}")), chosen)
+    app.push_screen(CardsPrompt(app.labels("card_by_hand"), 1, app.labels("bad_card", text="{text}"),
+                                app.labels.lang), chosen)

@@ -131,7 +131,7 @@ def enabled(app: StationApp, action: str, parameters: tuple[object, ...]) -> boo
 async def deal(app: StationApp, typed: str) -> None:
     """Deal the typed card where it is due, once it is a card code this station may key (the field is cleared
     either way)."""
-    code = card_code(typed)
+    code = card_code(typed, app.labels.lang)
     if code is None:
         app.say(app.labels("bad_card", text=typed.strip()))
         return

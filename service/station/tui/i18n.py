@@ -12,6 +12,7 @@ ValueError: no language 'fr' (es, en)
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from service.station.tui.shift_labels import SHIFT_TEXTS
@@ -244,6 +245,11 @@ GAMES: Mapping[str, tuple[str, str]] = {
 """The games' names as the croupier calls them."""
 
 
+_SUIT_LETTERS = {"s": "p", "h": "c", "d": "d", "c": "t"}
+"""Each suit's code and its Spanish letter (picas, corazones, diamantes, tréboles)."""
+_CODE = re.compile(r"(?<![A-Za-z0-9])[2-9TJQKA][cdhs](?![A-Za-z0-9])")
+
+
 class Labels:
     """The labels of one language: ``labels("call", amount=2)``."""
 
@@ -255,6 +261,23 @@ class Labels:
 
     def __call__(self, key: str, **fields: object) -> str:
         return TEXTS[key][self.index].format(**fields)
+
+    def card(self, code: str) -> str:
+        """A card's code as this language writes it: in Spanish the suits are p, c, d, t (picas, corazones,
+        diamantes, tréboles): ``Ah`` → ``Ac``, ``Tc`` → ``Tt``; a face-down card (``▒▒``, ``??``) as it is.
+
+        >>> Labels("es").card("Ah"), Labels("es").card("Tc"), Labels("en").card("Ah"), Labels("es").card("??")
+        ('Ac', 'Tt', 'Ah', '??')
+        """
+        if self.lang != "es" or len(code) != 2 or code[1] not in _SUIT_LETTERS:
+            return code
+        return code[0] + _SUIT_LETTERS[code[1]]
+
+    def cards_in(self, text: str) -> str:
+        """Every card code in a text as this language writes it (:meth:`card`)."""
+        if self.lang != "es":
+            return text
+        return _CODE.sub(lambda match: self.card(match.group(0)), text)
 
     def game(self, code: str) -> str:
         """A game's name from its code (``stud7``; a hyphen read as an underscore)."""

@@ -375,7 +375,7 @@ class ExposeCard(Operation):
         return (Field("seat", "f_seat", "int", low=1), Field("card", "f_card", "text"))
 
     def request(self, table: str, command_id: str, values: Values, choice: str = "") -> Request:
-        card = card_code(values["card"]) or values["card"]
+        card = card_code(values["card"]) or values["card"]  # the station read it in its language already
         return _act(table, command_id, cmd.Command(expose_card=cmd.ExposeCard(seat=values["seat"], card=card)))
 
 

@@ -18,18 +18,34 @@ CARD = re.compile(r"^([2-9TJQKA])([cdhs])$")
 """A card code: rank then suit (types.proto)."""
 
 
-def card_code(text: str) -> str | None:
-    """A typed card as its code (``"as"`` → ``"As"``, ``"10h"`` → ``"Th"``), or None when it is not a card.
+SPANISH_SUITS = {"p": "s", "c": "h", "d": "d", "t": "c"}
+"""The suits as a Spanish croupier writes them (picas, corazones, diamantes, tréboles) and their codes."""
+SPANISH_RANKS = {"R": "K", "D": "Q"}
+"""Rey and dama as Spanish cards mark them (the jota is J, the ace A)."""
+
+
+def card_code(text: str, lang: str = "en") -> str | None:
+    """A typed card as its code (``"as"`` → ``"As"``, ``"10h"`` → ``"Th"``), or None when it is not a card; in
+    Spanish (``lang="es"``) the suits are p, c, d, t (``"ac"``: the ace of hearts, corazones) and the king and queen
+    may be R and D as well as K and Q.
 
     >>> card_code(" as"), card_code("10h"), card_code("Kd"), card_code("1x"), card_code("")
     ('As', 'Th', 'Kd', None, None)
+    >>> card_code("ac", "es"), card_code("10t", "es"), card_code("rp", "es"), card_code("as", "es")
+    ('Ah', 'Tc', 'Ks', None)
     """
     cleaned = text.strip()
     if cleaned.startswith("10"):
         cleaned = "T" + cleaned[2:]
     if len(cleaned) != 2:
         return None
-    code = cleaned[0].upper() + cleaned[1].lower()
+    rank, suit = cleaned[0].upper(), cleaned[1].lower()
+    if lang == "es":
+        rank = SPANISH_RANKS.get(rank, rank)
+        if suit not in SPANISH_SUITS:
+            return None
+        suit = SPANISH_SUITS[suit]
+    code = rank + suit
     return code if CARD.match(code) else None
 
 
@@ -103,14 +119,14 @@ class BoxAmountPrompt(_Prompt):
 class CardsPrompt(_Prompt):
     """Up to ``most`` card codes separated by spaces (none: the box stands pat)."""
 
-    def __init__(self, title: str, most: int, bad_card: str) -> None:
+    def __init__(self, title: str, most: int, bad_card: str, lang: str = "en") -> None:
         super().__init__(title)
-        self.most, self.bad_card = most, bad_card
+        self.most, self.bad_card, self.lang = most, bad_card, lang
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         words = event.value.split()
-        codes = [card_code(word) for word in words]
+        codes = [card_code(word, self.lang) for word in words]
         bad = [word for word, code in zip(words, codes, strict=True) if code is None]
         if bad or len(codes) > self.most:
             self.refuse(self.bad_card.format(text=" ".join(bad or words)))

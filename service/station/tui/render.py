@@ -48,8 +48,8 @@ BANKED_KEYS: Mapping[int, str] = {
 """The key of each decision of a banked box."""
 
 
-CARD_CODE = re.compile(r"(?<![A-Za-z0-9])[2-9TJQKA][cdhs](?![A-Za-z0-9])")
-"""A card's code inside a text (a device's alert, a refusal's message)."""
+CARD_CODE = re.compile(r"(?<![A-Za-z0-9])[2-9TJQKA][cdhspt](?![A-Za-z0-9])")
+"""A card's code inside a text (a device's alert, a refusal's message), its suit in English or Spanish letters."""
 
 
 def redact(text: str) -> str:
@@ -136,7 +136,7 @@ def circle_panel(view: pb.TableView, labels: Labels, *, sees_down_cards: bool) -
         return Group(*lines, table)
     actor = circle.actor_seat if circle.HasField("actor_seat") else None
     for player in circle.players:
-        cards = " ".join(card_text(card, face_up=up, sees_down_cards=sees_down_cards)
+        cards = " ".join(labels.card(card_text(card, face_up=up, sees_down_cards=sees_down_cards))
                          for card, up in zip(player.cards, player.face_up, strict=True))
         state = [labels("folded")] if player.folded else []
         if not player.folded and player.stack == 0 and player.put_in:
@@ -151,7 +151,8 @@ def circle_panel(view: pb.TableView, labels: Labels, *, sees_down_cards: bool) -
     pot_text = " · ".join([labels("main_pot", amount=pots[0]),
                            *(labels("side_pot", index=i, amount=amount) for i, amount in enumerate(pots[1:], 1))])
     lines.append(Text(f"{circle.street} ({labels('phase_' + phase) if phase else ''})"))
-    return Group(*lines, table, Text(f"{labels('board')}: {' '.join(circle.board) or '—'}    "
+    board = " ".join(labels.card(card) for card in circle.board)
+    return Group(*lines, table, Text(f"{labels('board')}: {board or '—'}    "
                                      f"{labels('pot')}: {circle.pot}  ({pot_text})", style="bold"))
 
 
@@ -173,7 +174,7 @@ def banked_panel(view: pb.TableView, labels: Labels, *, sees_down_cards: bool) -
     to_decide = banked.to_decide if banked.HasField("to_decide") else None
     for box in banked.boxes:
         bets = ", ".join(f"{spot} {getattr(box.bets, spot)}" for spot in BOX_SPOTS if box.bets.HasField(spot))
-        cards = " ".join(card_text(card, face_up=box.settled or settled, sees_down_cards=sees_down_cards)
+        cards = " ".join(labels.card(card_text(card, face_up=box.settled or settled, sees_down_cards=sees_down_cards))
                          for card in box.cards)
         result = ", ".join(f"{spot} {getattr(box.result, spot):+}" for spot in BOX_SPOTS
                            if box.result.HasField(spot)) if box.settled else ""
@@ -181,10 +182,11 @@ def banked_panel(view: pb.TableView, labels: Labels, *, sees_down_cards: bool) -
         table.add_row(f"{marker}{box.seat}", bets, cards, result,
                       style="bold reverse" if box.seat == to_decide else None)
     house = labels("house") if view.game == pb.GAME_HOLDEM_BONUS else labels("bank")
-    house_cards = " ".join(card_text(card, face_up=settled, sees_down_cards=sees_down_cards)
+    house_cards = " ".join(labels.card(card_text(card, face_up=settled, sees_down_cards=sees_down_cards))
                            for card in banked.dealer_cards)
     lines.append(table)
-    board = f"    {labels('board')}: {' '.join(banked.board) or '—'}" if view.game == pb.GAME_HOLDEM_BONUS else ""
+    shared = " ".join(labels.card(card) for card in banked.board)
+    board = f"    {labels('board')}: {shared or '—'}" if view.game == pb.GAME_HOLDEM_BONUS else ""
     lines.append(Text(f"{house}: {house_cards or '—'}{board}", style="bold"))
     return Group(*lines)
 

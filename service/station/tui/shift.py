@@ -16,6 +16,7 @@ from service.api import table_service_pb2 as svc
 from service.station.tui.forms import ConfirmScreen, FormScreen, MenuScreen
 from service.station.tui.link import Link, refusal
 from service.station.tui.operations import CONFIRMED, OPERATIONS, Operation, Situation, offered
+from service.station.tui.prompts import card_code
 
 if TYPE_CHECKING:
     from service.api import types_pb2 as pb
@@ -134,6 +135,8 @@ def form(app: StationApp, operation: Operation, now: Situation, choice: str) -> 
 
 async def send(app: StationApp, operation: Operation, values: dict[str, Any], choice: str, what: str) -> None:
     """The operation's request; the answer (a sign-in changes the station's session) or its refusal, shown."""
+    if "card" in values:  # a card typed as this station's language writes it (Spanish suits: p, c, d, t)
+        values = {**values, "card": card_code(str(values["card"]), app.labels.lang) or values["card"]}
     method, request = operation.request(app.table_name, app.link.command_id(), values, choice)
     try:
         reply = await app.link.call(method, request)

@@ -252,4 +252,4 @@ def result_text(log: HandLog, labels: Labels, *, banked: bool) -> Text:
     text = [labels("result", number=log.number), *(f"  {line}" for line in lines)]
     if payments:
         text += [labels("payments"), *(f"  {line}" for line in payments)]
-    return Text("\n".join(text))
+    return Text(labels.cards_in("\n".join(text)))  # Spanish suit letters in Spanish
