@@ -181,8 +181,13 @@ class ShufflerSimulator(SimulatedDevice):
     def __init__(self, serial_number: str = "SHUF-0001", seed: int = 0, *, use_socket: bool = False) -> None:
         super().__init__(DeviceKind.SHUFFLER, serial_number, seed, use_socket)
         self.jam_next = False
+        self.jam_at = 0
+        """A jam at the shuffle of this number (1: the first this simulator is asked for; 0: none)."""
+        self.shuffles = 0
         self.door_open_next = False
         self.miscount_next: list[int] = []
+        self.miscount_colour: Colour | None = None
+        """Only a check of this deck counts ``miscount_next`` wrong (None: the next check, whichever deck)."""
         self.wrong_colour_next = False
         self.wrong_check_next = False
         """A fault: the next deck check is answered for the other deck than the one asked for."""
@@ -209,6 +214,9 @@ class ShufflerSimulator(SimulatedDevice):
             match message:
                 case Shuffle(colour, size):
                     self.sizes[colour] = size
+                    self.shuffles += 1
+                    if self.shuffles == self.jam_at:
+                        self.jam_next = True
                     if self.jam_next or self.door_open_next:
                         code = ShufflerFaultCode.JAM if self.jam_next else ShufflerFaultCode.DOOR_OPEN
                         self.jam_next = self.door_open_next = False
@@ -217,7 +225,9 @@ class ShufflerSimulator(SimulatedDevice):
                     self.link.send(ShufflerState(ShufflerStateCode.SHUFFLING, colour))
                     self.link.send(self._state(ShufflerStateCode.DECK_READY, colour))
                 case DeckCheck(colour):
-                    missing, self.miscount_next = tuple(self.miscount_next), []
+                    missing: tuple[int, ...] = ()
+                    if self.miscount_colour in (None, colour):
+                        missing, self.miscount_next = tuple(self.miscount_next), []
                     if self.wrong_check_next:
                         self.wrong_check_next = False
                         colour = Colour.BLUE if colour is Colour.RED else Colour.RED

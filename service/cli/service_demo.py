@@ -23,8 +23,8 @@ from domain.games import GAMES
 from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
 from service.cli import station_demo
-from service.station.client import card_due, value, word
-from service.station.hardware import HardwareStation, refusing_rule
+from service.station.client import card_due, refusing_rule, value, word
+from service.station.hardware import HardwareStation
 from service.station.reference import Station, render
 
 PIT, DIRECTOR = "demo-pit-boss-token-000001", "demo-director-token-000002"

@@ -50,7 +50,7 @@ class QueryRpcs(ServicerBase):
         return table_view(game, table, hands_started=view.hands_started, hand_id=hand_id, hand_number=number,
                           position=position, time=None, detail=detail(view.detail), dealer=view.dealer,
                           language=view.language, held=holds(view.holds, view.decks_out),
-                          last_deck=view.deck_colour)
+                          last_deck=view.deck_colour, next_deck_size=record.deck_size_for_next_hand())
 
     def _history(self, table: str, game: Game, viewer: Viewer, position: int | None,
                  at: datetime | None) -> pb.TableView:

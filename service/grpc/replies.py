@@ -125,14 +125,15 @@ def holds(held: Sequence[Hold], decks_out: Sequence[str]) -> dict[str, Any]:
 def table_view(game: Game, name: str, *, hands_started: int, hand_id: str, hand_number: int, position: int,
                time: datetime | None, detail: pb.CircleTableView | pb.BankedTableView,
                dealer: str = "", language: str = "", held: dict[str, Any] | None = None,
-               last_deck: str = "") -> pb.TableView:
+               last_deck: str = "", next_deck_size: int = 0) -> pb.TableView:
     """The common part of a TableView and its detail by family (``held``: :func:`holds`; ``last_deck``: the colour
     of the last hand's deck, R-DECK-2)."""
     view = pb.TableView(table=name, game=value_of(pb.Game, game.code),  # type: ignore[arg-type]
                         family=value_of(pb.GameFamily, game.family),  # type: ignore[arg-type]
                         hands_started=hands_started, hand_in_progress=bool(hand_id), hand_id=hand_id,
                         hand_number=hand_number, position=position, dealer_id=dealer, language=language,
-                        last_deck=_colour(last_deck) or pb.DECK_COLOUR_UNSPECIFIED, **(held or {}))
+                        last_deck=_colour(last_deck) or pb.DECK_COLOUR_UNSPECIFIED, next_deck_size=next_deck_size,
+                        **(held or {}))
     if time is not None:
         view.time.CopyFrom(timestamp(time))
     getattr(view, game.family).CopyFrom(detail)

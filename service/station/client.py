@@ -23,6 +23,8 @@ from typing import Any, cast
 
 import grpc
 from google.protobuf.message import Message
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
 
 from service.api import commands_pb2 as cmd
 from service.api import table_service_pb2 as svc
@@ -100,6 +102,23 @@ def card_due(view: pb.TableView) -> bool:
     """Whether a card is due at the table (circle or banked)."""
     detail = view.circle if view.WhichOneof("detail") == "circle" else view.banked
     return detail.HasField("next_card") and detail.next_card.target != pb.CARD_TARGET_UNSPECIFIED
+
+
+RULE_REFUSALS = (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.INVALID_ARGUMENT)
+
+
+def refusing_rule(error: grpc.RpcError) -> str:
+    """The rule a refusal names (``R-…``, the reason of its google.rpc.ErrorInfo), or ``""`` when the service did not
+    refuse by a rule: then the command may not have been applied for any reason (unreachable, store failure, …) and is
+    held and retried, never dropped."""
+    if not isinstance(error, grpc.Call) or error.code() not in RULE_REFUSALS:
+        return ""
+    status = rpc_status.from_call(error)
+    for detail in status.details if status is not None else ():
+        info = error_details_pb2.ErrorInfo()
+        if detail.Unpack(info) and info.reason.startswith("R-"):
+            return str(info.reason)
+    return ""
 
 
 def call_metadata(token: str, session: str = "") -> tuple[tuple[str, str], ...]:

@@ -25,8 +25,6 @@ from dataclasses import dataclass, field
 from typing import cast
 
 import grpc
-from google.rpc import error_details_pb2
-from grpc_status import rpc_status
 
 from devices.adapters import (
     CardRead,
@@ -40,24 +38,9 @@ from devices.adapters import (
 from devices.protocol import Colour, DeckCheckResult, Hello
 from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
-from service.station.client import Station, colour, command, value
+from service.station.client import Station, colour, command, refusing_rule, value
+from service.station.devices_text import panel as devices_panel
 from service.station.discards import DiscardReader
-
-RULE_REFUSALS = (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.INVALID_ARGUMENT)
-
-
-def refusing_rule(error: grpc.RpcError) -> str:
-    """The rule a refusal names (``R-…``, the reason of its google.rpc.ErrorInfo), or ``""`` when the service did not
-    refuse by a rule: then the command may not have been applied for any reason (unreachable, store failure, …) and is
-    held and retried, never dropped."""
-    if not isinstance(error, grpc.Call) or error.code() not in RULE_REFUSALS:
-        return ""
-    status = rpc_status.from_call(error)
-    for detail in status.details if status is not None else ():
-        info = error_details_pb2.ErrorInfo()
-        if detail.Unpack(info) and info.reason.startswith("R-"):
-            return str(info.reason)
-    return ""
 
 
 def _deck(deck: Colour) -> pb.DeckColour:
@@ -127,25 +110,24 @@ class HardwareStation:
         return Colour.RED if (number + self.shift) % 2 else Colour.BLUE
 
     def start_hand(self, deck: Colour | None = None, *, prepare: bool = True) -> Colour:
-        """Start the next hand with the deck in the shoe (``deck``, or this station's alternation); the shuffler
-        prepares the other one meanwhile (unless ``prepare`` is false: then :meth:`prepare_next` does, once the
-        caller knows the size of the hand's deck).
+        """Start the next hand with ``deck`` (or, without one, the deck the table did not deal its last hand from:
+        the service says which, R-DECK-2); the shuffler prepares the other one meanwhile (unless ``prepare`` is
+        false: then :meth:`prepare_next` does, once the caller knows the size of the hand's deck).
 
-        With a shuffler, the deck is the one it says it delivered to the shoe (recorded as a ``delivery`` report);
-        the table checks that it alternates with the last hand's (R-DECK-2) and, if it does not, refuses the hand
-        and records the shuffler's fault itself: the croupier sees the refusal and puts the right deck in."""
-        previous = self.shoe.colour
+        In the right order (issue 33): a deck the shuffler has not shuffled and checked in this session is shuffled
+        and checked first (R-DECK-3); the service starts the hand; only then does the shuffler deliver the deck to
+        the shoe, so that a hand the table refuses (a reshuffle still required, a held table) has put no deck in the
+        shoe.  The shuffler's word for the deck it delivered is recorded (``delivery``); a deck other than the
+        hand's is a fault, and the croupier puts the right one in (R-DECK-2)."""
+        view = self._view()
+        colour = deck if deck is not None else self._next_deck(view)
         if deck is not None and deck is not self.colour_of_hand(self.hands + 1):  # the table's alternation
             self.shift ^= 1
-        colour = asked = self.colour_of_hand(self.hands + 1)
-        if self.shuffler is not None:
-            try:
-                colour = self.shuffler.deliver(colour)
-                self._report("delivery", colour, f"the {colour.name.lower()} deck delivered to the shoe")
-            except ShufflerError as error:  # the croupier puts the deck in the shoe by hand
-                self.shuffler_news = f"FAULT: {error}; the {colour.name.lower()} deck not delivered"
-                self._warn(f"shuffler: {error}; put the {colour.name.lower()} deck in the shoe by hand")
-                self._report("fault", colour, f"{error}; the deck was not delivered")
+        if self.shuffler is not None and colour not in self.checks:  # never delivered unshuffled
+            if view is not None and view.next_deck_size:
+                self.deck_size = view.next_deck_size  # the table's deck (R-CARD-2, R-DRAW-8)
+            self._prepare_other_deck(self.shuffler, colour)
+        previous = self.shoe.colour
         self.shoe.expect_colour(colour)
         request = svc.StartHandRequest(command_id=self.station.command_id(), table=self.table,
                                        deck_colour=_deck(colour))
@@ -154,13 +136,50 @@ class HardwareStation:
         except grpc.RpcError as error:  # refused (a reshuffle still required, R-THB-11; the wrong deck, R-DECK-2)
             self.shoe.expect_colour(previous)
             self.show(f"hand not started: {error.code().name}: {error.details()}")
-            if refusing_rule(error) == "R-DECK-2" and colour is asked:  # the station asked for the wrong deck
+            if refusing_rule(error) == "R-DECK-2" and deck is None:  # the station asked for the wrong deck
                 self.shift ^= 1
             raise
         self.hands += 1
+        if self.shuffler is not None:
+            self._deliver(self.shuffler, colour)
         if prepare:
             self.prepare_next()
         return colour
+
+    def _view(self) -> pb.TableView | None:
+        """The table now, or None when the service cannot say."""
+        try:
+            return self.station.table(self.table)
+        except grpc.RpcError:
+            return None
+
+    def _next_deck(self, view: pb.TableView | None) -> Colour:
+        """The deck the table's next hand is dealt from: the other one than its last hand's, as the service says
+        (a station started mid-session knows it so); this station's own count if the service cannot say."""
+        last = view.last_deck if view is not None else pb.DECK_COLOUR_UNSPECIFIED
+        if last == pb.DECK_COLOUR_UNSPECIFIED:
+            return self.colour_of_hand(self.hands + 1)
+        colour = Colour.BLUE if last == pb.DECK_COLOUR_RED else Colour.RED
+        if colour is not self.colour_of_hand(self.hands + 1):
+            self.shift ^= 1
+        return colour
+
+    def _deliver(self, shuffler: ShufflerAdapter, colour: Colour) -> None:
+        """The shuffler delivers the hand's deck to the shoe (the hand started); a fault or another deck is shown
+        and recorded: the croupier puts the hand's deck in by hand."""
+        try:
+            delivered = shuffler.deliver(colour)
+        except ShufflerError as error:
+            self.shuffler_news = f"FAULT: {error}; the {colour.name.lower()} deck not delivered"
+            self._warn(f"shuffler: {error}; put the {colour.name.lower()} deck in the shoe by hand")
+            self._report("fault", colour, f"{error}; the deck was not delivered")
+            return
+        self._report("delivery", delivered, f"the {delivered.name.lower()} deck delivered to the shoe")
+        if delivered is not colour:
+            self._warn(f"shuffler: it delivered the {delivered.name.lower()} deck, the hand is dealt from the "
+                       f"{colour.name.lower()} one: put the {colour.name.lower()} deck in the shoe (R-DECK-2)")
+            self._report("fault", colour, f"the {delivered.name.lower()} deck delivered for a "
+                                          f"{colour.name.lower()} hand (R-DECK-2)")
 
     def prepare_next(self) -> None:
         """The shuffler shuffles and checks the deck of the next hand (``deck_size`` cards)."""
@@ -209,32 +228,8 @@ class HardwareStation:
         self._report("fault", self.colour_of_hand(self.hands + 1), message[:200])
 
     def panel(self) -> str:
-        """The devices as the croupier sees them: identity, last news, the deck in play, link counters, the reads
-        held while the service is away, the irregularities and refusals of this session."""
-        lines = []
-        for name, adapter, news in (("shoe", self.shoe, self.shoe_news),
-                                    ("shuffler", self.shuffler, self.shuffler_news)):
-            if adapter is None:
-                lines.append(f"{name:<8} {news}")
-                continue
-            who = adapter.identity
-            ident = f"{who.model} {who.serial} firmware {who.firmware}" if who else "not identified"
-            stats = adapter.link.stats
-            lines.append(f"{name:<8} {ident}; {news}; frames in {stats.frames_in}, corrupt {stats.bad_frames}, "
-                         f"repeated {stats.duplicates}, resent {stats.retransmissions}, reconnects {stats.reconnects}")
-        lines.append(f"deck     hand {self.hands}: the {self.shoe.colour.name.lower()} deck is in the shoe"
-                     + (f", the {self.colour_of_hand(self.hands + 1).name.lower()} deck in the shuffler"
-                        if self.shuffler else ""))
-        lines.append(f"reads    {len(self.dealt)} dealt, {len(self.irregularities)} irregular, "
-                     f"{len(self.refused)} refused by the service"
-                     + (f"; SERVICE LOST: {len(self.held)} held, not dealt: "
-                        + " ".join(f"{card}#{seq}" for card, seq in self.held) if self.held else "")
-                     + (f"; {len(self.unreported)} device report(s) waiting for the service" if self.unreported
-                        else ""))
-        if self.irregularities:
-            last = self.irregularities[-1]
-            lines.append(f"last     {last.message} ({last.rule})")
-        return "\n".join(lines)
+        """The devices as the plain station's croupier sees them (:func:`service.station.devices_text.panel`)."""
+        return devices_panel(self)
 
     def _report(self, kind: str, colour: Colour, result: str) -> None:
         """A shuffle, deck check, delivery or fault of the shuffler, recorded at the table."""

@@ -79,7 +79,7 @@ def test_holdem_hands_with_every_card_from_the_shoe_and_alternating_decks(servic
         assert colours == ["red", "blue", "red"]
         assert all(seq == list(range(seq[0], seq[0] + len(seq))) for seq in sequences)  # no read lost or repeated
         # for each hand: the delivery of its deck, and a shuffle and a deck check of the other deck
-        assert record.device_reports == 9
+        assert record.device_reports == 11  # the first deck shuffled and checked before its delivery too
         assert sum(record.stacks.values()) == 1500
     finally:
         hardware.close()
@@ -230,8 +230,8 @@ def test_shuffler_jam_miscount_and_corrupt_shoe_frames_are_shown_and_recorded(
     try:
         shoe.hello()
         shuffler.hello()
-        shuffler.jam_next = True
-        hardware.start_hand()  # red in the shoe; the blue deck jams in the shuffler
+        shuffler.jam_at = 2  # the red deck shuffled first (issue 33), then the blue one jams in the shuffler
+        hardware.start_hand()  # red in the shoe
         shoe.load(Colour.RED)
         card = shoe.cards.pop(0)
         shoe.send_with_bad_crc(shoe.card_message(card))  # resent by the link: dealt once
@@ -257,8 +257,8 @@ def test_shuffler_jam_miscount_and_corrupt_shoe_frames_are_shown_and_recorded(
         assert jam.kind == "device-fault" and "jam" in jam.detail
         app.handle(AcknowledgeAlert("ack-jam", "Mesa HW", jam.position, "shuffler cleared, blue deck counted"),
                    Viewer("pit", Role.PIT_BOSS))
-        shuffler.miscount_next = [51]
-        hardware.start_hand()  # the red deck comes back from the shuffler a card short
+        shuffler.miscount_next, shuffler.miscount_colour = [51], Colour.RED
+        hardware.start_hand()  # the jammed blue deck shuffled and checked again, dealt; the red one comes back short
         reports = [vars(e) for e in app.events.get(app.table("Mesa HW").id) if type(e).__name__ == "DeviceReported"]
         check = reports[-1]
         assert (check["kind"], check["colour"]) == ("deck-check", "red") and "INCOMPLETE" in check["result"]

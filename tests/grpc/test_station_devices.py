@@ -149,9 +149,11 @@ def test_a_whole_hand_of_every_game_dealt_from_the_shoe_through_the_keys(server:
             reads = [seq for _, seq in devices.dealt]  # in sequence; the reads of the cards given back between
             assert reads == sorted(set(reads)) and reads[0] == 1 and len(reads) >= 5
             assert devices.refused == [] and devices.irregularities == []
-            await until(lambda: len(shuffler.received) >= 3 and app.settled)
-            shuffle = shuffler.received[1]
-            assert [type(message) for message in shuffler.received] == [Deliver, Shuffle, DeckCheck]
+            await until(lambda: len(shuffler.received) >= 5 and app.settled)
+            shuffle = shuffler.received[3]
+            # the hand's deck shuffled and checked before it is delivered (issue 33), then the next hand's
+            assert [type(message) for message in shuffler.received] == [Shuffle, DeckCheck, Deliver, Shuffle,
+                                                                         DeckCheck]
             assert isinstance(shuffle, Shuffle) and shuffle.deck_size == app.hand.deck_size  # the next hand's deck
             await shows(app, "PT-SIM-SHOE SHOE-0001", "PT-SIM-SHUFFLER SHUF-0001", "in the shoe: the red deck",
                         f"Reads: {len(reads)} dealt, 0 irregular, 0 refused",
@@ -164,7 +166,7 @@ async def jam_at_the_next_deck(pilot: Pilot[None], app: StationApp, shoe: ShoeSi
                                shuffler: ShufflerSimulator) -> None:
     """The shuffler jams shuffling the next hand's deck: the hand in play starts, the jam is an alert."""
     await identified(shoe, shuffler, app)
-    shuffler.jam_next = True
+    shuffler.jam_at = shuffler.shuffles + 2  # the hand's deck is shuffled first (issue 33), then the next one jams
     await autopilot.press(pilot, app, ("n",))
     devices = app.devices
     assert devices is not None
@@ -208,7 +210,8 @@ def test_a_shuffler_jam_is_an_alert_that_holds_the_next_hand_until_acknowledged(
             assert app.check_action("new_hand", ())
 
         at_station(app, body)
-    assert tables.table("Mesa jam").device_reports == 2  # the red deck's delivery, the blue deck's jam
+    # the red deck shuffled and checked, then delivered (issue 33: never delivered unshuffled), the blue deck's jam
+    assert tables.table("Mesa jam").device_reports == 4
 
 
 @pytest.mark.parametrize("lang", ["en", "es"])
