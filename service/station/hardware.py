@@ -39,7 +39,6 @@ from devices.protocol import Colour, DeckCheckResult, Hello
 from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
 from service.station.client import Station, colour, command, refusing_rule, value
-from service.station.devices_text import panel as devices_panel
 from service.station.discards import DiscardReader
 
 
@@ -226,10 +225,6 @@ class HardwareStation:
         self.shuffler_news = message
         self._warn(message)
         self._report("fault", self.colour_of_hand(self.hands + 1), message[:200])
-
-    def panel(self) -> str:
-        """The devices as the plain station's croupier sees them (:func:`service.station.devices_text.panel`)."""
-        return devices_panel(self)
 
     def _report(self, kind: str, colour: Colour, result: str) -> None:
         """A shuffle, deck check, delivery or fault of the shuffler, recorded at the table."""

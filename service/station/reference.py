@@ -35,6 +35,7 @@ from service.api import types_pb2 as pb
 from service.station.banked import BANKED_COMMANDS, render_banked
 from service.station.client import Station as Station  # noqa: PLC0414  (its old home: re-exported)
 from service.station.client import colour, croupier_pin, station_token, target, value, word
+from service.station.devices_text import panel
 
 if TYPE_CHECKING:
     from service.station.hardware import HardwareStation
@@ -164,7 +165,7 @@ def execute(station: Station, table: str, line: str, hardware: HardwareStation |
     if verb == "legal":
         return render_legal(station.legal(table))
     if verb == "devices":
-        return hardware.panel() if hardware is not None else "no devices attached (pokertable station --shoe URL)"
+        return panel(hardware) if hardware is not None else "no devices attached (pokertable station --shoe URL)"
     if verb == "start" and hardware is not None:
         hardware.start_hand()
     elif verb == "reshuffle" and hardware is not None:

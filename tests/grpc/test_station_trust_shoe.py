@@ -10,6 +10,7 @@ from devices.protocol import Colour
 from devices.simulators import ShoeSimulator, ShufflerSimulator
 from domain.cards.cards import parse_cards
 from service.app.application import PokerTables
+from service.station.devices_text import panel
 from service.station.hardware import HardwareStation
 from service.station.reference import Station
 from tests.support import station_trust_support as _base
@@ -95,7 +96,7 @@ def test_r_aud_1_a_silent_shoe_is_a_fault_shown_and_recorded_at_the_table(servic
         (fault,) = [f for f in _faults(app) if "silent" in f["result"]]
         assert fault["serial"] == "SHOE-0001" and "no heartbeat" in fault["result"]
         assert any("shoe silent" in line for line in shown)
-        assert "shoe silent" in hardware.panel()
+        assert "shoe silent" in panel(hardware)
     finally:
         hardware.close()
         shoe.close()
