@@ -84,13 +84,14 @@ class ShiftKeys:
 
 
 async def shown(app: StationApp, what: str, timeout: float = 10.0) -> None:
-    """Wait until the station's message line shows the answer of an operation (``done: …``); a refusal fails."""
+    """Wait until the station has the answer of the operation (``done: …``, shown on its message line); a refusal
+    fails."""
     try:
-        await until(lambda: app.message.startswith(("done:", "hecho:", "REFUSED", "RECHAZADA")), timeout=timeout)
+        await until(lambda: app.answer is not None, timeout=timeout)
     except TimeoutError:
         raise AssertionError(f"{what}: no answer on the screen\n{app.screen_text()}") from None
-    if not app.message.startswith(("done:", "hecho:")):
-        raise AssertionError(f"{what}: {app.message}")
+    if not (app.answer or "").startswith(("done:", "hecho:")):
+        raise AssertionError(f"{what}: {app.answer}")
     await until(lambda: app.settled)
 
 
@@ -98,7 +99,7 @@ async def operation(pilot: Pilot[None], app: StationApp, name: str, values: Iter
                     choice: str = "", confirm: bool = False, keys: Counter[str], counted: str) -> None:
     """One operation of the table menu: ``t``, its line's key, its choice's key, each field (``None``: the value
     proposed, Enter; a string: the proposed value cleared, the string typed, Enter), ``y`` to confirm."""
-    app.message = ""
+    app.answer = None
     pressed = 0
 
     async def press(*typed: str) -> None:

@@ -81,6 +81,8 @@ class StationApp(App[None]):
         self.received_at = 0.0
         """When the last event of the Watch stream arrived (``time.perf_counter``)."""
         self.message = ""
+        self.answer: str | None = None
+        """The answer to the last operation of the table menu (done, or refused with its rule): :mod:`.shift`."""
         self._wake = asyncio.Event()
         self._drawn: dict[str, object] = {}
         self._enabled: tuple[bool, ...] = ()
@@ -280,7 +282,7 @@ class StationApp(App[None]):
             await self.link.act(self.table_name, command)
         except grpc.aio.AioRpcError as error:
             rule, message = refusal(error)
-            self.message = self.labels("refused", rule=rule, message=message)
+            self.message = self.labels.refusal(rule, message)
             await self.refresh_view()
             return False
         self.message = ""
@@ -342,10 +344,12 @@ class StationApp(App[None]):
             asking.card_by_hand(self)
 
     def action_cancel_reading(self) -> None:
-        """The croupier keyed the wrong count of discards: the reads so far are dropped (nothing was sent)."""
+        """Esc, the undo of an entry not sent: a card half typed is cleared; a count of discards keyed wrong drops
+        the reads so far (nothing was sent)."""
+        self.query_one("#card", Input).value = ""
         if self.devices is not None and self.devices.hardware is not None:
             self.devices.hardware.discards.cancel()
-            self.say("")
+        self.say("")
 
     async def action_discard(self, count: int) -> None:
         """The seat to act gives back ``count`` cards (a digit): the shoe reads them (D-SEE-1)."""

@@ -170,7 +170,7 @@ async def new_hand(app: StationApp) -> None:
             await app.link.start(app.table_name, colour)
     except grpc.RpcError as error:  # the aio error, or the devices' synchronous one: the same refusal
         rule, message = refusal(error)
-        app.message = app.labels("refused", rule=rule, message=message)
+        app.message = app.labels.refusal(rule, message)
     else:
         app.message = ""
     await app.refresh_view()

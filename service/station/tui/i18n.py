@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from service.station.tui.rules_es import spanish_refusal
 from service.station.tui.shift_labels import SHIFT_TEXTS
 
 LANGUAGES = ("es", "en")
@@ -261,6 +262,16 @@ class Labels:
 
     def __call__(self, key: str, **fields: object) -> str:
         return TEXTS[key][self.index].format(**fields)
+
+    def refusal(self, rule: str, message: str) -> str:
+        """A refusal of the service with its rule: in Spanish, the rule's own words (:mod:`.rules_es`), the
+        service's English message where the rule has none.
+
+        >>> Labels("es").refusal("R-CIRC-3", "cannot check: there is a bet to call")
+        'RECHAZADO (R-CIRC-3): se habla por turno: retirarse, pasar, igualar o subir según la apuesta en curso'
+        """
+        shown = spanish_refusal(rule, message) if self.lang == "es" else message
+        return self("refused", rule=rule, message=shown)
 
     def card(self, code: str) -> str:
         """A card's code as this language writes it: in Spanish the suits are p, c, d, t (picas, corazones,

@@ -53,7 +53,7 @@ def failure(labels: Labels, error: grpc.RpcError | Failed) -> str:
     rule, message = refusal(error)
     if cast("Failed", error).code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
         return labels("unavailable", message=message)
-    return labels("refused", rule=rule, message=message)
+    return labels.refusal(rule, message)
 
 
 async def table_language(address: str, token: str, table: str,

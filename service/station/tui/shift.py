@@ -46,6 +46,7 @@ class StationApp(Protocol):
     session: str
     devices: StationDevices | None
     message: str
+    answer: str | None
 
     @property
     def link(self) -> Link: ...
@@ -143,14 +144,16 @@ async def send(app: StationApp, operation: Operation, values: dict[str, Any], ch
     except grpc.aio.AioRpcError as error:
         rule, message = refusal(error)
         await app.refresh_view()
-        app.say(app.labels("refused", rule=rule, message=message))
+        app.answer = app.labels.refusal(rule, message)
+        app.say(app.answer)
         return
     if isinstance(reply, svc.SignInResponse):
         signed_in(app, reply)
     elif isinstance(reply, svc.SignOutResponse) and app.person is not None:
         signed_in(app, None)
     await app.refresh_view()
-    app.say(app.labels("done", what=what))
+    app.answer = app.labels("done", what=what)
+    app.say(app.answer)
 
 
 def signed_in(app: StationApp, reply: svc.SignInResponse | None) -> None:
