@@ -169,9 +169,9 @@ class HardwareStation:
         try:
             delivered = shuffler.deliver(colour)
         except ShufflerError as error:
-            self.shuffler_news = f"FAULT: {error}; the {colour.name.lower()} deck not delivered"
-            self._warn(f"shuffler: {error}; put the {colour.name.lower()} deck in the shoe by hand")
-            self._report("fault", colour, f"{error}; the deck was not delivered")
+            name = colour.name.lower()
+            self._shuffler_failed(error, colour, news=f"the {name} deck not delivered",
+                                  alert=f"put the {name} deck in the shoe by hand", result="the deck was not delivered")
             return
         self._report("delivery", delivered, f"the {delivered.name.lower()} deck delivered to the shoe")
         if delivered is not colour:
@@ -179,6 +179,12 @@ class HardwareStation:
                        f"{colour.name.lower()} one: put the {colour.name.lower()} deck in the shoe (R-DECK-2)")
             self._report("fault", colour, f"the {delivered.name.lower()} deck delivered for a "
                                           f"{colour.name.lower()} hand (R-DECK-2)")
+
+    def _shuffler_failed(self, error: ShufflerError, colour: Colour, *, news: str, alert: str, result: str) -> None:
+        """A shuffler's fault: its news on the panel, an alert for the croupier, a fault recorded at the table."""
+        self.shuffler_news = f"FAULT: {error}; {news}"
+        self._warn(f"shuffler: {error}; {alert}")
+        self._report("fault", colour, f"{error}; {result}")
 
     def prepare_next(self) -> None:
         """The shuffler shuffles and checks the deck of the next hand (``deck_size`` cards)."""
@@ -204,9 +210,9 @@ class HardwareStation:
                          f"deck ready: the {shuffled.name.lower()} deck, asked for the {other.name.lower()} one")
             check = shuffler.deck_check(other)
         except ShufflerError as error:
-            self.shuffler_news = f"FAULT: {error}; the {other.name.lower()} deck is not ready"
-            self._warn(f"shuffler: {error}; the {other.name.lower()} deck is not ready (R-DECK-3)")
-            self._report("fault", other, f"{error}; deck not ready")
+            name = other.name.lower()
+            self._shuffler_failed(error, other, news=f"the {name} deck is not ready",
+                                  alert=f"the {name} deck is not ready (R-DECK-3)", result="deck not ready")
             return
         finally:
             self.shuffling = None

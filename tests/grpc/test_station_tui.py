@@ -299,7 +299,8 @@ def test_pending_bonus_approval_then_the_directors_decision(port: int) -> None:
         await until(pilot, lambda: app.hand.bank_result is not None and app.settled,
                     "the director's approval on the screen")
         text = app.screen_text()
-        assert "PENDING" not in text and "bonus +1000" in text and "bonus aces_vs_dealer_aces" in text, text
+        assert "PENDING" not in text and "bonus +1000" in text, text
+        assert "bonus: aces against the croupier's aces (1000 to 1" in text, text  # named, not its code
 
     run(station(port, TOKENS["thb"], "THB 1"), body)
 

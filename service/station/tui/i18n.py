@@ -263,6 +263,10 @@ class Labels:
     def __call__(self, key: str, **fields: object) -> str:
         return TEXTS[key][self.index].format(**fields)
 
+    def knows(self, key: str) -> bool:
+        """Whether a label of this name exists."""
+        return key in TEXTS
+
     def refusal(self, rule: str, message: str) -> str:
         """A refusal of the service with its rule: in Spanish, the rule's own words (:mod:`.rules_es`), the
         service's English message where the rule has none.

@@ -204,6 +204,13 @@ def _bank_qualifies(log: HandLog) -> bool:
     return log.game in GAMES and GAMES[log.game].bank_qualifies
 
 
+def bonus_text(bonus_class: str, labels: Labels) -> str:
+    """A THB bonus as the croupier announces it (R-THB-9): its hand and its odds in words; a class the station does
+    not know by its code."""
+    key = f"bonus_{bonus_class}"
+    return labels(key) if labels.knows(key) else labels("bonus_class", name=bonus_class)
+
+
 def banked_lines(log: HandLog, labels: Labels) -> tuple[list[str], list[str]]:
     """The lines of a banked hand's settlement, and its payments."""
     lines: list[str] = []
@@ -220,7 +227,7 @@ def banked_lines(log: HandLog, labels: Labels) -> tuple[list[str], list[str]]:
     payments: list[str] = []
     for box in sorted(log.boxes.values(), key=lambda b: b.box):
         spots = ", ".join(f"{spot} {box.spots[spot]:+}" for spot in BOX_SPOTS if spot in box.spots)
-        bonus = f" · {labels('bonus_class', name=box.bonus_class)}" if box.bonus_class else ""
+        bonus = f" · {bonus_text(box.bonus_class, labels)}" if box.bonus_class else ""
         lines.append(labels("box_result", who=labels("box", seat=box.box), spots=spots,
                             total=sum(box.spots.values())) + bonus)
         payment = box_payment(box.box, box.spots, labels)
