@@ -240,8 +240,8 @@ async def run_shift(address: str, game: Game, *, pit_token: str, hands: int = HA
             assert hardware is not None
             shift.refused_reads = len(hardware.refused)
             await operation(pilot, croupier, "op_close_shift", ("1000x8 100x70 25x40",), keys=keys, counted="close")
-            if not croupier.banked:
-                await operation(pit_pilot, pit, "op_close_table", (), confirm=True, keys=keys, counted="close")
+            await until(lambda: not pit.view.hand_in_progress and pit.settled)  # the pit's screen between hands
+            await operation(pit_pilot, pit, "op_close_table", (), confirm=True, keys=keys, counted="close")
     finally:
         shoe_device.close()
         shuffler.close()

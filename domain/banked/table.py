@@ -40,6 +40,8 @@ class BankedTable(TableRecord, Aggregate):
     reconstructions) is :class:`domain.tables.TableRecord`'s."""
 
     ERROR = BankedTableError
+    closed = False
+    """Closed by the pit between hands (issue 33): no hand starts there again (tables recorded before: open)."""
 
     @staticmethod
     def create_id(name: str, **_: Any) -> UUID:
@@ -91,6 +93,8 @@ class BankedTable(TableRecord, Aggregate):
         (R-HOLD-1; ``casino``: the casino's alerts that concern it) or the deck is out of play (R-DECK-3)."""
         if self.hand_in_progress is not None:
             raise BankedTableError("a hand is in progress", rule="R-AUD-1")
+        if self.closed:
+            raise BankedTableError("the table is closed", rule="R-AUD-1")
         self.verify_not_held(casino)
         if self.reshuffle_pending is not None:
             raise BankedTableError(f"a full reshuffle of the {self.reshuffle_pending} deck is required before the "
@@ -131,6 +135,22 @@ class BankedTable(TableRecord, Aggregate):
         self.verify_record_reshuffle(by)
         assert self.reshuffle_pending is not None
         self._reshuffled(colour=self.reshuffle_pending, by=by)
+
+    def verify_close(self) -> None:
+        """The pit closes a banked table between hands, once (issue 33: its shift closed with the tray)."""
+        if self.hand_in_progress is not None:
+            raise BankedTableError("a hand is in progress: the table closes between hands", rule="R-AUD-1")
+        if self.closed:
+            raise BankedTableError("the table is closed already", rule="R-AUD-1")
+
+    def close(self, by: str) -> None:
+        """Close the table: no more hands."""
+        self.verify_close()
+        self._closed(by=by)
+
+    @event("Closed")
+    def _closed(self, *, by: str) -> None:
+        self.closed = True
 
     @event("ReconstructionRequested")
     def _reconstruction_requested(self, *, hand_id: UUID, number: int, pit_boss: str, reason: str) -> None:

@@ -138,7 +138,7 @@ class CorrectStack(Command):
 
 @dataclass(frozen=True)
 class CloseTable(Command):
-    """The pit boss closes a circle table between hands."""
+    """The pit boss closes a table of any game between hands (issue 33: banked tables too)."""
 
     permission: ClassVar[str] = "close"
 

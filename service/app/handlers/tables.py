@@ -102,8 +102,8 @@ def correct_stack(app: Tables, command: CorrectStack, viewer: Viewer) -> Result:
 
 
 def close_table(app: Tables, command: CloseTable, viewer: Viewer) -> Result:
-    """Close a table between hands (the pit boss)."""
-    return _circle_change(app, command, lambda t: t.close(viewer.station))
+    """Close a table of any game between hands (the pit boss)."""
+    return table_change(app, command, lambda t: t.close(viewer.station))
 
 
 def record_device_report(app: Tables, command: RecordDeviceReport, viewer: Viewer) -> Result:

@@ -182,12 +182,12 @@ class ConfigureTable(Operation):
 
 
 class CloseTable(Operation):
-    """The pit boss closes the table between hands (asked to confirm)."""
+    """The pit boss closes the table between hands, of any game (asked to confirm)."""
 
     name, roles = "op_close_table", PIT
 
     def offered(self, now: Situation) -> bool:
-        return now.between_hands and now.circle
+        return now.between_hands
 
     def request(self, table: str, command_id: str, values: Values, choice: str = "") -> Request:
         return "CloseTable", svc.CloseTableRequest(command_id=command_id, table=table)
