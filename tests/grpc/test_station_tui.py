@@ -294,6 +294,8 @@ def test_pending_bonus_approval_then_the_directors_decision(port: int) -> None:
         assert app.view.banked.stage == pb.BANKED_STAGE_APPROVAL, text
         assert "PENDING: the games director approves the 1000:1 payment (box 1)" in text, text
         assert not any(key in text for key in ("[p]", "[c]", "[f]")), text  # nothing for the croupier to key
+        assert "box 1: the bonus of 1000 waits for the games director's approval: not paid yet (R-THB-10)" in text
+        assert "pay 1000" not in text, text  # R-THB-10: no payment before the approval
         await asyncio.get_running_loop().run_in_executor(
             None, lambda: grpc_support.act(director, "THB 1", approve_bonus=cmd.ApproveBonus(seat=1, reason="ok")))
         await until(pilot, lambda: app.hand.bank_result is not None and app.settled,

@@ -31,8 +31,6 @@ from service.station.tui.i18n import Labels
 FACE_DOWN = "▒▒"
 """A face-down card on the croupier's screen."""
 BOX_SPOTS = ("ante", "bonus", "flop", "turn", "river", "play")
-THOUSAND_TO_ONE = "aces_vs_dealer_aces"
-"""The bonus outcome whose payment waits for the games director (R-THB-9, R-THB-10)."""
 
 CIRCLE_KEYS: Mapping[int, str] = {
     pb.ACTION_KIND_FOLD: "f", pb.ACTION_KIND_CHECK: "c", pb.ACTION_KIND_CALL: "c", pb.ACTION_KIND_BET: "b",
@@ -235,7 +233,7 @@ def banked_waiting(view: pb.TableView, log: HandLog, labels: Labels) -> Text | N
     if view.banked.stage == pb.BANKED_STAGE_BETTING:
         return Text(labels("bets_open"), style="bold")
     if view.banked.stage == pb.BANKED_STAGE_APPROVAL:
-        pending = ([box.box for box in log.boxes.values() if box.bonus_class == THOUSAND_TO_ONE]
+        pending = ([box.box for box in log.boxes.values() if box.bonus_class == showdown.THOUSAND_TO_ONE]
                    or [box.seat for box in view.banked.boxes if box.bets.HasField("bonus") and not box.settled])
         boxes = ", ".join(labels("box", seat=seat) for seat in pending) or "—"
         return Text(labels("approval", boxes=boxes), style="bold magenta")

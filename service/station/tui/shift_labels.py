@@ -35,6 +35,9 @@ SHIFT_TEXTS: Mapping[str, tuple[str, str]] = {
                       "stands pat (other counts: the pit keys them, D-SEE-1)"),
     "held_no_hand": ("mesa retenida: ninguna mano hasta que el jefe de mesa reconozca la alerta (R-HOLD-1)",
                      "table held: no hand until the pit boss acknowledges the alert (R-HOLD-1)"),
+    "bonus_pending": ("{who}: el bonus de {amount} espera la autorización del director de juegos: no se paga aún "
+                      "(R-THB-10)",
+                      "{who}: the bonus of {amount} waits for the games director's approval: not paid yet (R-THB-10)"),
     # the THB bonus (R-THB-9) by class, as the croupier announces it
     "bonus_aces_vs_dealer_aces": ("bonus: ases contra ases del croupier (1000 a 1, lo autoriza el director de juegos)",
                                   "bonus: aces against the croupier's aces (1000 to 1, the games director approves)"),

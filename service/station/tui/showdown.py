@@ -53,6 +53,8 @@ from service.station.banked import BOX_SPOTS
 from service.station.tui.hand_log import HandLog, PotResult
 from service.station.tui.i18n import Labels
 
+THOUSAND_TO_ONE = "aces_vs_dealer_aces"
+"""The bonus outcome whose payment waits for the games director (R-THB-9, R-THB-10)."""
 HIDDEN = "??"
 """A card the service did not let this station see."""
 def hand_class(log: HandLog, cards: Iterable[str]) -> HandClass | None:
@@ -230,7 +232,11 @@ def banked_lines(log: HandLog, labels: Labels) -> tuple[list[str], list[str]]:
         bonus = f" · {bonus_text(box.bonus_class, labels)}" if box.bonus_class else ""
         lines.append(labels("box_result", who=labels("box", seat=box.box), spots=spots,
                             total=sum(box.spots.values())) + bonus)
-        payment = box_payment(box.box, box.spots, labels)
+        spots_paid = dict(box.spots)
+        if box.bonus_class == THOUSAND_TO_ONE and log.bank_result is None:  # R-THB-10: not paid before approval
+            payments.append(labels("bonus_pending", who=labels("box", seat=box.box),
+                                   amount=spots_paid.pop("bonus", 0)))
+        payment = box_payment(box.box, spots_paid, labels)
         if payment:
             payments.append(payment)
     return lines, payments
