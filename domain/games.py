@@ -120,7 +120,8 @@ def banked_summary(hand: ThbHand | CdpHand, events: list[Any]) -> dict[str, Any]
 
 def _circle_table(table: Table) -> dict[str, Any]:
     return {"stacks": dict(sorted(table.stacks.items())), "button_seat": table.button_seat, "closed": table.closed,
-            "reshuffle_required": table.reshuffle_required["colour"] if table.reshuffle_required else ""}
+            "reshuffle_required": table.reshuffle_required["colour"] if table.reshuffle_required else "",
+            "button_is_mano": table.settings.marker_speaks_first}
 
 
 def _banked_table(table: BankedTable) -> dict[str, Any]:

@@ -100,6 +100,8 @@ class CircleTableView:
     closed: bool
     reshuffle_required: str
     hand: CircleHandView | None
+    button_is_mano: bool = False
+    """The marker is la mano, whose holder speaks first (R-CIRC-1), not a dealer button."""
 
     @property
     def chips_in_play(self) -> int:
@@ -201,7 +203,8 @@ def _circle_part(table: Mapping[str, Any], hand: Mapping[str, Any] | None, *, se
     return CircleTableView(
         {int(seat): stack for seat, stack in table["stacks"].items()}, table.get("button_seat") or None,
         bool(table.get("closed", False)), str(table.get("reshuffle_required") or ""),
-        None if hand is None else circle_hand_view(hand, sees_down_cards=sees_down_cards))
+        None if hand is None else circle_hand_view(hand, sees_down_cards=sees_down_cards),
+        bool(table.get("button_is_mano", False)))
 
 
 def _banked_part(table: Mapping[str, Any], hand: Mapping[str, Any] | None, *, sees_down_cards: bool,

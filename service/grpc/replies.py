@@ -50,7 +50,7 @@ def _colour(text: str) -> pb.DeckColour | None:
 def circle_detail(part: CircleTableView) -> pb.CircleTableView:
     """A circle table's own part, and its hand in progress as the station may see it."""
     out = pb.CircleTableView(stacks=dict(part.stacks), closed=part.closed,
-                             reshuffle_required=_colour(part.reshuffle_required))
+                             reshuffle_required=_colour(part.reshuffle_required), button_is_mano=part.button_is_mano)
     if part.button_seat:
         out.button_seat = part.button_seat
     hand = part.hand

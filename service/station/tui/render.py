@@ -115,6 +115,12 @@ def holds_lines(view: pb.TableView, labels: Labels) -> list[RenderableType]:
     return lines
 
 
+def marker_name(circle: pb.CircleTableView, labels: Labels) -> str:
+    """The round marker as the croupier calls it: la mano where its holder speaks first (R-CIRC-1), else the
+    button."""
+    return labels("mano") if circle.button_is_mano else labels("button")
+
+
 def circle_panel(view: pb.TableView, labels: Labels, *, sees_down_cards: bool) -> RenderableType:
     """Seats, stacks, bets, cards, the board and the pots of a circle table."""
     circle = view.circle
@@ -129,7 +135,8 @@ def circle_panel(view: pb.TableView, labels: Labels, *, sees_down_cards: bool) -
         lines.append(Text(labels("closed"), style="bold"))
     if not view.hand_in_progress or circle.phase == pb.HAND_PHASE_UNSPECIFIED:
         for seat, stack in sorted(circle.stacks.items()):
-            button = labels("button") if circle.HasField("button_seat") and seat == circle.button_seat else ""
+            marked = circle.HasField("button_seat") and seat == circle.button_seat
+            button = marker_name(circle, labels) if marked else ""
             table.add_row(f"  {seat}", str(stack), "", "", "", button)
         return Group(*lines, table)
     actor = circle.actor_seat if circle.HasField("actor_seat") else None
@@ -140,7 +147,7 @@ def circle_panel(view: pb.TableView, labels: Labels, *, sees_down_cards: bool) -
         if not player.folded and player.stack == 0 and player.put_in:
             state.append(labels("all_in"))
         if circle.HasField("button_seat") and player.seat == circle.button_seat:
-            state.append(labels("button"))
+            state.append(marker_name(circle, labels))
         marker = "→ " if player.seat == actor else "  "
         table.add_row(f"{marker}{player.seat}", str(player.stack), str(player.bet or ""), str(player.put_in or ""),
                       cards, ", ".join(state), style="bold reverse" if player.seat == actor else None)

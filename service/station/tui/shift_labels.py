@@ -21,6 +21,7 @@ SHIFT_TEXTS: Mapping[str, tuple[str, str]] = {
     "signed_out_now": ("sesión cerrada: t → identificarse", "signed out: t → sign in"),
     "quit_mid_hand": ("Hay una mano en curso (mano {number}). ¿Salir del puesto igualmente? (s: sí · n: no)",
                       "A hand is in progress (hand {number}). Leave the station anyway? (y: yes · n: no)"),
+    "mano": ("mano", "la mano"),
     # the cards (D-SEE-1)
     "face_down_due": ("boca abajo: la da el zapato, o la teclea el jefe de mesa en su puesto (D-SEE-1)",
                       "face down: the shoe deals it, or the pit boss keys it at his station (D-SEE-1)"),
