@@ -11,7 +11,7 @@ import sys
 import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -63,7 +63,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
 def report(db: Path, since: datetime, *args: str) -> Any:
     """A report of the store from ``since``, as its JSON (the command as the pit runs it)."""
     result = subprocess.run([sys.executable, "-m", "service.cli", "report", *args, "--db", f"sqlite:///{db}",
-                             "--from", since.isoformat(timespec="seconds"), "--format", "json",
+                             "--from", since.isoformat(), "--format", "json",
                              "--tz", "Europe/Madrid"],
                             capture_output=True, text=True, timeout=120, check=False)
     assert result.returncode == 0, result.stderr
@@ -74,7 +74,7 @@ def shift_of(served: Served, game: Game) -> ShiftKeys:
     """The whole shift of ``game`` at its stations, then its checks: ten hands from the shoe with no read refused
     and no card typed, at most one key a player action; the dealers' report names both croupiers at the table with
     their hands, the rotation and the void; the shift's report its opener, closer, fill and credit, by name."""
-    since = datetime.now(UTC).replace(microsecond=0) - timedelta(seconds=1)
+    since = datetime.now(UTC)  # to the microsecond: the last game's table closed just before, in the same second
     shift = asyncio.run(run_shift(served.address, game, pit_token=PIT))
     assert shift.hands == HANDS and shift.refused_reads == 0 and shift.card_keys == 0, shift
     assert shift.action_keys == shift.actions, shift  # one key a decision (a count of cards given back: a digit)
