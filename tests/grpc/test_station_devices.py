@@ -144,7 +144,9 @@ def test_a_whole_hand_of_every_game_dealt_from_the_shoe_through_the_keys(server:
                                       shoe=drawn_by(shoe, app),
                                       keys_pressed=lambda kind, n: keys.__setitem__(kind, keys.get(kind, 0) + n))
             devices = hardware(app)
-            assert not app.view.hand_in_progress and app.hand.finished, app.screen_text()
+            # the hand's last events reach the log from the Watch stream, maybe after the view said it ended; a
+            # blank five-card draw hand is passed out, not finished (R-DRAW-3)
+            await until(lambda: not app.view.hand_in_progress and (app.hand.finished or app.hand.passed is not None))
             assert "card" not in keys and keys["start"] == 1  # no card typed: the shoe dealt them all
             reads = [seq for _, seq in devices.dealt]  # in sequence; the reads of the cards given back between
             assert reads == sorted(set(reads)) and reads[0] == 1 and len(reads) >= 5
