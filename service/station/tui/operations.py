@@ -9,84 +9,34 @@ a refusal is shown with its rule (nothing is recorded then)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, ClassVar, cast
+from typing import cast
 
-from google.protobuf.message import Message
-
-from service.api import accounts_pb2 as acc
 from service.api import commands_pb2 as cmd
 from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
 from service.station.client import value, word
 from service.station.tui.forms import Field
-from service.station.tui.prompts import card_code
+from service.station.tui.operation_base import (
+    PIT,
+    Operation,
+    Request,
+    Situation,
+    Values,
+    act_request,
+)
+from service.station.tui.operations_accounts import (
+    CloseShift,
+    OpenShift,
+    RecordDrop,
+    RequestCredit,
+    RequestFill,
+    SignTransfer,
+    WithdrawTransfer,
+)
 
-CROUPIER, PIT_BOSS = "croupier", "pit-boss"
-BOTH = frozenset({CROUPIER, PIT_BOSS})
-PIT = frozenset({PIT_BOSS})
 GAMES = tuple(word(pb.Game, number) for number in pb.Game.values() if number)
 """Every game's code, as the API numbers them (the table menu's game menu)."""
 STRUCTURES = ("no-limit", "pot-limit", "fixed-limit")
-
-
-@dataclass(frozen=True)
-class Situation:
-    """What the station knows when it offers the operations: the table (an empty view: not open), the role the
-    station acts in, whether a person is signed in there, the hand's deck size (a shuffler to reshuffle with)."""
-
-    view: pb.TableView
-    role: str
-    signed_in: bool = False
-    shuffler: bool = False
-
-    @property
-    def open(self) -> bool:
-        return bool(self.view.table) and not (self.circle and bool(self.view.circle.closed))
-
-    @property
-    def circle(self) -> bool:
-        return bool(self.view.WhichOneof("detail") == "circle")
-
-    @property
-    def between_hands(self) -> bool:
-        return self.open and not self.view.hand_in_progress
-
-    @property
-    def seats(self) -> list[int]:
-        """The seats taken at a circle table between hands."""
-        return sorted(self.view.circle.stacks)
-
-
-Values = Mapping[str, Any]
-Request = tuple[str, Message]
-
-
-def chips(values: Any) -> list[acc.ChipCount]:
-    """Chips by denomination as the accounts take them (R-ACC-2)."""
-    return [acc.ChipCount(denomination=denomination, chips=count) for denomination, count in values]
-
-
-class Operation:
-    """One thing done at the table: its label key, its roles and when it is offered, its fields, its request."""
-
-    name: ClassVar[str]
-    roles: ClassVar[frozenset[str]] = BOTH
-    choices: ClassVar[tuple[str, ...]] = ()
-    """A choice made before the form (the game of a table to open), from a menu."""
-
-    def offered(self, now: Situation) -> bool:
-        return now.open
-
-    def fields(self, now: Situation, choice: str = "") -> tuple[Field, ...]:
-        return ()
-
-    def request(self, table: str, command_id: str, values: Values, choice: str = "") -> Request:
-        raise NotImplementedError
-
-
-def _act(table: str, command_id: str, command: cmd.Command) -> Request:
-    return "Act", svc.ActRequest(command_id=command_id, table=table, command=command)
 
 
 def _seat_field(now: Situation, *, free: bool = False) -> Field:
@@ -256,97 +206,6 @@ class CorrectStack(Operation):
                                                        chips=values["chips"], reason=values["reason"])
 
 
-class OpenShift(Operation):
-    """The shift opens with the tray's count by denomination, between hands (R-ACC-1, R-ACC-2)."""
-
-    name = "op_open_shift"
-
-    def offered(self, now: Situation) -> bool:
-        return now.between_hands
-
-    def fields(self, now: Situation, choice: str = "") -> tuple[Field, ...]:
-        return (Field("opener", "f_tray", "chips"),)
-
-    def request(self, table: str, command_id: str, values: Values, choice: str = "") -> Request:
-        return "OpenShift", acc.OpenShiftRequest(command_id=command_id, table=table, opener=chips(values["opener"]))
-
-
-class CloseShift(Operation):
-    """The shift closes with the tray's count, between hands, no slip waiting (R-ACC-1, R-ACC-3)."""
-
-    name = "op_close_shift"
-
-    def offered(self, now: Situation) -> bool:
-        return now.between_hands
-
-    def fields(self, now: Situation, choice: str = "") -> tuple[Field, ...]:
-        return (Field("closer", "f_tray", "chips"),)
-
-    def request(self, table: str, command_id: str, values: Values, choice: str = "") -> Request:
-        return "CloseShift", acc.CloseShiftRequest(command_id=command_id, table=table, closer=chips(values["closer"]))
-
-
-class _Transfer(Operation):
-    """A fill (chips from the cage to the tray) or a credit (back), asked by this side (R-ACC-3)."""
-
-    kind: ClassVar[acc.TransferKind]
-
-    def fields(self, now: Situation, choice: str = "") -> tuple[Field, ...]:
-        return (Field("slip", "f_slip", "text"), Field("chips", "f_transfer_chips", "chips"))
-
-    def request(self, table: str, command_id: str, values: Values, choice: str = "") -> Request:
-        return "RequestTransfer", acc.RequestTransferRequest(command_id=command_id, table=table, slip=values["slip"],
-                                                             kind=self.kind, chips=chips(values["chips"]))
-
-
-class RequestFill(_Transfer):
-    name, kind = "op_fill", acc.TRANSFER_KIND_FILL
-
-
-class RequestCredit(_Transfer):
-    name, kind = "op_credit", acc.TRANSFER_KIND_CREDIT
-
-
-class SignTransfer(Operation):
-    """This side signs off a slip the other asked for: from then on it counts (R-ACC-3)."""
-
-    name = "op_sign_slip"
-
-    def fields(self, now: Situation, choice: str = "") -> tuple[Field, ...]:
-        return (Field("slip", "f_slip", "text"),)
-
-    def request(self, table: str, command_id: str, values: Values, choice: str = "") -> Request:
-        return "SignTransfer", acc.SignTransferRequest(command_id=command_id, table=table, slip=values["slip"])
-
-
-class WithdrawTransfer(Operation):
-    """A slip not signed off is withdrawn, with the reason; it never counts (R-ACC-3)."""
-
-    name = "op_withdraw_slip"
-
-    def fields(self, now: Situation, choice: str = "") -> tuple[Field, ...]:
-        return (Field("slip", "f_slip", "text"), Field("reason", "f_reason", "text"))
-
-    def request(self, table: str, command_id: str, values: Values, choice: str = "") -> Request:
-        return "WithdrawTransfer", acc.WithdrawTransferRequest(command_id=command_id, table=table,
-                                                               slip=values["slip"], reason=values["reason"])
-
-
-class RecordDrop(Operation):
-    """The pit boss records a drop count of the table (R-ACC-4)."""
-
-    name, roles = "op_drop", PIT
-
-    def offered(self, now: Situation) -> bool:
-        return bool(now.view.table)
-
-    def fields(self, now: Situation, choice: str = "") -> tuple[Field, ...]:
-        return (Field("amount", "f_amount", "int", low=1),)
-
-    def request(self, table: str, command_id: str, values: Values, choice: str = "") -> Request:
-        return "RecordDrop", acc.RecordDropRequest(command_id=command_id, table=table, amount=values["amount"])
-
-
 class VoidHand(Operation):
     """The pit boss voids the hand in progress: every chip goes back (R-CIRC-14, R-THB-11 1.c)."""
 
@@ -360,7 +219,7 @@ class VoidHand(Operation):
         return (Field("rule", "f_rule", "text", rule), Field("reason", "f_reason", "text"))
 
     def request(self, table: str, command_id: str, values: Values, choice: str = "") -> Request:
-        return _act(table, command_id, cmd.Command(void=cmd.Void(rule=values["rule"], reason=values["reason"])))
+        return act_request(table, command_id, cmd.Command(void=cmd.Void(rule=values["rule"], reason=values["reason"])))
 
 
 class ExposeCard(Operation):
@@ -375,8 +234,8 @@ class ExposeCard(Operation):
         return (Field("seat", "f_seat", "int", low=1), Field("card", "f_card", "text"))
 
     def request(self, table: str, command_id: str, values: Values, choice: str = "") -> Request:
-        card = card_code(values["card"]) or values["card"]  # the station read it in its language already
-        return _act(table, command_id, cmd.Command(expose_card=cmd.ExposeCard(seat=values["seat"], card=card)))
+        card = values["card"]  # read as a card code in the station's language by the table menu (shift.send)
+        return act_request(table, command_id, cmd.Command(expose_card=cmd.ExposeCard(seat=values["seat"], card=card)))
 
 
 class AcknowledgeHold(Operation):
@@ -406,7 +265,7 @@ class Reshuffle(Operation):
                 and now.view.banked.HasField("reshuffle_required"))
 
     def request(self, table: str, command_id: str, values: Values, choice: str = "") -> Request:
-        return _act(table, command_id, cmd.Command(reshuffle=cmd.Reshuffle()))
+        return act_request(table, command_id, cmd.Command(reshuffle=cmd.Reshuffle()))
 
 
 class SignIn(Operation):

@@ -15,7 +15,8 @@ import grpc
 from service.api import table_service_pb2 as svc
 from service.station.tui.forms import ConfirmScreen, FormScreen, MenuScreen
 from service.station.tui.link import Link, refusal
-from service.station.tui.operations import CONFIRMED, OPERATIONS, Operation, Situation, offered
+from service.station.tui.operation_base import Operation, Situation
+from service.station.tui.operations import CONFIRMED, OPERATIONS, offered
 from service.station.tui.prompts import card_code
 
 if TYPE_CHECKING:
