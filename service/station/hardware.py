@@ -118,11 +118,12 @@ class HardwareStation:
         the shoe, so that a hand the table refuses (a reshuffle still required, a held table) has put no deck in the
         shoe.  The shuffler's word for the deck it delivered is recorded (``delivery``); a deck other than the
         hand's is a fault, and the croupier puts the right one in (R-DECK-2)."""
-        view = self._view()
+        view = self._view() if deck is None else None  # the table asked only for what the caller did not say
         colour = deck if deck is not None else self._next_deck(view)
         if deck is not None and deck is not self.colour_of_hand(self.hands + 1):  # the table's alternation
             self.shift ^= 1
         if self.shuffler is not None and colour not in self.checks:  # never delivered unshuffled
+            view = view or self._view()
             if view is not None and view.next_deck_size:
                 self.deck_size = view.next_deck_size  # the table's deck (R-CARD-2, R-DRAW-8)
             self._prepare_other_deck(self.shuffler, colour)
