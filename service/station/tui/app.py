@@ -29,6 +29,7 @@ from textual.widgets import Input, Static
 from service.api import commands_pb2 as cmd
 from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
+from service.station.client import card_due
 from service.station.tui import asking, corrections, dealing, render, shift
 from service.station.tui.devices import DevicePorts, StationDevices
 from service.station.tui.hand_log import HandLog
@@ -149,8 +150,7 @@ class StationApp(App[None]):
 
     def card_due(self) -> bool:
         """A card is due at the table."""
-        detail = self.view.circle if self.view.WhichOneof("detail") == "circle" else self.view.banked
-        return detail.HasField("next_card") and detail.next_card.target != pb.CARD_TARGET_UNSPECIFIED
+        return card_due(self.view)
 
     @property
     def banked(self) -> bool:

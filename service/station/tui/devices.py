@@ -39,6 +39,7 @@ from rich.text import Text
 from devices.protocol import Colour
 from service.station.client import Station
 from service.station.hardware import HardwareStation
+from service.station.tui.i18n import CARD_CODE
 
 if TYPE_CHECKING:
     from service.station.tui.i18n import Labels
@@ -57,7 +58,7 @@ class Screen(Protocol):
 
 def _kind(message: str) -> str:
     """An alert's words but for its numbers and card codes: what makes two alerts the same fault."""
-    return re.sub(r"\d+", "#", re.sub(r"(?<![A-Za-z0-9])[2-9TJQKA][cdhs](?![A-Za-z0-9])", "??", message))
+    return re.sub(r"\d+", "#", CARD_CODE.sub("??", message))
 
 
 @dataclass(frozen=True)

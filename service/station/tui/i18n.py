@@ -248,7 +248,9 @@ GAMES: Mapping[str, tuple[str, str]] = {
 
 _SUIT_LETTERS = {"s": "p", "h": "c", "d": "d", "c": "t"}
 """Each suit's code and its Spanish letter (picas, corazones, diamantes, tréboles)."""
-_CODE = re.compile(r"(?<![A-Za-z0-9])[2-9TJQKA][cdhs](?![A-Za-z0-9])")
+CARD_CODE = re.compile(r"(?<![A-Za-z0-9])[2-9TJQKA][cdhspt](?![A-Za-z0-9])")
+"""A card's code inside a text (a device's alert, a refusal's message, a result), its suit in English or Spanish
+letters: the station's one reading of it."""
 
 
 class Labels:
@@ -292,7 +294,7 @@ class Labels:
         """Every card code in a text as this language writes it (:meth:`card`)."""
         if self.lang != "es":
             return text
-        return _CODE.sub(lambda match: self.card(match.group(0)), text)
+        return CARD_CODE.sub(lambda match: self.card(match.group(0)), text)
 
     def game(self, code: str) -> str:
         """A game's name from its code (``stud7``; a hyphen read as an underscore)."""

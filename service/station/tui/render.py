@@ -14,7 +14,6 @@ The croupier's screen never shows a face-down card (issue 15, item 5): a card th
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 
 from rich.console import Group, RenderableType
@@ -26,7 +25,7 @@ from service.api import types_pb2 as pb
 from service.station.client import word
 from service.station.tui import showdown
 from service.station.tui.hand_log import HandLog
-from service.station.tui.i18n import Labels
+from service.station.tui.i18n import CARD_CODE, Labels
 
 FACE_DOWN = "▒▒"
 """A face-down card on the croupier's screen."""
@@ -46,8 +45,6 @@ BANKED_KEYS: Mapping[int, str] = {
 """The key of each decision of a banked box."""
 
 
-CARD_CODE = re.compile(r"(?<![A-Za-z0-9])[2-9TJQKA][cdhspt](?![A-Za-z0-9])")
-"""A card's code inside a text (a device's alert, a refusal's message), its suit in English or Spanish letters."""
 
 
 def redact(text: str) -> str:
