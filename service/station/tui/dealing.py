@@ -145,12 +145,12 @@ async def discard(app: StationApp, count: int) -> None:
     """The seat to act gives back ``count`` cards: with the shoe, it reads them (the croupier passes them over its
     reader); standing pat is sent at once.  At the pit's station without a shoe the cards are keyed by code."""
     seat, exchange = app.legal.seat, app.banked
+    if count == 0:
+        await app.send(cmd.Command(exchange=cmd.Exchange(seat=seat)) if exchange
+                       else cmd.Command(discard=cmd.Discard(seat=seat)))
+        return
     hardware = app.devices.hardware if app.devices is not None else None
-    if count == 0 or hardware is None or not app.devices or not app.devices.shoe_deals:
-        if count == 0:
-            given = cmd.Command(exchange=cmd.Exchange(seat=seat)) if exchange else \
-                cmd.Command(discard=cmd.Discard(seat=seat))
-            await app.send(given)
+    if hardware is None or not shoe_deals(app):  # not offered: cards given back are read by the shoe (D-SEE-1)
         return
     hardware.discards.expect(seat, count, exchange=exchange)
     app.say(app.labels("reading_discards", who=app.labels("box" if exchange else "seat", seat=seat), count=count))
