@@ -30,7 +30,7 @@ from service.bootstrap import open_store
 from service.grpc.server import Stations
 from service.station.tui import DevicePorts, StationApp, autopilot
 from service.station.tui.autopilot import until
-from service.station.tui.render import CARD_CODE
+from service.station.tui.i18n import CARD_CODE
 from tests.support.grpc_support import Client, serving
 
 OBSERVER = "face-down-observer-token-0123456789"
