@@ -125,7 +125,8 @@ def _circle_table(table: Table) -> dict[str, Any]:
 
 
 def _banked_table(table: BankedTable) -> dict[str, Any]:
-    return {"game": table.game, "bank_result": table.bank_result, "reshuffle_required": table.reshuffle_pending or ""}
+    return {"game": table.game, "bank_result": table.bank_result, "reshuffle_required": table.reshuffle_pending or "",
+            "closed": table.closed}
 
 
 def _open_circle(name: str, settings: Any, seats: int, language: str, hands_key: str) -> Table:

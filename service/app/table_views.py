@@ -116,11 +116,13 @@ class CircleTableView:
 
 @dataclass(frozen=True)
 class BankedTableView:
-    """A banked table's own part: the house's result, a reshuffle required (R-THB-11)."""
+    """A banked table's own part: the house's result, a reshuffle required (R-THB-11), closed."""
 
     bank_result: int
     reshuffle_required: str
     hand: BankedHandView | None
+    closed: bool = False
+    """The pit closed the table (R-AUD-1)."""
 
     @property
     def chips_in_play(self) -> int:
@@ -211,7 +213,8 @@ def _banked_part(table: Mapping[str, Any], hand: Mapping[str, Any] | None, *, se
                  next_card: NextCard | None) -> BankedTableView:
     return BankedTableView(
         int(table["bank_result"]), str(table.get("reshuffle_required") or ""),
-        None if hand is None else banked_hand_view(hand, sees_down_cards=sees_down_cards, next_card=next_card))
+        None if hand is None else banked_hand_view(hand, sees_down_cards=sees_down_cards, next_card=next_card),
+        bool(table.get("closed", False)))
 
 
 Part = Callable[..., CircleTableView | BankedTableView]

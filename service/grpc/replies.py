@@ -85,7 +85,8 @@ def _bets(spots: Mapping[str, int]) -> pb.BoxBets:
 
 def banked_detail(part: BankedTableView) -> pb.BankedTableView:
     """A banked table's own part, and its hand in progress as the station may see it."""
-    out = pb.BankedTableView(bank_result=part.bank_result, reshuffle_required=_colour(part.reshuffle_required))
+    out = pb.BankedTableView(bank_result=part.bank_result, reshuffle_required=_colour(part.reshuffle_required),
+                             closed=part.closed)
     hand = part.hand
     if hand is None:
         return out

@@ -85,6 +85,14 @@ def test_a_casino_draw_hand_over_the_api(port: int) -> None:
     with pytest.raises(grpc.RpcError) as refused:
         act(dealer, "THB 1", bring_in=cmd.BringIn(seat=2))
     assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert not get_table(dealer, "THB 1").banked.closed
+    pit.CloseTable(svc.CloseTableRequest(command_id=pit.next_id(), table="THB 1"))
+    closed = get_table(dealer, "THB 1")  # issue 33: the table's own view says so, as a circle table's does (R-AUD-1)
+    assert closed.banked.closed and closed.banked.bank_result == -(10 + 20 * 20)
+    with pytest.raises(grpc.RpcError) as again:
+        pit.CloseTable(svc.CloseTableRequest(command_id=pit.next_id(), table="THB 1"))
+    assert again.value.code() == grpc.StatusCode.FAILED_PRECONDITION and rule_of(again.value) == "R-AUD-1"
+    assert get_table(dealer, "THB 1").banked.closed
 
 
 def test_the_pit_configures_corrects_and_closes_a_table_between_hands(port: int) -> None:

@@ -33,7 +33,7 @@ class Situation:
 
     @property
     def open(self) -> bool:
-        return bool(self.view.table) and not (self.circle and bool(self.view.circle.closed))
+        return bool(self.view.table) and not (self.view.circle.closed if self.circle else self.view.banked.closed)
 
     @property
     def circle(self) -> bool:

@@ -165,6 +165,8 @@ def banked_panel(view: pb.TableView, labels: Labels, *, sees_down_cards: bool) -
     if banked.HasField("reshuffle_required"):
         lines.append(Text(labels("reshuffle", colour=labels(word(pb.DeckColour, banked.reshuffle_required)),
                                  rule="R-THB-11"), style="bold red"))
+    if banked.closed:
+        lines.append(Text(labels("closed"), style="bold"))
     if not view.hand_in_progress:
         return Group(*lines)
     stage = word(pb.BankedStage, banked.stage)
