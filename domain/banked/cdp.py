@@ -44,9 +44,14 @@ class CdpHand(BankedHand):
     ERROR = CdpRuleError
     RULE = "R-CDP-1"
     GAME = "casino-draw"
+    bank_shown = False
+    """The bank has turned its cards (:class:`BankShown`); a hand recorded before that event existed reads False."""
+    bank_changed: tuple[Card, ...] = ()
+    """The cards the bank changed by the house way (R-CDP-4), face up: it had shown them."""
 
     def _house_snapshot(self) -> dict[str, Any]:
-        return {"bank": [str(c) for c in self.bank], "discards": [str(c) for c in self.discards]}
+        return {"bank": [str(c) for c in self.bank], "discards": [str(c) for c in self.discards],
+                "bank_shown": self.bank_shown, "bank_changed": [str(c) for c in self.bank_changed]}
 
     def __init__(self, table_id: UUID, number: int, settings: dict[str, Any], deck: dict[str, Any]) -> None:
         self.table_id, self.number, self.deck = table_id, number, dict(deck)
@@ -91,6 +96,11 @@ class CdpHand(BankedHand):
     def next_card(self) -> int | None:
         """The box (0: the bank) the next card goes to."""
         return self.due[0] if self.due else None
+
+    @property
+    def next_card_face_up(self) -> bool:
+        """Whether the next card is dealt face up: the bank's, once it has shown its hand (R-CDP-4)."""
+        return self.next_card == 0 and self.bank_shown
 
     @property
     def is_complete(self) -> bool:
@@ -148,7 +158,9 @@ class CdpHand(BankedHand):
     def deal(self, card: Card, source: str = "croupier", sequence: int | None = None) -> None:
         """The next card where it is due."""
         self.verify_deal(card, source, sequence)
-        self.trigger_event(self.CardDealt, box=self.due[0], card=str(card), source=source, sequence=sequence)
+        box = self.due[0]
+        self.trigger_event(self.CardDealt, box=box, card=str(card), source=source, sequence=sequence,
+                           face_up=box == 0 and self.bank_shown)
         self._bank_turn()
 
     def verify_exchange(self, box: int, cards: list[Card]) -> None:
@@ -227,6 +239,8 @@ class CdpHand(BankedHand):
         if not players:
             self._settle(qualified=None)
             return
+        if not self.bank_shown and not self.bank_exchanged:  # exchanged: a hand begun before BankShown existed
+            self.trigger_event(self.BankShown, cards=[str(c) for c in self.bank])
         if qualifies(self.bank):
             self._settle(qualified=True)
         elif not self.bank_exchanged:
@@ -276,12 +290,20 @@ class CdpHand(BankedHand):
         """The box folded: its ante is lost."""
 
     class CardDealt(Aggregate.Event):
-        """A card to a box (0: the bank)."""
+        """A card to a box (0: the bank); ``face_up``: a card the bank draws to its shown hand (R-CDP-4), seen by
+        everyone at the table.  Version 2 added ``face_up``; every card of a version-1 event was dealt face down."""
 
+        class_version = 2
         box: int
         card: str
         source: str
         sequence: int | None
+        face_up: bool
+
+        @staticmethod
+        def upcast_v1_v2(state: dict[str, Any]) -> None:
+            """Cards recorded before ``face_up``: all of them went face down."""
+            state["face_up"] = False
 
         def apply(self, aggregate: Aggregate) -> None:
             hand = _cdp(aggregate)
@@ -307,8 +329,17 @@ class CdpHand(BankedHand):
             hand.due.extend([self.box] * len(back))
             hand._decided(self.box)
 
+    class BankShown(Aggregate.Event):
+        """Every box has decided and one plays: the bank shows its five cards ("la banca muestra su juego",
+        R-CDP-4); from now on its cards, those it changes and those it draws are face up."""
+
+        cards: list[str]
+
+        def apply(self, aggregate: Aggregate) -> None:
+            _cdp(aggregate).bank_shown = True
+
     class BankExchanged(Aggregate.Event):
-        """R-CDP-4: the bank did not qualify and changes these cards by the house way."""
+        """R-CDP-4: the bank, shown and not qualified, changes these cards by the house way."""
 
         cards: list[str]
 
@@ -316,6 +347,7 @@ class CdpHand(BankedHand):
             hand = _cdp(aggregate)
             back = [Card.parse(c) for c in self.cards]
             hand.bank = [c for c in hand.bank if c not in back]
+            hand.bank_changed = tuple(back)
             hand.discards.extend(back)
             hand.due.extend([0] * len(back))
             hand.bank_exchanged = True

@@ -11,7 +11,9 @@ station that does not, every card that is face down when it is recorded shows as
   and shown hands are public;
 - Texas Hold'em Bonus: the boxes' cards and the croupier's, and burns; board cards and a face-up card found in the deck
   (R-THB-11 b) are public, and the croupier's cards once the boxes are settled;
-- Casino Draw Poker: every card of the boxes and the bank, and the cards exchanged; the bank's once settled.
+- Casino Draw Poker: every card of the boxes and the boxes' exchanges; the bank's five until it shows them, once every
+  box has decided (R-CDP-4: "la banca muestra su juego"); the cards it then changes by the house way and draws are
+  public.
 
 The casino may delay the pit's view (``hole_cards_live`` false, :func:`shows_down_cards`): the face-down cards of a
 hand in progress are then hidden from the pit too, and shown once the hand has ended (issue 29, item 7).
@@ -47,6 +49,11 @@ def _circle_dealt(data: dict[str, Any]) -> None:
         _hide_card(data)
 
 
+def _cdp_dealt(data: dict[str, Any]) -> None:
+    if not data.get("face_up"):  # every card but those the bank draws to its shown hand (R-CDP-4)
+        _hide_card(data)
+
+
 def _thb_dealt(data: dict[str, Any]) -> None:
     if data.get("kind") != "board":  # a box's card, the croupier's, or a burn
         _hide_card(data)
@@ -58,12 +65,12 @@ FACE_DOWN: Mapping[str, Callable[[dict[str, Any]], None]] = {
     "Hand.DiscardsReshuffled": _hide_cards,
     "Hand.CardExposed": _hide_card,
     "ThbHand.CardDealt": _thb_dealt,
-    "CdpHand.CardDealt": _hide_card,
+    "CdpHand.CardDealt": _cdp_dealt,
     "CdpHand.Exchanged": _hide_cards,
-    "CdpHand.BankExchanged": _hide_cards,
 }
 """Events (by class qualname) that carry cards face down when recorded, and how to hide them.  Every other event
-carries no card or only public ones (``Hand.Shown``, ``ThbHand.FaceUpCardDiscarded``)."""
+carries no card or only public ones (``Hand.Shown``, ``ThbHand.FaceUpCardDiscarded``; ``CdpHand.BankShown`` and
+``CdpHand.BankExchanged``: the bank's cards once it has shown them, R-CDP-4)."""
 
 
 HOLE_CARDS_LIVE = True
@@ -132,7 +139,7 @@ def banked_hand_state(state: dict[str, Any], *, sees_down_cards: bool) -> dict[s
     settled = bool(state["results"])
     for house in ("dealer", "bank"):
         if house in state:
-            shown[house] = house_cards(state[house], pit=False, settled=settled)
+            shown[house] = house_cards(state[house], pit=False, settled=settled or bool(state.get("bank_shown")))
     for pile in ("burned", "discards"):  # THB burns; CDP exchanged cards (a THB card found face up is public)
         if pile in state:
             shown[pile] = [HIDDEN for _ in state[pile]]
@@ -150,5 +157,6 @@ def reconstruction_step(step: Step, *, sees_down_cards: bool) -> Step:
 
 def house_cards(cards: list[str], *, pit: bool, settled: bool) -> list[str]:
     """The croupier's (THB) or the bank's (CDP) cards: face down to everyone at the table, the croupier's screen
-    included, until the boxes are settled; the pit always sees them."""
+    included, until the boxes are settled (``settled``; the bank's too once it has shown them, R-CDP-4); the pit
+    always sees them."""
     return list(cards) if pit or settled else [HIDDEN for _ in cards]

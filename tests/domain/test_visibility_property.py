@@ -41,12 +41,13 @@ def cards_in(value: Any) -> set[str]:
 
 
 def public_cards(state: dict[str, Any]) -> set[str]:
-    """The cards anyone at the table may know after a step: what is face up, shown, or a settled house's."""
+    """The cards anyone at the table may know after a step: what is face up, shown, or a settled house's; at Casino
+    Draw Poker the bank's once it has shown them, those it changed by the house way included (R-CDP-4)."""
     if "stage" not in state:  # a circle hand
         return set(state["board"]) | {card for cards in state["hole"] for card, up in cards if up}
     public = set(state.get("board", [])) | set(state.get("discarded", []))  # THB: a card found face up
-    if state["results"]:
-        public |= set(state.get("dealer", [])) | set(state.get("bank", []))
+    if state["results"] or state.get("bank_shown"):
+        public |= set(state.get("dealer", [])) | set(state.get("bank", [])) | set(state.get("bank_changed", []))
     return public
 
 

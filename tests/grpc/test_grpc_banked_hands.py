@@ -20,6 +20,7 @@ from tests.support.grpc_support import (
     open_table,
     rule_of,
     start,
+    stored_changes,
     violations,
 )
 
@@ -93,6 +94,37 @@ def test_a_casino_draw_hand_over_the_api(port: int) -> None:
         pit.CloseTable(svc.CloseTableRequest(command_id=pit.next_id(), table="THB 1"))
     assert again.value.code() == grpc.StatusCode.FAILED_PRECONDITION and rule_of(again.value) == "R-AUD-1"
     assert get_table(dealer, "THB 1").banked.closed
+
+
+def test_r_cdp_4_the_croupier_sees_the_bank_once_it_shows_and_the_cards_it_draws(port: int) -> None:
+    """Seed 002: "después de que todos los jugadores hayan hecho sus apuestas, la banca muestra su juego"; the
+    croupier's view and stream then carry the bank's cards, and the cards it draws by the house way are due face up
+    (the croupier may key them without a shoe, D-SEE-1); box 2's cards stay face down to him."""
+    pit, dealer = Client(port, TOKENS["pit"]), Client(port, TOKENS["thb"])
+    open_banked(pit, "THB 1", pb.GAME_CASINO_DRAW, ante_min=5, ante_max=100)
+    start(dealer, "THB 1")
+    act(dealer, "THB 1", ante=cmd.Ante(seat=2, amount=10))
+    act(dealer, "THB 1", close_bets=cmd.CloseBets())
+    deal(dealer, "THB 1", "Ac Ad As 3s 9c 5c 5d Kh 9s 2c")
+    act(dealer, "THB 1", exchange=cmd.Exchange(seat=2))
+    before = get_table(dealer, "THB 1").banked
+    assert list(before.dealer_cards) == ["??"] * 5 and not before.next_card.face_up
+    act(dealer, "THB 1", play=cmd.Play(seat=2, amount=20))
+    view = get_table(dealer, "THB 1").banked
+    assert view.stage == pb.BANKED_STAGE_BANK and list(view.dealer_cards) == ["5c", "5d", "Kh"]
+    assert view.next_card.target == pb.CARD_TARGET_BANK and view.next_card.face_up
+    assert list(view.boxes[0].cards) == ["??"] * 5
+    deal(dealer, "THB 1", "Qd Jh")
+    changes = stored_changes(dealer, "THB 1")
+    said = [(c.event.WhichOneof("event"), c.event) for c in changes]
+    shown = [e.cdp_hand_bank_shown for case, e in said if case == "cdp_hand_bank_shown"]
+    assert [list(s.cards) for s in shown] == [["5c", "5d", "Kh", "9s", "2c"]]
+    assert [list(e.cdp_hand_bank_exchanged.cards) for case, e in said if case == "cdp_hand_bank_exchanged"] == [
+        ["9s", "2c"]]
+    dealt = [e.cdp_hand_card_dealt for case, e in said if case == "cdp_hand_card_dealt"]
+    assert [(d.box, d.card, d.face_up) for d in dealt[-2:]] == [(0, "Qd", True), (0, "Jh", True)]
+    assert {d.card for d in dealt[:-2]} == {"??"}
+    assert get_table(dealer, "THB 1").banked.bank_result == -10  # pair of fives: not qualified, the ante paid (R-CDP-5)
 
 
 def test_the_pit_configures_corrects_and_closes_a_table_between_hands(port: int) -> None:

@@ -253,7 +253,7 @@ def watch(client: Client, case: Case) -> list[svc.WatchResponse]:
 def face_down(case: Case, dealt: Any) -> bool:
     """Whether a dealt card is face down when recorded (the visibility policy, service/app/visibility.py)."""
     if case.code == "casino-draw":
-        return True  # every card of the boxes and the bank
+        return not dealt.face_up  # every card of the boxes and the bank, but those the shown bank draws (R-CDP-4)
     if case.code == "holdem-bonus":
         return bool(dealt.kind != "board")
     return dealt.kind in ("hole", "burn") and not dealt.face_up

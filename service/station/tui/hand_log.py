@@ -80,6 +80,11 @@ class HandLog:
     """The croupier's two cards (Texas Hold'em Bonus) or the bank's five (Casino Draw Poker)."""
     out_boxes: set[int] = field(default_factory=set)
     """Boxes that folded or whose hand is void: never opened at the showdown."""
+    bank_shown: list[str] = field(default_factory=list)
+    """Casino Draw Poker: the five cards the bank showed once every box had decided (R-CDP-4)."""
+    bank_changed: list[str] = field(default_factory=list)
+    """The cards the bank changed by the house way, then those it drew in their place, one by one (R-CDP-4)."""
+    bank_drawn: list[str] = field(default_factory=list)
     house_turned: bool = False
     """R-THB-12: nobody played, and the croupier's cards were turned for an A-A bonus."""
     boxes: dict[int, BoxResult] = field(default_factory=dict)
@@ -164,6 +169,13 @@ def _thb_dealt(log: HandLog, event: ev.ThbHandCardDealt) -> None:
 
 def _cdp_dealt(log: HandLog, event: ev.CdpHandCardDealt) -> None:
     (log.box_cards.setdefault(event.box, []) if event.box else log.house_cards).append(event.card)
+    if not event.box and log.bank_changed:
+        log.bank_drawn.append(event.card)
+
+
+def _bank_shown(log: HandLog, event: ev.CdpHandBankShown) -> None:
+    log.bank_shown = list(event.cards)
+    log.house_cards = list(event.cards)
 
 
 def _given_back(held: list[str], cards: Iterable[str]) -> None:
@@ -179,6 +191,7 @@ def _cdp_exchanged(log: HandLog, event: ev.CdpHandExchanged) -> None:
 
 def _bank_exchanged(log: HandLog, event: ev.CdpHandBankExchanged) -> None:
     _given_back(log.house_cards, event.cards)
+    log.bank_changed = list(event.cards)
 
 
 def _turned_for_bonus(log: HandLog, event: ev.ThbHandDealerCardsTurnedForBonus) -> None:
@@ -241,6 +254,7 @@ _HANDLERS: Mapping[str, Callable[[HandLog, Any], None]] = {
     "thb_hand_card_dealt": _thb_dealt,
     "cdp_hand_card_dealt": _cdp_dealt,
     "cdp_hand_exchanged": _cdp_exchanged,
+    "cdp_hand_bank_shown": _bank_shown,
     "cdp_hand_bank_exchanged": _bank_exchanged,
     "thb_hand_folded": _box_out,
     "cdp_hand_folded": _box_out,

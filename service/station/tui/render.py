@@ -186,7 +186,8 @@ def banked_panel(view: pb.TableView, labels: Labels, *, sees_down_cards: bool) -
         table.add_row(f"{marker}{box.seat}", bets, cards, result,
                       style="bold reverse" if box.seat == to_decide else None)
     house = labels("house") if view.game == pb.GAME_HOLDEM_BONUS else labels("bank")
-    house_cards = " ".join(labels.card(card_text(card, face_up=settled, sees_down_cards=sees_down_cards))
+    turned = settled or banked.stage == pb.BANKED_STAGE_BANK  # CDP: the bank has shown its hand (R-CDP-4)
+    house_cards = " ".join(labels.card(card_text(card, face_up=turned, sees_down_cards=sees_down_cards))
                            for card in banked.dealer_cards)
     lines.append(table)
     shared = " ".join(labels.card(card) for card in banked.board)

@@ -213,13 +213,43 @@ def bonus_text(bonus_class: str, labels: Labels) -> str:
     return labels(key) if labels.knows(key) else labels("bonus_class", name=bonus_class)
 
 
+def bank_lines(log: HandLog, labels: Labels) -> list[str]:
+    """Casino Draw Poker's bank as the croupier turns it and calls it (R-CDP-4): its five cards named and whether
+    they qualify; when they do not, the house way's exchange card by card (what it keeps and changes, each card it
+    draws, the hand it ends with) and whether that qualifies (R-CDP-5).
+
+    >>> from service.station.tui.hand_log import HandLog
+    >>> log = HandLog(game="casino-draw", deck_size=52, bank_shown="5c 5d Kh 9s 2c".split(),
+    ...               bank_changed=["9s", "2c"], bank_drawn=["Qd"], house_cards="5c 5d Kh Qd".split())
+    >>> for line in bank_lines(log, Labels("en")):
+    ...     print(line)
+    Bank shows 5c 5d Kh 9s 2c: pair of fives
+    house way (R-CDP-4): the bank keeps 5c 5d Kh and changes 9s 2c
+      the bank draws Qd
+    """
+    lines = [shown_line(log, labels("bank"), log.bank_shown, labels)]
+    if log.bank_changed:
+        kept = [card for card in log.bank_shown if card not in log.bank_changed]
+        lines.append(labels("house_way", kept=" ".join(kept), changed=" ".join(log.bank_changed)))
+        lines += [f"  {labels('bank_draws', card=card)}" for card in log.bank_drawn]
+        if len(log.bank_drawn) == len(log.bank_changed):
+            now = labels("bank_now", cards=" ".join(log.house_cards))
+            name = hand_name(log, log.house_cards, labels)
+            lines.append(labels("called", shown=now, hand=name) if name else now)
+    if log.bank_qualified is not None:
+        lines.append(labels("qualifies" if log.bank_qualified else "no_qualify"))
+    return lines
+
+
 def banked_lines(log: HandLog, labels: Labels) -> tuple[list[str], list[str]]:
     """The lines of a banked hand's settlement, and its payments."""
     lines: list[str] = []
     house = labels("bank") if _bank_qualifies(log) else labels("house")
     if log.board:
         lines.append(f"{labels('board')}: {' '.join(log.board)}")
-    if house_shown(log) and seen(log.house_cards):
+    if log.bank_shown:  # R-CDP-4: shown as soon as the bank turns, its exchange card by card
+        lines += bank_lines(log, labels)
+    elif house_shown(log) and seen(log.house_cards):  # a hand recorded before the bank's showing was
         lines.append(shown_line(log, house, log.house_cards, labels))
         if log.bank_qualified is False:
             lines.append(labels("no_qualify"))
