@@ -9,7 +9,12 @@ its showdown panel."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
+from uuid import UUID
+
+from eventsourcing.application import Application
+from eventsourcing.persistence import StoredEvent
 
 from domain.banked.cdp import CdpHand
 from domain.cards.cards import parse_cards
@@ -119,3 +124,22 @@ def test_a_bank_whose_boxes_all_folded_never_shows() -> None:
     assert "CdpHand.BankShown" not in kinds(events) and hand.is_complete and not hand.bank_shown
     log = croupier_log(hand, events)
     assert log.house_cards == ["??"] * 5 and not log.bank_shown
+
+
+def test_a_card_stored_before_face_up_existed_reads_face_down() -> None:
+    """Stores written by earlier versions hold ``CdpHand.CardDealt`` of version 1, without ``face_up``: each loads
+    as dealt face down (every card was), and the hand replays to the same state."""
+    hand = cdp_hand({1: 10})
+    deal(hand, "2c 7d")
+    app: Application[UUID] = Application()
+    app.save(hand)
+    stored = app.recorder.select_events(hand.id)
+    dealt = [event for event in stored if event.topic.endswith("CdpHand.CardDealt")]
+    for event in dealt:
+        state = json.loads(event.state)
+        assert state.pop("face_up") is False and state.pop("class_version") == 2
+        old = StoredEvent(event.originator_id, event.originator_version, event.topic, json.dumps(state).encode())
+        loaded = app.mapper.to_domain_event(old)
+        assert isinstance(loaded, CdpHand.CardDealt) and loaded.face_up is False
+    replayed = app.repository.get(hand.id)
+    assert isinstance(replayed, CdpHand) and replayed.cards == hand.cards and not replayed.bank_shown
