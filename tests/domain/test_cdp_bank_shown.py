@@ -141,5 +141,5 @@ def test_a_card_stored_before_face_up_existed_reads_face_down() -> None:
         old = StoredEvent(event.originator_id, event.originator_version, event.topic, json.dumps(state).encode())
         loaded = app.mapper.to_domain_event(old)
         assert isinstance(loaded, CdpHand.CardDealt) and loaded.face_up is False
-    replayed = app.repository.get(hand.id)
+    replayed: CdpHand = app.repository.get(hand.id)
     assert isinstance(replayed, CdpHand) and replayed.cards == hand.cards and not replayed.bank_shown
