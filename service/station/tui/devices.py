@@ -201,8 +201,8 @@ class StationDevices:
         return line
 
     def alerts_text(self, labels: Labels, shown: Callable[[str], str] = str) -> Text:
-        """The alerts waiting for the croupier's ``k``, the newest last (``shown``: how a text is shown here; at the
-        croupier's station no card code, :func:`.render.redact`)."""
+        """The alerts waiting for the croupier's ``k``, the newest last, in the station's language (``shown``: how a
+        text is shown here; at the croupier's station no card code, :func:`.render.redact`)."""
         waiting = self.waiting
         if not waiting:
             return Text("")
@@ -210,5 +210,5 @@ class StationDevices:
         first = len(self.alerts) - len(waiting)
         for index in range(max(first, len(self.alerts) - ALERTS_SHOWN), len(self.alerts)):
             times = f" (×{self.counts[index]})" if self.counts[index] > 1 else ""
-            text.append(f"\n⚠ {shown(self.alerts[index])}{times}", style="bold red")
+            text.append(f"\n⚠ {labels.cards_in(shown(labels.device(self.alerts[index])))}{times}", style="bold red")
         return text

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from service.station.tui.devices_es import spanish_device_text
 from service.station.tui.rules_es import spanish_refusal
 from service.station.tui.shift_labels import SHIFT_TEXTS
 
@@ -295,6 +296,11 @@ class Labels:
         if self.lang != "es" or len(code) != 2 or code[1] not in _SUIT_LETTERS:
             return code
         return code[0] + _SUIT_LETTERS[code[1]]
+
+    def device(self, text: str) -> str:
+        """A device's alert in this language: in Spanish phrase by phrase, a refusal by its rule's own words
+        (:mod:`.devices_es`); the devices' and the station's English otherwise."""
+        return spanish_device_text(text) if self.lang == "es" else text
 
     def cards_in(self, text: str) -> str:
         """Every card code in a text as this language writes it (:meth:`card`)."""

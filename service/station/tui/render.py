@@ -105,7 +105,7 @@ def header(view: pb.TableView, log: HandLog, labels: Labels, who: str = "") -> T
 def holds_lines(view: pb.TableView, labels: Labels) -> list[RenderableType]:
     """The alerts holding the table (R-HOLD-1) and its decks out of play (R-DECK-3), in bold red."""
     lines: list[RenderableType] = [
-        Text(labels("table_held", detail=hold.detail, rule=hold.rule), style="bold red")
+        Text(labels("table_held", detail=labels.device(hold.detail), rule=hold.rule), style="bold red")
         for hold in view.holds]
     lines.extend(Text(labels("deck_out", colour=labels(word(pb.DeckColour, colour))), style="bold red")
                  for colour in view.decks_out_of_play)
