@@ -137,17 +137,18 @@ class Shoe:
         return DevicePorts(self.shoe.url, self.shuffler.url)
 
     async def cabled(self, app: StationApp) -> None:
-        """The devices say who they are once the station has opened their ports."""
-        await until(lambda: app.devices is not None and app.devices.hardware is not None, timeout=30)
-        await asyncio.to_thread(self.shoe.hello)
-        await asyncio.to_thread(self.shuffler.hello)
+        """The devices say who they are as the station opens their ports (their HELLO, unasked)."""
+        await until(lambda: app.devices is not None and (hardware := app.devices.hardware) is not None
+                    and hardware.shoe.identity is not None and hardware.shuffler is not None
+                    and hardware.shuffler.identity is not None, timeout=30)
 
     def draw(self, card: str, colour: Colour) -> float:
         """The croupier draws ``card`` from the shoe (of the deck in play); the moment its frame was written."""
-        self.shoe.colour = colour
-        message = self.shoe.card_message(Card.parse(card))
-        sent = time.perf_counter()
-        self.shoe.link.send(message)
+        with self.shoe.speaking:  # as the simulator's own draw: no HELLO of an earlier read overtakes it
+            self.shoe.colour = colour
+            message = self.shoe.card_message(Card.parse(card))
+            sent = time.perf_counter()
+            self.shoe.link.send(message)
         return sent
 
     def close(self) -> None:

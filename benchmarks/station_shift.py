@@ -21,7 +21,6 @@ then reads ``report dealers`` and ``report shift``.
 
 from __future__ import annotations
 
-import asyncio
 import random
 import sys
 from collections import Counter
@@ -207,10 +206,10 @@ async def run_shift(address: str, game: Game, *, pit_token: str, hands: int = HA
                           devices=DevicePorts(shoe_device.url, shuffler.url))
     try:
         async with pit.run_test(size=SIZE) as pit_pilot, croupier.run_test(size=SIZE) as pilot:
-            await until(lambda: pit.settled and croupier.devices is not None
-                        and croupier.devices.hardware is not None, timeout=30)
-            await asyncio.to_thread(shoe_device.hello)
-            await asyncio.to_thread(shuffler.hello)
+            await until(lambda: pit.settled and croupier.devices is not None  # each device says HELLO, unasked
+                        and (hardware := croupier.devices.hardware) is not None
+                        and hardware.shoe.identity is not None and hardware.shuffler is not None
+                        and hardware.shuffler.identity is not None, timeout=30)
             shoe = SimulatedShoe(shoe_device, croupier)
             await operation(pit_pilot, pit, "op_sign_in", ("P1", STAFF["P1"][2]), keys=keys, counted="sign in")
             await operation(pit_pilot, pit, "op_open", [], choice=game_choice(game), keys=keys, counted="open")

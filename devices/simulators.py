@@ -1,6 +1,8 @@
 """Simulated shoe and shuffler: the same bytes as the devices, through the same framing and link code, over a
 pseudo-terminal (the real serial path) or ``socket://``, with faults on demand.  They take a seed.  Like the devices
-they send a heartbeat every ``heartbeat_seconds`` while running, until told to go silent."""
+they say HELLO to every host that opens the line (docs/devices.md: on a pseudo-terminal, when the host's open
+flushes the line; on ``socket://``, when it connects), and send a heartbeat every ``heartbeat_seconds`` while
+running, until told to go silent."""
 
 from __future__ import annotations
 
@@ -48,11 +50,15 @@ class SimulatedDevice:
 
     def __post_init__(self) -> None:
         self.rng = random.Random(self.seed)
-        self.end: PtyEnd | SocketServerEnd = SocketServerEnd() if self.use_socket else PtyEnd(self.baudrate)
+        self._stopped = threading.Event()
+        self.speaking = threading.RLock()
+        """Held while a message is built and sent (and acknowledged): what a message says of the device (a shoe's
+        last read in its HELLO) is never overtaken on the line by a later one."""
+        self.end: PtyEnd | SocketServerEnd = SocketServerEnd(self._host_opened) if self.use_socket else \
+            PtyEnd(self.baudrate, self._host_opened)
         self.link = Link(lambda: self.end, self._on_message)
         self.lock = threading.Lock()
         self.silent = threading.Event()
-        self._stopped = threading.Event()
         if self.heartbeat_seconds is not None:
             threading.Thread(target=self._beat, args=(self.heartbeat_seconds,), daemon=True,
                              name="simulated-heartbeat").start()
@@ -73,7 +79,18 @@ class SimulatedDevice:
 
     def hello(self) -> None:
         """Announce the device's identity (on connection)."""
-        self.link.send(Hello(self.kind, f"PT-SIM-{self.kind.name}", self.serial_number, "1.4.2"))
+        with self.speaking:
+            self.link.send(Hello(self.kind, f"PT-SIM-{self.kind.name}", self.serial_number, "1.4.2"))
+
+    def _host_opened(self) -> None:
+        """A host opened the line: say HELLO to it, from a thread of its own (this is the link's reader, which must
+        go on reading to take the HELLO's acknowledgement)."""
+        def greet() -> None:
+            with contextlib.suppress(LinkError):  # the host went away again before it acknowledged
+                self.hello()
+
+        if not self._stopped.is_set():
+            threading.Thread(target=greet, daemon=True, name="simulated-hello").start()
 
     def _on_message(self, message: Message) -> None:
         self.received.append(message)
@@ -132,19 +149,22 @@ class ShoeSimulator(SimulatedDevice):
 
     def hello(self) -> None:
         """Announce the shoe (protocol 2: with the read sequence of its last card, 0 after power-on)."""
-        self.link.send(Hello(self.kind, f"PT-SIM-{self.kind.name}", self.serial_number, "1.4.2", self.read_seq))
+        with self.speaking:
+            self.link.send(Hello(self.kind, f"PT-SIM-{self.kind.name}", self.serial_number, "1.4.2", self.read_seq))
 
     def power_cycle(self) -> None:
         """Switch the shoe off and on: frames and reads are numbered from 1 again, announced by its HELLO."""
-        self.link.restart_numbering()
-        self.read_seq = 0
-        self.hello()
+        with self.speaking:
+            self.link.restart_numbering()
+            self.read_seq = 0
+            self.hello()
 
     def stray_read(self, read_seq: int) -> Card:
         """A firmware glitch: the next card is reported with a wild read number (the shoe's count does not move)."""
-        card = self.cards.pop(0)
-        self.link.send(CardDrawn(read_seq, card.rank.value, card.suit.value, self.colour, False))
-        return card
+        with self.speaking:
+            card = self.cards.pop(0)
+            self.link.send(CardDrawn(read_seq, card.rank.value, card.suit.value, self.colour, False))
+            return card
 
     def load(self, colour: Colour, cards: Sequence[Card] | None = None, size: int = 52) -> None:
         """Load a deck (shuffled with the seed unless the order is given)."""
@@ -162,13 +182,15 @@ class ShoeSimulator(SimulatedDevice):
 
     def draw(self, *, face_up: bool = False, colour: Colour | None = None, unreadable: bool = False) -> Card:
         """Draw the next card and report it."""
-        card = self.cards.pop(0)
-        self.link.send(self.card_message(card, face_up=face_up, colour=colour, unreadable=unreadable))
-        return card
+        with self.speaking:
+            card = self.cards.pop(0)
+            self.link.send(self.card_message(card, face_up=face_up, colour=colour, unreadable=unreadable))
+            return card
 
     def fault(self, code: ShoeFaultCode) -> None:
         """Report a fault (double feed, shoe empty, unreadable card)."""
-        self.link.send(ShoeFault(code, self.read_seq))
+        with self.speaking:
+            self.link.send(ShoeFault(code, self.read_seq))
 
     def skip_sequence(self) -> None:
         """A firmware slip: the next read number jumps (the adapter must notice the gap)."""

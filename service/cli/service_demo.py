@@ -8,6 +8,7 @@ The station follows what the service says is due, chooses legal actions, and sho
 from __future__ import annotations
 
 import random
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -100,8 +101,10 @@ class Devices:
         shoe, shuffler = ShoeSimulator(seed=seed), ShufflerSimulator(seed=seed + 1)
         hardware = HardwareStation(station, table, shoe.url, shuffler.url, banked=banked,
                                    show=lambda message: print(f"   [devices] {message}", flush=True))
-        shoe.hello()
-        shuffler.hello()
+        deadline = time.monotonic() + 5  # each device says HELLO as the station opens its port, unasked
+        while time.monotonic() < deadline and (hardware.shoe.identity is None or hardware.shuffler is None
+                                               or hardware.shuffler.identity is None):
+            time.sleep(0.02)
         print(f"   shoe on {shoe.url}, shuffler on {shuffler.url}: the station deals what the shoe reads", flush=True)
         return cls(shoe, shuffler, hardware)
 

@@ -263,8 +263,8 @@ def test_heartbeats_are_not_acknowledged_nor_delivered_and_keep_the_shoe_from_be
     simulator = ShoeSimulator(seed=9, heartbeat_seconds=0.05)
     events = Events()
     adapter = ShoeAdapter(simulator.url, events, silence_seconds=0.4)
-    try:
-        simulator.hello()
+    try:  # the shoe says HELLO as the adapter opens the line: no one asks it to
+        events.wait_for(lambda items: any(isinstance(e, DeviceStatus) and "SHOE-0001" in e.message for e in items))
         time.sleep(0.8)
         assert adapter.link.stats.heartbeats >= 5
         assert not [e for e in events.items if isinstance(e, DeviceStatus) and "silent" in e.message]
@@ -322,3 +322,64 @@ def test_the_byte_examples_of_docs_devices_md_are_what_they_say() -> None:
         "SHOE_FAULT double feed after read 12, SEQ 4:": (4, ShoeFault(ShoeFaultCode.DOUBLE_FEED, 12)),
     }
     assert decoded == expected
+
+
+def identities(items: list[ShoeEvent]) -> list[str]:
+    """The shoe's HELLOs as the adapter announced them."""
+    return [e.message for e in items if isinstance(e, DeviceStatus) and "SHOE-0001" in e.message]
+
+
+@pytest.mark.parametrize("transport", ["pty", "socket"])
+def test_a_simulated_device_says_hello_to_every_host_that_opens_the_line(transport: str) -> None:
+    """Issue 33, item 5: a simulator started long before the station (its heartbeats going nowhere) is identified
+    as soon as the station opens the line, with no one asking it; a second station opening the line after the first
+    closed it is greeted too.  Same for the shuffler."""
+    simulator = ShoeSimulator(seed=3, use_socket=transport == "socket", heartbeat_seconds=0.05)
+    shuffler = ShufflerSimulator(use_socket=transport == "socket")
+    try:
+        time.sleep(0.3)  # no station yet: the HELLO has no one to go to
+        for _ in range(2):
+            events = Events()
+            adapter = ShoeAdapter(simulator.url, events)
+            try:
+                events.wait_for(lambda items: bool(identities(items)))
+                assert adapter.identity is not None and adapter.identity.serial == "SHOE-0001"
+            finally:
+                adapter.close()
+            time.sleep(0.2)
+        for _ in range(2):
+            host = ShufflerAdapter(shuffler.url)
+            try:
+                deadline = time.monotonic() + 3
+                while host.identity is None and time.monotonic() < deadline:
+                    time.sleep(0.02)
+                assert host.identity is not None and host.identity.serial == "SHUF-0001"
+            finally:
+                host.close()
+            time.sleep(0.2)
+    finally:
+        simulator.close()
+        shuffler.close()
+
+
+@pytest.mark.parametrize("transport", ["pty", "socket"])
+def test_cards_drawn_while_the_shoe_greets_the_station_are_never_taken_for_a_power_cycle(transport: str) -> None:
+    """The HELLO on opening names the shoe's last read; cards drawn meanwhile never overtake it on the line, so the
+    station never sees a HELLO older than a read it has (it would take it for a restart and renumber the reads: the
+    race that kept this from being built before)."""
+    simulator = ShoeSimulator(seed=5, use_socket=transport == "socket")
+    simulator.load(Colour.RED)
+    for _ in range(3):
+        events = Events()
+        adapter = ShoeAdapter(simulator.url, events)
+        try:
+            drawn = [simulator.draw() for _ in range(8)]  # at once, as the HELLO goes out
+            events.wait_for(lambda items: bool(identities(items)) and sum(isinstance(e, CardRead) for e in items) == 8)
+            time.sleep(0.1)
+            assert events.cards() == drawn
+            assert not [e for e in events.items if isinstance(e, DeviceStatus) and e.fault], events.items
+            assert not events.irregularities()
+        finally:
+            adapter.close()
+        time.sleep(0.1)
+    simulator.close()

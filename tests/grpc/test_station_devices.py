@@ -107,9 +107,8 @@ def hardware(app: StationApp) -> HardwareStation:
 
 
 async def identified(shoe: ShoeSimulator, shuffler: ShufflerSimulator, app: StationApp) -> None:
-    """The devices say who they are, as they do when cabled."""
-    await asyncio.to_thread(shoe.hello)
-    await asyncio.to_thread(shuffler.hello)
+    """The devices say who they are as the station opens their ports: their HELLO, unasked (issue 33)."""
+    del shoe, shuffler  # they greet the station on their own
     devices = hardware(app)
     await until(lambda: devices.shoe.identity is not None and devices.shuffler is not None
                 and devices.shuffler.identity is not None)
