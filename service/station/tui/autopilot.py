@@ -2,7 +2,9 @@
 press for a whole hand, and each key waits until the screen shows what it did.
 
 The policy is the plainest table: nobody raises (``c`` checks or calls), ``s`` shows at the showdown, ``i`` brings in;
-at five-card draw and Pineapple each player gives back his first card, and at Casino Draw Poker each box exchanges its
+at five-card draw the first player holding the openers in force opens (``b``: the script knows the cards it drew, the
+croupier's screen never shows them) and each player gives back his first card not paired (none: he stands pat), at
+Pineapple each player gives back his first card, and at Casino Draw Poker each box exchanges its
 first card (``1``: the shoe reads the card passed over it); at a banked table ``e`` Enter puts an ante on the next free
 box, ``v`` closes the bets, ``p`` plays (THB flop bet, CDP play bet), ``c`` checks the turn and the river.  Cards come
 from ``next_card``: drawn from the ``shoe`` (no key: the station deals each read and shows it from the Watch stream),
@@ -24,6 +26,8 @@ from textual.keys import REPLACED_KEYS, _character_to_key, _get_unicode_name_fro
 
 from devices.simulators import ShoeSimulator
 from domain.cards.cards import Card
+from domain.cards.hand_classes import Category
+from domain.cards.ranking import hand_ranking
 from service.api import types_pb2 as pb
 from service.station.client import Station
 from service.station.tui import dealing
@@ -146,13 +150,31 @@ async def press(pilot: Pilot[None], app: StationApp, keys: tuple[str, ...]) -> N
 
 
 def given_back(app: StationApp, cards: list[str]) -> list[str]:
-    """The cards the seat to act gives back: its first card (five-card draw, Pineapple, a Casino Draw Poker box)."""
-    return cards[:1]
+    """The cards the seat to act gives back: at five-card draw its first card not paired (so an opener keeps his
+    openers), elsewhere its first card (Pineapple, a Casino Draw Poker box)."""
+    if app.view.game != pb.GAME_DRAW:
+        return cards[:1]
+    ranks = [card[:-1] for card in cards]
+    return [card for card in cards if ranks.count(card[:-1]) == 1][:1]
 
 
-def decision(app: StationApp) -> tuple[str, ...]:
-    """The keys of a decision due now (a discard aside: :func:`play_hand` reads it from the shoe)."""
+def opens(app: StationApp, cards: list[str]) -> bool:
+    """Five-card draw: these five cards hold the openers in force, a pair of ``openers`` or better (R-DRAW-2,
+    R-DRAW-3)."""
+    if app.view.game != pb.GAME_DRAW or not app.hand.openers or len(cards) != 5:
+        return False
+    value = hand_ranking(app.hand.deck_size or 52).evaluate([Card.parse(card) for card in cards])
+    if value.category is Category.PAIR:
+        return value.hand_class.ranks[0] >= app.hand.openers
+    return value.category > Category.PAIR
+
+
+def decision(app: StationApp, held: dict[int, list[str]] | None = None) -> tuple[str, ...]:
+    """The keys of a decision due now (a discard aside: :func:`play_hand` reads it from the shoe); ``held``: the
+    cards the script dealt each seat, for five-card draw's opening."""
     allowed = set(app.legal.allowed)
+    if pb.ACTION_KIND_BET in allowed and held is not None and opens(app, held.get(app.legal.seat, [])):
+        return ("b",)
     if app.banked:
         stage = app.view.banked.stage
         return ("c",) if stage in (pb.BANKED_STAGE_TURN, pb.BANKED_STAGE_RIVER) else ("p",)
@@ -244,7 +266,7 @@ async def play_hand(pilot: Pilot[None], app: StationApp, next_card: Callable[[],
         elif app.legal.HasField("seat") and {pb.ACTION_KIND_DISCARD, pb.ACTION_KIND_EXCHANGE} & set(app.legal.allowed):
             await _give_back(pilot, app, held=held, shoe=shoe, pit=pit, counted=counted)
         elif app.legal.HasField("seat"):
-            keys = decision(app)
+            keys = decision(app, held)
             await press(pilot, app, keys)
             counted("decision", len(keys))
         else:

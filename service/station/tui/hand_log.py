@@ -66,6 +66,8 @@ class HandLog:
     """The game's code (:data:`domain.games.GAMES`) as its hand's first event names it (``holdem``, ``stud7``, …)."""
     deck_colour: str = ""
     deck_size: int = 0
+    openers: int = 0
+    """Five-card draw: the lowest pair that opens, as a rank (11 jacks … 14 aces; R-DRAW-2, R-DRAW-3); 0 elsewhere."""
     flush_beats_full_house: bool | None = None
     """R-CARD-5 as the circle hand's settings say; ``None``: the deck's default."""
     limits: dict[str, tuple[int, int]] = field(default_factory=dict)
@@ -121,7 +123,7 @@ def _table_started(log: HandLog, event: ev.TableHandStarted | ev.BankedTableHand
 
 def _circle_started(log: HandLog, event: ev.HandStarted) -> None:
     log.deck_colour, log.deck_size = event.deck.colour or log.deck_colour, event.deck.size
-    log.game = event.settings.variant
+    log.game, log.openers = event.settings.variant, event.openers
     if event.settings.HasField("flush_beats_full_house"):
         log.flush_beats_full_house = event.settings.flush_beats_full_house
 
