@@ -112,25 +112,30 @@ async def start(app: StationApp, operation: Operation, now: Situation) -> None:
 
 
 def form(app: StationApp, operation: Operation, now: Situation, choice: str) -> None:
-    """The operation's fields (none: straight to the confirmation or the request)."""
+    """The operation's fields, then its request; asked a second time first (y/n) where one key would do it (no
+    fields) or where nothing can be taken back (:data:`.operations.CONFIRMED`)."""
     fields = operation.fields(now, choice)
     what = app.labels(operation.name) + (f" · {app.labels.game(choice)}" if choice else "")
+
+    def confirmed(values: dict[str, Any]) -> None:
+        async def answered(yes: object) -> None:
+            if yes is True:
+                await send(app, operation, values, choice, what)
+
+        app.push_screen(ConfirmScreen(app.labels("confirm", what=what)), answered)
+
+    if not fields:
+        confirmed({})
+        return
 
     async def filled(values: object) -> None:
         if not isinstance(values, dict):
             return
         if operation.name in CONFIRMED:
-            async def answered(yes: object) -> None:
-                if yes is True:
-                    await send(app, operation, values, choice, what)
-            app.push_screen(ConfirmScreen(app.labels("confirm", what=what)), answered)
+            confirmed(values)
         else:
             await send(app, operation, values, choice, what)
 
-    if not fields:
-        app.push_screen(ConfirmScreen(app.labels("confirm", what=what)),
-                        lambda yes: send(app, operation, {}, choice, what) if yes is True else None)
-        return
     reasons = {reason: app.labels(f"r_{reason}") for reason in REASONS}
     app.push_screen(FormScreen(f"{what}\n{app.labels('form_hint')}", fields, app.labels, reasons), filled)
 
