@@ -54,6 +54,12 @@ class BankedHand(Aggregate):
         """Settled, or void."""
         raise NotImplementedError
 
+    @property
+    def next_card_face_up(self) -> bool:
+        """Whether the next card is dealt face up to a box or the house (a game says where: Casino Draw Poker's
+        bank, once shown); the board's are by what it is."""
+        return False
+
     def snapshot(self) -> dict[str, Any]:
         """Everything about the hand as plain data (views, history, reconstruction): boxes, bets, cards, the
         house's cards, results; the game's own parts from :meth:`_house_snapshot`."""

@@ -4,7 +4,7 @@ selected by topic (the old topics of events stored before issue 14's move too), 
 
 :func:`dealer_report` is what ``pokertable report dealers`` calls; :func:`shift_dealers` is the pit's view of it
 (``ListDealerFigures``, the dashboard's ``/dealers``; issue 19, item 5): by default the current shift, as the
-shufflers' view counts shifts (:func:`service.app.shufflers.shift_start`: from 00:00, 08:00 or 16:00 in the casino's
+shufflers' view counts shifts (:func:`domain.shifts.shift_start`: from 00:00, 08:00 or 16:00 in the casino's
 time zone), up to now.
 """
 
@@ -17,10 +17,10 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from domain.dealer_figures import EVENTS, DealerReport, LogEntry, dealer_figures
+from domain.shifts import shift_start
 from service.app import past
 from service.app.access import ServiceError
 from service.app.log_entries import log_entry, stored_topics
-from service.app.shufflers import shift_start
 
 PAGE = 1000
 

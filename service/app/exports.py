@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import UTC, tzinfo
 from typing import TYPE_CHECKING, Any
 
 from domain.export import ExportError, PhhContext, hand_document, hand_phh, player_ids
@@ -50,9 +51,11 @@ def _public_phh(text: str, events: list[Any]) -> str:
     return _HOLE_DEAL.sub(hide, text)
 
 
-def export_hand(app: PokerTables, table: str, number: int, fmt: str, viewer: Viewer) -> tuple[str, str]:
+def export_hand(app: PokerTables, table: str, number: int, fmt: str, viewer: Viewer, *,
+                zone: tzinfo = UTC) -> tuple[str, str]:
     """Hand ``number`` (1 = the first) of a table of any game as ``(content, media type)`` in ``fmt`` (``json`` or
-    ``phh``), as ``viewer`` may see it.  :class:`NotFoundError` for no such hand; :class:`PreconditionError` for a
+    ``phh``), as ``viewer`` may see it; a PHH file's times in the casino's ``zone`` (its ``time_zone``).
+    :class:`NotFoundError` for no such hand; :class:`PreconditionError` for a
     hand PHH cannot describe (a variant PHH lacks, a banked game, a voided or unfinished hand)."""
     if fmt not in FORMATS:
         raise ValueError(f"a format is one of {', '.join(FORMATS)}")
@@ -68,7 +71,7 @@ def export_hand(app: PokerTables, table: str, number: int, fmt: str, viewer: Vie
         return json.dumps(document, ensure_ascii=False, indent=2), MEDIA_TYPES[fmt]
     table_events = list(app.events.get(record.id))
     context = PhhContext(table=table, seat_count=vars(table_events[0]).get("seat_count"),
-                         players=player_ids(record.id, table_events).get(number, {}))
+                         players=player_ids(record.id, table_events).get(number, {}), zone=zone)
     try:
         text = hand_phh(events, context)
     except ExportError as error:

@@ -5,7 +5,7 @@ that shift — an event of the table that holds it (R-HOLD-1: no hand starts) un
 acknowledges it.
 
 Shifts are eight hours long from the casino's midnight (00:00, 08:00 and 16:00, in the casino's time zone;
-:func:`service.app.shufflers.shift_start`, the pit's view's too): the monitor's false-alarm level holds per shift
+:func:`domain.shifts.shift_start`, the pit's view's too): the monitor's false-alarm level holds per shift
 (``shuffler_level``), and a deck that failed is alerted once per shift and table (the alert's command id is made of
 the table, its kind and its words, which name the shift): another check, or another instance of the service, records
 nothing more.
@@ -25,15 +25,16 @@ from zoneinfo import ZoneInfo
 
 from domain.errors import RuleError
 from domain.integrity.monitor import FAIL, MonitorSettings
+from domain.shifts import shift_start
 from service.app.access import ServiceError
 from service.app.holds import RaisedAlert
-from service.app.shufflers import ShufflerVerdict, shift_start, shuffler_report
+from service.app.shufflers import ShufflerVerdict, shuffler_report
 
 if TYPE_CHECKING:
     from service.app.application import PokerTables
 
 __all__ = ["KIND", "alert_words", "raise_shuffler_alerts", "shift_start", "watch_shufflers"]
-"""shift_start lives in service.app.shufflers (the pit's view counts shifts alike): named here as before."""
+"""shift_start lives in domain.shifts (every shift figure counts the same shifts): named here as before."""
 KIND = "shuffler-integrity"
 _log = logging.getLogger(__name__)
 

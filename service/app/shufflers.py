@@ -29,7 +29,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any, Protocol
 from uuid import UUID
 from zoneinfo import ZoneInfo
@@ -37,27 +37,12 @@ from zoneinfo import ZoneInfo
 from domain.device_reports import HAND_SHUFFLE, is_shuffler_report
 from domain.integrity.monitor import FAIL, MonitorResult, MonitorSettings, ShufflerMonitor
 from domain.integrity.observations import ShuffleObservation
+from domain.shifts import shift_start
 from service.app import past
 from service.app.access import ServiceError
 
 SHUFFLING_REPORTS = ("shuffle", "delivery")
 """The reports that say a shuffler shuffled a deck (a deck check does not shuffle)."""
-SHIFT = timedelta(hours=8)
-"""A shift: the monitor's looks and false-alarm level are counted per shift (the default ``looks``, 160 shuffles of a
-deck, is eight hours at up to 40 hands an hour, the red and blue decks alternating)."""
-
-
-def shift_start(now: datetime, zone: ZoneInfo) -> datetime:
-    """The start of the shift ``now`` falls in: 00:00, 08:00 or 16:00 of the casino's day (its time zone).
-
-    >>> shift_start(datetime(2026, 11, 25, 21, 30, tzinfo=UTC), ZoneInfo("Europe/Madrid")).isoformat()
-    '2026-11-25T16:00:00+01:00'
-    """
-    local = now.astimezone(zone)
-    midnight = local.replace(hour=0, minute=0, second=0, microsecond=0)
-    return midnight + SHIFT * ((local - midnight) // SHIFT)
-
-
 class _Log(Protocol):
     """What the projection reads of :class:`service.app.application.PokerTables`."""
 

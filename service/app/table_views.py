@@ -183,8 +183,7 @@ def banked_next_card(hand: ThbHand | CdpHand) -> NextCard | None:
     if due is None:
         return None
     if isinstance(due, int):
-        return NextCard("box", due) if due else NextCard("bank", face_up=isinstance(hand, CdpHand)
-                                                         and hand.next_card_face_up)
+        return NextCard("box", due) if due else NextCard("bank", face_up=hand.next_card_face_up)
     return NextCard("box", due.box) if due.kind == "box" else NextCard(due.kind, face_up=due.kind == "board")
 
 

@@ -218,7 +218,7 @@ async def _service(args: argparse.Namespace, app: PokerTables, stations: Station
     dashboard = asyncio.ensure_future(serve_dashboard(
         listener, bound, args.host, stations.authenticate, floor_token,
         tls=Tls(args.tls_cert, args.tls_key) if credentials else None, ready=dashboard_ready, metrics=metrics.render,
-        station=(DASHBOARD_STATION, dashboard_token)))
+        station=(DASHBOARD_STATION, dashboard_token), zone=zone or ZoneInfo("UTC")))
     try:
         done, _ = await asyncio.wait((service, dashboard), return_when=asyncio.FIRST_EXCEPTION)
         for task in done:

@@ -4,7 +4,7 @@ application's typed views (:mod:`service.app.table_views`) as messages."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from domain.actions import Legal
@@ -165,7 +165,7 @@ class QueryRpcs(ServicerBase):
             if record.hand_in_progress is not None and record.hand_in_progress == record.hand_id(number) \
                     and self.app.hole_cards.shows_down_cards(viewer, table, hand_live=True):
                 self._record_views([(table, number)], "ExportHand", viewer)  # the hand in progress, live (R-AUD-1)
-            content, media_type = export_hand(self.app, table, number, fmt, viewer)
+            content, media_type = export_hand(self.app, table, number, fmt, viewer, zone=self.zone or UTC)
             return svc.ExportHandResponse(content=content, media_type=media_type)
 
         return await self._run(context, work, offload=True)

@@ -18,7 +18,7 @@ import contextlib
 import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
-from datetime import datetime
+from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -34,7 +34,8 @@ from starlette.staticfiles import StaticFiles
 from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
 from service.web import cards
-from service.web.api import Api, Caller, RefusedError, typed_time
+from service.web.api import Api, Caller, RefusedError
+from service.web.clock import CasinoClock
 from service.web.floor import Floor
 from service.web.sessions import COOKIE, Session, Sessions
 
@@ -71,8 +72,10 @@ class Dashboard:
     """The application's state: the service's API, the sessions, the floor, the templates."""
 
     def __init__(self, api: Api, sessions: Sessions, floor: Floor, *, secure: bool,
-                 station: tuple[str, str] | None = None) -> None:
+                 station: tuple[str, str] | None = None, zone: tzinfo = UTC) -> None:
         self.api, self.sessions, self.floor, self.secure = api, sessions, floor, secure
+        self.clock = CasinoClock(zone)
+        """The casino's clock: every time shown, typed or downloaded is in its zone (issue 34, item 1)."""
         self.station = station
         """The dashboard's own station (its name and token; issue 32), a shared one (kind ``pit``) where every
         person of the pit signs in with his own session; None: only stations sign in, as before the staff."""
@@ -82,6 +85,7 @@ class Dashboard:
         """The service stops: every live stream ends (a browser's EventSource reconnects, to this service once it
         is back or to another)."""
         self.pages = templates()
+        self.pages.globals.update(local=self.clock.local, zone=self.clock.label, time_field=self.clock.field)
 
     def page(self, name: str, session: Session | None, **context: Any) -> HTMLResponse:
         """A page for a session (its role and CSRF token in the page for the forms and the script)."""
@@ -283,10 +287,10 @@ def panel_event(html: str) -> str:
     return "event: panel\n" + "".join(f"data: {line}\n" for line in html.splitlines()) + "\n"
 
 
-def range_asked(request: Request) -> tuple[datetime | None, datetime | None]:
-    """The range a report page asks for (its ``from`` and ``to``; ``ValueError`` for a text that is no time);
-    unset: the service's default."""
-    return typed_time(request.query_params.get("from", "")), typed_time(request.query_params.get("to", ""))
+def range_asked(request: Request, clock: CasinoClock) -> tuple[datetime | None, datetime | None]:
+    """The range a report page asks for (its ``from`` and ``to``, typed in the casino's time unless they name a
+    zone; ``ValueError`` for a text that is no time); unset: the service's default (the casino's current shift)."""
+    return clock.typed(request.query_params.get("from", "")), clock.typed(request.query_params.get("to", ""))
 
 
 def stream(request: Request, events: AsyncIterator[str]) -> StreamingResponse:

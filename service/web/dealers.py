@@ -31,6 +31,7 @@ from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
 from service.web.api import RefusedError, ranged
 from service.web.app import KEEPALIVE, Dashboard, panel_event, range_asked, stream
+from service.web.clock import CasinoClock
 from service.web.sessions import Session
 
 REFRESH_PAUSE = 15.0
@@ -46,10 +47,6 @@ KINDS = {pb.DEALER_ROTATION_KIND_SIGN_IN: "sign-in", pb.DEALER_ROTATION_KIND_SIG
 def _named(dealer_id: str, name: str) -> str:
     """A dealer as the page names him: his name and number (issue 32), or his id alone."""
     return f"{name} ({dealer_id})" if name else dealer_id
-
-
-def _when(stamp: Any) -> str:
-    return str(stamp.ToDatetime().isoformat(sep=" ", timespec="seconds"))
 
 
 def clock_time(seconds: float) -> str:
@@ -80,18 +77,19 @@ def dealer_row(figures: pb.DealerFigures) -> dict[str, Any]:
             "irregularities": figures.voids + figures.corrections + figures.exposed_cards}
 
 
-def rotation_row(rotation: pb.DealerRotation) -> dict[str, Any]:
-    """A sign-in or sign-out as the page shows it."""
-    return {"time": _when(rotation.time), "table": rotation.table,
+def rotation_row(rotation: pb.DealerRotation, clock: CasinoClock) -> dict[str, Any]:
+    """A sign-in or sign-out as the page shows it (its time the casino's)."""
+    return {"time": clock.local(rotation.time), "table": rotation.table,
             "dealer": _named(rotation.dealer_id, rotation.dealer_name),
             "previous": rotation.previous_dealer_id, "kind": KINDS.get(rotation.kind, "")}
 
 
-def report_of(reply: svc.ListDealerFiguresResponse) -> dict[str, Any]:
-    """The page's view of ListDealerFigures' answer: the range, the dealers' rows and the rotations."""
-    return {"since": _when(reply.since), "until": _when(reply.until),
+def report_of(reply: svc.ListDealerFiguresResponse, clock: CasinoClock) -> dict[str, Any]:
+    """The page's view of ListDealerFigures' answer: the range (in the casino's time), the dealers' rows and the
+    rotations."""
+    return {"since": clock.local(reply.since), "until": clock.local(reply.until),
             "rows": [dealer_row(figures) for figures in reply.dealers],
-            "rotations": [rotation_row(rotation) for rotation in reply.rotations]}
+            "rotations": [rotation_row(rotation, clock) for rotation in reply.rotations]}
 
 
 def routes(dashboard: Dashboard) -> list[Route]:
@@ -100,11 +98,11 @@ def routes(dashboard: Dashboard) -> list[Route]:
     async def read(session: Session, since: datetime | None, until: datetime | None) -> dict[str, Any]:
         asked = ranged(svc.ListDealerFiguresRequest(), since, until)
         reply: svc.ListDealerFiguresResponse = await dashboard.api.call("ListDealerFigures", asked, session.token)
-        return report_of(reply)
+        return report_of(reply, dashboard.clock)
 
     async def page(request: Request, session: Session) -> Response:
         try:
-            since, until = range_asked(request)
+            since, until = range_asked(request, dashboard.clock)
         except ValueError:
             return Response("from and to are ISO 8601 times (2026-11-25T21:00)", status_code=400)
         seen = dashboard.floor.version
@@ -125,7 +123,7 @@ def routes(dashboard: Dashboard) -> list[Route]:
         at most every :data:`REFRESH_PAUSE` seconds) or :data:`IDLE_REFRESH` seconds went by, sent only when they
         changed."""
         try:
-            since, until = range_asked(request)
+            since, until = range_asked(request, dashboard.clock)
             seen = int(request.query_params.get("seen", "-1"))
         except ValueError:
             return Response("from and to are ISO 8601 times, seen a number", status_code=400)

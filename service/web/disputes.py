@@ -21,8 +21,9 @@ from starlette.routing import Route
 
 from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
-from service.web.api import RefusedError, timestamp, typed_time
+from service.web.api import RefusedError, timestamp
 from service.web.app import Dashboard
+from service.web.clock import CasinoClock
 from service.web.sessions import Session
 
 FORMATS = {"phh": pb.EXPORT_FORMAT_PHH, "json": pb.EXPORT_FORMAT_JSON}
@@ -56,10 +57,10 @@ def _choice(enum: Any, prefix: str, text: str) -> Any:
     return enum.Value(prefix + text.upper().replace("-", "_")) if text else 0
 
 
-def _hand(table: str, hand: pb.HandSummary) -> dict[str, Any]:
-    """A hand found, as the search page lists it."""
-    return {"table": table, "number": hand.number,
-            "started": hand.started.ToDatetime(tzinfo=UTC).isoformat(timespec="seconds"),
+def _hand(table: str, hand: pb.HandSummary, clock: CasinoClock) -> dict[str, Any]:
+    """A hand found, as the search page lists it (its start in the casino's time)."""
+    return {"table": table, "number": hand.number, "started": clock.local(hand.started, offset=True),
+            "at": hand.started.ToDatetime(tzinfo=UTC),
             "outcome": MessageToDict(hand)["outcome"] if hand.outcome else "", "pot": hand.pot,
             "seats": list(hand.seats), "winners": list(hand.winners)}
 
@@ -83,17 +84,17 @@ def routes(dashboard: Dashboard) -> list[Route]:
                 request_ = svc.SearchHandsRequest(outcome=_choice(pb.HandOutcome, "HAND_OUTCOME_",
                                                                   query.get("outcome", "")), game=game_code)
                 for field, text in (("since", query.get("since", "")), ("until", query.get("until", ""))):
-                    if (moment := typed_time(text)) is not None:
+                    if (moment := dashboard.clock.typed(text)) is not None:
                         getattr(request_, field).CopyFrom(timestamp(moment))
                 if query.get("seat", "").isdigit():
                     request_.seat = int(query["seat"])
                 for name in searched:
                     request_.table = name
                     reply: svc.SearchHandsResponse = await dashboard.api.call("SearchHands", request_, session.token)
-                    hands.extend(_hand(name, hand) for hand in reply.hands)
+                    hands.extend(_hand(name, hand, dashboard.clock) for hand in reply.hands)
             except (ValueError, RefusedError) as problem:
                 error = str(problem)
-        hands.sort(key=lambda hand: (hand["started"], hand["table"], hand["number"]))
+        hands.sort(key=lambda hand: (hand["at"], hand["table"], hand["number"]))
         return dashboard.page("disputes.html", session, tables=tables, games=games, hands=hands, query=dict(query),
                               error=error, outcomes=[name.removeprefix("HAND_OUTCOME_").lower()
                                                      for name in pb.HandOutcome.keys()[1:]])
@@ -108,7 +109,7 @@ def routes(dashboard: Dashboard) -> list[Route]:
         try:
             async for step in dashboard.api.reconstruct(session.token, table, number, reason):
                 steps.append({"version": step.version, "description": step.description,
-                              "at": step.timestamp.ToDatetime(tzinfo=UTC).isoformat(timespec="seconds"),
+                              "at": dashboard.clock.local(step.timestamp, offset=True),
                               "cards": cards_laid(MessageToDict(step.state)), "rendered": step.rendered})
         except RefusedError as refusal:
             return dashboard.page("error.html", session, refusal=refusal)

@@ -24,7 +24,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any
 
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -34,6 +34,7 @@ from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
 from service.waiting import woken
 from service.web.api import Api, RefusedError, timestamp
+from service.web.clock import CasinoClock
 
 REFRESH_PAUSE = 0.1
 """The least time between two reads of the tables' summaries (a busy floor is read at most ten times a second)."""
@@ -61,6 +62,7 @@ class Alert:
     table: str
     position: int
     at: str
+    """When it was raised, in the casino's time (``2026-11-25 22:00:05``)."""
     kind: str
     text: str
 
@@ -124,8 +126,11 @@ class Floor:
     """Every table, live; ``wait_change`` tells subscribers when rows moved."""
 
     def __init__(self, api: Api, token: str, *, pause: float = REFRESH_PAUSE,
-                 clock: Callable[[], float] = time.time, idle_after: float | None = IDLE_AFTER) -> None:
+                 clock: Callable[[], float] = time.time, idle_after: float | None = IDLE_AFTER,
+                 zone: tzinfo = UTC) -> None:
         self.api, self.token, self.pause, self.clock, self.idle_after = api, token, pause, clock, idle_after
+        self.casino = CasinoClock(zone)
+        """The casino's clock: an alert's time as the pit reads it (issue 34, item 1)."""
         self.position = 0
         """The log position the floor has followed to (its Watch stream resumes after it when it breaks)."""
         self._wanted_until = 0.0  # the tables are read once a dashboard asks (want), and while dashboards look
@@ -206,8 +211,8 @@ class Floor:
                 break
             except RefusedError:
                 await asyncio.sleep(1.0)
-        self.alerts = [Alert(alert.table, alert.position, alert.at.ToDatetime(tzinfo=UTC).isoformat(
-            timespec="seconds"), alert.kind, alert.text) for alert in floor.alerts]
+        self.alerts = [Alert(alert.table, alert.position, self.casino.local(alert.at), alert.kind, alert.text)
+                       for alert in floor.alerts]
         for noted in floor.tables:
             row = self._row(noted.table)
             row.shuffler, row.correction = noted.shuffler, noted.correction
@@ -282,8 +287,8 @@ class Floor:
             return
         for found in changes(entry, lambda _: change.table, lambda _: change.table):
             if isinstance(found, AlertRaised):
-                self.alerts.append(Alert(found.table, found.position, found.at.isoformat(timespec="seconds"),
-                                         found.kind, found.text))
+                self.alerts.append(Alert(found.table, found.position, self.casino.local(found.at), found.kind,
+                                         found.text))
             elif isinstance(found, AlertAcknowledged):
                 self._acknowledged(found.table, found.position)
             elif isinstance(found, Noted):

@@ -16,7 +16,7 @@ from __future__ import annotations
 import csv
 import io
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 from markupsafe import Markup
 from starlette.requests import Request
@@ -26,12 +26,10 @@ from starlette.routing import Route
 from service.api import accounts_pb2 as acc
 from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
-from service.web.api import RefusedError, timestamp, typed_time
+from service.spreadsheet import safe_cell
+from service.web.api import RefusedError, timestamp
 from service.web.app import Dashboard
 from service.web.sessions import Session
-
-SHIFT = timedelta(hours=8)
-"""The default range: the last eight hours."""
 
 
 @dataclass
@@ -105,12 +103,16 @@ def routes(dashboard: Dashboard) -> list[Route]:
     """The shift report's page and its CSV."""
 
     async def report(request: Request, session: Session) -> Response:
+        """The range asked for, in the casino's time; by default the casino's current shift, from its start
+        (00:00, 08:00 or 16:00) to now."""
+        clock = dashboard.clock
         now = datetime.now(UTC)
         try:
-            since = typed_time(request.query_params.get("from", "")) or now - SHIFT
-            until = typed_time(request.query_params.get("to", "")) or now
+            since = clock.typed(request.query_params.get("from", "")) or clock.shift_start(now)
+            until = clock.typed(request.query_params.get("to", "")) or now
         except ValueError:
-            return Response("from and to are ISO 8601 times (2026-11-25T21:00)", status_code=400)
+            return Response("from and to are ISO 8601 times in the casino's time (2026-11-25T21:00)",
+                            status_code=400)
         shifts: list[TableShift] = []
         for row in list(dashboard.floor.rows.values()):
             try:
@@ -124,10 +126,12 @@ def routes(dashboard: Dashboard) -> list[Route]:
                 table=row.table, since=timestamp(since), until=timestamp(until)), session.token)
             shift.irregularities = sum(1 for alert in alerts.alerts if alert.kind == "device")
             shifts.append(shift)
-        hours = (until - since).total_seconds() / 3600
+        hours = (min(until, now) - since).total_seconds() / 3600  # hands per hour: of the time gone by, not to come
         if request.query_params.get("format") == "csv":
-            return Response(csv_of(shifts, hours), media_type="text/csv", headers={
-                "Content-Disposition": f'attachment; filename="shift-{since:%Y%m%dT%H%M}-{until:%Y%m%dT%H%M}.csv"'})
+            start, end = clock.moment(since), clock.moment(until)
+            return Response(csv_of(shifts, hours, (clock.iso(since), clock.iso(until))), media_type="text/csv",
+                            headers={"Content-Disposition": f'attachment; filename="shift-{start:%Y%m%dT%H%M}-'
+                                                            f'{end:%Y%m%dT%H%M}.csv"'})
         return dashboard.page("report.html", session, shifts=shifts, hours=hours, since=since, until=until,
                               chart=running_chart, hold=hold_percent)
 
@@ -156,28 +160,34 @@ def hold_percent(accounts: acc.ShiftAccounts, theoretical: bool = False) -> str:
     return f"{100 * accounts.hold:.2f}" if accounts.HasField("hold") else ""
 
 
-def csv_of(shifts: list[TableShift], hours: float) -> str:
-    """The report as CSV: a line per table, then a line per banked hand's result."""
+def csv_of(shifts: list[TableShift], hours: float, span: tuple[str, str] = ("", "")) -> str:
+    """The report as CSV: the range (ISO 8601 in the casino's time, with its offset), a line per table, then a line
+    per banked hand's result.  Every text a person chose (a table's name) is written so that a spreadsheet reads it
+    as text, never as a formula (:func:`safe_cell`)."""
     out = io.StringIO()
     writer = csv.writer(out)
+    if any(span):
+        writer.writerow(["from", span[0], "to", span[1]])
+        writer.writerow([])
     writer.writerow(["table", "game", "hands", "hands_per_hour", "rake", "bank_result", "voids", "irregularities"])
     for shift in shifts:
-        writer.writerow([shift.table, shift.game, shift.hands, shift.per_hour(hours), shift.rake if not shift.banked
-                         else "", shift.bank_total if shift.banked else "", shift.voids, shift.irregularities])
+        writer.writerow([safe_cell(shift.table), shift.game, shift.hands, shift.per_hour(hours),
+                         shift.rake if not shift.banked else "", shift.bank_total if shift.banked else "",
+                         shift.voids, shift.irregularities])
     writer.writerow([])
     writer.writerow(["table", "hand", "bank_result", "running_total"])
     for shift in shifts:
         running = 0
         for number, result in shift.results:
             running += result
-            writer.writerow([shift.table, number, result, running])
+            writer.writerow([safe_cell(shift.table), number, result, running])
     writer.writerow([])
     writer.writerow(["table", "shift", "state", "opener", "closer", "fills", "credits", "drop", "win", "hold_pct",
                      "expected", "low", "high", "theoretical_hold_pct", "flagged"])
     for shift in shifts:
         a = shift.accounts
         if a is not None:
-            writer.writerow([shift.table, a.shift, "open" if a.open else "closed", a.opener_value,
+            writer.writerow([safe_cell(shift.table), a.shift, "open" if a.open else "closed", a.opener_value,
                              a.closer_value if a.HasField("closer_value") else "", a.fills, a.credits, a.drop,
                              a.win if a.HasField("win") else "", hold_percent(a), round(a.theoretical.expected),
                              a.theoretical.low, a.theoretical.high, hold_percent(a, theoretical=True),

@@ -19,6 +19,7 @@ import contextlib
 import socket
 from collections.abc import Awaitable, Callable, Generator
 from dataclasses import dataclass
+from datetime import UTC, tzinfo
 from pathlib import Path
 
 import grpc
@@ -127,9 +128,10 @@ async def serve_dashboard(listener: socket.socket, grpc_port: Awaitable[int], gr
                           authenticate: Authenticate, floor_token: str, *, tls: Tls | None = None,
                           station: tuple[str, str] | None = None,
                           ready: Callable[[int], None] = lambda port: None, metrics: Metrics | None = None,
-                          floor_idle_after: float | None = IDLE_AFTER) -> None:
+                          floor_idle_after: float | None = IDLE_AFTER, zone: tzinfo = UTC) -> None:
     """Serve the dashboard on ``listener`` until cancelled, once the gRPC service listens on ``grpc_port``; with
-    ``metrics``, ``/metrics`` too. The floor reads the tables' summaries while dashboards look, until
+    ``metrics``, ``/metrics`` too; ``zone``: the casino's time zone, every time on its pages (the service's ``tz``).
+    The floor reads the tables' summaries while dashboards look, until
     ``floor_idle_after`` seconds after the last request (:mod:`service.web.floor`; ``None``: always)."""
     port = await grpc_port
     host = "127.0.0.1" if grpc_host in ("", "0.0.0.0", "::", "[::]") else grpc_host
@@ -138,8 +140,8 @@ async def serve_dashboard(listener: socket.socket, grpc_port: Awaitable[int], gr
         api = Api(f"{host}:{port}", credentials, target_name=name)
     else:
         api = Api(f"{host}:{port}")
-    floor = Floor(api, floor_token, idle_after=floor_idle_after)
-    dashboard = Dashboard(api, Sessions(authenticate), floor, secure=tls is not None, station=station)
+    floor = Floor(api, floor_token, idle_after=floor_idle_after, zone=zone)
+    dashboard = Dashboard(api, Sessions(authenticate), floor, secure=tls is not None, station=station, zone=zone)
     app = create_app(dashboard, [*decisions.routes(dashboard), *disputes.routes(dashboard),
                                  *reports.routes(dashboard), *shufflers.routes(dashboard), *dealers.routes(dashboard),
                                  *staff.routes(dashboard),

@@ -30,6 +30,7 @@ from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
 from service.web.api import RefusedError, ranged
 from service.web.app import KEEPALIVE, Dashboard, panel_event, range_asked, stream
+from service.web.clock import UTC_CLOCK, CasinoClock
 from service.web.sessions import Session
 
 REFRESH_PAUSE = 15.0
@@ -44,11 +45,7 @@ GATHERINGS = {pb.SHUFFLER_GATHERING_READ_THEN_STUB: "read-then-stub",
 COLOURS = {pb.DECK_COLOUR_RED: "red", pb.DECK_COLOUR_BLUE: "blue"}
 
 
-def _when(stamp: Any) -> str:
-    return str(stamp.ToDatetime().isoformat(sep=" ", timespec="minutes"))
-
-
-def deck_row(deck: pb.ShufflerDeck) -> dict[str, Any]:
+def deck_row(deck: pb.ShufflerDeck, clock: CasinoClock = UTC_CLOCK) -> dict[str, Any]:
     """A shuffler deck as the page shows it: words and figures, each test as "statistic (expected) p".
 
     >>> deck = pb.ShufflerDeck(serial="SN-1", colour=pb.DECK_COLOUR_RED, deck_size=52, shuffles=3,
@@ -68,19 +65,20 @@ def deck_row(deck: pb.ShufflerDeck) -> dict[str, Any]:
     if deck.HasField("alarm"):
         where = deck.alarm
         alarm = (f"shuffle {where.shuffle}: {TEST_NAMES.get(where.test, '?')} — {where.table} hand "
-                 f"{where.hand_number}, {_when(where.time)}")
+                 f"{where.hand_number}, {clock.local(where.time, seconds=False)}")
     return {"serial": deck.serial, "device": deck.device, "colour": COLOURS.get(deck.colour, ""),
             "deck_size": deck.deck_size, "tables": ", ".join(deck.tables), "shuffles": deck.shuffles,
             "compared": deck.cards_compared, "verdict": VERDICTS.get(deck.verdict, ""),
             "failed": deck.verdict == pb.SHUFFLER_VERDICT_FAIL, "alarm": alarm, "tests": tests}
 
 
-def report_of(reply: svc.ListShufflersResponse) -> dict[str, Any]:
+def report_of(reply: svc.ListShufflersResponse, clock: CasinoClock = UTC_CLOCK) -> dict[str, Any]:
     """The page's view of ListShufflers' answer: the range, the settings and the rows (the failed ones first, as
     the service sends them)."""
     settings = reply.settings
-    rows = [deck_row(deck) for deck in reply.shufflers]
-    return {"since": _when(reply.since), "until": _when(reply.until), "rows": rows,
+    rows = [deck_row(deck, clock) for deck in reply.shufflers]
+    return {"since": clock.local(reply.since, seconds=False), "until": clock.local(reply.until, seconds=False),
+            "rows": rows,
             "failed": sum(row["failed"] for row in rows), "tests": list(TEST_NAMES.values()),
             "settings": {"level": f"{settings.level:g}", "looks": settings.looks,
                          "gathering": GATHERINGS.get(settings.gathering, ""), "decks": settings.decks,
@@ -93,11 +91,11 @@ def routes(dashboard: Dashboard) -> list[Route]:
     async def read(session: Session, since: datetime | None, until: datetime | None) -> dict[str, Any]:
         asked = ranged(svc.ListShufflersRequest(), since, until)
         reply: svc.ListShufflersResponse = await dashboard.api.call("ListShufflers", asked, session.token)
-        return report_of(reply)
+        return report_of(reply, dashboard.clock)
 
     async def page(request: Request, session: Session) -> Response:
         try:
-            since, until = range_asked(request)
+            since, until = range_asked(request, dashboard.clock)
         except ValueError:
             return Response("from and to are ISO 8601 times (2026-11-25T21:00)", status_code=400)
         try:
@@ -114,7 +112,7 @@ def routes(dashboard: Dashboard) -> list[Route]:
         """The deck table drawn again once hands started or ended on the floor, at most every
         :data:`REFRESH_PAUSE` seconds, sent only when it changed."""
         try:
-            since, until = range_asked(request)
+            since, until = range_asked(request, dashboard.clock)
         except ValueError:
             return Response("from and to are ISO 8601 times", status_code=400)
         template = dashboard.pages.get_template("shufflers_panel.html")

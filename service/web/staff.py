@@ -65,7 +65,7 @@ def routes(dashboard: Dashboard) -> list[Route]:
 
     async def access_page(request: Request, session: Session) -> Response:
         try:
-            since, until = range_asked(request)
+            since, until = range_asked(request, dashboard.clock)
         except ValueError:
             return Response("from and to are ISO 8601 times (2026-11-25T21:00)", status_code=400)
         try:
@@ -73,7 +73,7 @@ def routes(dashboard: Dashboard) -> list[Route]:
                 "ListAccess", ranged(svc.ListAccessRequest(), since, until), session.token)
         except RefusedError as refusal:
             return dashboard.page("error.html", session, refusal=refusal)
-        entries = [{"time": e.time.ToDatetime().isoformat(sep=" ", timespec="seconds"), "kind": e.kind,
+        entries = [{"time": dashboard.clock.local(e.time), "kind": e.kind,
                     "person": e.person_id, "name": e.name, "station": e.station, "by": e.by_person_id,
                     "detail": e.detail} for e in reply.entries]
         return dashboard.page("access.html", session, entries=entries, since=request.query_params.get("from", ""),

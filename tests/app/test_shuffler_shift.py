@@ -11,8 +11,9 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from domain.integrity.monitor import ADJACENT, FAIL, NOT_ENOUGH, PASS
+from domain.shifts import SHIFT
 from service.app.application import PokerTables
-from service.app.shufflers import SHIFT, ShiftRangeError, shift_report, shuffler_report
+from service.app.shufflers import ShiftRangeError, shift_report, shuffler_report
 from service.cli.report import verdict_document
 from tests.support.shuffler_floor import _Floor, _pass_through, _uniform
 

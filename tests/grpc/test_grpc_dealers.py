@@ -21,11 +21,11 @@ import grpc
 import pytest
 from google.protobuf.timestamp_pb2 import Timestamp
 
+from domain.shifts import shift_start
 from service.api import commands_pb2 as cmd
 from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
 from service.app import dealer_report
-from service.app.shufflers import shift_start
 from service.bootstrap import open_store
 from service.grpc import dealers
 from service.web import dealers as web_dealers

@@ -22,9 +22,9 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from domain.integrity.monitor import MonitorSettings
 from domain.integrity.observations import Gathering
+from domain.shifts import shift_start
 from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
-from service.app.shufflers import shift_start
 from service.bootstrap import open_store
 from service.cli.settings import settings
 from tests.support import grpc_support

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import grpc
 import httpx
@@ -37,6 +38,10 @@ STATIONS = {
     "it": {"token": TOKENS["it"], "role": "administrator"},
 }
 NAMES = {"pit": "pit", "director": "dj", "tv": "tv", "dealer": "mesa-1", "thb": "thb-1", "it": "it"}
+
+
+CASINO = ZoneInfo("Europe/Madrid")
+"""The casino's time zone, as ``pokertable serve`` takes it by default (``tz``): the service and its dashboard's."""
 
 
 @dataclass(frozen=True)
@@ -70,7 +75,7 @@ def pit_service(tmp_path: Path, *, floor_idle_after: float | None = IDLE_AFTER) 
     stations, dashboard_token = stations.with_station("pit-dashboard", Role.OBSERVER, "pit")
     listener = bind("127.0.0.1:0")
     try:
-        with served(store.app, stations) as running:  # the suite's one harness; the dashboard on its event loop
+        with served(store.app, stations, zone=CASINO) as running:  # the suite's one harness; the dashboard on its loop
             loop, port = running.loop, running.port
             http_port: asyncio.Future[int] = loop.create_future()
             bound = loop.create_future()
@@ -78,7 +83,7 @@ def pit_service(tmp_path: Path, *, floor_idle_after: float | None = IDLE_AFTER) 
             dashboard = running.call(serve_dashboard(
                 listener, bound, "127.0.0.1", stations.authenticate, floor_token,
                 ready=http_port.set_result, floor_idle_after=floor_idle_after,
-                station=("pit-dashboard", dashboard_token)))
+                station=("pit-dashboard", dashboard_token), zone=CASINO))
             running.call(asyncio.wait_for(asyncio.shield(http_port), 30)).result(timeout=30)
             try:
                 yield Pit(port, f"http://127.0.0.1:{http_port.result()}", store.app, tmp_path / "tables.db",

@@ -218,8 +218,9 @@ def bank_lines(log: HandLog, labels: Labels) -> list[str]:
     they qualify; when they do not, the house way's exchange card by card (what it keeps and changes, each card it
     draws, the hand it ends with) and whether that qualifies (R-CDP-5).
 
+    >>> from domain.games import BANKED_BY_HAND
     >>> from service.station.tui.hand_log import HandLog
-    >>> log = HandLog(game="casino-draw", deck_size=52, bank_shown="5c 5d Kh 9s 2c".split(),
+    >>> log = HandLog(game=BANKED_BY_HAND["CdpHand"].code, deck_size=52, bank_shown="5c 5d Kh 9s 2c".split(),
     ...               bank_changed=["9s", "2c"], bank_drawn=["Qd"], house_cards="5c 5d Kh Qd".split())
     >>> for line in bank_lines(log, Labels("en")):
     ...     print(line)

