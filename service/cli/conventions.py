@@ -39,6 +39,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from service.cli.settings import SettingsError, read_file, settings
+from service.spreadsheet import safe_row
 
 OK = 0
 REFUSED = 1
@@ -191,7 +192,7 @@ def write_rows(columns: Sequence[str], rows: Sequence[Sequence[object]], out_for
     if out_format == "csv":
         writer = csv.writer(sys.stdout, lineterminator="\n")
         writer.writerow(columns)
-        writer.writerows(rows)
+        writer.writerows(safe_row(row) for row in rows)  # a name a person chose is never a formula
         return
     cells = [[str(cell) for cell in row] for row in [columns, *rows]]
     widths = [max(len(row[i]) for row in cells) for i in range(len(columns))]

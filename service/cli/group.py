@@ -46,6 +46,7 @@ from service.group.figures import Totals
 from service.group.follower import PAGE, CasinoLog, Follower, Synced
 from service.group.store import GroupStore, GroupStoreError
 from service.group.verify import reconcile, verify_received
+from service.spreadsheet import safe_row
 from service.store.signing import SigningKeyError, load_public_key
 
 ROUND = 10
@@ -235,7 +236,7 @@ def _report(store: GroupStore, by: str, form: str, zone: Any, period: tuple[date
         writer = csv.writer(sys.stdout, lineterminator="\n")
         writer.writerow(("casino", by, *COLUMNS))
         for casino, key, totals in lines:
-            writer.writerow((casino, key, *(getattr(totals, column) for column in COLUMNS)))
+            writer.writerow(safe_row((casino, key, *(getattr(totals, column) for column in COLUMNS))))
         return OK
     width = max([len(by), 7, *(len(key) for _, key, _ in lines)])
     name_width = max([6, 7, *(len(casino) for casino, _, _ in lines)])

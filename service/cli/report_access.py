@@ -26,6 +26,7 @@ from service.cli.conventions import (
     read_time,
     show_time,
 )
+from service.spreadsheet import safe_mapping
 from service.store.persistence import DEFAULT_DB, PersistenceUrlError
 
 COLUMNS = ("time", "kind", "person", "name", "station", "by", "detail")
@@ -63,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.format == "csv":
         writer = csv.DictWriter(sys.stdout, fieldnames=COLUMNS, lineterminator="\n")
         writer.writeheader()
-        writer.writerows(rows)
+        writer.writerows(safe_mapping(row) for row in rows)  # a name a person chose is never a formula
     else:
         widths = {column: max([len(column), *(len(str(row[column])) for row in rows)]) for column in COLUMNS}
         print("  ".join(column.ljust(widths[column]) for column in COLUMNS).rstrip())

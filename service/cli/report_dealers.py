@@ -31,6 +31,7 @@ from service.cli.conventions import (
     read_time,
     show_time,
 )
+from service.spreadsheet import safe_mapping
 from service.store.persistence import DEFAULT_DB, PersistenceUrlError
 
 COLUMNS = ("dealer", "name", "tables", "hours", "hands", "hands_per_hour", "voids", "corrections", "exposed",
@@ -69,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.format == "csv":
         writer = csv.DictWriter(sys.stdout, fieldnames=COLUMNS, lineterminator="\n")
         writer.writeheader()
-        writer.writerows({**row, "tables": ";".join(row["tables"])} for row in rows)
+        writer.writerows(safe_mapping({**row, "tables": ";".join(row["tables"])}) for row in rows)
     else:
         print(table_text(rows))
     print(f"{len(rows)} dealer(s) from {show_time(since, zone)} to {show_time(until, zone)}", file=sys.stderr)

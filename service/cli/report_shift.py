@@ -30,6 +30,7 @@ from service.cli.conventions import (
     read_time,
     show_time,
 )
+from service.spreadsheet import safe_row
 from service.store.persistence import DEFAULT_DB, PersistenceUrlError
 
 COLUMNS = ("table", "shift", "game", "opened_at", "state", "hands", "opener", "closer", "fills", "credits", "drop",
@@ -68,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.format == "csv":
         writer = csv.writer(sys.stdout, lineterminator="\n")
         writer.writerow(COLUMNS)
-        writer.writerows([row(shift, zone)[column] for column in COLUMNS] for shift in shifts)
+        writer.writerows(safe_row(row(shift, zone)[column] for column in COLUMNS) for shift in shifts)
     else:
         print_table([row(shift, zone) for shift in shifts])
     sys.stdout.flush()

