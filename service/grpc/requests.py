@@ -37,7 +37,10 @@ HIDDEN_IN_TEXT = frozenset({*map(chr, range(0x20)), "\x7f", *map(chr, range(0x80
     - {"\t", "\n"}
 """Characters no free text of a request may have: controls (tab and newline aside) and bidi controls."""
 E = TypeVar("E", bound=Enum)
-TIMESTAMP_RANGE = (-62135596800, 253402300799)
+TIMESTAMP_RANGE = (-62135596800 + 2 * 86400, 253402300799 - 2 * 86400)
+"""The times a request may name: Timestamp's own range (the years 1 to 9999) less two days at each end, so that a
+time read in the casino's zone and the shift around it (:mod:`domain.shifts`) stay inside what a date can hold (a
+``until`` at 9999-12-31 answered INTERNAL, an ``OverflowError``, issue 34)."""
 """The seconds a google.protobuf.Timestamp may hold: 0001-01-01 to 9999-12-31 (UTC)."""
 
 
@@ -250,7 +253,7 @@ def moment(message: Any, field: str) -> datetime | None:
         return None
     stamp: Timestamp = getattr(message, field)
     if not TIMESTAMP_RANGE[0] <= stamp.seconds <= TIMESTAMP_RANGE[1] or not 0 <= stamp.nanos < 10**9:
-        raise invalid(f"{field} is not a time between the years 1 and 9999", field, "R-AUD-1")
+        raise invalid(f"{field} is not a time between 0001-01-03 and 9999-12-29", field, "R-AUD-1")
     return stamp.ToDatetime(tzinfo=UTC)
 
 

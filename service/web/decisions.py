@@ -24,6 +24,8 @@ from service.web.sessions import Session
 
 LOG_NAME = "casino log"
 """How the pages name the "table" of an alert of the log itself (tampering found by the audit)."""
+MAX_BOX = 7
+"""The highest box of a banked table (Texas Hold'em Bonus has seven, R-THB-1)."""
 MAX_REASON = 200
 """The longest reason the service records (R-AUD-1)."""
 
@@ -50,7 +52,10 @@ def routes(dashboard: Dashboard) -> list[Route]:
         if not reason:
             return _back("/approvals", error=f"{table}: a decision needs its reason (R-AUD-1)")
         if kind == "bonus":
-            seat = int(str(form.get("seat") or "0") or 0)
+            typed = str(form.get("seat") or "").strip()
+            if not (typed.isascii() and typed.isdigit()) or not 1 <= int(typed) <= MAX_BOX:  # forged: no traceback
+                return _back("/approvals", error=f"{table}: the bonus's box is a number, 1 to {MAX_BOX} (R-THB-10)")
+            seat = int(typed)
             command = (cmd.Command(approve_bonus=cmd.ApproveBonus(seat=seat, reason=reason)) if approve
                        else cmd.Command(refuse_bonus=cmd.RefuseBonus(seat=seat, reason=reason)))
         elif kind == "correction":

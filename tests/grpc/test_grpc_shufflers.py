@@ -153,3 +153,26 @@ def test_serve_s_shuffler_settings_come_from_its_flags_environment_and_file() ->
                       file={"service": {"shuffler_level": 0.05, "shuffler_gathering": "stub-then-read"}})
     assert chosen.shuffler_monitor() == MonitorSettings(level=0.05, looks=80, gathering=Gathering.STUB_THEN_READ)
     assert settings(environ={}, file={}).shuffler_monitor() == MonitorSettings()
+
+
+@pytest.mark.parametrize("rpc", ["ListShufflers", "ListDealerFigures"])
+def test_a_range_at_the_ends_of_the_calendar_is_refused_by_its_field_never_internal(tmp_path: Path, rpc: str) -> None:
+    """Attack (issue 34, "also found"): ``until`` at 9999-12-31 or ``since`` at 0001-01-01 answered INTERNAL (an
+    OverflowError reading them in the casino's zone, Europe/Madrid, and finding their shift); each is now refused as
+    INVALID_ARGUMENT naming its field, and a time two days inside the calendar is answered."""
+    request = getattr(svc, f"{rpc}Request")
+    last, first = 253_402_300_799, -62_135_596_800  # 9999-12-31T23:59:59Z, 0001-01-01T00:00:00Z
+    store = open_store(f"sqlite:///{tmp_path / 'tables.db'}", writer=True)
+    try:
+        with serving(store.app, STATIONS, zone=ZoneInfo("Europe/Madrid")) as bound:
+            pit = Client(bound, TOKENS["pit"])
+            for field, seconds in (("until", last), ("until", last - 86_400), ("since", first),
+                                   ("since", first + 86_400)):
+                with pytest.raises(grpc.RpcError) as refused:
+                    getattr(pit, rpc)(request(**{field: Timestamp(seconds=seconds)}))
+                assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT, (field, seconds)
+                assert violations(refused.value) == [field]
+            answered = getattr(pit, rpc)(request(until=Timestamp(seconds=last - 3 * 86_400)))
+            assert answered.until.seconds == last - 3 * 86_400
+    finally:
+        store.close()
