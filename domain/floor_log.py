@@ -30,13 +30,30 @@ from typing import Any
 
 from domain.dealer_figures import LogEntry
 
-__all__ = ["Accessed", "AlertAcknowledged", "AlertRaised", "Change", "HandEnded", "HandStarted", "LogEntry", "Noted",
-           "TableOpened", "changes", "void_text"]
+__all__ = [
+    "LEGACY_ALERTS",
+    "Accessed",
+    "AlertAcknowledged",
+    "AlertRaised",
+    "Change",
+    "HandEnded",
+    "HandStarted",
+    "LogEntry",
+    "Noted",
+    "TableOpened",
+    "changes",
+    "void_text",
+]
 
 TABLE_EVENTS = ("Table", "BankedTable")
 HAND_EVENTS = ("Hand", "ThbHand", "CdpHand")
 VOIDS = ("Table.HandVoided", "Hand.Voided", "ThbHand.Voided", "CdpHand.Voided", "ThbHand.BoxVoided")
-"""The events that void a hand or a box: each an alert for the pit (R-CIRC-14, R-THB-11)."""
+"""The events that void a hand or a box (R-CIRC-14, R-THB-11): the hand's (or the box's) own is the pit's alert, with
+its rule and its reason; a circle table's ``HandVoided``, which follows its hand's ``Voided``, ends the hand on the
+floor and raises no alert of its own (one void, one alert: issue 34)."""
+LEGACY_ALERTS = ("Table.HandVoided",)
+"""Events that raised an alert under an earlier version (a void raised two): an open one of a store written then is
+still the pit's to acknowledge."""
 SHUFFLER_KINDS = ("shuffle", "deck-check", "delivery")
 """The device reports that say how the table's decks stand (the floor's shuffler column)."""
 EVENTS = (*(f"{table}.{name}" for table in TABLE_EVENTS
@@ -165,11 +182,8 @@ def _table_event(entry: LogEntry, table: str, name: str, data: Any) -> list[Chan
     found: list[Change] = []
     if name == "HandStarted":
         found.append(HandStarted(str(data["hand_id"]), table, int(data["number"]), entry.time, entry.position))
-    elif name == "HandFinished":
+    elif name in {"HandFinished", "HandVoided"}:  # a void's alert is its hand's own Voided, just before
         found.append(HandEnded(str(data["hand_id"]), table))
-    elif name == "HandVoided":
-        found += [AlertRaised(entry.position, table, entry.time, "void", void_text(entry.event)),
-                  HandEnded(str(data["hand_id"]), table)]
     elif name == "DeviceReported":
         kind, hold = str(data["kind"]), str(data.get("hold") or "")
         if kind == "fault" or hold:  # R-HOLD-1: a deck check that counted wrong is an alert too
@@ -186,8 +200,10 @@ def _table_event(entry: LogEntry, table: str, name: str, data: Any) -> list[Chan
 
 def _hand_event(entry: LogEntry, table: str, data: Any) -> list[Change]:
     if entry.event in VOIDS:  # R-CIRC-14, R-THB-11
-        return [AlertRaised(entry.position, table, entry.time, "void", void_text(entry.event)),
-                HandEnded(entry.originator, table)]
+        said = void_text(entry.event)
+        if data.get("rule"):
+            said += f" ({data['rule']})" + (f": {data['reason']}" if data.get("reason") else "")
+        return [AlertRaised(entry.position, table, entry.time, "void", said), HandEnded(entry.originator, table)]
     if entry.event == "Hand.CorrectionRequested":  # R-AUD-1: waits for the pit
         amount = f" {data['amount']}" if data.get("amount") is not None else ""
         return [Noted(table, correction=f"seat {data['seat']}: {data['corrects']} to be replaced by "

@@ -18,8 +18,10 @@ from uuid import UUID
 
 from domain.actions import Action, Legal
 from domain.banked.actions import CDP_ACTIONS, THB_ACTIONS, cdp_legal, thb_legal
+from domain.banked.cdp import BOXES as CDP_BOXES
 from domain.banked.cdp import CdpHand, CdpSettings
 from domain.banked.table import BankedTable
+from domain.banked.thb import BOXES as THB_BOXES
 from domain.banked.thb import ThbHand, ThbSettings
 from domain.circle.actions import CIRCLE_ACTIONS
 from domain.circle.actions import legal as circle_legal
@@ -74,6 +76,8 @@ class Game:
     (``holdem``, ``stud``, ``draw``) or exactly two own and three board cards (``omaha``, ``sintetico``)."""
     bank_qualifies: bool = False
     """A banked game whose bank must qualify to play (R-CDP-4); the others' house always plays."""
+    boxes: int = 0
+    """A banked game's boxes (R-THB-1: 7; R-CDP-1: 6); 0 for a circle game, whose tables say their seats."""
 
     @property
     def outcomes(self) -> tuple[str, ...]:
@@ -150,10 +154,11 @@ GAMES: Mapping[str, Game] = {
     **{code: _circle(code) for code in VARIANTS},
     "holdem-bonus": Game("holdem-bonus", "banked", BankedTable, ThbHand, ThbHand.hand_id, banked_summary,
                          ThbHand.snapshot, _banked_table, _open_banked("holdem-bonus"), THB_ACTIONS, thb_legal,
-                         "R-AUD-1", "R-AUD-1", ThbSettings, hand_rule="holdem"),
+                         "R-AUD-1", "R-AUD-1", ThbSettings, hand_rule="holdem", boxes=THB_BOXES),
     "casino-draw": Game("casino-draw", "banked", BankedTable, CdpHand, CdpHand.hand_id, banked_summary,
                         CdpHand.snapshot, _banked_table, _open_banked("casino-draw"), CDP_ACTIONS, cdp_legal,
-                        "R-AUD-1", "R-AUD-1", CdpSettings, hand_rule="draw", bank_qualifies=True),
+                        "R-AUD-1", "R-AUD-1", CdpSettings, hand_rule="draw", bank_qualifies=True,
+                        boxes=CDP_BOXES),
 }
 """Every game by its code: the circle variants (:data:`domain.circle.variants.VARIANTS`) and the banked games."""
 

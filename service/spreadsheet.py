@@ -4,7 +4,7 @@ A table's name, a dealer's id or a person's name is chosen by someone at the cas
 ``=HYPERLINK(…)``, ``@SUM(…)`` or ``+1+1`` would run as a formula when the pit opens the file (CSV injection,
 OWASP).  A cell whose text begins with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return is written with a
 leading apostrophe, which spreadsheets show as text and do not display; every other text, a number written as text
-(``-2.50``, a hold's percentage) and every number are written as they are.
+(``-2.50``, a hold's percentage), a lone dash (no value) and every number are written as they are.
 
 >>> [safe_cell(text) for text in ("Mesa 1", "=HYPERLINK(\\"http://x\\")", "@SUM(A1)", "+1+1", "-2.50", 12, -30)]
 ['Mesa 1', '\\'=HYPERLINK("http://x")', "'@SUM(A1)", "'+1+1", '-2.50', 12, -30]
@@ -18,7 +18,8 @@ import re
 from collections.abc import Iterable, Mapping
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-NUMBER = re.compile(r"[+-]?\d+(\.\d+)?")
+NUMBER = re.compile(r"[+-]?\d+(\.\d+)?|-+")
+"""A number written as text (``-2.50``), or a dash standing for no value: never a formula."""
 
 
 def safe_cell(value: object) -> object:

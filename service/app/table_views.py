@@ -153,6 +153,8 @@ class TableView:
     """The colours of its decks out of play (R-DECK-3)."""
     closed: bool
     detail: CircleTableView | BankedTableView
+    seat_count: int = 0
+    """A circle table's seats (R-CIRC-2), a banked table's boxes (R-THB-1, R-CDP-1)."""
 
     @property
     def hand(self) -> CircleHandView | BankedHandView | None:

@@ -70,7 +70,8 @@ class TableViews:
             return TableView(record.name, game.code, record.hands_started, str(record.dealer_id), record.language,
                              record.last_deck_colour or "", str(record.created_on),
                              tuple(self.app.holds.holds_of(record)), tuple(sorted(record.decks_out)),
-                             bool(getattr(record, "closed", False)), part)
+                             bool(getattr(record, "closed", False)), part,
+                             int(getattr(record, "seat_count", 0) or game.boxes))
 
     def past_view(self, then: past.PastTable, *, sees_down_cards: bool) -> CircleTableView | BankedTableView:
         """The game's part of a table at a past moment (:meth:`table_at`) as a station may see it."""

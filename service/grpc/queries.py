@@ -92,7 +92,8 @@ class QueryRpcs(ServicerBase):
                     view = self.app.views.view(table, viewer)
                     if view.closed and not request.include_closed:
                         continue
-                    summaries.append(table_summary(game, view, position))
+                    summaries.append(table_summary(game, view, position,
+                                                   self.app.staff.name_of(view.dealer) if view.dealer else ""))
             return svc.ListTablesResponse(tables=summaries)
 
         return await self._run(context, work, offload=True)

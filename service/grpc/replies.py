@@ -141,9 +141,9 @@ def table_view(game: Game, name: str, *, hands_started: int, hand_id: str, hand_
     return view
 
 
-def table_summary(game: Game, view: TableView, position: int) -> pb.TableSummary:
-    """A table as the floor lists it (ListTables), from the application's view of it now: no card of it is
-    copied."""
+def table_summary(game: Game, view: TableView, position: int, dealer_name: str = "") -> pb.TableSummary:
+    """A table as the floor lists it (ListTables), from the application's view of it now, with its dealer (his name
+    on the staff: ``dealer_name``): no card of it is copied."""
     hand = view.hand
     status = "closed" if view.closed else "hand-in-progress" if hand is not None else "between-hands"
     out = pb.TableSummary(table=view.table, game=value_of(pb.Game, game.code),  # type: ignore[arg-type]
@@ -152,7 +152,8 @@ def table_summary(game: Game, view: TableView, position: int) -> pb.TableSummary
                           hand_number=view.hands_started, hands_started=view.hands_started,
                           chips_in_play=view.detail.chips_in_play, seats=view.detail.seats,
                           deck_colour=_colour(view.deck_colour), position=position, language=view.language,
-                          **holds(view.holds, view.decks_out))
+                          dealer_id=view.dealer, dealer_name=dealer_name if view.dealer else "",
+                          seat_count=view.seat_count, **holds(view.holds, view.decks_out))
     out.opened.CopyFrom(timestamp(datetime.fromisoformat(view.opened)))
     return out
 

@@ -57,7 +57,16 @@ class RefusedError(Exception):
     message: str
 
     def __str__(self) -> str:
-        return f"{self.message} ({self.rule})" if self.rule else self.message
+        """The message with its rule, once (the service's message often names it already: issue 34).
+
+        >>> str(RefusedError("FAILED_PRECONDITION", "R-THB-10", "the games director approves (R-THB-10)"))
+        'the games director approves (R-THB-10)'
+        >>> str(RefusedError("FAILED_PRECONDITION", "R-THB-10", "the games director approves"))
+        'the games director approves (R-THB-10)'
+        """
+        if not self.rule or self.rule in self.message:
+            return self.message
+        return f"{self.message} ({self.rule})"
 
 
 def refused(error: grpc.aio.AioRpcError) -> RefusedError:

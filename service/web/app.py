@@ -191,7 +191,12 @@ class Dashboard:
     # -- the floor ------------------------------------------------------------------------------
 
     async def floor_page(self, request: Request, session: Session) -> Response:
-        return self.page("floor.html", session, rows=self.floor.snapshot(), alerts=len(self.floor.open_alerts()))
+        """The floor, what needs the pit first (held, an open alert, a decision waiting: the longest waiting first
+        within each), then the tables dealing, between hands, closed; the floor's totals."""
+        rows = self.floor.snapshot()
+        ordered = sorted(rows, key=lambda row: (row["priority"], row["since"] or 0.0, row["order"]))
+        return self.page("floor.html", session, rows=ordered, alerts=len(self.floor.open_alerts()),
+                         totals=floor_totals(rows), games=sorted({row["game"] for row in rows if row["game"]}))
 
     async def floor_events(self, request: Request, session: Session) -> Response:
         """The floor's rows as they change: the whole floor first, then only the rows that moved."""
@@ -208,7 +213,8 @@ class Dashboard:
                 if changed or log != log_sent:
                     sent.update((row["table"], row) for row in changed)
                     log_sent = log
-                    payload = {"rows": changed, "alerts": len(self.floor.open_alerts()), "log_alerts": log}
+                    payload = {"rows": changed, "alerts": len(self.floor.open_alerts()), "log_alerts": log,
+                               "totals": floor_totals(self.floor.snapshot())}
                     yield f"event: rows\ndata: {json.dumps(payload)}\n\n"
                 else:
                     yield ": quiet\n\n"
@@ -271,6 +277,21 @@ class Dashboard:
         """End every live stream now (the service stops): each returns, its response ends as a response does."""
         self.closing.set()
         self.floor.close()
+
+
+def floor_totals(rows: list[dict[str, Any]]) -> dict[str, int]:
+    """The floor in a line: its open tables, those dealing, held, waiting for the pit, and the chips in play.
+
+    >>> floor_totals([{"status": "hand-in-progress", "attention": "held", "chips": 40},
+    ...               {"status": "closed", "attention": "", "chips": 0}])
+    {'tables': 1, 'dealing': 1, 'held': 1, 'waiting': 0, 'chips': 40}
+    """
+    open_rows = [row for row in rows if not str(row["status"]).startswith("closed")]
+    return {"tables": len(open_rows),
+            "dealing": sum(1 for row in open_rows if str(row["status"]).startswith("hand-in-progress")),
+            "held": sum(1 for row in open_rows if row["attention"] == "held"),
+            "waiting": sum(1 for row in open_rows if row["attention"] == "waiting"),
+            "chips": sum(int(row["chips"]) for row in open_rows)}
 
 
 def same_origin(request: Request) -> bool:

@@ -12,6 +12,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
@@ -38,7 +40,10 @@ def routes(dashboard: Dashboard) -> list[Route]:
     """The approvals' and the alerts' pages and forms."""
 
     async def approvals(request: Request, session: Session) -> Response:
-        return dashboard.page("approvals.html", session, waiting=dashboard.floor.waiting(),
+        waiting = dashboard.floor.waiting()
+        bonuses = {row.table: await _bonus(dashboard, session, row.table, row.bonus_box)
+                   for row in waiting if row.bonus_box}
+        return dashboard.page("approvals.html", session, waiting=waiting, bonuses=bonuses,
                               digest=dashboard.floor.digest("waiting"),
                               done=request.query_params.get("done", ""), error=request.query_params.get("error", ""))
 
@@ -49,6 +54,8 @@ def routes(dashboard: Dashboard) -> list[Route]:
             form.get("reason"))
         if not session.decides:
             return Response("refused: an observer only reads (R-THB-10, R-AUD-1)", status_code=403)
+        if kind in ("bonus", "correction") and not session.may_decide(kind):
+            return _back("/approvals", error=f"{table}: the games director alone decides a 1000:1 bonus (R-THB-10)")
         if not reason:
             return _back("/approvals", error=f"{table}: a decision needs its reason (R-AUD-1)")
         if kind == "bonus":
@@ -66,6 +73,7 @@ def routes(dashboard: Dashboard) -> list[Route]:
             await dashboard.api.act(session.token, table, command)
         except RefusedError as refusal:
             return _back("/approvals", error=f"{table}: {refusal}")
+        await dashboard.floor.decided(table, kind)  # off the queue at once, on every open dashboard
         return _back("/approvals", done=f"{table}: {kind} {'approved' if approve else 'refused'}")
 
     async def alerts(request: Request, session: Session) -> Response:
@@ -97,6 +105,26 @@ def routes(dashboard: Dashboard) -> list[Route]:
         # tampering found by the service's audit: an alert of the casino's log, of no table (R-AUD-1)
         Route("/log-alerts/{position:int}", signed_in(acknowledge, changes=True), methods=["POST"]),
     ]
+
+
+THOUSAND_TO_ONE = 1000
+"""The bonus's odds that wait for the games director (R-THB-9, R-THB-10: A-A against the croupier's A-A)."""
+
+
+async def _bonus(dashboard: Dashboard, session: Session, table: str, box: int) -> dict[str, Any]:
+    """What the games director judges a 1000:1 by (issue 34): the box's cards, the croupier's, the board, the bonus
+    bet and what it pays, as this session may see them (the pit sees every card)."""
+    try:
+        view = await dashboard.api.table(session.token, table)
+    except RefusedError:
+        return {}
+    banked = view.banked
+    boxes = [seen for seen in banked.boxes if seen.seat == box]
+    if not boxes:
+        return {}
+    bet = boxes[0].bets.bonus if boxes[0].bets.HasField("bonus") else 0
+    return {"box": box, "cards": list(boxes[0].cards), "house": list(banked.dealer_cards), "board": list(banked.board),
+            "bet": bet, "pays": bet * THOUSAND_TO_ONE}
 
 
 def _back(path: str, **message: str) -> RedirectResponse:

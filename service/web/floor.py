@@ -65,6 +65,8 @@ class Alert:
     """When it was raised, in the casino's time (``2026-11-25 22:00:05``)."""
     kind: str
     text: str
+    raised: float = 0.0
+    """When it was raised (seconds since the epoch): how long it has waited."""
 
 
 @dataclass
@@ -87,6 +89,14 @@ class Row:
     correction: str = ""
     """The correction the croupier asked for, while it waits for the pit (R-AUD-1)."""
     position: int = 0
+    holds: int = 0
+    """The alerts holding the table (R-HOLD-1)."""
+    dealer: str = ""
+    """The dealer signed in: his name on the staff, or his id."""
+    seats: int = 0
+    seat_count: int = 0
+    waiting_since: float = 0.0
+    """When the decision now waiting began to wait (the floor saw it; seconds since the epoch), 0 when none."""
     started: deque[float] = field(default_factory=deque)
     """When each hand of the last hour started (wall clock, seconds)."""
 
@@ -94,6 +104,25 @@ class Row:
         while self.started and now - self.started[0] > HOUR:
             self.started.popleft()
         return len(self.started)
+
+
+ATTENTION = ("held", "alert", "waiting")
+"""What puts a table first on the floor, most urgent first: held by an alert (R-HOLD-1), an open alert, a decision
+waiting for the pit (a 1000:1 bonus, a correction)."""
+STATUS_ORDER = ("hand-in-progress", "between-hands", "closed")
+
+
+def priority(attention: str, status: str) -> int:
+    """Where a table's row sorts on the floor (lowest first): what needs the pit first, most urgent first, then the
+    tables dealing, then those between hands, the closed ones last.
+
+    >>> priority("held", "between-hands"), priority("waiting", "hand-in-progress"), priority("", "closed")
+    (0, 2, 5)
+    """
+    if attention in ATTENTION:
+        return ATTENTION.index(attention)
+    base = status.split(",", maxsplit=1)[0]
+    return len(ATTENTION) + (STATUS_ORDER.index(base) if base in STATUS_ORDER else 1)
 
 
 def _when(stamp: Timestamp) -> float:
@@ -211,8 +240,8 @@ class Floor:
                 break
             except RefusedError:
                 await asyncio.sleep(1.0)
-        self.alerts = [Alert(alert.table, alert.position, self.casino.local(alert.at), alert.kind, alert.text)
-                       for alert in floor.alerts]
+        self.alerts = [Alert(alert.table, alert.position, self.casino.local(alert.at), alert.kind, alert.text,
+                             _when(alert.at)) for alert in floor.alerts]
         for noted in floor.tables:
             row = self._row(noted.table)
             row.shuffler, row.correction = noted.shuffler, noted.correction
@@ -253,6 +282,8 @@ class Floor:
             if summary.holds:  # R-HOLD-1: no hand starts until the pit acknowledges each alert holding it
                 row.status += f", HELD by {len(summary.holds)} alert{'s' if len(summary.holds) > 1 else ''}"
             row.hands_started, row.chips_in_play = summary.hands_started, summary.chips_in_play
+            row.holds, row.dealer = len(summary.holds), summary.dealer_name or summary.dealer_id
+            row.seats, row.seat_count = summary.seats, summary.seat_count
             row.deck = COLOURS.get(summary.deck_colour, "") if summary.HasField("deck_colour") else ""
             row.position = max(row.position, summary.position)
             self._touched.add(row.table)
@@ -264,6 +295,7 @@ class Floor:
         for row in self.rows.values():
             row.waiting = ", ".join(name for name, waits in (("bonus", row.bonus_box), ("correction", row.correction))
                                     if waits)
+            row.waiting_since = (row.waiting_since or self.clock()) if row.waiting else 0.0
         await self._touch()
 
     async def _recent_hands(self, row: Row) -> None:
@@ -288,7 +320,7 @@ class Floor:
         for found in changes(entry, lambda _: change.table, lambda _: change.table):
             if isinstance(found, AlertRaised):
                 self.alerts.append(Alert(found.table, found.position, self.casino.local(found.at), found.kind,
-                                         found.text))
+                                         found.text, found.at.timestamp()))
             elif isinstance(found, AlertAcknowledged):
                 self._acknowledged(found.table, found.position)
             elif isinstance(found, Noted):
@@ -335,6 +367,24 @@ class Floor:
         """The alerts nobody acknowledged yet (of one table, or every table)."""
         return [alert for alert in self.alerts if table is None or alert.table == table]
 
+    async def decided(self, table: str, kind: str) -> None:
+        """A decision the service took from a dashboard (``bonus``, ``correction``) leaves the queue at once, on every
+        open dashboard (their streams are told); the next reading of the tables confirms it."""
+        row = self.rows.get(table)
+        if row is None:
+            return
+        if kind == "bonus":
+            row.bonus_box = 0
+        elif kind == "correction":
+            row.correction = ""
+        row.waiting = ", ".join(name for name, waits in (("bonus", row.bonus_box), ("correction", row.correction))
+                                if waits)
+        row.waiting_since = row.waiting_since if row.waiting else 0.0
+        self._touched.add(table)
+        self._dirty.add(table)
+        self._wake.set()
+        await self._touch()
+
     def waiting(self) -> list[Row]:
         """The tables where a decision waits for the pit (a 1000:1 bonus, a correction)."""
         return [row for row in self.rows.values() if row.waiting]
@@ -354,14 +404,23 @@ class Floor:
             open_alerts: dict[str, int] = {}
             for alert in self.open_alerts():
                 open_alerts[alert.table] = open_alerts.get(alert.table, 0) + 1
-            for row in self.rows.values():
+            raised: dict[str, float] = {}
+            for alert in self.open_alerts():
+                raised[alert.table] = min(raised.get(alert.table, alert.raised), alert.raised)
+            for order, row in enumerate(self.rows.values()):
                 if row.table in self._touched or row.table not in self._drawn:
+                    alerts = open_alerts.get(row.table, 0)
+                    attention = "held" if row.holds else "alert" if alerts else "waiting" if row.waiting else ""
+                    since = raised.get(row.table, 0.0) if attention in ("held", "alert") else row.waiting_since
                     self._drawn[row.table] = {
                         "table": row.table, "game": pb.Game.Name(row.game).removeprefix("GAME_").lower(),
                         "status": row.status, "hand": row.hand_number, "hands": row.hands_started,
                         "chips": row.chips_in_play, "per_hour": row.hands_per_hour(now), "deck": row.deck,
-                        "shuffler": row.shuffler, "alerts": open_alerts.get(row.table, 0), "waiting": row.waiting,
-                        "position": row.position}
+                        "shuffler": row.shuffler, "alerts": alerts, "waiting": row.waiting,
+                        "position": row.position, "dealer": row.dealer,
+                        "seats": f"{row.seats}/{row.seat_count}" if row.seat_count else str(row.seats or ""),
+                        "attention": attention, "priority": priority(attention, row.status), "since": since,
+                        "order": order}
             self._touched.clear()
             self._drawn_version = self.version
         return [self._drawn[table] for table in self.rows]

@@ -82,6 +82,13 @@ class Session:
         """May this session approve, refuse and acknowledge (the pit boss, the games director)."""
         return self.role in DECIDERS
 
+    def may_decide(self, kind: str) -> bool:
+        """May this session take a decision of ``kind``: a 1000:1 bonus is the games director's alone (R-THB-10); a
+        correction, the pit boss's or the director's (R-AUD-1). The page offers only these buttons (issue 34)."""
+        if kind == "bonus":
+            return self.role == "games-director"
+        return self.decides
+
     def csrf_ok(self, presented: str | None) -> bool:
         """The CSRF token presented with a state-changing request is this session's."""
         return presented is not None and hmac.compare_digest(presented.encode(), self.csrf.encode())

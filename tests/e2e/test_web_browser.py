@@ -127,5 +127,6 @@ def test_step_through_a_reconstruction_and_download_the_shift_report(chromium: A
     with page.expect_download() as download:
         page.get_by_role("link", name="Download CSV").click()
     text = Path(download.value.path()).read_text(encoding="utf-8")
-    assert text.startswith("table,game,hands,hands_per_hour,rake,bank_result,voids,irregularities")
+    assert text.startswith("from,")  # the range, in the casino's time
+    assert "\ntable,game,hands,hands_per_hour,rake,bank_result,voids,irregularities" in text
     assert "Mesa 1,holdem,1," in text

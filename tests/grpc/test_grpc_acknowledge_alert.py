@@ -246,3 +246,20 @@ def test_r_aud_1_a_void_is_acknowledged_at_a_closed_table_and_only_its_own_table
                                              "pit")]
     missing = _refusal(lambda: _acknowledge(pit, "Mesa 9", void, "no such table"))
     assert missing.code() == grpc.StatusCode.NOT_FOUND
+
+
+def test_r_circ_14_one_void_is_one_alert_naming_its_rule_and_its_reason(port: int) -> None:
+    """Issue 34: a void raised two alerts (the hand's ``Voided`` and the table's ``HandVoided``); it is one, the
+    hand's, and it says the rule and the reason the pit gave."""
+    pit, dealer = Client(port, TOKENS["pit"]), Client(port, TOKENS["dealer"])
+    open_circle(pit, "Mesa 1")
+    for number in (1, 2):
+        seat(dealer, "Mesa 1", number)
+    start(dealer, "Mesa 1")
+    pit.Act(svc.ActRequest(command_id=pit.next_id(), table="Mesa 1", command=cmd.Command(
+        void=cmd.Void(rule="R-DECK-1", reason="a card missing from the deck"))))
+    alerts = pit.ListAlerts(svc.ListAlertsRequest(table="Mesa 1")).alerts
+    voids = [alert for alert in alerts if alert.kind == "void"]
+    assert len(voids) == 1, alerts
+    assert voids[0].position == _first(pit, "Mesa 1", lambda change: _kind(change) == "hand_voided").position
+    assert "R-DECK-1" in voids[0].text and "a card missing from the deck" in voids[0].text

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from domain.floor_log import AlertRaised, changes
+from domain.floor_log import LEGACY_ALERTS, AlertRaised, changes
 from service.app.access import NotFoundError, PreconditionError, Viewer
 from service.app.commands import AcknowledgeAlert, Command, SignIn, SignOut
 from service.app.handlers.tables import table_change
@@ -67,8 +67,9 @@ def _verify_event_of(app: Tables, record: Table | BankedTable, position: int) ->
             version = -1
         if version >= 0:
             entry = log_entry(app.mapper, found[0])
-            if not any(isinstance(change, AlertRaised)
-                       for change in changes(entry, lambda _: record.name, lambda _: record.name)):
+            if entry.event not in LEGACY_ALERTS and not any(
+                    isinstance(change, AlertRaised)
+                    for change in changes(entry, lambda _: record.name, lambda _: record.name)):
                 raise PreconditionError(f"the event at log position {position} ({entry.event}) raised no alert: "
                                         "there is nothing to acknowledge", rule="R-AUD-1")
             return version

@@ -7,19 +7,59 @@ function csrfToken() {
   return meta ? meta.content : "";
 }
 
+const FLOOR_KEYS = ["table", "game", "status", "attention", "waited", "dealer", "seats", "hand", "hands", "chips",
+                    "per_hour", "deck", "shuffler", "alerts", "waiting"];
+
+function waitedText(since) {
+  // How long a table has needed the pit: "4 min", "1 h 12 min" ("" when nothing waits).
+  if (!since) return "";
+  const minutes = Math.max(0, Math.floor((Date.now() / 1000 - since) / 60));
+  return minutes < 60 ? minutes + " min" : Math.floor(minutes / 60) + " h " + (minutes % 60) + " min";
+}
+
+function sortFloor(body) {
+  // What needs the pit first (held, an open alert, a decision waiting), the longest waiting first; then the tables
+  // dealing, between hands, closed, each in the order they were opened. Rows move only when their place changes.
+  const lines = Array.from(body.rows);
+  const key = (line) => [Number(line.dataset.priority), Number(line.dataset.since) || 0, Number(line.dataset.order)];
+  const sorted = lines.slice().sort((a, b) => {
+    const [x, y] = [key(a), key(b)];
+    return x[0] - y[0] || x[1] - y[1] || x[2] - y[2];
+  });
+  sorted.forEach((line, index) => { if (body.rows[index] !== line) body.insertBefore(line, body.rows[index]); });
+}
+
+function filterFloor(body) {
+  const text = (document.getElementById("filter-text")?.value || "").toLowerCase();
+  const game = document.getElementById("filter-game")?.value || "";
+  const attentionOnly = document.getElementById("filter-attention")?.checked || false;
+  for (const line of body.rows) {
+    const shown = (!text || line.dataset.table.toLowerCase().includes(text)) && (!game || line.dataset.game === game)
+      && (!attentionOnly || Number(line.dataset.priority) < 3);
+    line.hidden = !shown;
+  }
+}
+
+function refreshWaited(body) {
+  for (const line of body.rows) {
+    const cell = line.querySelector('td[data-key="waited"]');
+    const value = waitedText(Number(line.dataset.since));
+    if (cell && cell.textContent !== value) cell.textContent = value;
+  }
+}
+
 function followFloor(table) {
+  const body = table.tBodies[0];
   const source = new EventSource(table.dataset.stream);
   source.addEventListener("rows", (message) => {
     const update = JSON.parse(message.data);
-    const body = table.tBodies[0];
     for (const row of update.rows) {
       let line = document.getElementById("row-" + row.table);
       if (!line) {
         line = body.insertRow();
         line.id = "row-" + row.table;
         line.dataset.table = row.table;
-        for (const key of ["table", "game", "status", "hand", "hands", "chips", "per_hour", "deck", "shuffler",
-                           "alerts", "waiting"]) {
+        for (const key of FLOOR_KEYS) {
           const cell = line.insertCell();
           cell.dataset.key = key;
         }
@@ -30,20 +70,40 @@ function followFloor(table) {
       }
       for (const cell of line.cells) {
         const key = cell.dataset.key;
-        if (key === "table") continue;
+        if (key === "table" || key === "waited") continue;
         const value = row[key] === 0 && key === "alerts" ? "0" : String(row[key] ?? "");
         if (cell.textContent !== value) cell.textContent = value;
       }
       line.dataset.position = row.position;
+      line.dataset.game = row.game;
+      line.dataset.priority = row.priority;
+      line.dataset.order = row.order;
+      line.dataset.since = row.since || 0;
+      for (const name of ["held", "alert", "waiting"]) line.classList.toggle("attention-" + name, row.attention === name);
       line.classList.add("flash");
       setTimeout(() => line.classList.remove("flash"), 600);
     }
+    sortFloor(body);
+    refreshWaited(body);
+    filterFloor(body);
     const count = document.getElementById("floor-alerts");
     if (count) {
       count.textContent = update.alerts + (update.alerts === 1 ? " open alert" : " open alerts");
       count.className = update.alerts ? "alert" : "";
     }
+    const totals = document.getElementById("floor-totals");
+    if (totals && update.totals) {
+      const t = update.totals;
+      totals.textContent = t.tables + " tables · " + t.dealing + " dealing · " + t.held + " held · " + t.waiting
+        + " waiting for the pit · " + t.chips + " chips in play";
+    }
   });
+  for (const id of ["filter-text", "filter-game", "filter-attention"]) {
+    document.getElementById(id)?.addEventListener("input", () => filterFloor(body));
+  }
+  document.getElementById("floor-filter")?.addEventListener("submit", (event) => event.preventDefault());
+  refreshWaited(body);
+  setInterval(() => refreshWaited(body), 30000);
 }
 
 function followPanel(panel) {

@@ -1,0 +1,62 @@
+"""Issue 34, items 1 and 2, in a real browser (Debian's Chromium driven by Playwright, as
+tests/e2e/test_web_browser.py): a table that becomes held while the pit looks at the floor moves to the top of it,
+coloured and marked "held", with how long it has waited — no reload; the filter shows only the tables that need the
+pit; the casino's time zone is named on the page.  With ``UPDATE_SCREENSHOTS=1`` the floor is saved to
+docs/pit/floor-priority.png."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from service.api import table_service_pb2 as svc
+from service.api import types_pb2 as pb
+from tests.support.browser import chromium as chromium  # noqa: PLC0414  (a fixture)
+from tests.support.browser import page_of, shot
+from tests.support.grpc_support import open_circle
+from tests.support.web_support import Pit, holdem_table, pit_service, until
+
+
+@pytest.fixture
+def pit(tmp_path: Path) -> Iterator[Pit]:
+    with pit_service(tmp_path) as running:
+        yield running
+
+
+def table_order(page: Any) -> list[str]:
+    """The floor's tables as the browser shows them, top to bottom (the hidden ones left out)."""
+    return [str(name) for name in page.eval_on_selector_all(
+        "#floor tbody tr", "rows => rows.filter(row => !row.hidden).map(row => row.dataset.table)")]
+
+
+def test_a_table_held_while_the_pit_looks_moves_to_the_top_coloured_with_how_long_it_waited(
+        chromium: Any, pit: Pit) -> None:
+    for name in ("Mesa A", "Mesa B"):
+        open_circle(pit.client("pit"), name, pb.GAME_OMAHA, blinds=[1, 2])
+    dealer = holdem_table(pit)  # Mesa 1, opened last: at the bottom while nothing happens
+    page = page_of(chromium, pit, "pit")
+    page.get_by_role("cell", name="Mesa 1").wait_for()
+    assert table_order(page) == ["Mesa A", "Mesa B", "Mesa 1"]
+    page.get_by_text("Europe/Madrid").first.wait_for()  # the casino's zone, named
+    dealer.RecordDeviceReport(svc.RecordDeviceReportRequest(
+        command_id="check-1", table="Mesa 1", device="PT-SHUF", serial="SHUF-0001",
+        kind=pb.DEVICE_REPORT_KIND_DECK_CHECK, colour=pb.DECK_COLOUR_BLUE,
+        result="51 counted, INCOMPLETE: missing 1, duplicated 0, foreign 0"))
+    until(lambda: table_order(page)[:1] == ["Mesa 1"], "the held table at the top, without a reload")
+    row = page.locator("#row-Mesa\\ 1")
+    assert "attention-held" in (row.get_attribute("class") or "")
+    assert row.locator('td[data-key="attention"]').inner_text().strip().lower() == "held"
+    colour = row.evaluate("line => getComputedStyle(line).backgroundColor")
+    quiet = page.locator("#row-Mesa\\ A").evaluate("line => getComputedStyle(line).backgroundColor")
+    assert colour != quiet  # coloured, not only moved
+    assert row.locator('td[data-key="waited"]').inner_text().strip().endswith("min")
+    page.get_by_label("only the tables that need the pit").check()
+    assert table_order(page) == ["Mesa 1"]
+    page.get_by_label("only the tables that need the pit").uncheck()
+    page.get_by_role("searchbox", name="Table").fill("mesa a")
+    assert table_order(page) == ["Mesa A"]
+    page.get_by_role("searchbox", name="Table").fill("")
+    shot(page, "floor-priority")
