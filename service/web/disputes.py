@@ -19,6 +19,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from domain.export import PHH_VARIANTS
 from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
 from service.web.api import RefusedError, timestamp
@@ -57,11 +58,33 @@ def _choice(enum: Any, prefix: str, text: str) -> Any:
     return enum.Value(prefix + text.upper().replace("-", "_")) if text else 0
 
 
-def _hand(table: str, hand: pb.HandSummary, clock: CasinoClock) -> dict[str, Any]:
-    """A hand found, as the search page lists it (its start in the casino's time)."""
+HTTP_STATUS = {"FAILED_PRECONDITION": 409, "PERMISSION_DENIED": 403, "NOT_FOUND": 404, "INVALID_ARGUMENT": 400,
+               "UNAUTHENTICATED": 401}
+"""The HTTP status of a page that says the service refused (its gRPC code's name): never a 200 that says no."""
+PHH_GAMES = frozenset(variant for variant, _ in PHH_VARIANTS)
+"""The games PHH has a form for (some of their structures only: the service says when it has none)."""
+PHH_OUTCOMES = frozenset({pb.HAND_OUTCOME_SHOWDOWN, pb.HAND_OUTCOME_UNCONTESTED})
+"""A finished hand that was played: a voided, blank or unfinished one has no PHH form."""
+
+
+OUTCOME_WORDS = {pb.HAND_OUTCOME_SHOWDOWN: "won at the showdown", pb.HAND_OUTCOME_UNCONTESTED: "won uncontested",
+                 pb.HAND_OUTCOME_VOIDED: "voided", pb.HAND_OUTCOME_BLANK: "blank: nobody opened (R-DRAW-3)",
+                 pb.HAND_OUTCOME_IN_PROGRESS: "in progress", pb.HAND_OUTCOME_SETTLED: "settled"}
+"""How a hand ended, in the pit's words (the API's ``HAND_OUTCOME_BLANK`` is no word for a page)."""
+
+
+def _game_code(game: int) -> str:
+    """A game's code from its enum (``GAME_HOLDEM_BONUS`` → ``holdem-bonus``)."""
+    return pb.Game.Name(game).removeprefix("GAME_").lower().replace("_", "-")
+
+
+def _hand(table: str, hand: pb.HandSummary, clock: CasinoClock, game: int = 0) -> dict[str, Any]:
+    """A hand found, as the search page lists it (its start in the casino's time; ``phh``: whether PHH can express
+    it, so that the page offers only the exports there are)."""
     return {"table": table, "number": hand.number, "started": clock.local(hand.started, offset=True),
+            "phh": _game_code(game) in PHH_GAMES and hand.outcome in PHH_OUTCOMES,
             "at": hand.started.ToDatetime(tzinfo=UTC),
-            "outcome": MessageToDict(hand)["outcome"] if hand.outcome else "", "pot": hand.pot,
+            "outcome": OUTCOME_WORDS.get(hand.outcome, ""), "pot": hand.pot,
             "seats": list(hand.seats), "winners": list(hand.winners)}
 
 
@@ -91,7 +114,8 @@ def routes(dashboard: Dashboard) -> list[Route]:
                 for name in searched:
                     request_.table = name
                     reply: svc.SearchHandsResponse = await dashboard.api.call("SearchHands", request_, session.token)
-                    hands.extend(_hand(name, hand, dashboard.clock) for hand in reply.hands)
+                    game_of = dashboard.floor.rows[name].game if name in dashboard.floor.rows else 0
+                    hands.extend(_hand(name, hand, dashboard.clock, game_of) for hand in reply.hands)
             except (ValueError, RefusedError) as problem:
                 error = str(problem)
         hands.sort(key=lambda hand: (hand["at"], hand["table"], hand["number"]))
@@ -125,8 +149,10 @@ def routes(dashboard: Dashboard) -> list[Route]:
             reply: svc.ExportHandResponse = await dashboard.api.call(
                 "ExportHand", svc.ExportHandRequest(table=table, hand_number=number, format=FORMATS[kind]),
                 session.token)
-        except RefusedError as refusal:
-            return dashboard.page("error.html", session, refusal=refusal)
+        except RefusedError as refusal:  # a hand PHH cannot express, one the station may not see: said, not a 200
+            page = dashboard.page("error.html", session, refusal=refusal)
+            page.status_code = HTTP_STATUS.get(refusal.code, 409)
+            return page
         name = f"{table}-hand-{number}.{'phh' if kind == 'phh' else 'json'}".replace(" ", "_")
         return Response(reply.content, media_type=reply.media_type,
                         headers={"Content-Disposition": f'attachment; filename="{name}"'})

@@ -50,3 +50,25 @@ def test_hands_are_searched_by_table_or_by_game_across_tables(pit: Pit) -> None:
         page = http.get("/disputes", params={"table": "", "game": "holdem-bonus"}).text
         assert 'action="/disputes/THB%201/1"' in page and 'href="/export/THB%201/1.json"' in page
         assert "No hand found." in http.get("/disputes", params={"table": "", "game": "omaha"}).text
+
+
+def test_phh_is_offered_only_where_it_can_express_the_hand_and_a_refusal_is_no_200(pit: Pit) -> None:
+    """Issue 34, item 7: a Texas Hold'em Bonus hand (PHH has no form for a banked game) is offered as JSON only; a
+    Hold'em hand as PHH and JSON; asked for a form it has not, the page says why with 409, not a 200 that says
+    no; the outcome is in words."""
+    dealer = holdem_table(pit)
+    start(dealer, "Mesa 1", pb.DECK_COLOUR_RED)
+    deal(dealer, "Mesa 1", "As Kd Qh Ac Kc Qs")
+    for seat in (1, 2):
+        act(dealer, "Mesa 1", fold=cmd.Fold(seat=seat))
+    thb_waiting_for_the_director(pit)
+    with httpx.Client(base_url=pit.url) as http:
+        sign_in(http, "pit")
+        until(lambda: {"Mesa 1", "THB 1"} <= {table for table, _ in _found(http, table="", game="")},
+              "both tables' hands on the floor")
+        page = http.get("/disputes", params={"table": "", "game": ""}).text
+        assert 'href="/export/Mesa%201/1.phh"' in page and 'href="/export/Mesa%201/1.json"' in page
+        assert 'href="/export/THB%201/1.phh"' not in page and 'href="/export/THB%201/1.json"' in page
+        assert "won uncontested" in page and "HAND_OUTCOME" not in page
+        refused = http.get("/export/THB%201/1.phh")
+        assert refused.status_code == 409 and "PHH" in refused.text
