@@ -90,7 +90,7 @@ class Dashboard:
     def page(self, name: str, session: Session | None, **context: Any) -> HTMLResponse:
         """A page for a session (its role and CSRF token in the page for the forms and the script)."""
         html = self.pages.get_template(name).render(session=session, **context)
-        return HTMLResponse(html, headers={"Cache-Control": "no-store",
+        return HTMLResponse(html, status_code=int(context.get("status", 200)), headers={"Cache-Control": "no-store",
                                            "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; "
                                                                       "style-src 'self'; frame-ancestors 'none'",
                                            "X-Content-Type-Options": "nosniff", "Referrer-Policy": "same-origin"})

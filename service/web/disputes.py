@@ -136,7 +136,7 @@ def routes(dashboard: Dashboard) -> list[Route]:
                               "at": dashboard.clock.local(step.timestamp, offset=True),
                               "cards": cards_laid(MessageToDict(step.state)), "rendered": step.rendered})
         except RefusedError as refusal:
-            return dashboard.page("error.html", session, refusal=refusal)
+            return _refused(session, refusal)
         return dashboard.page("reconstruction.html", session, table=table, number=number, reason=reason,
                               steps=steps)
 
@@ -150,12 +150,14 @@ def routes(dashboard: Dashboard) -> list[Route]:
                 "ExportHand", svc.ExportHandRequest(table=table, hand_number=number, format=FORMATS[kind]),
                 session.token)
         except RefusedError as refusal:  # a hand PHH cannot express, one the station may not see: said, not a 200
-            page = dashboard.page("error.html", session, refusal=refusal)
-            page.status_code = HTTP_STATUS.get(refusal.code, 409)
-            return page
+            return _refused(session, refusal)
         name = f"{table}-hand-{number}.{'phh' if kind == 'phh' else 'json'}".replace(" ", "_")
         return Response(reply.content, media_type=reply.media_type,
                         headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+    def _refused(session: Session, refusal: RefusedError) -> Response:
+        """The service's refusal as a page, with the HTTP status it means (never a 200 that says no)."""
+        return dashboard.page("error.html", session, refusal=refusal, status=HTTP_STATUS.get(refusal.code, 409))
 
     signed_in = dashboard.signed_in
     return [

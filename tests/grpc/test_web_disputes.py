@@ -72,3 +72,22 @@ def test_phh_is_offered_only_where_it_can_express_the_hand_and_a_refusal_is_no_2
         assert "won uncontested" in page and "HAND_OUTCOME" not in page
         refused = http.get("/export/THB%201/1.phh")
         assert refused.status_code == 409 and "PHH" in refused.text
+
+
+def test_an_observer_is_not_offered_the_reconstruction_it_would_be_refused(pit: Pit) -> None:
+    """Issue 34, item 7: the pit boss and the games director reconstruct (R-THB-13); an observer's search lists the
+    hands without the form it would be refused, and a forged one is refused all the same."""
+    dealer = holdem_table(pit)
+    start(dealer, "Mesa 1", pb.DECK_COLOUR_RED)
+    deal(dealer, "Mesa 1", "As Kd Qh Ac Kc Qs")
+    for seat in (1, 2):
+        act(dealer, "Mesa 1", fold=cmd.Fold(seat=seat))
+    with httpx.Client(base_url=pit.url) as observer, httpx.Client(base_url=pit.url) as boss:
+        csrf = sign_in(observer, "tv")
+        until(lambda: _found(observer, table="Mesa 1") == [("Mesa 1", 1)], "the hand found")
+        page = observer.get("/disputes", params={"table": "Mesa 1"}).text
+        assert 'action="/disputes/Mesa%201/1"' not in page and "R-THB-13" in page
+        forged = observer.post("/disputes/Mesa%201/1", data={"reason": "curious", "csrf": csrf})
+        assert forged.status_code == 403 and "R-THB-13" in forged.text
+        sign_in(boss, "pit")
+        assert 'action="/disputes/Mesa%201/1"' in boss.get("/disputes", params={"table": "Mesa 1"}).text
