@@ -74,7 +74,7 @@ OUTCOME_WORDS = {pb.HAND_OUTCOME_SHOWDOWN: "won at the showdown", pb.HAND_OUTCOM
 
 
 def _game_code(game: int) -> str:
-    """A game's code from its enum (``GAME_HOLDEM_BONUS`` → ``holdem-bonus``)."""
+    """A game's code from its enum (``GAME_STUD7`` → ``stud7``; an underscore read as a hyphen)."""
     return pb.Game.Name(game).removeprefix("GAME_").lower().replace("_", "-")
 
 

@@ -150,7 +150,8 @@ def test_every_role_lists_the_same_floor_and_a_summary_has_no_card(port: int) ->
     fields = {field.name for field in pb.TableSummary.DESCRIPTOR.fields}
     assert fields == {"table", "game", "family", "status", "hand_number", "hands_started", "chips_in_play", "seats",
                       "deck_colour", "opened", "position", "language", "holds",
-                      "decks_out_of_play"}  # nothing to hide: no card, no stack
+                      "decks_out_of_play", "dealer_id", "dealer_name",
+                      "seat_count"}  # nothing to hide: no card, no stack
 
     def unpositioned(client: Client) -> list[pb.TableSummary]:
         tables = _tables(client, include_closed=True)
