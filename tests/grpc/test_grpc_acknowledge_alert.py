@@ -220,18 +220,23 @@ def test_r_aud_1_a_retried_command_id_is_answered_once(port: int) -> None:
     assert other.code() == grpc.StatusCode.ALREADY_EXISTS, other
 
 
-def test_r_aud_1_a_void_is_acknowledged_at_a_closed_table_and_only_its_own_table_s_events_are_its_alerts(
-    port: int,
-) -> None:
-    """The pit clears a table's alerts after it closes; the alert of a void is an event of the hand; a position
-    that is another table's event, or no event yet, names no alert of this table (NOT_FOUND)."""
-    pit, dealer, croupier = Client(port, TOKENS["pit"]), Client(port, TOKENS["dealer"]), Client(port, TOKENS["thb"])
+def _voided_hand(pit: Client, dealer: Client) -> None:
+    """Mesa 1's first hand, voided by the pit at once: a card missing from the deck (R-DECK-1)."""
     open_circle(pit, "Mesa 1")
     for number in (1, 2):
         seat(dealer, "Mesa 1", number)
     start(dealer, "Mesa 1")
     pit.Act(svc.ActRequest(command_id=pit.next_id(), table="Mesa 1", command=cmd.Command(
         void=cmd.Void(rule="R-DECK-1", reason="a card missing from the deck"))))
+
+
+def test_r_aud_1_a_void_is_acknowledged_at_a_closed_table_and_only_its_own_table_s_events_are_its_alerts(
+    port: int,
+) -> None:
+    """The pit clears a table's alerts after it closes; the alert of a void is an event of the hand; a position
+    that is another table's event, or no event yet, names no alert of this table (NOT_FOUND)."""
+    pit, dealer, croupier = Client(port, TOKENS["pit"]), Client(port, TOKENS["dealer"]), Client(port, TOKENS["thb"])
+    _voided_hand(pit, dealer)
     void = int(_first(pit, "Mesa 1", lambda change: _kind(change) == "hand_voided").position)
     pit.CloseTable(svc.CloseTableRequest(command_id=pit.next_id(), table="Mesa 1"))
     open_banked(pit, "THB 1", pb.GAME_HOLDEM_BONUS)
@@ -252,12 +257,7 @@ def test_r_circ_14_one_void_is_one_alert_naming_its_rule_and_its_reason(port: in
     """Issue 34: a void raised two alerts (the hand's ``Voided`` and the table's ``HandVoided``); it is one, the
     hand's, and it says the rule and the reason the pit gave."""
     pit, dealer = Client(port, TOKENS["pit"]), Client(port, TOKENS["dealer"])
-    open_circle(pit, "Mesa 1")
-    for number in (1, 2):
-        seat(dealer, "Mesa 1", number)
-    start(dealer, "Mesa 1")
-    pit.Act(svc.ActRequest(command_id=pit.next_id(), table="Mesa 1", command=cmd.Command(
-        void=cmd.Void(rule="R-DECK-1", reason="a card missing from the deck"))))
+    _voided_hand(pit, dealer)
     alerts = pit.ListAlerts(svc.ListAlertsRequest(table="Mesa 1")).alerts
     voids = [alert for alert in alerts if alert.kind == "void"]
     assert len(voids) == 1, alerts

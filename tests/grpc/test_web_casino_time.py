@@ -21,8 +21,8 @@ from service.api import commands_pb2 as cmd
 from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
 from service.cli.conventions import show_time
-from tests.support.grpc_support import act, deal, open_circle, start
-from tests.support.web_support import CASINO, Pit, holdem_table, pit_service, sign_in, until
+from tests.support.grpc_support import act, open_circle, start
+from tests.support.web_support import CASINO, Pit, holdem_table, pit_service, sign_in, uncontested_hand, until
 
 HAND_ROW = re.compile(r'<tr data-table="Mesa 1" data-hand="(\d+)">\s*<td>[^<]*</td><td>\d+</td><td>([^<]+)</td>')
 
@@ -35,11 +35,7 @@ def pit(tmp_path: Path) -> Iterator[Pit]:
 
 def one_hand(pit: Pit) -> datetime:
     """Mesa 1's first hand, over at once (two folds); when it started, as the service stored it."""
-    dealer = holdem_table(pit)
-    start(dealer, "Mesa 1", pb.DECK_COLOUR_RED)
-    deal(dealer, "Mesa 1", "As Kd Qh Ac Kc Qs")
-    for seat in (1, 2):
-        act(dealer, "Mesa 1", fold=cmd.Fold(seat=seat))
+    uncontested_hand(pit)
     (hand,) = pit.app.views.search_hands("Mesa 1")
     return hand.started
 
@@ -124,3 +120,29 @@ def test_a_phh_export_from_the_dashboard_is_in_the_casino_s_time(pit: Pit) -> No
         local = started.astimezone(CASINO)
         offset = local.strftime("%z")
         assert f"time = {local:%H:%M:%S}\n" in reply.text and f'_utc_offset = "{offset[:3]}:{offset[3:]}"' in reply.text
+
+
+def test_the_shift_report_counts_every_irregularity_and_voids_apart(pit: Pit) -> None:
+    """Issue 34 ("shift figures wrong"): a deck check that counted wrong (it holds the table, R-HOLD-1) and a device
+    fault are the shift's irregularities (only device faults were counted); a void is counted as a void."""
+    dealer = holdem_table(pit)
+    dealer.RecordDeviceReport(svc.RecordDeviceReportRequest(
+        command_id="check-1", table="Mesa 1", device="PT-SHUF", serial="SHUF-0001",
+        kind=pb.DEVICE_REPORT_KIND_DECK_CHECK, colour=pb.DECK_COLOUR_BLUE,
+        result="51 counted, INCOMPLETE: missing 1, duplicated 0, foreign 0"))
+    dealer.RecordDeviceReport(svc.RecordDeviceReportRequest(
+        command_id="fault-1", table="Mesa 1", device="PT-SHOE", serial="SHOE-0001",
+        kind=pb.DEVICE_REPORT_KIND_FAULT, colour=pb.DECK_COLOUR_RED, result="double feed"))
+    for hold in pit.client("pit").GetTable(svc.GetTableRequest(table="Mesa 1")).view.holds:
+        pit.client("pit").AcknowledgeAlert(svc.AcknowledgeAlertRequest(
+            command_id=f"ack-{hold.position}", table="Mesa 1", position=hold.position, reason="recounted"))
+    start(dealer, "Mesa 1", pb.DECK_COLOUR_RED)
+    act(pit.client("pit"), "Mesa 1", void=cmd.Void(rule="R-CIRC-14", reason="misdeal"))
+    row = re.compile(r'<tr data-table="Mesa 1">(.*?)</tr>', re.S)
+    with httpx.Client(base_url=pit.url) as http:
+        sign_in(http, "pit")
+        until(lambda: row.search(http.get("/reports/shift").text) is not None, "Mesa 1 in the report")
+        found = row.search(http.get("/reports/shift").text)
+        assert found is not None
+        cells = re.findall(r"<td>([^<]*)</td>", found.group(1))
+        assert cells[-2:] == ["1", "2"], cells  # voids, irregularities

@@ -10,10 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from service.api import commands_pb2 as cmd
-from service.api import types_pb2 as pb
-from tests.support.grpc_support import act, deal, start
-from tests.support.web_support import Pit, holdem_table, pit_service, sign_in, thb_waiting_for_the_director, until
+from tests.support.web_support import Pit, pit_service, sign_in, thb_waiting_for_the_director, uncontested_hand, until
 
 HAND_ROW = re.compile(r'<tr data-table="([^"]+)" data-hand="(\d+)">')
 
@@ -31,11 +28,7 @@ def _found(http: httpx.Client, **query: str) -> list[tuple[str, int]]:
 
 
 def test_hands_are_searched_by_table_or_by_game_across_tables(pit: Pit) -> None:
-    dealer = holdem_table(pit)
-    start(dealer, "Mesa 1", pb.DECK_COLOUR_RED)
-    deal(dealer, "Mesa 1", "As Kd Qh Ac Kc Qs")
-    for seat in (1, 2):
-        act(dealer, "Mesa 1", fold=cmd.Fold(seat=seat))
+    uncontested_hand(pit)
     thb_waiting_for_the_director(pit)
     with httpx.Client(base_url=pit.url) as http:
         sign_in(http, "pit")
@@ -56,11 +49,7 @@ def test_phh_is_offered_only_where_it_can_express_the_hand_and_a_refusal_is_no_2
     """Issue 34, item 7: a Texas Hold'em Bonus hand (PHH has no form for a banked game) is offered as JSON only; a
     Hold'em hand as PHH and JSON; asked for a form it has not, the page says why with 409, not a 200 that says
     no; the outcome is in words."""
-    dealer = holdem_table(pit)
-    start(dealer, "Mesa 1", pb.DECK_COLOUR_RED)
-    deal(dealer, "Mesa 1", "As Kd Qh Ac Kc Qs")
-    for seat in (1, 2):
-        act(dealer, "Mesa 1", fold=cmd.Fold(seat=seat))
+    uncontested_hand(pit)
     thb_waiting_for_the_director(pit)
     with httpx.Client(base_url=pit.url) as http:
         sign_in(http, "pit")
@@ -77,11 +66,7 @@ def test_phh_is_offered_only_where_it_can_express_the_hand_and_a_refusal_is_no_2
 def test_an_observer_is_not_offered_the_reconstruction_it_would_be_refused(pit: Pit) -> None:
     """Issue 34, item 7: the pit boss and the games director reconstruct (R-THB-13); an observer's search lists the
     hands without the form it would be refused, and a forged one is refused all the same."""
-    dealer = holdem_table(pit)
-    start(dealer, "Mesa 1", pb.DECK_COLOUR_RED)
-    deal(dealer, "Mesa 1", "As Kd Qh Ac Kc Qs")
-    for seat in (1, 2):
-        act(dealer, "Mesa 1", fold=cmd.Fold(seat=seat))
+    uncontested_hand(pit)
     with httpx.Client(base_url=pit.url) as observer, httpx.Client(base_url=pit.url) as boss:
         csrf = sign_in(observer, "tv")
         until(lambda: _found(observer, table="Mesa 1") == [("Mesa 1", 1)], "the hand found")

@@ -137,6 +137,17 @@ def thb_waiting_for_the_director(pit: Pit) -> None:
     deal(dealer, "THB 1", "6d Jc")
 
 
+def uncontested_hand(pit: Pit) -> Client:
+    """Mesa 1 (:func:`holdem_table`) and its first hand, over at once: seats 1 and 2 fold (R-CIRC-7); the
+    croupier's client."""
+    dealer = holdem_table(pit)
+    start(dealer, "Mesa 1", pb.DECK_COLOUR_RED)
+    deal(dealer, "Mesa 1", "As Kd Qh Ac Kc Qs")
+    for number in (1, 2):
+        act(dealer, "Mesa 1", fold=cmd.Fold(seat=number))
+    return dealer
+
+
 def holdem_table(pit: Pit, seats: int = 3) -> Client:
     """Mesa 1: no-limit Hold'em 1/2, players seated; the croupier's client."""
     open_circle(pit.client("pit"), "Mesa 1", pb.GAME_HOLDEM, blinds=[1, 2])
