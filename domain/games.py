@@ -91,7 +91,8 @@ def _times(hand: Any, events: list[Any]) -> dict[str, Any]:
 
 
 def circle_summary(hand: Hand, events: list[Any]) -> dict[str, Any]:
-    """A circle hand: its seats, how it ended, the pot, and each seat's net once finished."""
+    """A circle hand: its seats, how it ended, the pot, each seat's net once finished, and the house's rake from its
+    pots (R-CIRC-12; a pot carried from a blank hand is no rake, R-DRAW-3)."""
     state = hand.state
     if state.void_rule is not None:
         outcome = "voided"
@@ -104,7 +105,8 @@ def circle_summary(hand: Hand, events: list[Any]) -> dict[str, Any]:
     started = dict(zip(hand.seats, vars(events[0])["stacks"], strict=True))
     won = {seat: stack - started[seat] for seat, stack in zip(hand.seats, state.stacks, strict=True)}
     return {**_times(hand, events), "seats": list(hand.seats), "outcome": outcome, "pot": sum(state.contributed),
-            "winners": sorted(seat for seat, net in won.items() if net > 0), "net": won if hand.is_complete else {}}
+            "winners": sorted(seat for seat, net in won.items() if net > 0), "net": won if hand.is_complete else {},
+            "rake": sum(award.rake for award in state.awards)}
 
 
 def banked_summary(hand: ThbHand | CdpHand, events: list[Any]) -> dict[str, Any]:
@@ -119,7 +121,7 @@ def banked_summary(hand: ThbHand | CdpHand, events: list[Any]) -> dict[str, Any]
     net = {box: sum(result.values()) for box, result in sorted(hand.results.items())} if hand.is_complete else {}
     return {**_times(hand, events), "seats": sorted(hand.bets), "outcome": outcome,
             "pot": sum(sum(spots.values()) for spots in hand.bets.values()),
-            "winners": sorted(box for box, chips in net.items() if chips > 0), "net": net}
+            "winners": sorted(box for box, chips in net.items() if chips > 0), "net": net, "rake": 0}
 
 
 def _circle_table(table: Table) -> dict[str, Any]:

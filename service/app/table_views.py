@@ -246,18 +246,23 @@ class HandSummary:
     pot: int
     winners: tuple[int, ...]
     net: Mapping[int, int]
+    rake: int | None = None
+    """The house's chips from the hand's pots (R-CIRC-12; 0 at a banked table); None for a hand the index kept
+    before the rake was summed up."""
 
     @classmethod
     def of(cls, summary: Mapping[str, Any]) -> HandSummary:
         """A summary as the game makes it and the hands index keeps it (:attr:`domain.games.Game.summarise`)."""
+        rake = summary.get("rake")
         return cls(str(summary["hand_id"]), int(summary["number"]), datetime.fromisoformat(str(summary["started"])),
                    datetime.fromisoformat(str(summary["ended"])), tuple(summary["seats"]), str(summary["outcome"]),
                    int(summary["pot"]), tuple(summary["winners"]),
-                   {int(seat): int(net) for seat, net in summary["net"].items()})
+                   {int(seat): int(net) for seat, net in summary["net"].items()}, None if rake is None else int(rake))
 
     def stored(self) -> dict[str, Any]:
         """As the hands index stores it (JSON), key for key what the game's summary says (:meth:`of` reads it
         back): the index of every earlier version reads the same."""
         return {"hand_id": self.hand_id, "number": self.number, "started": str(self.started),
                 "ended": str(self.ended), "seats": list(self.seats), "outcome": self.outcome, "pot": self.pot,
-                "winners": list(self.winners), "net": dict(self.net)}
+                "winners": list(self.winners), "net": dict(self.net),
+                **({} if self.rake is None else {"rake": self.rake})}

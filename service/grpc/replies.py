@@ -163,6 +163,8 @@ def hand_summary(summary: HandSummary) -> pb.HandSummary:
     out = pb.HandSummary(hand_id=summary.hand_id, number=summary.number, seats=summary.seats,
                          outcome=value_of(pb.HandOutcome, summary.outcome),  # type: ignore[arg-type]
                          pot=summary.pot, winners=summary.winners, net=dict(summary.net))
+    if summary.rake is not None:
+        out.rake = summary.rake
     out.started.CopyFrom(timestamp(summary.started))
     out.ended.CopyFrom(timestamp(summary.ended))
     return out

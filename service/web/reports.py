@@ -87,13 +87,15 @@ def shift_of(table: str, game: int, family: int, hands: list[pb.HandSummary]) ->
         if hand.outcome == pb.HAND_OUTCOME_VOIDED:
             shift.voids += 1
             continue
-        if hand.outcome == pb.HAND_OUTCOME_IN_PROGRESS:
+        if hand.outcome in (pb.HAND_OUTCOME_IN_PROGRESS, pb.HAND_OUTCOME_BLANK):  # a blank hand's pot is carried
             continue
         net = sum(hand.net.values())
         if shift.banked:
             shift.results.append((hand.number, -net))
+        elif hand.HasField("rake"):
+            shift.rake += hand.rake  # the pots' rake: chips carried in from blank hands are no rake (R-DRAW-3)
         else:
-            shift.rake += -net
+            shift.rake += -net  # a hand the index kept before its rake was summed up
     return shift
 
 

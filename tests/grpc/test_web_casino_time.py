@@ -21,7 +21,7 @@ from service.api import commands_pb2 as cmd
 from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
 from service.cli.conventions import show_time
-from tests.support.grpc_support import act, open_circle, start
+from tests.support.grpc_support import act, deal, open_circle, seat, start
 from tests.support.web_support import CASINO, Pit, holdem_table, pit_service, sign_in, uncontested_hand, until
 
 HAND_ROW = re.compile(r'<tr data-table="Mesa 1" data-hand="(\d+)">\s*<td>[^<]*</td><td>\d+</td><td>([^<]+)</td>')
@@ -146,3 +146,28 @@ def test_the_shift_report_counts_every_irregularity_and_voids_apart(pit: Pit) ->
         assert found is not None
         cells = re.findall(r"<td>([^<]*)</td>", found.group(1))
         assert cells[-2:] == ["1", "2"], cells  # voids, irregularities
+
+
+def test_a_pot_carried_from_a_blank_hand_is_no_rake_in_the_shift_report(pit: Pit) -> None:
+    """Issue 34 ("shift figures wrong"): at five-card draw nobody opens, the three antes are carried to the next
+    hand (R-DRAW-3); the shift report counted them as the house's rake. The rake is now the pots' own (R-CIRC-12):
+    0 at a table that takes none."""
+    open_circle(pit.client("pit"), "Mesa 1", pb.GAME_DRAW, structure=pb.BETTING_STRUCTURE_FIXED_LIMIT, ante=1,
+                small_bet=2, big_bet=4)
+    dealer = pit.client("dealer")
+    for number in (1, 2, 3):
+        seat(dealer, "Mesa 1", number, 50)
+    start(dealer, "Mesa 1", pb.DECK_COLOUR_RED)
+    deal(dealer, "Mesa 1", "Jc Ac Th Jd Kd Td 7c Qh 9s 8c Ts 9d 9c 8s 7h")
+    for number in (1, 2, 3):  # la mano, then clockwise: nobody opens
+        act(dealer, "Mesa 1", check=cmd.Check(seat=number))
+    (hand,) = pit.app.views.search_hands("Mesa 1")
+    assert hand.outcome == "blank" and sum(hand.net.values()) == -3 and hand.rake == 0
+    row = re.compile(r'<tr data-table="Mesa 1">(.*?)</tr>', re.S)
+    with httpx.Client(base_url=pit.url) as http:
+        sign_in(http, "pit")
+        until(lambda: row.search(http.get("/reports/shift").text) is not None, "Mesa 1 in the report")
+        found = row.search(http.get("/reports/shift").text)
+        assert found is not None
+        cells = re.findall(r"<td>([^<]*)</td>", found.group(1))
+        assert cells[:5] == ["Mesa 1", "draw", "1", cells[3], "0"], cells  # table, game, hands, per hour, rake
