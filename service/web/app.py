@@ -208,13 +208,14 @@ class Dashboard:
                 version = await self.floor.wait_change(version, KEEPALIVE)
                 if self.closing.is_set():
                     return
-                changed = [row for row in self.floor.snapshot() if sent.get(row["table"]) is not row]
+                drawn = self.floor.snapshot()  # once a wake: the rows changed and the totals
+                changed = [row for row in drawn if sent.get(row["table"]) is not row]
                 log = len(self.floor.open_alerts(""))  # the casino log's own alerts (tampering found): no row
                 if changed or log != log_sent:
                     sent.update((row["table"], row) for row in changed)
                     log_sent = log
                     payload = {"rows": changed, "alerts": len(self.floor.open_alerts()), "log_alerts": log,
-                               "totals": floor_totals(self.floor.snapshot())}
+                               "totals": floor_totals(drawn)}
                     yield f"event: rows\ndata: {json.dumps(payload)}\n\n"
                 else:
                     yield ": quiet\n\n"

@@ -23,7 +23,6 @@ import re
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any
 
@@ -35,6 +34,7 @@ from service.api import types_pb2 as pb
 from service.waiting import woken
 from service.web.api import Api, RefusedError, timestamp
 from service.web.clock import CasinoClock
+from service.web.floor_rows import HOUR, Alert, Row, by_table
 
 REFRESH_PAUSE = 0.1
 """The least time between two reads of the tables' summaries (a busy floor is read at most ten times a second)."""
@@ -49,80 +49,8 @@ tables' summaries (its Watch stream goes on: the alerts and the devices are neve
 read again before its page is drawn."""
 CATCH_UP_WAIT = 2.0
 """The most a page waits for the tables' summaries of a floor nobody looked at (then it shows what it has)."""
-HOUR = 3600.0
 LOG = ""
 """The table of an alert of the casino's log itself (tampering found by the service's audit, R-AUD-1)."""
-
-
-@dataclass
-class Alert:
-    """Something the pit must see and acknowledge: raised by the event at ``position`` of ``table``; on the floor
-    while it is open (an acknowledged alert leaves it)."""
-
-    table: str
-    position: int
-    at: str
-    """When it was raised, in the casino's time (``2026-11-25 22:00:05``)."""
-    kind: str
-    text: str
-    raised: float = 0.0
-    """When it was raised (seconds since the epoch): how long it has waited."""
-
-
-@dataclass
-class Row:
-    """A table on the floor."""
-
-    table: str
-    game: int = 0
-    family: int = 0
-    status: str = "between-hands"
-    hand_number: int = 0
-    hands_started: int = 0
-    chips_in_play: int = 0
-    deck: str = ""
-    shuffler: str = ""
-    shoe: str = ""
-    waiting: str = ""
-    bonus_box: int = 0
-    """The box whose 1000:1 bonus waits for the games director (R-THB-10), 0 when none."""
-    correction: str = ""
-    """The correction the croupier asked for, while it waits for the pit (R-AUD-1)."""
-    position: int = 0
-    holds: int = 0
-    """The alerts holding the table (R-HOLD-1)."""
-    dealer: str = ""
-    """The dealer signed in: his name on the staff, or his id."""
-    seats: int = 0
-    seat_count: int = 0
-    waiting_since: float = 0.0
-    """When the decision now waiting began to wait (the floor saw it; seconds since the epoch), 0 when none."""
-    started: deque[float] = field(default_factory=deque)
-    """When each hand of the last hour started (wall clock, seconds)."""
-
-    def hands_per_hour(self, now: float) -> int:
-        while self.started and now - self.started[0] > HOUR:
-            self.started.popleft()
-        return len(self.started)
-
-
-ATTENTION = ("held", "alert", "waiting")
-"""What puts a table first on the floor, most urgent first: held by an alert (R-HOLD-1), an open alert, a decision
-waiting for the pit (a 1000:1 bonus, a correction)."""
-STATUS_ORDER = ("hand-in-progress", "between-hands", "closed")
-
-
-def priority(attention: str, status: str) -> int:
-    """Where a table's row sorts on the floor (lowest first): what needs the pit first, most urgent first, then the
-    tables dealing, then those between hands, the closed ones last.
-
-    >>> priority("held", "between-hands"), priority("waiting", "hand-in-progress"), priority("", "closed")
-    (0, 2, 5)
-    """
-    if attention in ATTENTION:
-        return ATTENTION.index(attention)
-    base = status.split(",", maxsplit=1)[0]
-    return len(ATTENTION) + (STATUS_ORDER.index(base) if base in STATUS_ORDER else 1)
 
 
 def _when(stamp: Timestamp) -> float:
@@ -292,10 +220,9 @@ class Floor:
             row = self.rows[table]
             row.bonus_box = legal.seat if pb.ACTION_KIND_APPROVE_BONUS in legal.allowed else 0
             self._touched.add(table)
+        now = self.clock()
         for row in self.rows.values():
-            row.waiting = ", ".join(name for name, waits in (("bonus", row.bonus_box), ("correction", row.correction))
-                                    if waits)
-            row.waiting_since = (row.waiting_since or self.clock()) if row.waiting else 0.0
+            row.note_waiting(now)
         await self._touch()
 
     async def _recent_hands(self, row: Row) -> None:
@@ -377,9 +304,7 @@ class Floor:
             row.bonus_box = 0
         elif kind == "correction":
             row.correction = ""
-        row.waiting = ", ".join(name for name, waits in (("bonus", row.bonus_box), ("correction", row.correction))
-                                if waits)
-        row.waiting_since = row.waiting_since if row.waiting else 0.0
+        row.note_waiting(self.clock())
         self._touched.add(table)
         self._dirty.add(table)
         self._wake.set()
@@ -401,26 +326,10 @@ class Floor:
         changed (the same object otherwise: a dashboard's stream sends the rows that are not what it sent)."""
         if self._drawn_version != self.version or len(self._drawn) != len(self.rows):
             now = self.clock()
-            open_alerts: dict[str, int] = {}
-            for alert in self.open_alerts():
-                open_alerts[alert.table] = open_alerts.get(alert.table, 0) + 1
-            raised: dict[str, float] = {}
-            for alert in self.open_alerts():
-                raised[alert.table] = min(raised.get(alert.table, alert.raised), alert.raised)
+            open_alerts = by_table(self.open_alerts())
             for order, row in enumerate(self.rows.values()):
                 if row.table in self._touched or row.table not in self._drawn:
-                    alerts = open_alerts.get(row.table, 0)
-                    attention = "held" if row.holds else "alert" if alerts else "waiting" if row.waiting else ""
-                    since = raised.get(row.table, 0.0) if attention in ("held", "alert") else row.waiting_since
-                    self._drawn[row.table] = {
-                        "table": row.table, "game": pb.Game.Name(row.game).removeprefix("GAME_").lower(),
-                        "status": row.status, "hand": row.hand_number, "hands": row.hands_started,
-                        "chips": row.chips_in_play, "per_hour": row.hands_per_hour(now), "deck": row.deck,
-                        "shuffler": row.shuffler, "alerts": alerts, "waiting": row.waiting,
-                        "position": row.position, "dealer": row.dealer,
-                        "seats": f"{row.seats}/{row.seat_count}" if row.seat_count else str(row.seats or ""),
-                        "attention": attention, "priority": priority(attention, row.status), "since": since,
-                        "order": order}
+                    self._drawn[row.table] = row.drawn(order, now, open_alerts.get(row.table, []))
             self._touched.clear()
             self._drawn_version = self.version
         return [self._drawn[table] for table in self.rows]

@@ -30,7 +30,7 @@ from service.api import types_pb2 as pb
 from service.spreadsheet import safe_cell
 from service.web.api import RefusedError, timestamp
 from service.web.app import Dashboard
-from service.web.floor import Row
+from service.web.floor_rows import Row
 from service.web.sessions import Session
 
 CONCURRENT_TABLES = 8
