@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar, Self, cast
 from uuid import UUID, uuid5
 
@@ -132,11 +133,7 @@ class BankedHand(Aggregate):
 
     def can_void(self, rule: str, reason: str) -> bool:
         """Whether :meth:`verify_void` passes."""
-        try:
-            self.verify_void(rule, reason)
-        except RuleError:
-            return False
-        return True
+        return allowed(self.verify_void, rule, reason)
 
     def _check_card(self, seen: set[Card], card: Card, source: str, sequence: int | None) -> None:
         """A card never seen before in this hand (R-DECK-4), a shoe read with its sequence number (R-AUD-1)."""
@@ -144,3 +141,12 @@ class BankedHand(Aggregate):
             raise self.ERROR(f"{card} was already seen in this hand", rule="R-DECK-4")
         if problem := shoe_read_problem(source, sequence, self.last_shoe_read):
             raise self.ERROR(problem[0], rule=problem[1])
+
+
+def allowed(verify: Callable[..., None], *args: Any) -> bool:
+    """``can_x``: whether ``verify_x`` lets the command through (the station greys out what it would refuse)."""
+    try:
+        verify(*args)
+    except RuleError:
+        return False
+    return True

@@ -7,19 +7,16 @@ The rules as pure functions and the table's settings (qualification, the house w
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable
 from enum import Enum
 from typing import Any
 from uuid import UUID
 
 from eventsourcing.domain import Aggregate
 
-from domain.banked.box_hand import BankedHand
-from domain.banked.cdp_rules import HOUSE_WAYS, CdpRuleError, CdpSettings, box_result, house_way, qualifies
+from domain.banked.box_hand import BankedHand, allowed
+from domain.banked.cdp_rules import HOUSE_WAYS, CdpRuleError, CdpSettings, box_results, house_way, qualifies
 from domain.cards.cards import Card
 from domain.cards.decks import DeckIdentity
-from domain.cards.ranking import hand_ranking
-from domain.errors import RuleError
 
 BOXES = 6
 __all__ = ["BOXES", "CdpHand", "CdpRuleError", "CdpSettings", "CdpStage", "house_way", "qualifies"]
@@ -126,7 +123,7 @@ class CdpHand(BankedHand):
             raise CdpRuleError(f"the ante is {self.settings.ante_min} to {self.settings.ante_max}", rule="R-CDP-1")
 
     def can_place_ante(self, box: int, amount: int) -> bool:
-        return _allowed(self.verify_place_ante, box, amount)
+        return allowed(self.verify_place_ante, box, amount)
 
     def place_ante(self, box: int, amount: int) -> None:
         """Place a box's ante."""
@@ -139,7 +136,7 @@ class CdpHand(BankedHand):
             raise CdpRuleError("the deal needs antes, once", rule="R-CDP-1")
 
     def can_close_bets(self) -> bool:
-        return _allowed(self.verify_close_bets)
+        return allowed(self.verify_close_bets)
 
     def close_bets(self) -> None:
         """Bets are closed: five cards one at a time to each box, then five to the bank (R-CDP-1)."""
@@ -153,7 +150,7 @@ class CdpHand(BankedHand):
         self._check_card(self.seen, card, source, sequence)
 
     def can_deal(self, card: Card, source: str = "croupier", sequence: int | None = None) -> bool:
-        return _allowed(self.verify_deal, card, source, sequence)
+        return allowed(self.verify_deal, card, source, sequence)
 
     def deal(self, card: Card, source: str = "croupier", sequence: int | None = None) -> None:
         """The next card where it is due."""
@@ -173,7 +170,7 @@ class CdpHand(BankedHand):
             raise CdpRuleError("a player exchanges 0, 1 or 2 of his own cards", rule="R-CDP-2")
 
     def can_exchange(self, box: int, cards: list[Card]) -> bool:
-        return _allowed(self.verify_exchange, box, cards)
+        return allowed(self.verify_exchange, box, cards)
 
     def exchange(self, box: int, cards: list[Card]) -> None:
         """The box gives back these cards (none: keeps his hand) and is served as many (R-CDP-2)."""
@@ -187,7 +184,7 @@ class CdpHand(BankedHand):
             raise CdpRuleError(f"the play bet is exactly 2× the ante ({2 * self.bets[box]['ante']})", rule="R-CDP-3")
 
     def can_play(self, box: int, amount: int) -> bool:
-        return _allowed(self.verify_play, box, amount)
+        return allowed(self.verify_play, box, amount)
 
     def play(self, box: int, amount: int) -> None:
         """The box plays against the bank."""
@@ -200,7 +197,7 @@ class CdpHand(BankedHand):
         self._require_decider(box)
 
     def can_fold(self, box: int) -> bool:
-        return _allowed(self.verify_fold, box)
+        return allowed(self.verify_fold, box)
 
     def fold(self, box: int) -> None:
         """The box folds and loses its ante (R-CDP-3)."""
@@ -250,13 +247,9 @@ class CdpHand(BankedHand):
             self._settle(qualified=False)
 
     def _settle(self, qualified: bool | None) -> None:
-        ranking = hand_ranking(52)
-        bank = ranking.evaluate(self.bank) if qualified else None
-        for box in self.boxes:
-            folded = box in self.folded
-            player = ranking.evaluate(self.cards[box]) if qualified and not folded else None
-            result = box_result(self.bets[box], folded=folded, bank_qualified=qualified, player=player, bank=bank,
-                                settings=self.settings)
+        results = box_results(self.bets, self.cards, self.bank, folded=self.folded, bank_qualified=qualified,
+                              settings=self.settings)
+        for box, result in results.items():
             self.trigger_event(self.BoxSettled, box=box, result=result)
         self.trigger_event(self.Completed, bank_qualified=qualified, bank_result=self.bank_result())
 
@@ -405,12 +398,3 @@ class CdpHand(BankedHand):
 def _cdp(aggregate: Aggregate) -> CdpHand:
     assert isinstance(aggregate, CdpHand)
     return aggregate
-
-
-def _allowed(verify: Callable[..., None], *args: Any) -> bool:
-    """``can_x``: whether ``verify_x`` lets the command through (the station greys out what it would refuse)."""
-    try:
-        verify(*args)
-    except RuleError:
-        return False
-    return True

@@ -21,7 +21,7 @@ Every **decision** of RULES.md §7 is a setting of :class:`CdpSettings`, the dec
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
@@ -131,3 +131,16 @@ def box_result(bets: Mapping[str, int], *, folded: bool, bank_qualified: bool | 
     if player.strength < bank.strength:
         return {"ante": -ante, "play": -play}
     return {"ante": 0, "play": 0}
+
+
+def box_results(bets: Mapping[int, Mapping[str, int]], cards: Mapping[int, Sequence[Card]], bank: Sequence[Card], *,
+                folded: Collection[int], bank_qualified: bool | None,
+                settings: CdpSettings) -> dict[int, dict[str, int]]:
+    """Every box's net result (:func:`box_result`), in box order: a box still in is compared with the bank only
+    when the bank qualified (R-CDP-5, R-CDP-6)."""
+    ranking = hand_ranking(52)
+    house = ranking.evaluate(list(bank)) if bank_qualified else None
+    return {box: box_result(bets[box], folded=box in folded, bank_qualified=bank_qualified,
+                            player=ranking.evaluate(list(cards[box])) if bank_qualified and box not in folded
+                            else None, bank=house, settings=settings)
+            for box in sorted(bets)}
