@@ -7,6 +7,7 @@ from collections import deque
 
 from domain.cards.cards import Card, Rank
 from domain.cards.hand_classes import Category, rank_name
+from domain.cards.ranking import HandValue
 from domain.circle.core import HandRuleError, HandStateCore, LegalActions, Phase
 from domain.circle.settings import AntePot, BettingStructure, MinRaise
 from domain.circle.stud import best_exposed, highest_up_card, lowest_up_card, shows_open_pair
@@ -155,10 +156,7 @@ class CircleBetting(HandStateCore):
 
     def has_openers(self, cards: list[Card]) -> bool:
         """Whether five cards hold the openers in force: a pair of ``openers`` or better (R-DRAW-2, R-DRAW-3)."""
-        value = self.ranking.evaluate(cards)
-        if value.category is Category.PAIR:
-            return value.hand_class.ranks[0] >= self.openers
-        return value.category > Category.PAIR
+        return holds_openers(self.ranking.evaluate(cards), self.openers)
 
     def forced_bets(self) -> tuple[list[int], list[int]]:
         """The ante and the blind or straddle each position posts (R-CIRC-2, R-FLOP-1): the ante first, then the
@@ -332,3 +330,10 @@ class CircleBetting(HandStateCore):
         else:
             self.phase = Phase.SHOWDOWN
 
+
+def holds_openers(value: HandValue, openers: int) -> bool:
+    """Whether a five-card hand of this value opens when ``openers`` (a rank: 11 jacks … 14 aces) is the lowest pair
+    that does: that pair or a better one, or any better category (R-DRAW-2, R-DRAW-3)."""
+    if value.category is Category.PAIR:
+        return value.hand_class.ranks[0] >= openers
+    return value.category > Category.PAIR

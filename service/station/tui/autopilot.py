@@ -26,8 +26,8 @@ from textual.keys import REPLACED_KEYS, _character_to_key, _get_unicode_name_fro
 
 from devices.simulators import ShoeSimulator
 from domain.cards.cards import Card
-from domain.cards.hand_classes import Category
 from domain.cards.ranking import hand_ranking
+from domain.circle.betting import holds_openers
 from service.api import types_pb2 as pb
 from service.station.client import Station
 from service.station.tui import dealing
@@ -164,9 +164,7 @@ def opens(app: StationApp, cards: list[str]) -> bool:
     if app.view.game != pb.GAME_DRAW or not app.hand.openers or len(cards) != 5:
         return False
     value = hand_ranking(app.hand.deck_size or 52).evaluate([Card.parse(card) for card in cards])
-    if value.category is Category.PAIR:
-        return value.hand_class.ranks[0] >= app.hand.openers
-    return value.category > Category.PAIR
+    return holds_openers(value, app.hand.openers)
 
 
 def decision(app: StationApp, held: dict[int, list[str]] | None = None) -> tuple[str, ...]:
