@@ -9,10 +9,10 @@ local: the day the clocks change it is seven or nine hours long, as the casino's
 >>> madrid = ZoneInfo("Europe/Madrid")
 >>> shift_start(datetime(2026, 11, 25, 21, 30, tzinfo=UTC), madrid).isoformat()
 '2026-11-25T16:00:00+01:00'
->>> [moment.isoformat() for moment in shift_of(datetime(2026, 11, 25, 23, 30, tzinfo=UTC), madrid)]
-['2026-11-26T00:00:00+01:00', '2026-11-26T08:00:00+01:00']
->>> [moment.isoformat() for moment in shift_of(datetime(2026, 3, 29, 0, 30, tzinfo=UTC), madrid)]  # clocks forward
-['2026-03-29T00:00:00+01:00', '2026-03-29T08:00:00+02:00']
+>>> shift_start(datetime(2026, 11, 25, 23, 30, tzinfo=UTC), madrid).isoformat()  # past the casino's midnight
+'2026-11-26T00:00:00+01:00'
+>>> shift_start(datetime(2026, 3, 29, 7, 30, tzinfo=UTC), madrid).isoformat()  # the night the clocks go forward
+'2026-03-29T08:00:00+02:00'
 """
 
 from __future__ import annotations
@@ -31,21 +31,3 @@ def shift_start(now: datetime, zone: tzinfo) -> datetime:
     local = now.astimezone(zone)
     hour = max(start for start in SHIFT_HOURS if start <= local.hour)
     return local.replace(hour=hour, minute=0, second=0, microsecond=0)
-
-
-def shift_of(moment: datetime, zone: tzinfo) -> tuple[datetime, datetime]:
-    """The shift ``moment`` falls in: its start and its end (the next shift's start), both in the casino's zone."""
-    start = shift_start(moment, zone)
-    following = SHIFT_HOURS.index(start.hour) + 1
-    if following < len(SHIFT_HOURS):
-        end = start.replace(hour=SHIFT_HOURS[following])
-    else:
-        end = (start.replace(tzinfo=None) + timedelta(days=1)).replace(hour=0)
-        end = end.replace(tzinfo=zone)
-    return start, datetime.fromtimestamp(end.timestamp(), zone)
-
-
-def previous_shift(moment: datetime, zone: tzinfo) -> tuple[datetime, datetime]:
-    """The shift before the one ``moment`` falls in."""
-    start = shift_start(moment, zone)
-    return shift_of(start - timedelta(minutes=1), zone)

@@ -12,7 +12,7 @@ import itertools
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, TypeVar
 
 import grpc
@@ -92,14 +92,6 @@ async def _streamed(call: Any) -> AsyncIterator[Any]:
 M = TypeVar("M", bound=Message)
 """A request message of the API."""
 
-
-def typed_time(text: str) -> datetime | None:
-    """A time typed on a page (ISO 8601; without a zone, UTC); None when nothing was typed (``ValueError`` when
-    it is not a time)."""
-    if not text:
-        return None
-    moment = datetime.fromisoformat(text)
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def ranged(request: M, since: datetime | None, until: datetime | None) -> M:

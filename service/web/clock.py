@@ -23,7 +23,7 @@ from datetime import UTC, datetime, tzinfo
 
 from google.protobuf.timestamp_pb2 import Timestamp
 
-from domain.shifts import shift_of, shift_start
+from domain.shifts import shift_start
 
 
 class CasinoClock:
@@ -73,10 +73,6 @@ class CasinoClock:
         if moment.tzinfo is None:
             moment = datetime.fromtimestamp(moment.replace(tzinfo=self.zone).timestamp(), self.zone)
         return moment
-
-    def shift(self, now: datetime | None = None) -> tuple[datetime, datetime]:
-        """The casino's shift ``now`` falls in: its start, and its end."""
-        return shift_of(now or datetime.now(UTC), self.zone)
 
     def shift_start(self, now: datetime | None = None) -> datetime:
         """The start of the casino's current shift."""

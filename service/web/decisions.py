@@ -18,6 +18,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
+from domain.games import GAMES
 from service.api import commands_pb2 as cmd
 from service.api import table_service_pb2 as svc
 from service.web.api import RefusedError
@@ -26,7 +27,7 @@ from service.web.sessions import Session
 
 LOG_NAME = "casino log"
 """How the pages name the "table" of an alert of the log itself (tampering found by the audit)."""
-MAX_BOX = 7
+MAX_BOX = max(game.boxes for game in GAMES.values())
 """The highest box of a banked table (Texas Hold'em Bonus has seven, R-THB-1)."""
 MAX_REASON = 200
 """The longest reason the service records (R-AUD-1)."""
