@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -27,13 +28,21 @@ def _found(http: httpx.Client, **query: str) -> list[tuple[str, int]]:
     return [(table, int(number)) for table, number in HAND_ROW.findall(reply.text)]
 
 
-def test_hands_are_searched_by_table_or_by_game_across_tables(pit: Pit) -> None:
+@contextmanager
+def _two_tables(pit: Pit) -> Iterator[httpx.Client]:
+    """Mesa 1's uncontested hand and THB 1's hand waiting for the games director, both found by the pit boss's
+    search (his signed-in client)."""
     uncontested_hand(pit)
     thb_waiting_for_the_director(pit)
     with httpx.Client(base_url=pit.url) as http:
         sign_in(http, "pit")
         until(lambda: {"Mesa 1", "THB 1"} <= {table for table, _ in _found(http, table="", game="")},
               "both tables' hands on the floor")
+        yield http
+
+
+def test_hands_are_searched_by_table_or_by_game_across_tables(pit: Pit) -> None:
+    with _two_tables(pit) as http:
         assert _found(http, table="Mesa 1") == [("Mesa 1", 1)]
         assert _found(http, table="", game="holdem") == [("Mesa 1", 1)]
         assert _found(http, table="", game="holdem-bonus") == [("THB 1", 1)]
@@ -49,12 +58,7 @@ def test_phh_is_offered_only_where_it_can_express_the_hand_and_a_refusal_is_no_2
     """Issue 34, item 7: a Texas Hold'em Bonus hand (PHH has no form for a banked game) is offered as JSON only; a
     Hold'em hand as PHH and JSON; asked for a form it has not, the page says why with 409, not a 200 that says
     no; the outcome is in words."""
-    uncontested_hand(pit)
-    thb_waiting_for_the_director(pit)
-    with httpx.Client(base_url=pit.url) as http:
-        sign_in(http, "pit")
-        until(lambda: {"Mesa 1", "THB 1"} <= {table for table, _ in _found(http, table="", game="")},
-              "both tables' hands on the floor")
+    with _two_tables(pit) as http:
         page = http.get("/disputes", params={"table": "", "game": ""}).text
         assert 'href="/export/Mesa%201/1.phh"' in page and 'href="/export/Mesa%201/1.json"' in page
         assert 'href="/export/THB%201/1.phh"' not in page and 'href="/export/THB%201/1.json"' in page
