@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
-from uuid import UUID
+from uuid import UUID, uuid4
 
 from eventsourcing.persistence import DatabaseError, StoredEvent
 from eventsourcing.postgres import PostgresApplicationRecorder
@@ -48,6 +48,9 @@ class ChainedPostgresRecorder(CheckedNotifications, PostgresApplicationRecorder)
         # The channel every insert NOTIFYs (and the instances' followers LISTEN on, service.store.follower) is the
         # schema's own: eventsourcing names it after the table alone, which every schema of a database shares.
         self.channel_name = f"{self.datastore.schema}_{self.events_table_name}"[:63]
+        self.writer = uuid4().hex[:16]
+        """This recorder's name in the payload of its inserts' NOTIFY (after the last position): its instance's
+        follower knows its own inserts by it, whenever the storing thread gets to say so."""
         schema = Identifier(self.datastore.schema)
         self.sql_create_statements.append(SQL(
             "CREATE TABLE IF NOT EXISTS {0}.{1} (position bigint PRIMARY KEY, hash bytea NOT NULL)"
@@ -90,7 +93,8 @@ class ChainedPostgresRecorder(CheckedNotifications, PostgresApplicationRecorder)
         self._insert_function_name = f"pokertable_insert_chained_links_{self.datastore.originator_id_type}"
         self.sql_create_statements.append(self._insert_function())
         self._inserts: dict[tuple[int, int], bytes] = {}
-        self._insert_arrays = self._insert_call([SQL("%s::{0}[]").format(of) for of in self._insert_types()])
+        self._insert_arrays = self._insert_call([SQL("%s::{0}[]").format(of) for of in self._insert_types()]
+                                                + [self._insert_writer()])
         self._selects: dict[tuple[bool, bool, bool, bool], bytes] = {}
         self._select_links = SQL(
             "SELECT position, hash FROM {0}.{1} WHERE position <= %s AND position >= (SELECT COALESCE(MAX(position), "
@@ -262,6 +266,10 @@ class ChainedPostgresRecorder(CheckedNotifications, PostgresApplicationRecorder)
         id_type = Identifier(self.datastore.originator_id_type)
         return [id_type, SQL("bigint"), SQL("text"), SQL("bytea"), SQL("bigint"), id_type, SQL("bigint")]
 
+    def _insert_writer(self) -> Composed:
+        """The insert function's last argument: the recorder's :attr:`writer`, a literal of the statement."""
+        return SQL("{0}::text").format(Literal(self.writer))
+
     def _insert_call(self, arguments: list[Composed]) -> bytes:
         """The statement calling the insert function with these arguments."""
         return SQL("SELECT inserted, before FROM {0}.{1}({2})").format(
@@ -273,14 +281,16 @@ class ChainedPostgresRecorder(CheckedNotifications, PostgresApplicationRecorder)
         parameter (made once per shape)."""
         counts = (events, events, events, events, events, reads, reads)
         statement = self._insert_call([SQL("ARRAY[{0}]::{1}[]").format(SQL(", ").join([SQL("%s")] * count), of)
-                                       for count, of in zip(counts, self._insert_types(), strict=True)])
+                                       for count, of in zip(counts, self._insert_types(), strict=True)]
+                                      + [self._insert_writer()])
         self._inserts[events, reads] = statement
         return statement
 
     def _insert_function(self) -> Composed:
         """The server-side insert: the events table's lock (so positions commit in order, as eventsourcing's own
         insert does), for each event its row and its chain link, then the followers' notification (payload: the
-        last position inserted), hashed as
+        last position inserted and the recorder's :attr:`writer`; the function of earlier versions, with no writer,
+        is left to instances of those versions), each link hashed as
         :func:`chain_hash` hashes it (``sha256`` over the previous hash, the position, the length-prefixed originator,
         the version, the length-prefixed topic and state; integers big-endian): the link is computed where the
         position is known, in the insert's transaction, so the head is never read back to the client."""
@@ -288,7 +298,7 @@ class ChainedPostgresRecorder(CheckedNotifications, PostgresApplicationRecorder)
                                  Identifier(self.events_table_name))
         return SQL(
             "CREATE OR REPLACE FUNCTION {schema}.{function}(ids {id_type}[], versions bigint[], topics text[], "
-            "states bytea[], times bigint[], read_ids {id_type}[], read_versions bigint[]) "
+            "states bytea[], times bigint[], read_ids {id_type}[], read_versions bigint[], writer text) "
             "RETURNS TABLE (inserted bigint, before bytea) LANGUAGE plpgsql AS $BODY$ "
             "DECLARE previous bytea; last bigint; at bigint; originator bytea; topic bytea; "
             "BEGIN "
@@ -314,7 +324,7 @@ class ChainedPostgresRecorder(CheckedNotifications, PostgresApplicationRecorder)
             "INSERT INTO {schema}.{chain} (position, hash, logged) VALUES (at, previous, times[i]); "
             "RETURN NEXT; "
             "END LOOP; "
-            "PERFORM pg_notify({channel_name}, at::text); "
+            "PERFORM pg_notify({channel_name}, at::text || ' ' || writer); "
             "END; $BODY$"
         ).format(schema=schema, function=Identifier(self._insert_function_name), chain=chain, events=events,
                  channel_name=Literal(self.channel_name), time_behind=Literal(TIME_BEHIND),

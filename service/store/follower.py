@@ -6,9 +6,11 @@ command of the casino slowed from 3.9 to 401 ms). Now each instance has one :cla
 
 - it is woken when this instance stores a command of a watched table, and by PostgreSQL's ``NOTIFY`` on the events
   table's channel (every insert sends one, whichever instance makes it, with the last position inserted), on a
-  connection of its own that ``LISTEN``\\ s — except for this instance's own inserts, which it knows by their
-  positions (:meth:`LogFollower.note_stored`): their watched tables woke it already, and a read for each of them
-  cost every command of the casino a quarter of its time while streams were open; and at least every
+  connection of its own that ``LISTEN``\\ s — except for this instance's own inserts, which it knows by the name
+  of its recorder in their payload (:meth:`LogFollower.note_stored` keeps them as they are stored): their watched
+  tables woke it already, and a read for each of them cost every command of the casino a quarter of its time while
+  streams were open (an instance once told them by their positions, waiting 5 ms for the storing thread to say;
+  under load it said later, and the follower read); and at least every
   :data:`SAFETY_POLL` seconds, for a notification lost with a dropped connection;
 - woken, it reads the notifications stored since the last it read (only their ids and originators matter here),
   finds the tables they belong to, and wakes the streams of those tables (and the floors' streams) once;
@@ -43,10 +45,6 @@ PAGE = 500
 """Notifications read at a time."""
 KEPT = 20_000
 """The notifications the follower keeps, newest last: a woken stream takes its table's from them without a query."""
-OWN_KEPT = 4096
-"""This instance's inserts remembered, to tell their notifications from other instances'."""
-OWN_WAIT, OWN_WAITS = 0.001, 5
-"""A notification not known as this instance's is read after 5 × 1 ms (its storing thread may not have said yet)."""
 LISTEN_RETRY = 1.0
 """Seconds before the listening connection is made again after it broke (the database restarted, a network cut)."""
 _log = logging.getLogger(__name__)
@@ -75,10 +73,8 @@ class LogFollower:
         self._stop_channel = f"pokertable_stop_{uuid4().hex[:16]}"
         """This follower's own channel: its stop NOTIFYs it, so that the listener ends at once, not at its next
         half-second timeout (every stop of a service on PostgreSQL waited for it)."""
-        self._own: deque[int] = deque(maxlen=OWN_KEPT)
-        """The last positions of this instance's own inserts, newest last (appended from the storing threads)."""
-        self._own_set: set[int] = set()
-        self._own_lock = threading.Lock()
+        self._writer: str | None = getattr(recorder, "writer", None)
+        """The name the recorder gives its inserts in their NOTIFY's payload (PostgreSQL)."""
         self._keep_lock = threading.Lock()
         """Held while the kept notifications change: by a read (a thread of the pool) and by note_stored (the storing
         threads)."""
@@ -97,11 +93,6 @@ class LogFollower:
             return True
         notifications = sorted((recording.notification for recording in recordings), key=lambda n: int(n.id))
         last = int(notifications[-1].id)
-        with self._own_lock:
-            if len(self._own) == self._own.maxlen:
-                self._own_set.discard(self._own[0])
-            self._own.append(last)
-            self._own_set.add(last)
         with self._keep_lock:
             if int(notifications[0].id) != self.position + 1 or last - self.position != len(notifications):
                 return False
@@ -120,19 +111,10 @@ class LogFollower:
         self.position = max(self.position, reached)
 
     def _is_own(self, payload: str) -> bool:
-        """Whether a notification's payload is the last position of one of this instance's own inserts (waiting a
-        moment for the storing thread to say so: the notification may come first)."""
-        try:
-            position = int(payload)
-        except ValueError:  # no position (an insert made by another program): read
-            return False
-        for _ in range(OWN_WAITS):
-            with self._own_lock:
-                if position in self._own_set:
-                    return True
-            if self._stopped.wait(OWN_WAIT):
-                return True
-        return False
+        """Whether a notification's payload names this instance's recorder ("<last position> <writer>"): anything
+        else — another instance's, an earlier version's (the position alone), another program's — is read."""
+        _, _, writer = payload.partition(" ")
+        return self._writer is not None and writer == self._writer
 
     async def run(self, executor: Executor | None) -> None:
         """Follow the log until cancelled, from its head as it is now (each stream reads its own history)."""
