@@ -12,15 +12,18 @@ games director the pit's.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from eventsourcing.application import AggregateNotFoundError
 
 from domain.accounts import AccountsError, ShiftBook, TableAccounts
-from domain.banked.hold import CONFIDENCE, ShiftTheory, figures_for, fixed_theory, shift_theory
+from domain.banked.hold import CONFIDENCE, GameFigures, ShiftTheory, figures_for, fixed_theory
 from domain.banked.table import BankedTable
 from service.app.access import NotFoundError, PreconditionError, Role, Viewer
 
@@ -88,6 +91,34 @@ class ShiftReport:
     theoretical: TheoreticalWin
     outside_band: bool
     flag: Mapping[str, Any] | None
+    result: int = 0
+    """The house's result of the shift's hands so far: a banked table's bank results, a circle table's rake."""
+    outside_band_now: bool = False
+    """An open banked shift whose hands' result is already outside the band of their theoretical win (R-ACC-6),
+    before any count: the pit sees it live (issue 34)."""
+
+
+THEORIES_KEPT = 4096
+"""The shifts whose theoretical win so far is remembered (a floor of 200 tables, twenty times over)."""
+
+
+@dataclass
+class _Counted:
+    """A shift's theoretical win summed over its finished hands up to ``last`` (under the figures ``of``)."""
+
+    of: str
+    last: int
+    expected: float = 0.0
+    variance: float = 0.0
+    box_hands: int = 0
+    wagered: dict[str, int] = field(default_factory=dict)
+    rake: int = 0
+    result: int = 0
+    """The house's result of the hands counted: the bank's (banked), the rake (circle)."""
+
+    def copy(self) -> _Counted:
+        return _Counted(self.of, self.last, self.expected, self.variance, self.box_hands, dict(self.wagered),
+                        self.rake, self.result)
 
 
 class Accounts:
@@ -97,6 +128,10 @@ class Accounts:
         self.reads = reads
         self.name_of = name_of
         """A person's name from his employee number (the staff's register)."""
+        self._counted: OrderedDict[tuple[str, int], _Counted] = OrderedDict()
+        """Each shift's theoretical win so far (the last :data:`THEORIES_KEPT`): a report reads the hands finished
+        since it last asked, not every hand of the shift again (a floor's report at a shift's end had read 48,000)."""
+        self._counting = threading.Lock()
 
     def who(self, by: str) -> str:
         """Who counted, asked or signed, as a report names him: ``Name (employee number)`` for a person (issue 33),
@@ -139,15 +174,39 @@ class Accounts:
     def shift_theory(self, record: Table | BankedTable, shift: TableAccounts) -> ShiftTheory:
         """R-ACC-6: the theoretical win of the shift's hands: a banked table's from the stakes of every box
         settled (:mod:`domain.banked.hold`); a circle table's is its rake, exactly (R-CIRC-12)."""
+        return self._so_far(record, shift)[0]
+
+    def _so_far(self, record: Table | BankedTable, shift: TableAccounts) -> tuple[ShiftTheory, int]:
+        """The shift's theoretical win and the house's result of its hands so far (the bank's results; the rake),
+        from what was counted when it was last asked (:attr:`_counted`) and the hands finished since."""
         last = shift.last_hand if shift.last_hand is not None else record.hands_started
-        hands = [self.reads.any_hand(record.hand_id(number)).snapshot() for number in range(shift.first_hand, last + 1)]
-        if isinstance(record, BankedTable):
-            figures = figures_for(record.settings)
-            return shift_theory((hand["bets"][box] for hand in hands for box in hand["results"]), figures)
-        return fixed_theory(sum(rake for hand in hands for _, rake, _ in hand.get("awards", [])))
+        figures = figures_for(record.settings) if isinstance(record, BankedTable) else None
+        of, key = repr(record.settings), (shift.table, shift.number)
+        with self._counting:
+            kept = self._counted.get(key)
+            if kept is not None:
+                self._counted.move_to_end(key)
+        counted = _Counted(of, shift.first_hand - 1)
+        if kept is not None and kept.of == of and kept.last <= last:
+            counted = kept.copy()
+        live = record.hand_in_progress
+        for number in range(counted.last + 1, last + 1):
+            hand_id = record.hand_id(number)
+            if live is not None and hand_id == live:  # its boxes may settle yet: counted in this answer only
+                current = counted.copy()
+                _count(current, self.reads.any_hand(hand_id).snapshot(), figures)
+                return _theory(current, figures), current.result
+            _count(counted, self.reads.any_hand(hand_id).snapshot(), figures)
+            counted.last = number
+        with self._counting:
+            self._counted[key] = counted
+            self._counted.move_to_end(key)
+            while len(self._counted) > THEORIES_KEPT:
+                self._counted.popitem(last=False)
+        return _theory(counted, figures), counted.result
 
     def _report(self, record: Table | BankedTable, shift: TableAccounts) -> ShiftReport:
-        theory = self.shift_theory(record, shift)
+        theory, result = self._so_far(record, shift)
         win, drop = shift.win, shift.drop
         banked = isinstance(record, BankedTable)
         return ShiftReport(
@@ -169,7 +228,8 @@ class Accounts:
                 confidence=CONFIDENCE if banked else "exact (rake)", box_hands=theory.box_hands,
                 wagered=dict(theory.wagered), hold=round(theory.expected / drop, 6) if drop else None,
                 note=theory.note),
-            outside_band=win is not None and theory.outside(win), flag=shift.flag)
+            outside_band=win is not None and theory.outside(win), flag=shift.flag, result=result,
+            outside_band_now=banked and shift.is_open and theory.box_hands > 0 and theory.outside(result))
 
     def book(self, table: str, *, create: bool = True) -> ShiftBook:
         try:
@@ -202,3 +262,27 @@ class Accounts:
 def side(viewer: Viewer) -> str:
     """R-ACC-3: the croupier's station signs for the croupier; the pit boss and games director for the pit."""
     return "croupier" if viewer.role is Role.DEALER else "pit"
+
+
+def _count(counted: _Counted, hand: Mapping[str, Any], figures: GameFigures | None) -> None:
+    """Add a hand's bets settled (banked: each box's stakes, R-ACC-6) or its rake (circle, R-CIRC-12)."""
+    if figures is None:
+        raked = sum(rake for _, rake, _ in hand.get("awards", []))
+        counted.rake, counted.result = counted.rake + raked, counted.result + raked
+        return
+    counted.result -= sum(sum(result.values()) for result in hand["results"].values())
+    for box in hand["results"]:  # box by box, in the order shift_theory adds them: the same sums to the last bit
+        stakes = hand["bets"][box]
+        mean, variance = figures.box_moments(stakes)
+        counted.expected, counted.variance, counted.box_hands = (counted.expected + mean,
+                                                                 counted.variance + variance, counted.box_hands + 1)
+        for spot, amount in stakes.items():
+            counted.wagered[spot] = counted.wagered.get(spot, 0) + amount
+
+
+def _theory(counted: _Counted, figures: GameFigures | None) -> ShiftTheory:
+    if figures is None:
+        return fixed_theory(counted.rake)
+    return ShiftTheory(counted.expected, counted.variance, counted.box_hands, MappingProxyType(dict(counted.wagered)),
+                       figures.note)
+

@@ -35,6 +35,7 @@ METHOD_PERMISSIONS: Mapping[str, frozenset[str]] = {
     "WithdrawTransfer": frozenset({"accounts-transfer"}), "RecordDrop": frozenset({"accounts-drop"}),
     "GetShiftAccounts": frozenset({"accounts-read"}), "ListShufflers": frozenset({"shufflers"}),
     "ListDealerFigures": frozenset({"dealers"}), "GetFloor": frozenset({"floor"}), "ListAlerts": frozenset({"floor"}),
+    "GetShiftReport": frozenset({"floor"}),
 }
 """The permissions each method's commands need (one of them suffices)."""
 _ROLES = {method: frozenset(role for permission in permissions for role in PERMISSIONS[permission][0])

@@ -9,10 +9,14 @@ from datetime import UTC, datetime
 from typing import Any
 
 from service.api import table_service_pb2 as svc
-from service.app.access import authorize
+from service.api import types_pb2 as pb
+from service.app.access import AccessDeniedError, authorize
 from service.app.application import Viewer
 from service.app.floor_log import AlertRow
+from service.app.shift_report import TableFigures, shift_report
+from service.grpc.accounts import shift_accounts
 from service.grpc.base import ServicerBase
+from service.grpc.enums import value_of
 from service.grpc.errors import _guarded, invalid
 from service.grpc.event_messages import timestamp
 from service.grpc.requests import moment
@@ -24,8 +28,21 @@ def floor_alert(alert: AlertRow) -> svc.FloorAlert:
                           text=alert.text, acknowledged=alert.acknowledged)
 
 
+def table_figures(line: TableFigures) -> svc.TableShiftFigures:
+    """A table's line of the shift report as the API carries it."""
+    figures = line.hands
+    message = svc.TableShiftFigures(
+        table=line.table, game=value_of(pb.Game, line.game.code),  # type: ignore[arg-type]
+        family=value_of(pb.GameFamily, line.game.family),  # type: ignore[arg-type]
+        hands=figures.hands, voids=figures.voids, rake=figures.rake, irregularities=line.irregularities,
+        results=[svc.HandResult(number=number, result=result) for number, result in figures.results])
+    if line.accounts is not None:
+        message.accounts.CopyFrom(shift_accounts(line.accounts))
+    return message
+
+
 class FloorRpcs(ServicerBase):
-    """GetFloor and ListAlerts."""
+    """GetFloor, ListAlerts and GetShiftReport."""
 
     @_guarded
     async def GetFloor(self, request: svc.GetFloorRequest, context: Any) -> svc.GetFloorResponse:  # noqa: N802
@@ -54,5 +71,30 @@ class FloorRpcs(ServicerBase):
             found = floor.store.alerts_between(request.table, since or datetime.min.replace(tzinfo=UTC),
                                                until or datetime.now(UTC))
             return svc.ListAlertsResponse(alerts=[floor_alert(alert) for alert in found])
+
+        return await self._run(context, work, offload=True)
+
+    @_guarded
+    async def GetShiftReport(  # noqa: N802
+        self, request: svc.GetShiftReportRequest, context: Any
+    ) -> svc.GetShiftReportResponse:
+        since, until = moment(request, "since"), moment(request, "until")
+        if since is None:
+            raise invalid("since is required: the report's range starts there", "since", "R-AUD-1")
+        if until is not None and until < since:
+            raise invalid("until is before since", "until", "R-AUD-1")
+
+        def work(viewer: Viewer) -> svc.GetShiftReportResponse:
+            authorize(viewer, "", "floor")
+
+            def reads_accounts(table: str) -> bool:
+                try:
+                    authorize(viewer, table, "accounts-read")
+                except AccessDeniedError:
+                    return False
+                return True
+
+            position, lines = shift_report(self.app, since, until or datetime.now(UTC), reads_accounts)
+            return svc.GetShiftReportResponse(position=position, tables=[table_figures(line) for line in lines])
 
         return await self._run(context, work, offload=True)

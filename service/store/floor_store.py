@@ -44,7 +44,7 @@ from domain.floor_log import (
     Noted,
     TableOpened,
 )
-from service.store.hands_index import HandsIndex, encoded, stamp
+from service.store.hands_index import HandsFigures, HandsIndex, decoded, encoded, figures, house_of, stamp
 
 FORMAT = 1
 """The projection's format: a store written in another is rebuilt from the log at the next catch-up.  (The access
@@ -60,9 +60,10 @@ SCHEMA = [
     "kind TEXT NOT NULL, words TEXT NOT NULL, acknowledged TEXT NOT NULL DEFAULT '')",
     "CREATE INDEX IF NOT EXISTS {prefix}floor_alerts_open ON {alerts} (position) WHERE acknowledged = ''",
     "CREATE INDEX IF NOT EXISTS {prefix}floor_alerts_table ON {alerts} (table_name, at)",
+    "CREATE INDEX IF NOT EXISTS {prefix}floor_alerts_at ON {alerts} (at)",
     "CREATE TABLE IF NOT EXISTS {hands} (hand_id TEXT PRIMARY KEY, table_name TEXT NOT NULL, number INTEGER NOT NULL, "
     "started TEXT NOT NULL, position BIGINT NOT NULL, ended INTEGER NOT NULL DEFAULT 0, outcome TEXT NOT NULL DEFAULT "
-    "'', seats TEXT NOT NULL DEFAULT '', summary TEXT NOT NULL DEFAULT '')",
+    "'', seats TEXT NOT NULL DEFAULT '', summary TEXT NOT NULL DEFAULT '', house BIGINT)",
     "CREATE INDEX IF NOT EXISTS {prefix}floor_hands_table ON {hands} (table_name, started)",
     "CREATE INDEX IF NOT EXISTS {prefix}floor_hands_outcome ON {hands} (table_name, outcome)",
     "CREATE INDEX IF NOT EXISTS {prefix}floor_hands_started ON {hands} (started)",
@@ -119,6 +120,7 @@ class FloorStore:
             with self._cursor(commit=True) as cursor:
                 for statement in SCHEMA:
                     cursor.execute(statement.format(**self._names))
+                _house_column(cursor, self._postgres, datastore)
         self.hands_index = HandsIndex(self._cursor, self._snapshot)
         """The hands index's reads (:mod:`service.store.hands_index`)."""
         self.ready = writable or self._exists()
@@ -228,6 +230,16 @@ class FloorStore:
                            (table, stamp(since), stamp(until)))
             return [_alert(row) for row in cursor.fetchall()]
 
+    def shift_figures(self, since: datetime, until: datetime) -> tuple[dict[str, HandsFigures], dict[str, int]]:
+        """Every table's hands started in ``[since, until]`` summed up (:func:`service.store.hands_index.figures`),
+        and its irregularities: the alerts raised then, acknowledged or not, but a void's (the report counts voids
+        apart): read as of one moment, from the indexes by start and by time — the range's rows, never the log."""
+        with self._snapshot() as cursor:
+            hands = figures(cursor, since, until)
+            cursor.execute("SELECT table_name, COUNT(*) AS alerts FROM {alerts} WHERE at >= ? AND at <= ? "
+                           "AND kind <> 'void' GROUP BY table_name", (stamp(since), stamp(until)))
+            return hands, {str(row["table_name"]): int(row["alerts"]) for row in cursor.fetchall()}
+
     def access_between(self, since: datetime, until: datetime, limit: int) -> list[Accessed]:
         """The authentication log's entries in ``[since, until]``, oldest first, at most ``limit`` (issue 32; read
         from the index by time: the range's entries, never the whole log)."""
@@ -247,11 +259,16 @@ class FloorStore:
             position = _position(cursor)
             for key, columns in (("tables", "table_id, name, position, shuffler, correction"),
                                  ("alerts", "position, table_name, at, kind, words, acknowledged"),
-                                 ("hands", "hand_id, table_name, number, started, ended, outcome, seats, summary"),
+                                 ("hands", "hand_id, table_name, number, started, ended, outcome, seats, summary, "
+                                           "house"),
                                  ("access", "position, at, kind, person, station, by_person, detail")):
                 cursor.execute(f"SELECT {columns} FROM {{{key}}} ORDER BY 1")
                 found[key] = [tuple(row.values()) if isinstance(row, dict) else tuple(row)
                               for row in cursor.fetchall()]
+        # A hand kept before the house's take had its column holds none: what its summary says is compared (a
+        # store written by an earlier version is what the log says; a take written wrong is not)
+        found["hands"] = [(*row[:-1], house_of(decoded(str(row[7]))) if row[-1] is None and row[4] else row[-1])
+                          for row in found["hands"]]
         return position, found
 
 
@@ -291,10 +308,9 @@ def _write(cursor: _Dialect, change: Change, summaries: dict[str, dict[str, Any]
         if summary is not None:
             seats = "," + ",".join(str(seat) for seat in summary.get("seats", [])) + ","
             started = stamp(datetime.fromisoformat(str(summary["started"])))
-            cursor.execute("UPDATE {hands} SET ended = 1, outcome = ?, seats = ?, summary = ?, started = ? "
-                           "WHERE hand_id = ?", (str(summary.get("outcome", "")), seats,
-                                                 encoded(summary), started,
-                                                 change.hand_id))
+            cursor.execute("UPDATE {hands} SET ended = 1, outcome = ?, seats = ?, summary = ?, started = ?, house = ? "
+                           "WHERE hand_id = ?", (str(summary.get("outcome", "")), seats, encoded(summary), started,
+                                                 house_of(summary), change.hand_id))
     elif isinstance(change, AlertRaised):
         cursor.execute("INSERT INTO {alerts} (position, table_name, at, kind, words) VALUES (?, ?, ?, ?, ?) "
                        "ON CONFLICT (position) DO NOTHING",
@@ -312,6 +328,19 @@ def _write(cursor: _Dialect, change: Change, summaries: dict[str, dict[str, Any]
             cursor.execute("UPDATE {tables} SET shuffler = ? WHERE name = ?", (change.shuffler, change.table))
         if change.correction is not None:
             cursor.execute("UPDATE {tables} SET correction = ? WHERE name = ?", (change.correction, change.table))
+
+
+def _house_column(cursor: _Dialect, postgres: bool, datastore: Any) -> None:
+    """The hands' ``house`` column (the house's take of each ended hand: the shift report sums it), added to a
+    table made by an earlier version (looked up first: an ALTER waits for the table's readers, and the writers queue
+    behind it). Its rows keep none: what reads them sums their summaries up instead."""
+    if postgres:
+        cursor.execute("SELECT 1 FROM information_schema.columns WHERE table_schema = ? AND table_name = ? AND "
+                       "column_name = 'house'", (datastore.schema, TABLES[3]))
+    else:
+        cursor.execute(f"SELECT 1 FROM pragma_table_info('{TABLES[3]}') WHERE name = 'house'")
+    if cursor.fetchone() is None:
+        cursor.execute("ALTER TABLE {hands} ADD COLUMN house BIGINT")
 
 
 class _Dialect:

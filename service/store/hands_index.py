@@ -12,7 +12,7 @@ as it was (:func:`encoded`, :func:`decoded`).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -130,6 +130,67 @@ class HandsIndex:
             cursor.execute("SELECT number, position FROM {hands} WHERE started <= ? ORDER BY started DESC LIMIT 1",
                            (bound,))
             return _mark(cursor.fetchone())
+
+
+@dataclass(frozen=True)
+class HandsFigures:
+    """A table's hands started in a time range, summed up by the index (the shift report): how many, how many
+    voided, the circle hands' rake, and each banked hand's bank result by hand number, in order."""
+
+    table: str
+    hands: int = 0
+    voids: int = 0
+    rake: int = 0
+    results: tuple[tuple[int, int], ...] = ()
+
+
+def figures(cursor: Any, since: datetime, until: datetime) -> dict[str, HandsFigures]:
+    """Every table's :class:`HandsFigures` for the hands started in ``[since, until]``: one aggregate over the index
+    by start and one read of the banked hands' results — the range's hands, whatever the log's length. A row kept
+    before the house's take had its column (NULL) is summed up from its summary (:func:`house_of`)."""
+    low, high = _stamped(since, timedelta(0)) or "", _stamped(until, timedelta(0)) or "9999"
+    cursor.execute("SELECT table_name, COUNT(*) AS hands, SUM(CASE WHEN outcome = 'voided' THEN 1 ELSE 0 END) AS "
+                   "voids, SUM(CASE WHEN outcome IN ('showdown', 'uncontested') THEN house ELSE 0 END) AS rake, "
+                   "SUM(CASE WHEN ended = 1 AND house IS NULL AND outcome IN ('showdown', 'uncontested', 'settled') "
+                   "THEN 1 ELSE 0 END) AS unsummed FROM {hands} WHERE started >= ? AND started <= ? "
+                   "GROUP BY table_name", (low, high))
+    totals = {str(row["table_name"]): [int(row["hands"]), int(row["voids"] or 0), int(row["rake"] or 0),
+                                       int(row["unsummed"] or 0)] for row in cursor.fetchall()}
+    cursor.execute("SELECT table_name, number, outcome, house, CASE WHEN house IS NULL THEN summary ELSE '' END AS "
+                   "summary FROM {hands} WHERE started >= ? AND started <= ? AND (outcome = 'settled' OR (ended = 1 "
+                   "AND house IS NULL AND outcome IN ('showdown', 'uncontested'))) ORDER BY table_name, number",
+                   (low, high))
+    results: dict[str, list[tuple[int, int]]] = {}
+    for row in cursor.fetchall():
+        table, house = str(row["table_name"]), row["house"]
+        taken = int(house) if house is not None else house_of(decoded(str(row["summary"])))
+        if taken is None:
+            continue
+        if row["outcome"] == "settled":
+            results.setdefault(table, []).append((int(row["number"]), taken))
+        else:  # a circle hand kept before its column: its rake added here
+            totals[table][2] += taken
+    return {table: HandsFigures(table, hands, voids, rake, tuple(results.get(table, ())))
+            for table, (hands, voids, rake, _) in totals.items()}
+
+
+def house_of(summary: Mapping[str, Any]) -> int | None:
+    """What the house took of an ended hand, as its summary says: a circle hand's rake (R-CIRC-12; for a hand summed
+    up before the rake was kept, what the seats' nets leave), a banked hand's bank result (the opposite of the boxes'
+    nets); None for a hand voided, passed blank (its pot is carried, not raked: R-DRAW-3) or not ended.
+
+    >>> house_of({"outcome": "showdown", "net": {1: 9, 2: -10}, "rake": 1}), house_of({"outcome": "settled",
+    ...     "net": {1: 20, 2: -10}}), house_of({"outcome": "blank", "net": {}})
+    (1, -10, None)
+    """
+    outcome = summary.get("outcome")
+    left = -sum(int(net) for net in dict(summary.get("net", {})).values())
+    if outcome == "settled":
+        return left
+    if outcome in ("showdown", "uncontested"):
+        rake = summary.get("rake")
+        return int(rake) if rake is not None else left
+    return None
 
 
 def _mark(row: Any) -> HandMark | None:

@@ -2,18 +2,19 @@
 circle table, the bank's result of each hand of a banked table and its running total (drawn as a chart), voids and
 irregularities — on a page and as CSV.
 
-Everything comes from the service's ``SearchHands`` (each hand's outcome, pot and every seat's or box's net) and the
-floor's alerts: chips are integers throughout.  A circle hand's rake is what the seats' nets leave (the house took
-it: ``-sum(net)``); a banked hand's bank result is the opposite of the boxes' nets.
+Everything comes from the service's ``GetShiftReport`` (issue 34, item 6), one question for the whole floor that
+the service answers from the floor's projection (the hands index summed by table, the alerts counted by table):
+the page costs the range's rows, never the log's length. A circle table's rake is its pots' (a blank five-card draw
+hand's pot, carried over, is none: R-DRAW-3); a banked hand's bank result is the opposite of its boxes' nets; chips
+are integers throughout.
 
 Beside them, each table's accounts (issue 19, item 3; docs/accounts.md): its open or last shift's win and hold
-against the theoretical win and its band, from ``GetShiftAccounts`` (the pit's and the table's croupier's to read: an
-observer's report leaves them out).
+against the theoretical win and its band, and an open banked shift whose hands' result is already outside it
+flagged live (the pit's and the table's croupier's to read: an observer's report leaves them out).
 """
 
 from __future__ import annotations
 
-import asyncio
 import csv
 import io
 from dataclasses import dataclass, field
@@ -28,13 +29,9 @@ from service.api import accounts_pb2 as acc
 from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
 from service.spreadsheet import safe_cell
-from service.web.api import RefusedError, timestamp
+from service.web.api import timestamp
 from service.web.app import Dashboard
-from service.web.floor_rows import Row
 from service.web.sessions import Session
-
-CONCURRENT_TABLES = 8
-"""The tables the report asks the service about at once."""
 
 
 def irregular(kind: str) -> bool:
@@ -72,31 +69,20 @@ class TableShift:
         return sum(result for _, result in self.results)
 
 
-def shift_of(table: str, game: int, family: int, hands: list[pb.HandSummary]) -> TableShift:
-    """A table's shift from its hands.
+def shift_of(line: svc.TableShiftFigures) -> TableShift:
+    """A table's line of the report from the service's figures.
 
-    >>> hand = pb.HandSummary(number=1, outcome=pb.HAND_OUTCOME_SETTLED, net={1: 20, 2: -10})
-    >>> shift = shift_of("THB 1", pb.GAME_HOLDEM_BONUS, pb.GAME_FAMILY_BANKED, [hand])
-    >>> shift.hands, shift.results, shift.bank_total
-    (1, [(1, -10)], -10)
+    >>> line = svc.TableShiftFigures(table="THB 1", game=pb.GAME_HOLDEM_BONUS, family=pb.GAME_FAMILY_BANKED, hands=2,
+    ...                              voids=1, results=[svc.HandResult(number=1, result=-10)])
+    >>> shift = shift_of(line)
+    >>> shift.game, shift.hands, shift.voids, shift.results, shift.bank_total, shift.accounts is None
+    ('holdem-bonus', 2, 1, [(1, -10)], -10, True)
     """
-    shift = TableShift(table, pb.Game.Name(game).removeprefix("GAME_").lower().replace("_", "-"),
-                       family == pb.GAME_FAMILY_BANKED)
-    for hand in hands:
-        shift.hands += 1
-        if hand.outcome == pb.HAND_OUTCOME_VOIDED:
-            shift.voids += 1
-            continue
-        if hand.outcome in (pb.HAND_OUTCOME_IN_PROGRESS, pb.HAND_OUTCOME_BLANK):  # a blank hand's pot is carried
-            continue
-        net = sum(hand.net.values())
-        if shift.banked:
-            shift.results.append((hand.number, -net))
-        elif hand.HasField("rake"):
-            shift.rake += hand.rake  # the pots' rake: chips carried in from blank hands are no rake (R-DRAW-3)
-        else:
-            shift.rake += -net  # a hand the index kept before its rake was summed up
-    return shift
+    return TableShift(line.table, pb.Game.Name(line.game).removeprefix("GAME_").lower().replace("_", "-"),
+                      line.family == pb.GAME_FAMILY_BANKED, hands=line.hands, voids=line.voids, rake=line.rake,
+                      irregularities=line.irregularities,
+                      results=[(result.number, result.result) for result in line.results],
+                      accounts=line.accounts if line.HasField("accounts") else None)
 
 
 def running_chart(results: list[tuple[int, int]], *, width: int = 480, height: int = 120) -> Markup:
@@ -131,26 +117,10 @@ def routes(dashboard: Dashboard) -> list[Route]:
         except ValueError:
             return Response("from and to are ISO 8601 times in the casino's time (2026-11-25T21:00)",
                             status_code=400)
-        asking = asyncio.Semaphore(CONCURRENT_TABLES)
-
-        async def table_shift(row: Row) -> TableShift | None:
-            """One table's figures: its hands (the hands index), its accounts, its alerts of the range."""
-            async with asking:
-                try:
-                    search = svc.SearchHandsRequest(table=row.table, since=timestamp(since), until=timestamp(until))
-                    reply: svc.SearchHandsResponse = await dashboard.api.call("SearchHands", search, session.token)
-                except RefusedError:
-                    return None
-                shift = shift_of(row.table, row.game, row.family, list(reply.hands))
-                shift.accounts = await _accounts(dashboard, row.table, session.token)
-                alerts: svc.ListAlertsResponse = await dashboard.api.call("ListAlerts", svc.ListAlertsRequest(
-                    table=row.table, since=timestamp(since), until=timestamp(until)), session.token)
-                shift.irregularities = sum(1 for alert in alerts.alerts if irregular(alert.kind))
-                return shift
-
-        # the tables asked side by side (a few at a time), not one after another: a floor of 200 answered at once
-        found = await asyncio.gather(*(table_shift(row) for row in list(dashboard.floor.rows.values())))
-        shifts = [shift for shift in found if shift is not None]
+        # one question for the whole floor, answered from the floor's projection (issue 34, item 6)
+        request_ = svc.GetShiftReportRequest(since=timestamp(since), until=timestamp(until))
+        reply: svc.GetShiftReportResponse = await dashboard.api.call("GetShiftReport", request_, session.token)
+        shifts = [shift_of(line) for line in reply.tables]
         hours = (min(until, now) - since).total_seconds() / 3600  # hands per hour: of the time gone by, not to come
         if request.query_params.get("format") == "csv":
             start, end = clock.moment(since), clock.moment(until)
@@ -161,17 +131,6 @@ def routes(dashboard: Dashboard) -> list[Route]:
                               chart=running_chart, hold=hold_percent)
 
     return [Route("/reports/shift", dashboard.signed_in(report))]
-
-
-async def _accounts(dashboard: Dashboard, table: str, token: str) -> acc.ShiftAccounts | None:
-    """A table's open or last shift's accounts; ``None`` for a table without a shift, or a station that may not
-    read them (R-ACC-5)."""
-    try:
-        reply: acc.GetShiftAccountsResponse = await dashboard.api.call(
-            "GetShiftAccounts", acc.GetShiftAccountsRequest(table=table), token)
-    except RefusedError:
-        return None
-    return reply.accounts
 
 
 def hold_percent(accounts: acc.ShiftAccounts, theoretical: bool = False) -> str:
@@ -207,14 +166,15 @@ def csv_of(shifts: list[TableShift], hours: float, span: tuple[str, str] = ("", 
             running += result
             writer.writerow([safe_cell(shift.table), number, result, running])
     writer.writerow([])
-    writer.writerow(["table", "shift", "state", "opener", "closer", "fills", "credits", "drop", "win", "hold_pct",
-                     "expected", "low", "high", "theoretical_hold_pct", "flagged"])
+    writer.writerow(["table", "shift", "state", "opener", "closer", "fills", "credits", "drop", "result_so_far", "win",
+                     "hold_pct", "expected", "low", "high", "theoretical_hold_pct", "flagged"])
     for shift in shifts:
         a = shift.accounts
         if a is not None:
             writer.writerow([safe_cell(shift.table), a.shift, "open" if a.open else "closed", a.opener_value,
                              a.closer_value if a.HasField("closer_value") else "", a.fills, a.credits, a.drop,
-                             a.win if a.HasField("win") else "", hold_percent(a), round(a.theoretical.expected),
-                             a.theoretical.low, a.theoretical.high, hold_percent(a, theoretical=True),
-                             "outside band" if a.flagged or a.outside_band else ""])
+                             a.result, a.win if a.HasField("win") else "", hold_percent(a),
+                             round(a.theoretical.expected), a.theoretical.low, a.theoretical.high,
+                             hold_percent(a, theoretical=True), "outside band" if a.flagged or a.outside_band
+                             else "outside band now" if a.outside_band_now else ""])
     return out.getvalue()

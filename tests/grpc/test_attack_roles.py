@@ -267,6 +267,8 @@ CALLS: list[Call] = [
     Call("ListDealerFigures", "ListDealerFigures", "", "dealers", lambda c: svc.ListDealerFiguresRequest()),
     Call("GetFloor", "GetFloor", "", "floor", lambda c: svc.GetFloorRequest()),
     Call("ListAlerts", "ListAlerts", "", "floor", lambda c: svc.ListAlertsRequest(table="Mesa 1")),
+    Call("GetShiftReport", "GetShiftReport", "", "floor", lambda c: svc.GetShiftReportRequest(
+        since=Timestamp(seconds=1_700_000_000))),
     # the staff (issue 32): the administrator's; an enrolment by any station here would put the staff in force
     Call("EnrolPerson", "EnrolPerson", "", "staff", lambda c: svc.EnrolPersonRequest(
         command_id=c.next_id(), person_id="X1", name="Intruder", roles=["administrator"], pin="take-over-1")),
