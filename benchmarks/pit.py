@@ -11,7 +11,12 @@ browser's session as the dashboard's script holds it: signed in, the floor's ser
   10 % worse). The dashboards run in a process of their own, as browsers do on their own machines: their parsing
   of the rows is not charged to the stations' client (both still share this machine's two cores with the service).
 
-Run with ``.venv/bin/python -m benchmarks.pit [--tables 200] [--dashboards 20] [--seconds 20] [--pace 1.0]``.
+Then the shift report (issue 34, item 6; :mod:`benchmarks.shift_report`): ``GetShiftReport``'s reads at 13 and at
+200 tables on logs of increasing size, beside the dashboard's earlier three questions a table, and what a week of
+the floor's log would cost at the growth measured.
+
+Run with ``.venv/bin/python -m benchmarks.pit [--tables 200] [--dashboards 20] [--seconds 20] [--pace 1.0]
+[--report-tables 13 200] [--report-sizes 20000 60000 180000] [--report-only]``.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ if not __package__:  # run as a script: benchmarks/ heads sys.path, where servic
 import grpc
 import httpx
 
+from benchmarks import shift_report
 from benchmarks.service_load import CONFIG, TOKEN, Run, TablePlayer, p99, start
 from service.api import table_service_pb2_grpc as svc_grpc
 
@@ -242,10 +248,23 @@ def main() -> None:
     parser.add_argument("--pace", type=float, default=1.0, help="seconds between a table's commands")
     parser.add_argument("--rounds", type=int, default=2, help="turns without and with the dashboards")
     parser.add_argument("--dashboards-of", metavar="URL", help=argparse.SUPPRESS)  # the dashboards' own process
+    parser.add_argument("--report-tables", type=int, nargs="*", default=[13, 200],
+                        help="the shift report measured at these numbers of tables (none: not measured)")
+    parser.add_argument("--report-sizes", type=int, nargs="+", default=[20_000, 60_000, 180_000],
+                        help="the logs' sizes (events) the shift report is measured at")
+    parser.add_argument("--report-only", action="store_true", help="the shift report alone, not the live floor")
     args = parser.parse_args()
     if args.dashboards_of:
         asyncio.run(dashboards(args.dashboards_of, args.dashboards, args.seconds))
         return
+    if not args.report_only:
+        floor(args)
+    if args.report_tables:
+        shift_report.run(args.report_tables, args.report_sizes, window=20, repeats=5)
+
+
+def floor(args: argparse.Namespace) -> None:
+    """The live floor at ``args.tables`` tables with ``args.dashboards`` dashboards open."""
     with tempfile.TemporaryDirectory() as tmp:
         stations = Path(tmp) / "stations.toml"
         stations.write_text(CONFIG, encoding="utf-8")
