@@ -52,7 +52,7 @@ def shift_accounts(report: ShiftReport) -> acc.ShiftAccounts:
         closed_by=report.closed_by, first_hand=report.first_hand, last_hand=report.last_hand,
         opener=_counts(report.opener), opener_value=report.opener_value, closer=_counts(report.closer),
         fills=report.fills, credits=report.credits, drop=report.drop, outside_band=report.outside_band,
-        flagged=report.flag is not None,
+        flagged=report.flag is not None, result=report.result, outside_band_now=report.outside_band_now,
         transfers=[acc.TransferSlip(slip=t.slip, kind=acc.TRANSFER_KIND_FILL if t.kind == "fill"
                                     else acc.TRANSFER_KIND_CREDIT, value=t.value, requested_by=t.requested_by,
                                     side=t.side, signed_by=t.signed_by, withdrawn=t.withdrawn)

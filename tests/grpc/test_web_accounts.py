@@ -16,7 +16,7 @@ from service.api import accounts_pb2 as acc
 from service.api import commands_pb2 as cmd
 from service.api import types_pb2 as pb
 from tests.support.grpc_support import act, deal, open_banked, start
-from tests.support.web_support import Pit, pit_service, sign_in, until
+from tests.support.web_support import Pit, pit_service, sign_in, thb_waiting_for_the_director, until
 
 
 @pytest.fixture
@@ -57,3 +57,23 @@ def test_the_shift_report_shows_the_accounts_and_flags_a_shift_outside_its_band(
         sign_in(http, "tv")  # an observer reads the report, not the accounts
         until(lambda: 'data-table="THB 1"' in http.get("/reports/shift").text, "THB 1 in the observer's report")
         assert "data-accounts" not in http.get("/reports/shift").text
+
+
+def test_an_open_shift_whose_hands_already_left_the_band_is_flagged_before_any_count(pit: Pit) -> None:
+    """Issue 34, item 2 (R-ACC-6 live): the 1000:1 approved pays 2,000 on a bonus of 2; the shift's hands have lost
+    far more than the band of their theoretical win allows, and the report says so while the shift is open."""
+    thb_waiting_for_the_director(pit, opener=10_000)
+    with httpx.Client(base_url=pit.url) as director:
+        csrf = sign_in(director, "director")
+        until(lambda: 'data-table="THB 1"' in director.get("/approvals").text, "the 1000:1 in the queue")
+        form = {"kind": "bonus", "seat": "1", "decision": "approve", "reason": "camera 4", "csrf": csrf}
+        assert "THB 1: bonus approved" in director.post("/approvals/THB 1", data=form, follow_redirects=True).text
+        until(lambda: "outside the band now" in director.get("/reports/shift").text, "the live flag")
+        page = director.get("/reports/shift").text
+        assert '<tr data-accounts="THB 1" class="flagged">' in page
+        row = page.split('<tr data-accounts="THB 1"', 1)[1].split("</tr>", 1)[0]
+        assert "<td>open</td>" in row
+        sections = director.get("/reports/shift", params={"format": "csv"}).text.replace("\r\n", "\n").split("\n\n")
+        rows = list(csv.DictReader(io.StringIO(sections[-1].strip())))
+        assert rows[0]["flagged"] == "outside band now" and int(rows[0]["result_so_far"]) < int(rows[0]["low"])
+

@@ -16,6 +16,7 @@ from zoneinfo import ZoneInfo
 import grpc
 import httpx
 
+from service.api import accounts_pb2 as acc
 from service.api import commands_pb2 as cmd
 from service.api import types_pb2 as pb
 from service.app.access import Role
@@ -117,11 +118,15 @@ def until(ready: Callable[[], bool], what: str, timeout: float = 10.0) -> None:
         time.sleep(0.05)
 
 
-def thb_waiting_for_the_director(pit: Pit) -> None:
+def thb_waiting_for_the_director(pit: Pit, opener: int | None = None) -> None:
     """THB 1: box 1 (ante 10, bonus 2) A-A against the croupier's A-A: the 1000:1 bonus waits for the games
-    director (R-THB-10)."""
+    director (R-THB-10). ``opener``: the pit opens the table's shift first with a tray of that many ones."""
     dealer = pit.client("thb")
     open_banked(pit.client("pit"), "THB 1", pb.GAME_HOLDEM_BONUS, ante_min=5)
+    if opener is not None:
+        boss = pit.client("pit")
+        boss.OpenShift(acc.OpenShiftRequest(command_id=boss.next_id(), table="THB 1",
+                                            opener=[acc.ChipCount(denomination=1, chips=opener)]))
     start(dealer, "THB 1", pb.DECK_COLOUR_RED)
     act(dealer, "THB 1", ante=cmd.Ante(seat=1, amount=10))
     act(dealer, "THB 1", bonus=cmd.Bonus(seat=1, amount=2))
