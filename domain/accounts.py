@@ -31,6 +31,7 @@ RULES.md has no rule for the accounts; these are pokertable's **decisions** (``R
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
@@ -63,6 +64,28 @@ def count_value(chips: Mapping[int, int]) -> int:
     1100
     """
     return sum(denomination * number for denomination, number in chips.items())
+
+
+CHIP_TEXT = re.compile(r"^(\d{1,9})[x*](\d{1,6})$", re.IGNORECASE)
+"""A count of one denomination as a person types it: ``DENOMINATIONxCHIPS``."""
+
+
+def typed_count(text: str) -> tuple[tuple[int, int], ...] | None:
+    """Chips by denomination as the croupier or the pit types them (``100x20 25x40``: twenty chips of 100 and forty
+    of 25, R-ACC-2), each denomination once, at least one; None for anything else.
+
+    >>> typed_count("100x20 25X4"), typed_count("100x2 100x3"), typed_count("0x5"), typed_count("")
+    (((100, 20), (25, 4)), None, None, None)
+    """
+    counts = []
+    for word in text.split():
+        match = CHIP_TEXT.match(word)
+        if match is None or int(match.group(1)) < 1:
+            return None
+        counts.append((int(match.group(1)), int(match.group(2))))
+    if not counts or len({denomination for denomination, _ in counts}) != len(counts):
+        return None
+    return tuple(counts)
 
 
 def verify_count(chips: object, what: str, *, empty: bool = True) -> dict[int, int]:

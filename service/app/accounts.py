@@ -30,6 +30,7 @@ from service.app.access import NotFoundError, PreconditionError, Role, Viewer
 if TYPE_CHECKING:
     from domain.circle.table import Table
     from service.app.reads import Reads
+    from service.store.hands_index import IndexedHand
 
 
 @dataclass(frozen=True)
@@ -132,6 +133,10 @@ class Accounts:
         """Each shift's theoretical win so far (the last :data:`THEORIES_KEPT`): a report reads the hands finished
         since it last asked, not every hand of the shift again (a floor's report at a shift's end had read 48,000)."""
         self._counting = threading.Lock()
+        self.indexed: Callable[[str, datetime], Mapping[int, IndexedHand]] | None = None
+        """The hands of a table that ended since a moment, as the floor's hands index keeps them
+        (:meth:`service.store.hands_index.HandsIndex.ended_since`): a shift's hands are added up from it, each hand
+        it keeps less of read from the log (none: every hand read)."""
 
     def who(self, by: str) -> str:
         """Who counted, asked or signed, as a report names him: ``Name (employee number)`` for a person (issue 33),
@@ -190,13 +195,17 @@ class Accounts:
         if kept is not None and kept.of == of and kept.last <= last:
             counted = kept.copy()
         live = record.hand_in_progress
+        indexed = self.indexed(shift.table, shift.created_on) if self.indexed is not None and last > counted.last \
+            else {}
         for number in range(counted.last + 1, last + 1):
             hand_id = record.hand_id(number)
             if live is not None and hand_id == live:  # its boxes may settle yet: counted in this answer only
                 current = counted.copy()
                 _count(current, self.reads.any_hand(hand_id).snapshot(), figures)
                 return _theory(current, figures), current.result
-            _count(counted, self.reads.any_hand(hand_id).snapshot(), figures)
+            row = indexed.get(number)
+            if row is None or not _counted_from(counted, row, figures):  # not in the index: read from the log
+                _count(counted, self.reads.any_hand(hand_id).snapshot(), figures)
             counted.last = number
         with self._counting:
             self._counted[key] = counted
@@ -278,6 +287,27 @@ def _count(counted: _Counted, hand: Mapping[str, Any], figures: GameFigures | No
                                                                  counted.variance + variance, counted.box_hands + 1)
         for spot, amount in stakes.items():
             counted.wagered[spot] = counted.wagered.get(spot, 0) + amount
+
+
+def _counted_from(counted: _Counted, row: IndexedHand, figures: GameFigures | None) -> bool:
+    """Add an ended hand as the hands index keeps it, box by box as :func:`_count` adds the hand itself (the same
+    sums to the last bit); False, adding nothing, where the index keeps less than that takes (a void, a blank hand,
+    a row kept by an earlier version): the hand is read instead."""
+    if row.house is None or row.outcome not in ("showdown", "uncontested", "settled"):
+        return False
+    if figures is None:
+        counted.rake, counted.result = counted.rake + row.house, counted.result + row.house
+        return True
+    if row.stakes is None:
+        return False
+    counted.result += row.house
+    for stakes in row.stakes:
+        mean, variance = figures.box_moments(stakes)
+        counted.expected, counted.variance, counted.box_hands = (counted.expected + mean,
+                                                                 counted.variance + variance, counted.box_hands + 1)
+        for spot, amount in stakes.items():
+            counted.wagered[spot] = counted.wagered.get(spot, 0) + amount
+    return True
 
 
 def _theory(counted: _Counted, figures: GameFigures | None) -> ShiftTheory:

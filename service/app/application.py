@@ -177,6 +177,8 @@ class PokerTables(Application[UUID]):
         self.unit.verify_actor = self.sessions.verify_actor
         self.accounts = Accounts(self.reads, self.staff.name_of)
         """The shifts' accounts (R-ACC-1 … R-ACC-6, :mod:`service.app.accounts`)."""
+        if self.floor_log.usable:  # a shift's hands added up from the hands index (issue 34)
+            self.accounts.indexed = self.floor_log.store.hands_index.ended_since
         self.views = TableViews(self)
         """What a station sees (:mod:`service.app.views`)."""
         self.hole_cards_live: bool = HOLE_CARDS_LIVE

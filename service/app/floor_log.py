@@ -41,11 +41,21 @@ _log = logging.getLogger(__name__)
 
 def hand_summary(app: Any, dealt: Game, hand_id: UUID) -> HandSummary:
     """What a search lists of a hand (its game's ``summarise``), from the hand's events read once."""
+    return hand_record(app, dealt, hand_id)[0]
+
+
+def hand_record(app: Any, dealt: Game, hand_id: UUID) -> tuple[HandSummary, list[dict[str, int]] | None]:
+    """A hand's summary and, for a banked hand, each settled box's stakes by spot in box order (what a shift's
+    theoretical win adds up, R-ACC-6), from the hand's events read once."""
     events: list[Any] = list(app.events.get(hand_id))
     hand: Any = None
     for stored in events:  # the events just read make the hand: no second read of the store
         hand = stored.mutate(hand)
-    return HandSummary.of(dealt.summarise(hand, events))
+    summary = HandSummary.of(dealt.summarise(hand, events))
+    if dealt.family != "banked" or summary.outcome != "settled":
+        return summary, None
+    snapshot = hand.snapshot()
+    return summary, [dict(snapshot["bets"][box]) for box in snapshot["results"]]
 
 
 class FloorLog:
@@ -112,19 +122,22 @@ class FloorLog:
                 elif isinstance(change, HandStarted):
                     started[change.hand_id] = change.table
                 made.append(change)
-        summaries = {change.hand_id: self._summary(change) for change in made if isinstance(change, HandEnded)}
-        self.store.commit(position, end, made, {hand: summary.stored() for hand, summary in summaries.items()
-                                                if summary is not None})
+        records = {change.hand_id: self._summary(change) for change in made if isinstance(change, HandEnded)}
+        self.store.commit(position, end, made, {hand: record[0].stored() for hand, record in records.items()
+                                                if record is not None},
+                          {hand: record[1] for hand, record in records.items() if record is not None
+                           and record[1] is not None})
         return end
 
     def _table_name(self, table_id: str) -> str | None:
         return self._names.get(table_id)
 
-    def _summary(self, ended: HandEnded) -> HandSummary | None:
-        """An ended hand's summary, as a search lists it (None: its table is not there to say its game)."""
+    def _summary(self, ended: HandEnded) -> tuple[HandSummary, list[dict[str, int]] | None] | None:
+        """An ended hand's summary, as a search lists it, and its stakes (:func:`hand_record`); None: its table is
+        not there to say its game."""
         try:
             dealt = game_of(self.app.any_table(ended.table))
-            return hand_summary(self.app, dealt, UUID(ended.hand_id))
+            return hand_record(self.app, dealt, UUID(ended.hand_id))
         except (NotFoundError, RuleError, KeyError, ValueError) as error:  # left to the search's own path
             _log.warning("the floor's projection: hand %s of %s not summed up: %s", ended.hand_id, ended.table, error)
             return None
@@ -136,6 +149,10 @@ class FloorLog:
         again = FloorLog(self.app, FloorStore(None))
         again.catch_up(until=position)
         _, made = again.store.everything()
+        # a hand whose stakes an earlier version did not keep is read from the log when they are wanted: not kept
+        # is no difference (a stake written wrong is one)
+        unkept = {row[0] for row in kept["hands"] if row[9] is None}
+        made["hands"] = [(*row[:9], None) if row[0] in unkept else row for row in made["hands"]]
         found = []
         for key in kept:
             extra, missing = set(kept[key]) - set(made[key]), set(made[key]) - set(kept[key])

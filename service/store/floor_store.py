@@ -26,9 +26,10 @@ The projection is a cache of the log, never evidence: the pit's holds are the ta
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -63,7 +64,7 @@ SCHEMA = [
     "CREATE INDEX IF NOT EXISTS {prefix}floor_alerts_at ON {alerts} (at)",
     "CREATE TABLE IF NOT EXISTS {hands} (hand_id TEXT PRIMARY KEY, table_name TEXT NOT NULL, number INTEGER NOT NULL, "
     "started TEXT NOT NULL, position BIGINT NOT NULL, ended INTEGER NOT NULL DEFAULT 0, outcome TEXT NOT NULL DEFAULT "
-    "'', seats TEXT NOT NULL DEFAULT '', summary TEXT NOT NULL DEFAULT '', house BIGINT)",
+    "'', seats TEXT NOT NULL DEFAULT '', summary TEXT NOT NULL DEFAULT '', house BIGINT, stakes TEXT)",
     "CREATE INDEX IF NOT EXISTS {prefix}floor_hands_table ON {hands} (table_name, started)",
     "CREATE INDEX IF NOT EXISTS {prefix}floor_hands_outcome ON {hands} (table_name, outcome)",
     "CREATE INDEX IF NOT EXISTS {prefix}floor_hands_started ON {hands} (started)",
@@ -120,7 +121,8 @@ class FloorStore:
             with self._cursor(commit=True) as cursor:
                 for statement in SCHEMA:
                     cursor.execute(statement.format(**self._names))
-                _house_column(cursor, self._postgres, datastore)
+                for column, kind in (("house", "BIGINT"), ("stakes", "TEXT")):
+                    _hands_column(cursor, self._postgres, datastore, column, kind)
         self.hands_index = HandsIndex(self._cursor, self._snapshot)
         """The hands index's reads (:mod:`service.store.hands_index`)."""
         self.ready = writable or self._exists()
@@ -179,10 +181,11 @@ class FloorStore:
             for key in ("tables", "alerts", "hands", "access", "position"):
                 cursor.execute(f"DELETE FROM {{{key}}}")
 
-    def commit(self, start: int, end: int, changes: Sequence[Change], summaries: dict[str, dict[str, Any]]) -> None:
+    def commit(self, start: int, end: int, changes: Sequence[Change], summaries: dict[str, dict[str, Any]],
+               stakes: Mapping[str, list[dict[str, int]]] | None = None) -> None:
         """Write what the log's events after ``start`` up to ``end`` changed, and move the position to ``end``: in
         one transaction, the position moved first (:class:`PositionMovedError` if it is not ``start`` any more).
-        ``summaries``: each ended hand's summary, by hand id."""
+        ``summaries``: each ended hand's summary, by hand id; ``stakes``: each settled banked hand's boxes' stakes."""
         with self._cursor(commit=True) as cursor:
             if start == 0:
                 cursor.execute("INSERT INTO {position} (name, position, format) VALUES (?, 0, ?) "
@@ -192,7 +195,7 @@ class FloorStore:
             if cursor.rowcount != 1:
                 raise PositionMovedError(f"the floor's projection moved past {start}")
             for change in changes:
-                _write(cursor, change, summaries)
+                _write(cursor, change, summaries, stakes or {})
 
     # -- what the floor reads -------------------------------------------------------------------------------
 
@@ -260,14 +263,14 @@ class FloorStore:
             for key, columns in (("tables", "table_id, name, position, shuffler, correction"),
                                  ("alerts", "position, table_name, at, kind, words, acknowledged"),
                                  ("hands", "hand_id, table_name, number, started, ended, outcome, seats, summary, "
-                                           "house"),
+                                           "house, stakes"),
                                  ("access", "position, at, kind, person, station, by_person, detail")):
                 cursor.execute(f"SELECT {columns} FROM {{{key}}} ORDER BY 1")
                 found[key] = [tuple(row.values()) if isinstance(row, dict) else tuple(row)
                               for row in cursor.fetchall()]
         # A hand kept before the house's take had its column holds none: what its summary says is compared (a
         # store written by an earlier version is what the log says; a take written wrong is not)
-        found["hands"] = [(*row[:-1], house_of(decoded(str(row[7]))) if row[-1] is None and row[4] else row[-1])
+        found["hands"] = [(*row[:8], house_of(decoded(str(row[7]))) if row[8] is None and row[4] else row[8], row[9])
                           for row in found["hands"]]
         return position, found
 
@@ -295,7 +298,8 @@ def _alert(row: Any) -> AlertRow:
                     str(row["kind"]), str(row["words"]), str(row["acknowledged"]))
 
 
-def _write(cursor: _Dialect, change: Change, summaries: dict[str, dict[str, Any]]) -> None:
+def _write(cursor: _Dialect, change: Change, summaries: dict[str, dict[str, Any]],
+           stakes: Mapping[str, list[dict[str, int]]]) -> None:
     if isinstance(change, TableOpened):
         cursor.execute("INSERT INTO {tables} (table_id, name, position) VALUES (?, ?, ?) "
                        "ON CONFLICT (table_id) DO NOTHING", (change.table_id, change.name, change.position))
@@ -308,9 +312,11 @@ def _write(cursor: _Dialect, change: Change, summaries: dict[str, dict[str, Any]
         if summary is not None:
             seats = "," + ",".join(str(seat) for seat in summary.get("seats", [])) + ","
             started = stamp(datetime.fromisoformat(str(summary["started"])))
-            cursor.execute("UPDATE {hands} SET ended = 1, outcome = ?, seats = ?, summary = ?, started = ?, house = ? "
-                           "WHERE hand_id = ?", (str(summary.get("outcome", "")), seats, encoded(summary), started,
-                                                 house_of(summary), change.hand_id))
+            staked = stakes.get(change.hand_id)
+            cursor.execute("UPDATE {hands} SET ended = 1, outcome = ?, seats = ?, summary = ?, started = ?, house = ?, "
+                           "stakes = ? WHERE hand_id = ?",
+                           (str(summary.get("outcome", "")), seats, encoded(summary), started, house_of(summary),
+                            None if staked is None else json.dumps(staked), change.hand_id))
     elif isinstance(change, AlertRaised):
         cursor.execute("INSERT INTO {alerts} (position, table_name, at, kind, words) VALUES (?, ?, ?, ?, ?) "
                        "ON CONFLICT (position) DO NOTHING",
@@ -330,17 +336,18 @@ def _write(cursor: _Dialect, change: Change, summaries: dict[str, dict[str, Any]
             cursor.execute("UPDATE {tables} SET correction = ? WHERE name = ?", (change.correction, change.table))
 
 
-def _house_column(cursor: _Dialect, postgres: bool, datastore: Any) -> None:
-    """The hands' ``house`` column (the house's take of each ended hand: the shift report sums it), added to a
-    table made by an earlier version (looked up first: an ALTER waits for the table's readers, and the writers queue
-    behind it). Its rows keep none: what reads them sums their summaries up instead."""
+def _hands_column(cursor: _Dialect, postgres: bool, datastore: Any, column: str, kind: str) -> None:
+    """A column of the hands added to a table made by an earlier version (looked up first: an ALTER waits for the
+    table's readers, and the writers queue behind it): ``house`` (the house's take of each ended hand: the shift
+    report sums it) and ``stakes`` (a banked hand's settled boxes' stakes: a shift's theoretical win adds them up).
+    Its rows keep none: what reads them takes the hand's summary, or the hand, instead."""
     if postgres:
         cursor.execute("SELECT 1 FROM information_schema.columns WHERE table_schema = ? AND table_name = ? AND "
-                       "column_name = 'house'", (datastore.schema, TABLES[3]))
+                       "column_name = ?", (datastore.schema, TABLES[3], column))
     else:
-        cursor.execute(f"SELECT 1 FROM pragma_table_info('{TABLES[3]}') WHERE name = 'house'")
+        cursor.execute(f"SELECT 1 FROM pragma_table_info('{TABLES[3]}') WHERE name = ?", (column,))
     if cursor.fetchone() is None:
-        cursor.execute("ALTER TABLE {hands} ADD COLUMN house BIGINT")
+        cursor.execute(f"ALTER TABLE {{hands}} ADD COLUMN {column} {kind}")
 
 
 class _Dialect:

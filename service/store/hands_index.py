@@ -104,6 +104,21 @@ class HandsIndex:
                             datetime.fromisoformat(str(row["started"])), bool(row["ended"]),
                             decoded(row["summary"]) if row["ended"] else None) for row in cursor.fetchall()]
 
+    def ended_since(self, table: str, since: datetime) -> dict[int, IndexedHand]:
+        """The hands of ``table`` started since ``since`` (give or take :data:`SLACK`) that the index saw end, by
+        number, with what a shift's accounts add up of each (one seek of the index by table and start): the
+        caller reads the others, and those the index keeps less of, from the log."""
+        where, values = "table_name = ? AND ended = 1", [table]
+        if (low := _stamped(since, -SLACK)) is not None:
+            where += " AND started >= ?"
+            values.append(low)
+        with self._cursor(commit=False) as cursor:
+            cursor.execute(f"SELECT number, outcome, house, stakes FROM {{hands}} WHERE {where}", tuple(values))
+            return {int(row["number"]): IndexedHand(
+                int(row["number"]), str(row["outcome"]), None if row["house"] is None else int(row["house"]),
+                None if row["stakes"] is None else tuple(json.loads(str(row["stakes"]))))
+                for row in cursor.fetchall()}
+
     def around(self, table: str, moment: datetime) -> tuple[HandMark | None, HandMark | None]:
         """The table's hands nearest ``moment``: the last started at least :data:`SLACK` before it and the first
         started more than :data:`SLACK` after it (None where there is none): two seeks of the index by table and
@@ -130,6 +145,18 @@ class HandsIndex:
             cursor.execute("SELECT number, position FROM {hands} WHERE started <= ? ORDER BY started DESC LIMIT 1",
                            (bound,))
             return _mark(cursor.fetchone())
+
+
+@dataclass(frozen=True)
+class IndexedHand:
+    """An ended hand as a shift's accounts add it up: its outcome, the house's take (:func:`house_of`) and, for a
+    settled banked hand, each settled box's stakes by spot in box order (None where the index kept none: a hand
+    kept by an earlier version)."""
+
+    number: int
+    outcome: str
+    house: int | None
+    stakes: tuple[dict[str, int], ...] | None
 
 
 @dataclass(frozen=True)

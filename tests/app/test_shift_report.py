@@ -106,8 +106,10 @@ def test_every_table_s_figures_are_what_its_hands_say(app: PokerTables) -> None:
 
 def test_a_theoretical_win_counted_as_the_shift_goes_is_the_one_counted_from_its_first_hand(
         app: PokerTables) -> None:
-    """The report remembers what it counted of a shift (the hands finished), and reads only the hands since; asked
-    after every hand and in the middle of hands, it says exactly what a reader counting from the first hand says."""
+    """The report remembers what it counted of a shift (the hands finished), and adds up only the hands since, from
+    the hands index where it has them (a settled banked hand's stakes, its bank result) and from the log where not;
+    asked after every hand and in the middle of hands, it says exactly what a reader counting every hand from the
+    log, from the first, says."""
     ids, table, rng = Ids("memo"), "THB 2", random.Random(11)
     app.handle(OpenTable(ids(), table, ThbSettings(STANDARD_LIMITS[5])))
     app.handle(OpenShift(ids(), table, {1: 10_000}), PIT)
@@ -117,6 +119,8 @@ def test_a_theoretical_win_counted_as_the_shift_goes_is_the_one_counted_from_its
         middle = app.accounts.shift_accounts(table)  # a hand in progress: counted for this answer only
         assert middle == Accounts(app.reads, app.accounts.name_of).shift_accounts(table)
         play_banked_hand(app, table, rng, ids, void_after=2 if number == 4 else None)
+        if number % 2:  # the hands index caught up: the hands added up from it (else from the log)
+            app.floor_log.catch_up()
         after = app.accounts.shift_accounts(table)
         fresh = Accounts(app.reads, app.accounts.name_of).shift_accounts(table)
         assert after == fresh
@@ -150,11 +154,22 @@ def test_a_store_written_before_the_house_s_column_reads_the_same_and_a_wrong_ta
     _play_a_floor(app, random.Random(9))
     before = {table: line.hands for table, line in _report(app, since).items()}
     store = app.floor_log.store
-    with store._cursor(commit=True) as cursor:  # as an earlier version left it: no take kept
-        cursor.execute("UPDATE {hands} SET house = NULL")
-    assert {table: line.hands for table, line in _report(app, since).items()} == before
+    accounts = {table: line.accounts for table, line in _report(app, since).items()}
+    with store._cursor(commit=True) as cursor:  # as an earlier version left it: no take, no stakes kept
+        cursor.execute("UPDATE {hands} SET house = NULL, stakes = NULL")
+    app.accounts = Accounts(app.reads, app.accounts.name_of)  # nothing remembered: every hand added up again
+    app.accounts.indexed = store.hands_index.ended_since
+    again = _report(app, since)
+    assert {table: line.hands for table, line in again.items()} == before
+    assert {table: line.accounts for table, line in again.items()} == accounts
     assert app.floor_log.check() == []  # never a false alarm on an upgraded store
-    with store._cursor(commit=True) as cursor:  # an attacker lowers one hand's take in the projection
+    with store._cursor(commit=True) as cursor:  # an attacker raises one hand's take in the projection
         cursor.execute("UPDATE {hands} SET house = 1000 WHERE outcome = 'settled' AND number = 1")
+    found = app.floor_log.check()
+    assert len([line for line in found if line.startswith("hands: not what the log says")]) == 1, found
+    app.floor_log.rebuild()
+    assert app.floor_log.check() == []
+    with store._cursor(commit=True) as cursor:  # and one box's stakes, to move the band
+        cursor.execute("UPDATE {hands} SET stakes = ? WHERE outcome = 'settled' AND number = 2", ('[{"ante": 1}]',))
     found = app.floor_log.check()
     assert len([line for line in found if line.startswith("hands: not what the log says")]) == 1, found

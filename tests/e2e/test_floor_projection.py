@@ -122,12 +122,12 @@ def test_a_crash_in_the_middle_of_a_page_leaves_the_page_and_its_position_or_nei
     written = 0
     real = floor_store._write
 
-    def failing(cursor: object, change: object, summaries: object) -> None:
+    def failing(cursor: object, change: object, summaries: object, stakes: object) -> None:
         nonlocal written
         written += 1
         if written == 30:  # the 30th row of the page: the process dies here (the transaction is not committed)
             raise OSError("the power failed")
-        real(cursor, change, summaries)  # type: ignore[arg-type]
+        real(cursor, change, summaries, stakes)  # type: ignore[arg-type]
 
     monkeypatch.setattr(floor_log_module, "PAGE", 12)
     monkeypatch.setattr(floor_store, "_write", failing)

@@ -12,11 +12,12 @@ from typing import Any
 
 import pytest
 
+from service.api import accounts_pb2 as acc
 from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
 from tests.support.browser import chromium as chromium  # noqa: PLC0414  (a fixture)
 from tests.support.browser import page_of, shot
-from tests.support.grpc_support import open_circle
+from tests.support.grpc_support import open_banked, open_circle
 from tests.support.web_support import Pit, holdem_table, pit_service, until
 
 
@@ -60,3 +61,35 @@ def test_a_table_held_while_the_pit_looks_moves_to_the_top_coloured_with_how_lon
     assert table_order(page) == ["Mesa A"]
     page.get_by_role("searchbox", name="Table").fill("")
     shot(page, "floor-priority")
+
+
+def test_a_fill_asked_at_the_station_puts_its_table_first_and_is_signed_on_the_accounts_page(
+        chromium: Any, pit: Pit) -> None:
+    """Issue 34, item 3: the croupier's station asks for a fill; the pit's floor colours the table and puts it with
+    the decisions waiting (its accounts, asked for every few seconds, say a slip waits for the pit's signature); the
+    pit boss signs it on the accounts page, and the row goes back to its place."""
+    boss = pit.client("pit")
+    open_circle(boss, "Mesa A", pb.GAME_OMAHA, blinds=[1, 2])
+    open_banked(boss, "THB 1", pb.GAME_HOLDEM_BONUS, ante_min=5)  # opened last: at the bottom
+    boss.OpenShift(acc.OpenShiftRequest(command_id=boss.next_id(), table="THB 1",
+                                        opener=[acc.ChipCount(denomination=100, chips=50)]))
+    page = page_of(chromium, pit, "pit")
+    page.get_by_role("cell", name="THB 1").wait_for()
+    assert table_order(page) == ["Mesa A", "THB 1"]
+    croupier = pit.client("thb")
+    croupier.RequestTransfer(acc.RequestTransferRequest(command_id=croupier.next_id(), table="THB 1", slip="F-1",
+                                                        kind=acc.TRANSFER_KIND_FILL,
+                                                        chips=[acc.ChipCount(denomination=100, chips=20)]))
+    page.reload()  # the overlay is asked for at the page's start, then every ten seconds
+    page.locator("tr.attention-accounts", has_text="fill F-1 (2000) asked by the croupier").wait_for()
+    until(lambda: table_order(page) == ["THB 1", "Mesa A"], "THB 1 first")
+    page.goto("/accounts")
+    page.get_by_role("form", name="sign THB 1 F-1").get_by_role("button", name="Sign").click()
+    page.get_by_text("THB 1: slip F-1 signed").wait_for()
+    page.get_by_text("No slip waits.").wait_for()
+    page.goto("/")
+    page.get_by_role("cell", name="THB 1").wait_for()
+    until(lambda: page.locator("tr.attention-accounts").count() == 0, "the slip signed")
+    reply: acc.GetShiftAccountsResponse = boss.GetShiftAccounts(acc.GetShiftAccountsRequest(table="THB 1"))
+    assert reply.accounts.fills == 2000
+

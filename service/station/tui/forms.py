@@ -15,7 +15,6 @@ A value that does not parse keeps the form open with the reason; Escape closes i
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Literal
@@ -28,11 +27,11 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from domain.accounts import typed_count
+
 MENU_KEYS = "123456789abcdefghijklmnopqrstuvwxyz"
 """The key of each line of a menu, in order."""
 Kind = Literal["int", "chips", "text", "secret", "choice", "optional-text"]
-CHIP = re.compile(r"^(\d{1,9})[x*](\d{1,6})$", re.IGNORECASE)
-"""A count of one denomination: ``DENOMINATIONxCHIPS``."""
 
 
 @dataclass(frozen=True)
@@ -49,16 +48,9 @@ class Field:
 
 
 def _chips(typed: str) -> tuple[object, str]:
-    """Chips by denomination: ``100x20 25x40``, each denomination once, at least one."""
-    counts = []
-    for word in typed.split():
-        match = CHIP.match(word)
-        if match is None or int(match.group(1)) < 1:
-            return None, "chips"
-        counts.append((int(match.group(1)), int(match.group(2))))
-    if not counts or len({denomination for denomination, _ in counts}) != len(counts):
-        return None, "chips"
-    return tuple(counts), ""
+    """Chips by denomination: ``100x20 25x40``, each denomination once, at least one (:func:`typed_count`)."""
+    counts = typed_count(typed)
+    return (counts, "") if counts is not None else (None, "chips")
 
 
 def parse(field: Field, text: str) -> tuple[object, str]:

@@ -9,6 +9,43 @@ function csrfToken() {
 
 const FLOOR_KEYS = ["table", "game", "status", "attention", "waited", "dealer", "seats", "hand", "hands", "chips",
                     "per_hour", "deck", "shuffler", "alerts", "waiting"];
+const ACCOUNT_KEYS = ["result", "accounts"];  // drawn from the accounts' overlay, for the pit only (R-ACC-5)
+const ACCOUNTS_EVERY = 10000;
+let accountsOverlay = {};  // table -> what its accounts say (slips waiting, the live band flag, the result so far)
+
+function applyAccounts(line) {
+  // A table whose slips wait for the pit's signature, or whose open shift already left its band (R-ACC-6), needs
+  // the pit: it sorts with the decisions waiting, coloured as they are.
+  const figures = accountsOverlay[line.dataset.table];
+  const result = line.querySelector('td[data-key="result"]');
+  const words = line.querySelector('td[data-key="accounts"]');
+  if (!result || !words) return;
+  const text = figures ? [figures.band ? "outside the band" : "", ...figures.slips].filter(Boolean).join("; ") : "";
+  const value = figures && figures.open ? String(figures.result) : "";
+  if (result.textContent !== value) result.textContent = value;
+  if (words.textContent !== text) words.textContent = text;
+  const needs = Boolean(figures && (figures.band || figures.pit_signs));
+  line.classList.toggle("attention-accounts", needs);
+  if (needs && Number(line.dataset.priority) > 2) line.dataset.priority = 2;
+}
+
+async function followAccounts(table) {
+  const body = table.tBodies[0];
+  for (;;) {
+    try {
+      const reply = await fetch(table.dataset.accounts, {credentials: "same-origin", cache: "no-store"});
+      if (reply.ok) {
+        accountsOverlay = (await reply.json()).tables || {};
+        for (const line of body.rows) applyAccounts(line);
+        sortFloor(body);
+        filterFloor(body);
+      }
+    } catch (error) {
+      // the next turn asks again
+    }
+    await new Promise((resolve) => setTimeout(resolve, ACCOUNTS_EVERY));
+  }
+}
 
 function waitedText(since) {
   // How long a table has needed the pit: "4 min", "1 h 12 min" ("" when nothing waits).
@@ -59,7 +96,7 @@ function followFloor(table) {
         line = body.insertRow();
         line.id = "row-" + row.table;
         line.dataset.table = row.table;
-        for (const key of FLOOR_KEYS) {
+        for (const key of table.dataset.accounts ? FLOOR_KEYS.concat(ACCOUNT_KEYS) : FLOOR_KEYS) {
           const cell = line.insertCell();
           cell.dataset.key = key;
         }
@@ -70,7 +107,7 @@ function followFloor(table) {
       }
       for (const cell of line.cells) {
         const key = cell.dataset.key;
-        if (key === "table" || key === "waited") continue;
+        if (key === "table" || key === "waited" || ACCOUNT_KEYS.includes(key)) continue;
         const value = row[key] === 0 && key === "alerts" ? "0" : String(row[key] ?? "");
         if (cell.textContent !== value) cell.textContent = value;
       }
@@ -80,6 +117,7 @@ function followFloor(table) {
       line.dataset.order = row.order;
       line.dataset.since = row.since || 0;
       for (const name of ["held", "alert", "waiting"]) line.classList.toggle("attention-" + name, row.attention === name);
+      applyAccounts(line);
       line.classList.add("flash");
       setTimeout(() => line.classList.remove("flash"), 600);
     }
@@ -104,6 +142,7 @@ function followFloor(table) {
   document.getElementById("floor-filter")?.addEventListener("submit", (event) => event.preventDefault());
   refreshWaited(body);
   setInterval(() => refreshWaited(body), 30000);
+  if (table.dataset.accounts) followAccounts(table);
 }
 
 function followPanel(panel) {
