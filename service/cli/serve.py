@@ -37,6 +37,7 @@ from service.store.keyring import keyring_path, load_keyring, rotate
 from service.store.persistence import PersistenceUrlError, StoreInUseError, masked_url
 from service.store.signer import HeadSigner
 from service.store.signing import KEY_FILE_NAME, SigningKeyError
+from service.web.floor_rows import Thresholds
 from service.web.server import Tls, bind, serve_dashboard
 
 DASHBOARD_STATION = "pit-dashboard"
@@ -83,6 +84,10 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     option("verify_install_every", kind=float, metavar="SECONDS", more="; also at start (docs/ops/install.md)")
     option("clock_check_every", kind=float, metavar="SECONDS", more="; never holds play (docs/ops/monitoring.md)")
     option("clock_max_error", kind=float, metavar="SECONDS")
+    option("escalate_after_minutes", kind=int, metavar="MINUTES", more="; the floor's thresholds (docs/pit.md)")
+    option("alert_hand_minutes", kind=int, metavar="MINUTES")
+    option("alert_hands_per_hour_below", kind=int, metavar="N")
+    option("alert_hands_per_hour_above", kind=int, metavar="N")
     option("db_password_file", kind=Path)
     add_logging_arguments(parser)  # --log-format, --log-level (docs/ops/monitoring.md)
     parser.set_defaults(run=run, hardening=HARDENED,  # benchmarks/flood.py alone runs it as it was (GRPC_DEFAULTS)
@@ -218,7 +223,9 @@ async def _service(args: argparse.Namespace, app: PokerTables, stations: Station
     dashboard = asyncio.ensure_future(serve_dashboard(
         listener, bound, args.host, stations.authenticate, floor_token,
         tls=Tls(args.tls_cert, args.tls_key) if credentials else None, ready=dashboard_ready, metrics=metrics.render,
-        station=(DASHBOARD_STATION, dashboard_token), zone=zone or ZoneInfo("UTC")))
+        station=(DASHBOARD_STATION, dashboard_token), zone=zone or ZoneInfo("UTC"),
+        thresholds=Thresholds(args.escalate_after_minutes, args.alert_hand_minutes, args.alert_hands_per_hour_below,
+                              args.alert_hands_per_hour_above)))
     try:
         done, _ = await asyncio.wait((service, dashboard), return_when=asyncio.FIRST_EXCEPTION)
         for task in done:

@@ -100,6 +100,13 @@ def _lock_after(value: object) -> int:
     return number
 
 
+def _count(value: object) -> int:
+    number = _integer(value, "a whole number from 0")
+    if not 0 <= number < 10**6:
+        raise ValueError(f"a whole number from 0, not {value!r}")
+    return number
+
+
 def _seconds(value: object) -> float:
     if isinstance(value, bool):
         raise ValueError(f"seconds (0 or more), not {value!r}")
@@ -220,6 +227,14 @@ KEYS: Mapping[str, Key] = {
                                                   "(0: never)"),
     "clock_check_every": Key(_seconds, DEFAULT_CLOCK_CHECK_EVERY, "seconds between the service's checks of its host "
                              "clock's synchronisation, the first at start (0: never)"),
+    "escalate_after_minutes": Key(_count, 10, "minutes an alert stays open before the floor escalates it to the "
+                                              "games director (0: never)"),
+    "alert_hand_minutes": Key(_count, 10, "minutes a hand may last before its table is flagged on the floor (0: "
+                                          "never)"),
+    "alert_hands_per_hour_below": Key(_count, 0, "hands an hour below which a table open for an hour is flagged on "
+                                                 "the floor (0: never)"),
+    "alert_hands_per_hour_above": Key(_count, 0, "hands an hour above which a table is flagged on the floor (0: "
+                                                 "never)"),
     "clock_max_error": Key(_seconds_above_zero, DEFAULT_CLOCK_MAX_ERROR, "seconds: a clock that may be off by more "
                            "is logged as an error and shown in the metrics (play is not held)"),
 }

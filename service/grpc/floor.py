@@ -21,6 +21,9 @@ from service.grpc.errors import _guarded, invalid
 from service.grpc.event_messages import timestamp
 from service.grpc.requests import moment
 
+HISTORY, MAX_HISTORY = 500, 5_000
+"""The alerts' history's length by default, and at most (ListAlerts with ``every_table``)."""
+
 
 def floor_alert(alert: AlertRow) -> svc.FloorAlert:
     """An alert as the API carries it."""
@@ -63,13 +66,18 @@ class FloorRpcs(ServicerBase):
         since, until = moment(request, "since"), moment(request, "until")
         if since is not None and until is not None and until < since:
             raise invalid("until is before since", "until", "R-AUD-1")
+        if not 0 <= request.limit <= MAX_HISTORY:
+            raise invalid(f"limit is 0 (500) to {MAX_HISTORY}", "limit", "R-AUD-1")
 
         def work(viewer: Viewer) -> svc.ListAlertsResponse:
             authorize(viewer, "", "floor")
             floor = self.app.floor_log
             floor.catch_up()
-            found = floor.store.alerts_between(request.table, since or datetime.min.replace(tzinfo=UTC),
-                                               until or datetime.now(UTC))
+            low, high = since or datetime.min.replace(tzinfo=UTC), until or datetime.now(UTC)
+            if request.every_table:
+                found = floor.store.alerts_of_every_table(low, high, request.limit or HISTORY)
+            else:
+                found = floor.store.alerts_between(request.table, low, high)
             return svc.ListAlertsResponse(alerts=[floor_alert(alert) for alert in found])
 
         return await self._run(context, work, offload=True)

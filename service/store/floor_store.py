@@ -233,6 +233,15 @@ class FloorStore:
                            (table, stamp(since), stamp(until)))
             return [_alert(row) for row in cursor.fetchall()]
 
+    def alerts_of_every_table(self, since: datetime, until: datetime, limit: int) -> list[AlertRow]:
+        """The alerts of every table (and of the casino's log) raised in ``[since, until]``, acknowledged or not,
+        newest first, at most ``limit`` (the alerts' history: read from the index by time, never the whole log)."""
+        with self._cursor(commit=False) as cursor:
+            cursor.execute("SELECT position, table_name, at, kind, words, acknowledged FROM {alerts} "
+                           "WHERE at >= ? AND at <= ? ORDER BY at DESC, position DESC LIMIT ?",
+                           (stamp(since), stamp(until), limit))
+            return [_alert(row) for row in cursor.fetchall()]
+
     def shift_figures(self, since: datetime, until: datetime) -> tuple[dict[str, HandsFigures], dict[str, int]]:
         """Every table's hands started in ``[since, until]`` summed up (:func:`service.store.hands_index.figures`),
         and its irregularities: the alerts raised then, acknowledged or not, but a void's (the report counts voids

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from starlette.requests import Request
@@ -21,7 +22,7 @@ from starlette.routing import Route
 from domain.games import GAMES
 from service.api import commands_pb2 as cmd
 from service.api import table_service_pb2 as svc
-from service.web.api import RefusedError
+from service.web.api import RefusedError, timestamp
 from service.web.app import Dashboard
 from service.web.sessions import Session
 
@@ -78,8 +79,15 @@ def routes(dashboard: Dashboard) -> list[Route]:
         return _back("/approvals", done=f"{table}: {kind} {'approved' if approve else 'refused'}")
 
     async def alerts(request: Request, session: Session) -> Response:
-        return dashboard.page("alerts.html", session, alerts=dashboard.floor.open_alerts(),
-                              digest=dashboard.floor.digest("alerts"),
+        """The open alerts (those waiting past the casino's time marked escalated to the games director), then the
+        shift's alerts acknowledged, newest first, with who acknowledged each and why (issue 34, item 5)."""
+        now, floor = datetime.now(UTC), dashboard.floor
+        found: svc.ListAlertsResponse = await dashboard.api.call("ListAlerts", svc.ListAlertsRequest(
+            every_table=True, since=timestamp(dashboard.clock.shift_start(now)), until=timestamp(now)), session.token)
+        history = [(dashboard.clock.local(alert.at), alert) for alert in found.alerts if alert.acknowledged]
+        return dashboard.page("alerts.html", session, alerts=floor.open_alerts(), digest=floor.digest("alerts"),
+                              escalated=lambda alert: floor.thresholds.escalated(alert, floor.clock()),
+                              escalate_after=floor.thresholds.escalate_after_minutes, history=history,
                               done=request.query_params.get("done", ""), error=request.query_params.get("error", ""))
 
     async def acknowledge(request: Request, session: Session) -> Response:

@@ -34,7 +34,7 @@ from service.api import types_pb2 as pb
 from service.waiting import woken
 from service.web.api import Api, RefusedError, timestamp
 from service.web.clock import CasinoClock
-from service.web.floor_rows import HOUR, Alert, Row, by_table
+from service.web.floor_rows import DEFAULT_THRESHOLDS, HOUR, Alert, Row, Thresholds, by_table
 
 REFRESH_PAUSE = 0.1
 """The least time between two reads of the tables' summaries (a busy floor is read at most ten times a second)."""
@@ -47,6 +47,8 @@ IDLE_AFTER = 120.0
 """Seconds after the last dashboard request (a page, or a live stream still open) that the floor stops reading the
 tables' summaries (its Watch stream goes on: the alerts and the devices are never missed); the next request has them
 read again before its page is drawn."""
+THRESHOLDS_EVERY = 15.0
+"""Seconds between two looks at the thresholds time alone crosses (:meth:`Floor._tick`)."""
 CATCH_UP_WAIT = 2.0
 """The most a page waits for the tables' summaries of a floor nobody looked at (then it shows what it has)."""
 LOG = ""
@@ -84,8 +86,11 @@ class Floor:
 
     def __init__(self, api: Api, token: str, *, pause: float = REFRESH_PAUSE,
                  clock: Callable[[], float] = time.time, idle_after: float | None = IDLE_AFTER,
-                 zone: tzinfo = UTC) -> None:
+                 zone: tzinfo = UTC, thresholds: Thresholds = DEFAULT_THRESHOLDS) -> None:
         self.api, self.token, self.pause, self.clock, self.idle_after = api, token, pause, clock, idle_after
+        self.thresholds = thresholds
+        """What the casino wants flagged (the service's settings): an alert escalated, a long hand, a slow or fast
+        table; looked at again every :data:`THRESHOLDS_EVERY` seconds, as time alone crosses them."""
         self.casino = CasinoClock(zone)
         """The casino's clock: an alert's time as the pit reads it (issue 34, item 1)."""
         self.position = 0
@@ -113,6 +118,8 @@ class Floor:
         :data:`REFRESH_SHARE` of the time. Nobody looking for ``idle_after`` seconds, the summaries are not read;
         the next request has them read again first."""
         follower = asyncio.ensure_future(self._watch())
+        ticker = asyncio.ensure_future(self._tick())
+        self._tasks.add(ticker)
         try:
             while True:
                 self._asked.clear()
@@ -123,6 +130,22 @@ class Floor:
             follower.cancel()
             for task in self._tasks:
                 task.cancel()
+
+    async def _tick(self) -> None:
+        """Time alone crosses a threshold (a hand goes on, an alert waits): every :data:`THRESHOLDS_EVERY` seconds
+        the rows whose flags changed are drawn again, and the dashboards told."""
+        while True:
+            await asyncio.sleep(THRESHOLDS_EVERY)
+            now = self.clock()
+            open_alerts = by_table(self.open_alerts())
+            for row in self.rows.values():
+                drawn = self._drawn.get(row.table)
+                flags = ("; ".join(row.crossed(now, self.thresholds)),
+                         any(self.thresholds.escalated(alert, now) for alert in open_alerts.get(row.table, [])))
+                if drawn is not None and (drawn["thresholds"], drawn["escalated"]) != flags:
+                    self._touched.add(row.table)
+            if self._touched:
+                await self._touch()
 
     async def _follow(self) -> None:
         """Read the tables' summaries as they change while the floor is wanted."""
@@ -212,6 +235,7 @@ class Floor:
             row.hands_started, row.chips_in_play = summary.hands_started, summary.chips_in_play
             row.holds, row.dealer = len(summary.holds), summary.dealer_name or summary.dealer_id
             row.seats, row.seat_count = summary.seats, summary.seat_count
+            row.opened = _when(summary.opened) if summary.HasField("opened") else 0.0
             row.deck = COLOURS.get(summary.deck_colour, "") if summary.HasField("deck_colour") else ""
             row.position = max(row.position, summary.position)
             self._touched.add(row.table)
@@ -329,7 +353,7 @@ class Floor:
             open_alerts = by_table(self.open_alerts())
             for order, row in enumerate(self.rows.values()):
                 if row.table in self._touched or row.table not in self._drawn:
-                    self._drawn[row.table] = row.drawn(order, now, open_alerts.get(row.table, []))
+                    self._drawn[row.table] = row.drawn(order, now, open_alerts.get(row.table, []), self.thresholds)
             self._touched.clear()
             self._drawn_version = self.version
         return [self._drawn[table] for table in self.rows]

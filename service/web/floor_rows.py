@@ -12,9 +12,34 @@ from typing import Any
 from service.api import types_pb2 as pb
 
 HOUR = 3600.0
-ATTENTION = ("held", "alert", "waiting")
+ATTENTION = ("held", "alert", "waiting", "threshold")
 """What puts a table first on the floor, most urgent first: held by an alert (R-HOLD-1), an open alert, a decision
-waiting for the pit (a 1000:1 bonus, a correction)."""
+waiting for the pit (a 1000:1 bonus, a correction; the floor's page adds a slip waiting for its signature), a
+threshold the casino set crossed (:class:`Thresholds`)."""
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """What the casino wants the floor to flag (the service's settings; 0: never): an alert open this many minutes
+    is escalated to the games director; a hand lasting more minutes; hands an hour below (at a table open an hour
+    at least) or above a count."""
+
+    escalate_after_minutes: int = 10
+    hand_minutes: int = 10
+    per_hour_below: int = 0
+    per_hour_above: int = 0
+
+    def escalated(self, alert: Alert, now: float) -> bool:
+        """An alert open longer than the casino lets it wait for the pit boss: now the games director's too.
+
+        >>> Thresholds(escalate_after_minutes=10).escalated(Alert("T", 1, "", "device", "", raised=0.0), 601.0)
+        True
+        """
+        return bool(self.escalate_after_minutes) and now - alert.raised > 60 * self.escalate_after_minutes
+
+
+DEFAULT_THRESHOLDS = Thresholds()
+"""The settings' defaults."""
 STATUS_ORDER = ("hand-in-progress", "between-hands", "closed")
 
 
@@ -63,6 +88,28 @@ class Row:
     """When the decision now waiting began to wait (the floor saw it; seconds since the epoch), 0 when none."""
     started: deque[float] = field(default_factory=deque)
     """When each hand of the last hour started (wall clock, seconds)."""
+    opened: float = 0.0
+    """When the table opened (seconds since the epoch; 0: not known yet)."""
+
+    def crossed(self, now: float, thresholds: Thresholds) -> list[str]:
+        """The casino's thresholds this table crosses now, each in words (issue 34, item 3).
+
+        >>> row = Row("Mesa 1", status="hand-in-progress", hand_number=7, opened=0.0, started=deque([4000.0]))
+        >>> row.crossed(4000.0 + 11 * 60, Thresholds(hand_minutes=10, per_hour_below=20))
+        ['hand 7 has lasted 11 min (more than 10)', '1 hands in the last hour (fewer than 20)']
+        """
+        found = []
+        if thresholds.hand_minutes and self.status.startswith("hand-in-progress") and self.started:
+            lasted = int((now - self.started[-1]) // 60)
+            if lasted > thresholds.hand_minutes:
+                found.append(f"hand {self.hand_number} has lasted {lasted} min (more than {thresholds.hand_minutes})")
+        per_hour = self.hands_per_hour(now)
+        if thresholds.per_hour_above and per_hour > thresholds.per_hour_above:
+            found.append(f"{per_hour} hands in the last hour (more than {thresholds.per_hour_above})")
+        elif (thresholds.per_hour_below and per_hour < thresholds.per_hour_below and self.opened
+              and now - self.opened >= HOUR and not self.status.startswith("closed")):
+            found.append(f"{per_hour} hands in the last hour (fewer than {thresholds.per_hour_below})")
+        return found
 
     def hands_per_hour(self, now: float) -> int:
         while self.started and now - self.started[0] > HOUR:
@@ -82,10 +129,14 @@ class Row:
                                  if waits)
         self.waiting_since = (self.waiting_since or now) if self.waiting else 0.0
 
-    def drawn(self, order: int, now: float, alerts: list[Alert]) -> dict[str, Any]:
+    def drawn(self, order: int, now: float, alerts: list[Alert],
+              thresholds: Thresholds = DEFAULT_THRESHOLDS) -> dict[str, Any]:
         """The row as the floor page and its stream show it (``alerts``: the table's open ones; ``order``: its place
         in the order the tables were opened)."""
-        attention = "held" if self.holds else "alert" if alerts else "waiting" if self.waiting else ""
+        crossed = self.crossed(now, thresholds)
+        escalated = any(thresholds.escalated(alert, now) for alert in alerts)
+        attention = "held" if self.holds else "alert" if alerts else "waiting" if self.waiting else \
+            "threshold" if crossed else ""
         since = min((alert.raised for alert in alerts), default=0.0) if attention in ("held", "alert") \
             else self.waiting_since
         return {"table": self.table, "game": pb.Game.Name(self.game).removeprefix("GAME_").lower(),
@@ -94,7 +145,8 @@ class Row:
                 "shuffler": self.shuffler, "alerts": len(alerts), "waiting": self.waiting,
                 "position": self.position, "dealer": self.dealer,
                 "seats": f"{self.seats}/{self.seat_count}" if self.seat_count else str(self.seats or ""),
-                "attention": attention, "priority": priority(attention, self.status), "since": since, "order": order}
+                "attention": attention, "priority": priority(attention, self.status), "since": since, "order": order,
+                "thresholds": "; ".join(crossed), "escalated": escalated}
 
 
 def priority(attention: str, status: str) -> int:
@@ -102,7 +154,7 @@ def priority(attention: str, status: str) -> int:
     tables dealing, then those between hands, the closed ones last.
 
     >>> priority("held", "between-hands"), priority("waiting", "hand-in-progress"), priority("", "closed")
-    (0, 2, 5)
+    (0, 2, 6)
     """
     if attention in ATTENTION:
         return ATTENTION.index(attention)

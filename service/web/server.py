@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import socket
+import time
 from collections.abc import Awaitable, Callable, Generator
 from dataclasses import dataclass
 from datetime import UTC, tzinfo
@@ -35,6 +36,7 @@ from service.web import accounts, dealers, decisions, disputes, reports, shuffle
 from service.web.api import Api
 from service.web.app import Dashboard, create_app
 from service.web.floor import IDLE_AFTER, Floor
+from service.web.floor_rows import DEFAULT_THRESHOLDS, Thresholds
 from service.web.sessions import Authenticate, Sessions
 
 SERVICE = "pokertable.v1.TableService"
@@ -128,9 +130,12 @@ async def serve_dashboard(listener: socket.socket, grpc_port: Awaitable[int], gr
                           authenticate: Authenticate, floor_token: str, *, tls: Tls | None = None,
                           station: tuple[str, str] | None = None,
                           ready: Callable[[int], None] = lambda port: None, metrics: Metrics | None = None,
-                          floor_idle_after: float | None = IDLE_AFTER, zone: tzinfo = UTC) -> None:
+                          floor_idle_after: float | None = IDLE_AFTER, zone: tzinfo = UTC,
+                          thresholds: Thresholds = DEFAULT_THRESHOLDS,
+                          floor_clock: Callable[[], float] = time.time) -> None:
     """Serve the dashboard on ``listener`` until cancelled, once the gRPC service listens on ``grpc_port``; with
-    ``metrics``, ``/metrics`` too; ``zone``: the casino's time zone, every time on its pages (the service's ``tz``).
+    ``metrics``, ``/metrics`` too; ``zone``: the casino's time zone, every time on its pages (the service's ``tz``);
+    ``thresholds``: what the floor flags (the service's settings), by ``floor_clock`` (a test moves it on).
     The floor reads the tables' summaries while dashboards look, until
     ``floor_idle_after`` seconds after the last request (:mod:`service.web.floor`; ``None``: always)."""
     port = await grpc_port
@@ -140,7 +145,7 @@ async def serve_dashboard(listener: socket.socket, grpc_port: Awaitable[int], gr
         api = Api(f"{host}:{port}", credentials, target_name=name)
     else:
         api = Api(f"{host}:{port}")
-    floor = Floor(api, floor_token, idle_after=floor_idle_after, zone=zone)
+    floor = Floor(api, floor_token, idle_after=floor_idle_after, zone=zone, thresholds=thresholds, clock=floor_clock)
     dashboard = Dashboard(api, Sessions(authenticate), floor, secure=tls is not None, station=station, zone=zone)
     app = create_app(dashboard, [*decisions.routes(dashboard), *disputes.routes(dashboard),
                                  *reports.routes(dashboard), *shufflers.routes(dashboard), *dealers.routes(dashboard),

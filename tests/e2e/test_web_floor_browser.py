@@ -93,3 +93,26 @@ def test_a_fill_asked_at_the_station_puts_its_table_first_and_is_signed_on_the_a
     reply: acc.GetShiftAccountsResponse = boss.GetShiftAccounts(acc.GetShiftAccountsRequest(table="THB 1"))
     assert reply.accounts.fills == 2000
 
+
+
+def test_a_table_held_while_the_pit_looks_rings_and_notifies_once_turned_on(chromium: Any, pit: Pit) -> None:
+    """Issue 34, item 5: sound and desktop notifications, off until the pit turns them on at his browser (the
+    browser asks for the permission then); a table held by a new alert makes one signal, not one per redraw."""
+    holdem_table(pit)
+    page = page_of(chromium, pit, "pit")
+    page.context.grant_permissions(["notifications"], origin=pit.url)
+    page.get_by_role("cell", name="Mesa 1").wait_for()
+    button = page.get_by_role("button", name="Sound and notifications: off")
+    button.click()
+    page.get_by_role("button", name="Sound and notifications: on").wait_for()
+    assert page.evaluate("Notification.permission") == "granted"
+    assert page.evaluate("window.pitSignals.length") == 0  # the page's first drawing is no news
+    pit.client("dealer").RecordDeviceReport(svc.RecordDeviceReportRequest(
+        command_id="jam-1", table="Mesa 1", device="PT-SHUF", serial="SHUF-0001", kind=pb.DEVICE_REPORT_KIND_FAULT,
+        colour=pb.DECK_COLOUR_BLUE, result="shuffler fault: jam"))
+    until(lambda: page.evaluate("window.pitSignals.length") >= 1, "the signal")
+    page.wait_for_timeout(1500)  # the rows drawn again meanwhile signal nothing more
+    signals = page.evaluate("window.pitSignals")
+    assert len(signals) == 1 and signals[0].startswith("Mesa 1: "), signals
+    page.reload()
+    page.get_by_role("button", name="Sound and notifications: on").wait_for()  # kept at this browser

@@ -16,6 +16,7 @@ import pytest
 
 from service.api import table_service_pb2 as svc
 from service.api import types_pb2 as pb
+from service.web.floor_rows import priority
 from tests.support.grpc_support import open_circle, seat
 from tests.support.web_support import Pit, holdem_table, pit_service, sign_in, thb_waiting_for_the_director, until
 
@@ -52,7 +53,7 @@ def test_the_tables_that_need_the_pit_come_first_most_urgent_first(pit: Pit) -> 
         (held, waiting, quiet) = rows(http)
         assert held[1:2] == (0,) and "attention-held" in held[3] and held[2] >= before - 5
         assert waiting[1] == 2 and "attention-waiting" in waiting[3] and waiting[2] > 0
-        assert quiet[1] == 4 and quiet[3] == "" and quiet[2] == 0  # between hands, nothing waits
+        assert quiet[1] == priority("", "between-hands") and quiet[3] == "" and quiet[2] == 0  # nothing waits
         page = http.get("/").text
         assert re.search(r'<td data-key="dealer">D-7</td><td data-key="seats">3/10</td>', page)
         totals = re.search(r'<p id="floor-totals"[^>]*>([^<]+)</p>', page)
@@ -77,5 +78,6 @@ def test_the_floor_s_stream_carries_each_row_s_place_and_the_totals(pit: Pit) ->
                     update = json.loads(line.removeprefix("data: "))
                     break
     (row,) = [row for row in update["rows"] if row["table"] == "Mesa 1"]
-    assert (row["priority"], row["attention"], row["since"], row["seats"]) == (4, "", 0.0, "4/10")
+    assert (row["priority"], row["attention"], row["since"], row["seats"]) == (
+        priority("", "between-hands"), "", 0.0, "4/10")
     assert update["totals"] == {"tables": 1, "dealing": 0, "held": 0, "waiting": 0, "chips": 0}

@@ -24,6 +24,7 @@ from service.app.application import PokerTables
 from service.bootstrap import open_store
 from service.grpc.server import Stations, metrics_of
 from service.web.floor import IDLE_AFTER
+from service.web.floor_rows import DEFAULT_THRESHOLDS, Thresholds
 from service.web.server import bind, serve_dashboard
 from tests.support.grpc_support import Client, act, deal, open_banked, open_circle, seat, served, start
 
@@ -69,8 +70,11 @@ class Pit:
 
 
 @contextmanager
-def pit_service(tmp_path: Path, *, floor_idle_after: float | None = IDLE_AFTER) -> Iterator[Pit]:
-    """``pokertable serve --http`` as the CLI composes it, in this process."""
+def pit_service(tmp_path: Path, *, floor_idle_after: float | None = IDLE_AFTER,
+                thresholds: Thresholds = DEFAULT_THRESHOLDS,
+                floor_clock: Callable[[], float] = time.time) -> Iterator[Pit]:
+    """``pokertable serve --http`` as the CLI composes it, in this process (``thresholds``: the floor's settings;
+    ``floor_clock``: the floor's clock, which a test moves on)."""
     store = open_store(f"sqlite:///{tmp_path / 'tables.db'}", writer=True)
     stations, floor_token = Stations.from_mapping(STATIONS).with_station("pit-dashboard-floor", Role.OBSERVER)
     stations, dashboard_token = stations.with_station("pit-dashboard", Role.OBSERVER, "pit")
@@ -84,7 +88,8 @@ def pit_service(tmp_path: Path, *, floor_idle_after: float | None = IDLE_AFTER) 
             dashboard = running.call(serve_dashboard(
                 listener, bound, "127.0.0.1", stations.authenticate, floor_token,
                 ready=http_port.set_result, floor_idle_after=floor_idle_after,
-                station=("pit-dashboard", dashboard_token), zone=CASINO))
+                station=("pit-dashboard", dashboard_token), zone=CASINO, thresholds=thresholds,
+                floor_clock=floor_clock))
             running.call(asyncio.wait_for(asyncio.shield(http_port), 30)).result(timeout=30)
             try:
                 yield Pit(port, f"http://127.0.0.1:{http_port.result()}", store.app, tmp_path / "tables.db",

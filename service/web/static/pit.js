@@ -8,7 +8,8 @@ function csrfToken() {
 }
 
 const FLOOR_KEYS = ["table", "game", "status", "attention", "waited", "dealer", "seats", "hand", "hands", "chips",
-                    "per_hour", "deck", "shuffler", "alerts", "waiting"];
+                    "per_hour", "deck", "shuffler", "alerts", "waiting", "thresholds"];
+const ATTENTION = ["held", "alert", "waiting", "threshold"];  // what needs the pit, most urgent first
 const ACCOUNT_KEYS = ["result", "accounts"];  // drawn from the accounts' overlay, for the pit only (R-ACC-5)
 const ACCOUNTS_EVERY = 10000;
 let accountsOverlay = {};  // table -> what its accounts say (slips waiting, the live band flag, the result so far)
@@ -72,7 +73,7 @@ function filterFloor(body) {
   const attentionOnly = document.getElementById("filter-attention")?.checked || false;
   for (const line of body.rows) {
     const shown = (!text || line.dataset.table.toLowerCase().includes(text)) && (!game || line.dataset.game === game)
-      && (!attentionOnly || Number(line.dataset.priority) < 3);
+      && (!attentionOnly || Number(line.dataset.priority) < ATTENTION.length);
     line.hidden = !shown;
   }
 }
@@ -83,6 +84,64 @@ function refreshWaited(body) {
     const value = waitedText(Number(line.dataset.since));
     if (cell && cell.textContent !== value) cell.textContent = value;
   }
+}
+
+// Sound and desktop notifications (issue 34, item 5): off until the pit turns them on at this browser (a sound
+// needs the person's click; notifications his browser's permission). A table newly held, a new alert, an alert
+// escalated to the games director each make one beep and one notification.
+const signalled = {};  // table -> what was last signalled of it
+window.pitSignals = [];  // what was signalled, for the browser tests
+
+function signalsOn() {
+  return window.localStorage.getItem("pit-signals") === "on";
+}
+
+function beep() {
+  try {
+    const audio = new AudioContext();
+    const tone = audio.createOscillator();
+    const volume = audio.createGain();
+    tone.frequency.value = 880;
+    volume.gain.value = 0.2;
+    tone.connect(volume).connect(audio.destination);
+    tone.start();
+    tone.stop(audio.currentTime + 0.25);
+  } catch (error) {
+    // no sound on this machine: the notification and the row's colour remain
+  }
+}
+
+function signal(row) {
+  const what = row.escalated ? "escalated" : (row.attention === "held" || row.attention === "alert") ? row.attention : "";
+  const before = signalled[row.table];
+  signalled[row.table] = what;
+  if (before === undefined || !what || what === before) return;  // the page's first drawing is no news
+  const text = row.table + ": " + (what === "escalated" ? "an alert waits past its time: the games director's too"
+    : what === "held" ? "held until the pit acknowledges its alert" : "a new alert");
+  window.pitSignals.push(text);
+  if (!signalsOn()) return;
+  beep();
+  if ("Notification" in window && Notification.permission === "granted") {
+    new Notification("pokertable · pit", {body: text, tag: "pit-" + row.table});
+  }
+}
+
+function signalsButton() {
+  const button = document.getElementById("signals");
+  if (!button) return;
+  const show = () => {
+    button.textContent = "Sound and notifications: " + (signalsOn() ? "on" : "off");
+    button.setAttribute("aria-pressed", String(signalsOn()));
+  };
+  button.addEventListener("click", async () => {
+    window.localStorage.setItem("pit-signals", signalsOn() ? "off" : "on");
+    if (signalsOn() && "Notification" in window && Notification.permission === "default") {
+      await Notification.requestPermission();
+    }
+    if (signalsOn()) beep();
+    show();
+  });
+  show();
 }
 
 function followFloor(table) {
@@ -116,7 +175,9 @@ function followFloor(table) {
       line.dataset.priority = row.priority;
       line.dataset.order = row.order;
       line.dataset.since = row.since || 0;
-      for (const name of ["held", "alert", "waiting"]) line.classList.toggle("attention-" + name, row.attention === name);
+      for (const name of ATTENTION) line.classList.toggle("attention-" + name, row.attention === name);
+      line.classList.toggle("escalated", Boolean(row.escalated));
+      signal(row);
       applyAccounts(line);
       line.classList.add("flash");
       setTimeout(() => line.classList.remove("flash"), 600);
@@ -143,6 +204,11 @@ function followFloor(table) {
   refreshWaited(body);
   setInterval(() => refreshWaited(body), 30000);
   if (table.dataset.accounts) followAccounts(table);
+  for (const line of body.rows) {  // what the page drew first is no news
+    signalled[line.dataset.table] = line.classList.contains("escalated") ? "escalated"
+      : line.classList.contains("attention-held") ? "held" : line.classList.contains("attention-alert") ? "alert" : "";
+  }
+  signalsButton();
 }
 
 function followPanel(panel) {
