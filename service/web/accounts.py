@@ -25,6 +25,7 @@ from service.api import accounts_pb2 as acc
 from service.api import table_service_pb2 as svc
 from service.web.api import RefusedError, timestamp
 from service.web.app import Dashboard
+from service.web.i18n import Words, words
 from service.web.sessions import Session
 
 MAX_TEXT = 200
@@ -72,6 +73,7 @@ def routes(dashboard: Dashboard) -> list[Route]:
         """For the floor's page: each table whose accounts need the pit (slips waiting, a live band flag), with the
         result of its open shift's hands so far; nothing for a session that reads no accounts (R-ACC-5)."""
         found: dict[str, dict[str, Any]] = {}
+        t = words(session.lang)
         for line in await shifts(session):
             if not line.HasField("accounts"):
                 continue
@@ -79,7 +81,8 @@ def routes(dashboard: Dashboard) -> list[Route]:
             found[line.table] = {
                 "result": a.result, "drop": a.drop, "open": a.open,
                 "band": "outside" if a.outside_band_now or a.flagged or a.outside_band else "",
-                "slips": [f"{kind_name(slip.kind)} {slip.slip} ({slip.value}) asked by the {slip.side}"
+                "slips": [t("{kind} {slip} ({value}) asked by the {side}", kind=t(kind_name(slip.kind)),
+                            slip=slip.slip, value=slip.value, side=t(slip.side) if session.lang == "es" else slip.side)
                           for slip in waiting_slips(a)],
                 "pit_signs": sum(1 for slip in waiting_slips(a) if slip.side == "croupier")}
         return JSONResponse({"tables": found}, headers={"Cache-Control": "no-store"})
@@ -90,10 +93,11 @@ def routes(dashboard: Dashboard) -> list[Route]:
         form = await request.form()
         if not session.decides:
             return Response("refused: an observer only reads (R-ACC-5)", status_code=403)
+        t = words(session.lang)
         try:
-            message = await _command(dashboard, session, table, action, form)
+            message = await _command(dashboard, session, table, action, form, t=t)
         except _FormError as refused:
-            return _back(error=f"{table}: {refused}")
+            return _back(error=f"{table}: {t(str(refused))}")
         except RefusedError as refusal:
             return _back(error=f"{table}: {refusal}")
         return _back(done=f"{table}: {message}")
@@ -110,32 +114,32 @@ class _FormError(ValueError):
     """A form the dashboard refuses before asking the service (what was typed is not a count, a slip, a reason)."""
 
 
-async def _command(dashboard: Dashboard, session: Session, table: str, action: str, form: Any) -> str:
-    """Send the form's command as the session; what was done, in words."""
+async def _command(dashboard: Dashboard, session: Session, table: str, action: str, form: Any, *, t: Words) -> str:
+    """Send the form's command as the session; what was done, in words (``t``: the session's)."""
     api, token, command_id = dashboard.api, session.token, dashboard.api.command_id()
     slip = _text(form.get("slip"))
     if action in ("sign", "withdraw", "transfer") and not slip:
         raise _FormError("a slip is named by its id, as written on it (R-ACC-3)")
     if action == "sign":
         await api.call("SignTransfer", acc.SignTransferRequest(command_id=command_id, table=table, slip=slip), token)
-        return f"slip {slip} signed"
+        return t("slip {slip} signed", slip=slip)
     if action == "withdraw":
         reason = _text(form.get("reason"))
         if not reason:
             raise _FormError("a slip withdrawn needs its reason (R-ACC-3)")
         await api.call("WithdrawTransfer", acc.WithdrawTransferRequest(command_id=command_id, table=table, slip=slip,
                                                                        reason=reason), token)
-        return f"slip {slip} withdrawn"
+        return t("slip {slip} withdrawn", slip=slip)
     if action == "drop":
         typed = str(form.get("amount") or "").strip()
         if not (typed.isascii() and typed.isdigit()) or int(typed) < 1 or int(typed) >= 2**62:
             raise _FormError("the drop is a whole number of chips, 1 or more (R-ACC-4)")
         await api.call("RecordDrop", acc.RecordDropRequest(command_id=command_id, table=table, amount=int(typed)),
                        token)
-        return f"drop of {int(typed)} recorded"
+        return t("drop of {n} recorded", n=int(typed))
     chips = typed_count(str(form.get("chips") or ""))
     if action not in ("transfer", "open", "close"):
-        raise _FormError(f"no such operation: {action}")
+        raise _FormError(t("no such operation: {action}", action=action))
     if chips is None:
         raise _FormError("chips by value: 100x20 25x40, each value once (R-ACC-2)")
     counts = [acc.ChipCount(denomination=denomination, chips=number) for denomination, number in chips]
@@ -145,15 +149,15 @@ async def _command(dashboard: Dashboard, session: Session, table: str, action: s
             raise _FormError("a slip is a fill or a credit (R-ACC-3)")
         await api.call("RequestTransfer", acc.RequestTransferRequest(
             command_id=command_id, table=table, slip=slip, kind=KINDS[kind], chips=counts), token)
-        return f"{kind} {slip} asked for: the croupier signs it at the station"
+        return t("{kind} {slip} asked for: the croupier signs it at the station", kind=t(kind), slip=slip)
     if action == "open":
         opened: acc.OpenShiftResponse = await api.call("OpenShift", acc.OpenShiftRequest(
             command_id=command_id, table=table, opener=counts), token)
-        return f"shift {opened.shift} opened"
+        return t("shift {n} opened", n=opened.shift)
     closed: acc.CloseShiftResponse = await api.call("CloseShift", acc.CloseShiftRequest(
         command_id=command_id, table=table, closer=counts), token)
-    flag = " — outside the band of its theoretical win (R-ACC-6)" if closed.flagged else ""
-    return f"shift {closed.shift} closed, win {closed.win}{flag}"
+    flag = t(" — outside the band of its theoretical win (R-ACC-6)") if closed.flagged else ""
+    return t("shift {n} closed, win {win}", n=closed.shift, win=closed.win) + flag
 
 
 def _opened(lines: list[svc.TableShiftFigures]) -> set[str]:

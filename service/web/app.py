@@ -37,6 +37,7 @@ from service.web import cards
 from service.web.api import Api, Caller, RefusedError
 from service.web.clock import CasinoClock
 from service.web.floor import Floor
+from service.web.i18n import chosen, row_word, script_words, status_of, words
 from service.web.sessions import COOKIE, Session, Sessions
 
 HERE = Path(__file__).parent
@@ -54,6 +55,10 @@ def templates() -> Environment:
     environment.globals["card"] = lambda code, width=48: Markup(cards.card_svg(code, width=width))
     environment.globals["back"] = lambda colour, width=48: Markup(cards.back_svg(colour, width=width))
     environment.filters["word"] = lambda value, enum: _word(enum, value)
+    environment.globals["t"] = words("en")  # a page or a panel drawn for a session is given its own
+    environment.globals["lang"] = "en"
+    environment.globals["script_words"] = {}
+    environment.globals["w"] = row_word("en")
     return environment
 
 
@@ -88,8 +93,12 @@ class Dashboard:
         self.pages.globals.update(local=self.clock.local, zone=self.clock.label, time_field=self.clock.field)
 
     def page(self, name: str, session: Session | None, **context: Any) -> HTMLResponse:
-        """A page for a session (its role and CSRF token in the page for the forms and the script)."""
-        html = self.pages.get_template(name).render(session=session, **context)
+        """A page for a session (its role and CSRF token in the page for the forms and the script), in its language
+        (before a sign-in: ``lang`` in ``context``)."""
+        lang = session.lang if session is not None else str(context.pop("lang", "en"))
+        html = self.pages.get_template(name).render(session=session, lang=lang, t=words(lang), w=row_word(lang),
+                                                    status_words=status_of(lang), script_words=script_words(lang),
+                                                    **context)
         return HTMLResponse(html, status_code=int(context.get("status", 200)), headers={"Cache-Control": "no-store",
                                            "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; "
                                                                       "style-src 'self'; frame-ancestors 'none'",
@@ -119,7 +128,16 @@ class Dashboard:
     # -- signing in -------------------------------------------------------------------------------
 
     async def signin_page(self, request: Request) -> Response:
-        return self.page("signin.html", None, error="")
+        lang = chosen(request.headers.get("accept-language", ""), request.query_params.get("lang", ""))
+        return self.page("signin.html", None, error="", lang=lang)
+
+    async def language(self, request: Request, session: Session) -> Response:
+        """The session's pages from now on in the language chosen, back to the page it was chosen on."""
+        form = await request.form()
+        session.lang = chosen("", str(form.get("lang") or ""))
+        came = urlsplit(request.headers.get("referer", ""))  # this dashboard's own page (same origin, checked)
+        back = came.path + (f"?{came.query}" if came.query else "")
+        return RedirectResponse(back if back.startswith("/") and not back.startswith("//") else "/", status_code=303)
 
     async def signin(self, request: Request) -> Response:
         if not same_origin(request):
@@ -129,21 +147,26 @@ class Dashboard:
         if wait:
             _log.warning("dashboard sign-in refused unread from %s: too many failures", address,
                          extra={"fields": {"event": "dashboard-sign-in-throttled", "address": address}})
-            page = self.page("signin.html", None, error=f"Too many failed sign-ins from here: try again in {wait} s.")
+            lang = chosen(request.headers.get("accept-language", ""))
+            page = self.page("signin.html", None, lang=lang,
+                             error=words(lang)("Too many failed sign-ins from here: try again in {wait} s.", wait=wait))
             page.status_code = 429
             return page
         form = await request.form()
         user, secret = str(form.get("station") or "").strip(), str(form.get("token") or "")
+        lang = chosen(request.headers.get("accept-language", ""), str(form.get("lang") or ""))
+        t = words(lang)
         session, refusal = await self._person(user, secret)
         if session is None and refusal is None:  # the staff are not in force: a station signs in, as before
             session = self.sessions.sign_in(user, secret)
-            refusal = None if session is not None else "Unknown station or token, or not a pit station."
+            refusal = None if session is not None else t("Unknown station or token, or not a pit station.")
         if session is None:
             self.sessions.failed(address)
             _log.warning("dashboard sign-in refused for %r from %s", user[:64], address,
                          extra={"fields": {"event": "dashboard-sign-in-refused", "user": user[:64],
                                            "address": address}})
-            return self.page("signin.html", None, error=refusal or "Sign-in refused.")
+            return self.page("signin.html", None, error=refusal or t("Sign-in refused."), lang=lang)
+        session.lang = lang
         _log.info("dashboard sign-in of %s from %s as %s", session.person or session.station, address, session.role,
                   extra={"fields": {"event": "dashboard-sign-in", "user": session.person or session.station,
                                     "address": address, "role": session.role}})
@@ -231,12 +254,12 @@ class Dashboard:
             view = await self.api.table(session.token, table)
         except RefusedError as refusal:
             return self.page("error.html", session, refusal=refusal, status=404)
-        return self.page("table.html", session, view=view, table=table, panel=self.table_panel(view),
+        return self.page("table.html", session, view=view, table=table, panel=self.table_panel(view, session.lang),
                          alerts=self.floor.open_alerts(table))
 
-    def table_panel(self, view: pb.TableView) -> str:
-        """The table's live panel (seats or boxes, cards, pots, the hand's state) as HTML."""
-        return self.pages.get_template("table_panel.html").render(view=view)
+    def table_panel(self, view: pb.TableView, lang: str = "en") -> str:
+        """The table's live panel (seats or boxes, cards, pots, the hand's state) as HTML, in ``lang``."""
+        return self.pages.get_template("table_panel.html").render(view=view, t=words(lang))
 
     async def table_events(self, request: Request, session: Session) -> Response:
         """The table's panel redrawn after each change of its log (a burst is one redraw), with the station's
@@ -265,7 +288,7 @@ class Dashboard:
                         continue
                     wake.clear()
                     view = await self.api.table(session.token, table)
-                    html = self.table_panel(view)
+                    html = self.table_panel(view, session.lang)
                     yield panel_event(html)
                     await asyncio.sleep(STREAM_PAUSE)
             finally:
@@ -335,6 +358,7 @@ def create_app(dashboard: Dashboard, extra: list[Route] | None = None) -> Starle
         Route("/signin", dashboard.signin_page, methods=["GET"]),
         Route("/signin", dashboard.signin, methods=["POST"]),
         Route("/signout", signed_in(dashboard.signout, changes=True), methods=["POST"]),
+        Route("/language", signed_in(dashboard.language, changes=True), methods=["POST"]),
         Route("/", signed_in(dashboard.floor_page)),
         Route("/events/floor", signed_in(dashboard.floor_events)),
         Route("/tables/{table}", signed_in(dashboard.table_page)),

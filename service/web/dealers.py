@@ -32,6 +32,7 @@ from service.api import types_pb2 as pb
 from service.web.api import RefusedError, ranged
 from service.web.app import KEEPALIVE, Dashboard, panel_event, range_asked, stream
 from service.web.clock import CasinoClock
+from service.web.i18n import words
 from service.web.sessions import Session
 
 REFRESH_PAUSE = 15.0
@@ -114,7 +115,8 @@ def routes(dashboard: Dashboard) -> list[Route]:
         query["seen"] = str(seen)  # the stream starts from the floor the page was drawn from: nothing missed between
         ended = until is not None and until <= datetime.now(UTC)  # its figures no longer change: not followed
         return dashboard.page("dealers.html", session, report=report,
-                              panel=dashboard.pages.get_template("dealers_panel.html").render(report=report),
+                              panel=dashboard.pages.get_template("dealers_panel.html").render(report=report,
+                                                                                        t=words(session.lang)),
                               stream="" if ended else f"/events/dealers?{urlencode(query)}",
                               since=request.query_params.get("from", ""), until=request.query_params.get("to", ""))
 
@@ -142,7 +144,7 @@ def routes(dashboard: Dashboard) -> list[Route]:
                 await asyncio.sleep(max(0.0, last + REFRESH_PAUSE - time.monotonic()))
                 version, last = floor.version, time.monotonic()
                 try:
-                    html = template.render(report=await read(session, since, until))
+                    html = template.render(report=await read(session, since, until), t=words(session.lang))
                 except RefusedError:
                     return
                 if html != sent:

@@ -24,6 +24,7 @@ from service.api import commands_pb2 as cmd
 from service.api import table_service_pb2 as svc
 from service.web.api import RefusedError, timestamp
 from service.web.app import Dashboard
+from service.web.i18n import words
 from service.web.sessions import Session
 
 LOG_NAME = "casino log"
@@ -54,12 +55,14 @@ def routes(dashboard: Dashboard) -> list[Route]:
         form = await request.form()
         approve, kind, reason = form.get("decision") == "approve", str(form.get("kind") or ""), _reason(
             form.get("reason"))
+        t = words(session.lang)
         if not session.decides:
             return Response("refused: an observer only reads (R-THB-10, R-AUD-1)", status_code=403)
         if kind in ("bonus", "correction") and not session.may_decide(kind):
-            return _back("/approvals", error=f"{table}: the games director alone decides a 1000:1 bonus (R-THB-10)")
+            return _back("/approvals",
+                         error=f"{table}: " + t("the games director alone decides a 1000:1 bonus (R-THB-10)"))
         if not reason:
-            return _back("/approvals", error=f"{table}: a decision needs its reason (R-AUD-1)")
+            return _back("/approvals", error=f"{table}: " + t("a decision needs its reason (R-AUD-1)"))
         if kind == "bonus":
             typed = str(form.get("seat") or "").strip()
             if not (typed.isascii() and typed.isdigit()) or not 1 <= int(typed) <= MAX_BOX:  # forged: no traceback
@@ -76,7 +79,7 @@ def routes(dashboard: Dashboard) -> list[Route]:
         except RefusedError as refusal:
             return _back("/approvals", error=f"{table}: {refusal}")
         await dashboard.floor.decided(table, kind)  # off the queue at once, on every open dashboard
-        return _back("/approvals", done=f"{table}: {kind} {'approved' if approve else 'refused'}")
+        return _back("/approvals", done=f"{table}: {t(kind)} {t('approved') if approve else t('refused')}")
 
     async def alerts(request: Request, session: Session) -> Response:
         """The open alerts (those waiting past the casino's time marked escalated to the games director), then the
@@ -94,16 +97,18 @@ def routes(dashboard: Dashboard) -> list[Route]:
         table, position = request.path_params.get("table", ""), int(request.path_params["position"])
         form = await request.form()
         reason = _reason(form.get("reason"))
+        t = words(session.lang)
         if not session.decides:
             return Response("refused: an observer only reads (R-AUD-1)", status_code=403)
         if not reason:
-            return _back("/alerts", error=f"{table or LOG_NAME}: an acknowledgement needs its reason (R-AUD-1)")
+            return _back("/alerts", error=f"{table or t(LOG_NAME)}: "
+                         + t("an acknowledgement needs its reason (R-AUD-1)"))
         try:
             await dashboard.api.call("AcknowledgeAlert", svc.AcknowledgeAlertRequest(
                 command_id=dashboard.api.command_id(), table=table, position=position, reason=reason), session.token)
         except RefusedError as refusal:
             return _back("/alerts", error=f"{table or LOG_NAME}: {refusal}")
-        return _back("/alerts", done=f"{table or LOG_NAME}: alert at {position} acknowledged")
+        return _back("/alerts", done=f"{table or t(LOG_NAME)}: {t('alert at {n} acknowledged', n=position)}")
 
     signed_in = dashboard.signed_in
     return [

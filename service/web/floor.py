@@ -140,7 +140,7 @@ class Floor:
             open_alerts = by_table(self.open_alerts())
             for row in self.rows.values():
                 drawn = self._drawn.get(row.table)
-                flags = ("; ".join(row.crossed(now, self.thresholds)),
+                flags = ("; ".join(english for english, _ in row.crossed(now, self.thresholds)),
                          any(self.thresholds.escalated(alert, now) for alert in open_alerts.get(row.table, [])))
                 if drawn is not None and (drawn["thresholds"], drawn["escalated"]) != flags:
                     self._touched.add(row.table)

@@ -91,24 +91,28 @@ class Row:
     opened: float = 0.0
     """When the table opened (seconds since the epoch; 0: not known yet)."""
 
-    def crossed(self, now: float, thresholds: Thresholds) -> list[str]:
-        """The casino's thresholds this table crosses now, each in words (issue 34, item 3).
+    def crossed(self, now: float, thresholds: Thresholds) -> list[tuple[str, str]]:
+        """The casino's thresholds this table crosses now, each in words, in English and in Spanish (issue 34,
+        item 3).
 
-        >>> row = Row("Mesa 1", status="hand-in-progress", hand_number=7, opened=0.0, started=deque([4000.0]))
-        >>> row.crossed(4000.0 + 11 * 60, Thresholds(hand_minutes=10, per_hour_below=20))
+        >>> row = Row("Mesa 1", status="hand-in-progress", hand_number=7, opened=1.0, started=deque([4000.0]))
+        >>> [english for english, _ in row.crossed(4000.0 + 11 * 60, Thresholds(hand_minutes=10, per_hour_below=20))]
         ['hand 7 has lasted 11 min (more than 10)', '1 hands in the last hour (fewer than 20)']
         """
         found = []
         if thresholds.hand_minutes and self.status.startswith("hand-in-progress") and self.started:
-            lasted = int((now - self.started[-1]) // 60)
-            if lasted > thresholds.hand_minutes:
-                found.append(f"hand {self.hand_number} has lasted {lasted} min (more than {thresholds.hand_minutes})")
+            lasted, most = int((now - self.started[-1]) // 60), thresholds.hand_minutes
+            if lasted > most:
+                found.append((f"hand {self.hand_number} has lasted {lasted} min (more than {most})",
+                              f"la mano {self.hand_number} dura ya {lasted} min (más de {most})"))
         per_hour = self.hands_per_hour(now)
         if thresholds.per_hour_above and per_hour > thresholds.per_hour_above:
-            found.append(f"{per_hour} hands in the last hour (more than {thresholds.per_hour_above})")
+            found.append((f"{per_hour} hands in the last hour (more than {thresholds.per_hour_above})",
+                          f"{per_hour} manos en la última hora (más de {thresholds.per_hour_above})"))
         elif (thresholds.per_hour_below and per_hour < thresholds.per_hour_below and self.opened
               and now - self.opened >= HOUR and not self.status.startswith("closed")):
-            found.append(f"{per_hour} hands in the last hour (fewer than {thresholds.per_hour_below})")
+            found.append((f"{per_hour} hands in the last hour (fewer than {thresholds.per_hour_below})",
+                          f"{per_hour} manos en la última hora (menos de {thresholds.per_hour_below})"))
         return found
 
     def hands_per_hour(self, now: float) -> int:
@@ -146,7 +150,8 @@ class Row:
                 "position": self.position, "dealer": self.dealer,
                 "seats": f"{self.seats}/{self.seat_count}" if self.seat_count else str(self.seats or ""),
                 "attention": attention, "priority": priority(attention, self.status), "since": since, "order": order,
-                "thresholds": "; ".join(crossed), "escalated": escalated}
+                "thresholds": "; ".join(english for english, _ in crossed),
+                "thresholds_es": "; ".join(spanish for _, spanish in crossed), "escalated": escalated}
 
 
 def priority(attention: str, status: str) -> int:

@@ -71,6 +71,8 @@ class Session:
     seen: float = field(default_factory=time.monotonic)
     person: str = ""
     name: str = ""
+    lang: str = "en"
+    """The language its pages are drawn in (``en`` or ``es``: :mod:`service.web.i18n`)."""
 
     @property
     def who(self) -> str:

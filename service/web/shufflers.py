@@ -31,6 +31,7 @@ from service.api import types_pb2 as pb
 from service.web.api import RefusedError, ranged
 from service.web.app import KEEPALIVE, Dashboard, panel_event, range_asked, stream
 from service.web.clock import UTC_CLOCK, CasinoClock
+from service.web.i18n import words
 from service.web.sessions import Session
 
 REFRESH_PAUSE = 15.0
@@ -104,7 +105,8 @@ def routes(dashboard: Dashboard) -> list[Route]:
             return dashboard.page("error.html", session, refusal=refusal)
         query = {key: value for key, value in request.query_params.items() if key in ("from", "to") and value}
         return dashboard.page("shufflers.html", session, report=report,
-                              panel=dashboard.pages.get_template("shufflers_panel.html").render(report=report),
+                              panel=dashboard.pages.get_template("shufflers_panel.html").render(report=report,
+                                                                                        t=words(session.lang)),
                               stream="/events/shufflers" + (f"?{urlencode(query)}" if query else ""),
                               since=request.query_params.get("from", ""), until=request.query_params.get("to", ""))
 
@@ -133,7 +135,7 @@ def routes(dashboard: Dashboard) -> list[Route]:
                 await asyncio.sleep(max(0.0, last + REFRESH_PAUSE - time.monotonic()))
                 seen, last = hands(), time.monotonic()
                 try:
-                    html = template.render(report=await read(session, since, until))
+                    html = template.render(report=await read(session, since, until), t=words(session.lang))
                 except RefusedError:
                     return
                 if html != sent:

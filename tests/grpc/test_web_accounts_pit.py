@@ -6,6 +6,7 @@ and dashboard on SQLite; the croupier's station is its gRPC client."""
 
 from __future__ import annotations
 
+import html
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -110,7 +111,7 @@ def test_an_observer_reads_no_accounts_and_changes_none(pit: Pit) -> None:
     _shift_opened(pit)
     with httpx.Client(base_url=pit.url) as tv:
         csrf = sign_in(tv, "tv")
-        assert "The tables' accounts are the pit's to read (R-ACC-5)." in tv.get("/accounts").text
+        assert "The tables' accounts are the pit's to read (R-ACC-5)." in html.unescape(tv.get("/accounts").text)
         assert tv.get("/accounts/floor.json").json() == {"tables": {}}
         assert "data-accounts" not in tv.get("/").text
         refused = tv.post("/accounts/THB 1/drop", data={"amount": "300", "csrf": csrf})

@@ -2,6 +2,38 @@
 // beyond this service. Text goes in with textContent; the only HTML inserted is the table panel the service drew.
 "use strict";
 
+// The page's words in its language (service/web/i18n.py): none for English, the texts and a row's words otherwise.
+const WORDS = JSON.parse(document.getElementById("words")?.textContent || "{}");
+
+function say(text, values) {
+  // A text of the page in its language, its {names} filled in.
+  let said = (WORDS.text && WORDS.text[text]) || text;
+  for (const [name, value] of Object.entries(values || {})) said = said.split("{" + name + "}").join(String(value));
+  return said;
+}
+
+function rowWord(word) {
+  return (WORDS.row && WORDS.row[word]) || word;
+}
+
+function statusWords(status) {
+  // A table's status as the floor says it: its state, then how many alerts hold it (R-HOLD-1).
+  return status.split(", ").map((part) => {
+    const held = /^HELD by (\d+) alerts?$/.exec(part);
+    return held ? say(held[1] === "1" ? "HELD by {n} alert" : "HELD by {n} alerts", {n: held[1]}) : rowWord(part);
+  }).join(", ");
+}
+
+function cellText(row, key) {
+  const value = row[key];
+  if (key === "alerts") return String(value ?? 0);
+  if (key === "status") return statusWords(String(value ?? ""));
+  if (key === "attention" || key === "deck") return value ? rowWord(String(value)) : "";
+  if (key === "waiting") return value ? String(value).split(", ").map(rowWord).join(", ") : "";
+  if (key === "thresholds") return String((WORDS.row ? row.thresholds_es : row.thresholds) ?? "");
+  return String(value ?? "");
+}
+
 function csrfToken() {
   const meta = document.querySelector('meta[name="csrf"]');
   return meta ? meta.content : "";
@@ -21,7 +53,8 @@ function applyAccounts(line) {
   const result = line.querySelector('td[data-key="result"]');
   const words = line.querySelector('td[data-key="accounts"]');
   if (!result || !words) return;
-  const text = figures ? [figures.band ? "outside the band" : "", ...figures.slips].filter(Boolean).join("; ") : "";
+  const text = figures ? [figures.band ? say("outside the band") : "", ...figures.slips].filter(Boolean).join("; ")
+    : "";
   const value = figures && figures.open ? String(figures.result) : "";
   if (result.textContent !== value) result.textContent = value;
   if (words.textContent !== text) words.textContent = text;
@@ -116,8 +149,9 @@ function signal(row) {
   const before = signalled[row.table];
   signalled[row.table] = what;
   if (before === undefined || !what || what === before) return;  // the page's first drawing is no news
-  const text = row.table + ": " + (what === "escalated" ? "an alert waits past its time: the games director's too"
-    : what === "held" ? "held until the pit acknowledges its alert" : "a new alert");
+  const text = say(what === "escalated" ? "{table}: an alert waits past its time: the games director's too"
+    : what === "held" ? "{table}: held until the pit acknowledges its alert" : "{table}: a new alert",
+    {table: row.table});
   window.pitSignals.push(text);
   if (!signalsOn()) return;
   beep();
@@ -130,7 +164,7 @@ function signalsButton() {
   const button = document.getElementById("signals");
   if (!button) return;
   const show = () => {
-    button.textContent = "Sound and notifications: " + (signalsOn() ? "on" : "off");
+    button.textContent = say(signalsOn() ? "Sound and notifications: on" : "Sound and notifications: off");
     button.setAttribute("aria-pressed", String(signalsOn()));
   };
   button.addEventListener("click", async () => {
@@ -167,7 +201,7 @@ function followFloor(table) {
       for (const cell of line.cells) {
         const key = cell.dataset.key;
         if (key === "table" || key === "waited" || ACCOUNT_KEYS.includes(key)) continue;
-        const value = row[key] === 0 && key === "alerts" ? "0" : String(row[key] ?? "");
+        const value = cellText(row, key);
         if (cell.textContent !== value) cell.textContent = value;
       }
       line.dataset.position = row.position;
@@ -187,14 +221,15 @@ function followFloor(table) {
     filterFloor(body);
     const count = document.getElementById("floor-alerts");
     if (count) {
-      count.textContent = update.alerts + (update.alerts === 1 ? " open alert" : " open alerts");
+      count.textContent = update.alerts + " " + say(update.alerts === 1 ? "open alert" : "open alerts");
       count.className = update.alerts ? "alert" : "";
     }
     const totals = document.getElementById("floor-totals");
     if (totals && update.totals) {
       const t = update.totals;
-      totals.textContent = t.tables + " tables · " + t.dealing + " dealing · " + t.held + " held · " + t.waiting
-        + " waiting for the pit · " + t.chips + " chips in play";
+      totals.textContent = t.tables + " " + say("tables") + " · " + t.dealing + " " + say("dealing") + " · "
+        + t.held + " " + say("held") + " · " + t.waiting + " " + say("waiting for the pit") + " · " + t.chips + " "
+        + say("chips in play");
     }
   });
   for (const id of ["filter-text", "filter-game", "filter-attention"]) {
@@ -245,7 +280,7 @@ function stepper(steps) {
   let at = 0;
   const show = () => {
     all.forEach((step, index) => { step.hidden = index !== at; });
-    if (label) label.textContent = "Event " + (at + 1) + " of " + all.length;
+    if (label) label.textContent = say("Event {at} of {n}", {at: at + 1, n: all.length});
   };
   document.getElementById("step-prev")?.addEventListener("click", () => { if (at > 0) { at -= 1; show(); } });
   document.getElementById("step-next")?.addEventListener("click", () => {
