@@ -47,10 +47,24 @@ class QueryRpcs(ServicerBase):
         if number and shows:  # a hand started meanwhile: recorded before it is shown (else remembered: nothing)
             self._record_views([(table, number)], "GetTable", viewer)
         hand_id = str(record.hand_id(number)) if number else ""
-        return table_view(game, table, hands_started=view.hands_started, hand_id=hand_id, hand_number=number,
-                          position=position, time=None, detail=detail(view.detail), dealer=view.dealer,
-                          language=view.language, held=holds(view.holds, view.decks_out),
-                          last_deck=view.deck_colour, next_deck_size=record.deck_size_for_next_hand())
+        current = table_view(game, table, hands_started=view.hands_started, hand_id=hand_id, hand_number=number,
+                             position=position, time=None, detail=detail(view.detail), dealer=view.dealer,
+                             language=view.language, held=holds(view.holds, view.decks_out),
+                             last_deck=view.deck_colour, next_deck_size=record.deck_size_for_next_hand())
+        current.hand_started_position = self._hand_started(hand_id)
+        return current
+
+    def _hand_started(self, hand_id: str) -> int:
+        """The log position where the hand in progress starts, as the hands index keeps it (caught up once if it
+        has not seen the start yet: what was stored since the last catch-up, a second's worth); 0 if unknown."""
+        floor = self.app.floor_log
+        if not hand_id or not floor.usable:
+            return 0
+        mark = floor.store.hands_index.mark_of(hand_id)
+        if mark is None:
+            floor.catch_up()
+            mark = floor.store.hands_index.mark_of(hand_id)
+        return mark.position if mark is not None else 0
 
     def _history(self, table: str, game: Game, viewer: Viewer, position: int | None,
                  at: datetime | None) -> pb.TableView:

@@ -104,6 +104,12 @@ class HandsIndex:
                             datetime.fromisoformat(str(row["started"])), bool(row["ended"]),
                             decoded(row["summary"]) if row["ended"] else None) for row in cursor.fetchall()]
 
+    def mark_of(self, hand_id: str) -> HandMark | None:
+        """Where a hand starts, if its start was followed (one read by the hand's id)."""
+        with self._cursor(commit=False) as cursor:
+            cursor.execute("SELECT number, position FROM {hands} WHERE hand_id = ?", (hand_id,))
+            return _mark(cursor.fetchone())
+
     def ended_since(self, table: str, since: datetime) -> dict[int, IndexedHand]:
         """The hands of ``table`` started since ``since`` (give or take :data:`SLACK`) that the index saw end, by
         number, with what a shift's accounts add up of each (one seek of the index by table and start): the

@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import json
 import logging
+from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime, tzinfo
 from pathlib import Path
@@ -37,13 +38,17 @@ from service.web import cards
 from service.web.api import Api, Caller, RefusedError
 from service.web.clock import CasinoClock
 from service.web.floor import Floor
+from service.web.hand_actions import said, starts_a_hand
 from service.web.i18n import chosen, row_word, script_words, status_of, words
 from service.web.sessions import COOKIE, Session, Sessions
+from service.web.table_layout import seat_slots, stage_words
 
 HERE = Path(__file__).parent
 STREAM_PAUSE = 0.1
 """The least time between two updates of one stream (a busy floor is sent at most ten times a second)."""
 KEEPALIVE = 15.0
+LAST_ACTIONS = 12
+"""The last actions of the hand a table's page lists."""
 """A comment line on a quiet stream this often, so proxies keep it open."""
 
 Handler = Callable[[Request, Session], Awaitable[Response]]
@@ -257,21 +262,38 @@ class Dashboard:
         return self.page("table.html", session, view=view, table=table, panel=self.table_panel(view, session.lang),
                          alerts=self.floor.open_alerts(table))
 
-    def table_panel(self, view: pb.TableView, lang: str = "en") -> str:
-        """The table's live panel (seats or boxes, cards, pots, the hand's state) as HTML, in ``lang``."""
-        return self.pages.get_template("table_panel.html").render(view=view, t=words(lang))
+    def table_panel(self, view: pb.TableView, lang: str = "en", actions: list[str] | None = None) -> str:
+        """The table's live panel (the table drawn with its seats or boxes, cards, pots, markers, who acts, the
+        hand's stage and its last ``actions``) as HTML, in ``lang``."""
+        return self.pages.get_template("table_panel.html").render(view=view, t=words(lang), w=row_word(lang),
+                                                                  actions=actions or [], slots=seat_slots(view),
+                                                                  stage=stage_words(view, lang))
 
     async def table_events(self, request: Request, session: Session) -> Response:
         """The table's panel redrawn after each change of its log (a burst is one redraw), with the station's
         own token: the pit sees every card, an observer what an observer may."""
         table = request.path_params["table"]
+        language = 1 if session.lang == "es" else 0
+        actions: deque[tuple[str, str]] = deque(maxlen=LAST_ACTIONS)
 
         async def panels() -> AsyncIterator[str]:
             wake = asyncio.Event()
 
             async def follow() -> None:
+                """The table's changes from its hand's start (its last actions; the panel is read again after each),
+                or from now: never its whole log."""
                 with contextlib.suppress(RefusedError):
-                    async for _ in self.api.watch(session.token, table, 0):
+                    first = await self.api.table(session.token, table)
+                    start = first.position
+                    if first.hand_in_progress and first.hand_started_position:
+                        start = first.hand_started_position - 1
+                    wake.set()
+                    async for change in self.api.watch(session.token, table, start):
+                        if starts_a_hand(change.event):
+                            actions.clear()
+                        words_of = said(change.event)
+                        if words_of is not None:
+                            actions.append(words_of)
                         wake.set()
 
             follower = asyncio.ensure_future(follow())
@@ -288,7 +310,7 @@ class Dashboard:
                         continue
                     wake.clear()
                     view = await self.api.table(session.token, table)
-                    html = self.table_panel(view, session.lang)
+                    html = self.table_panel(view, session.lang, [pair[language] for pair in actions])
                     yield panel_event(html)
                     await asyncio.sleep(STREAM_PAUSE)
             finally:

@@ -66,7 +66,9 @@ SPANISH: Mapping[str, str] = {
     "Cards": "Cartas", "State": "Estado", "folded": "retirado", "Board": "Mesa", "Pot": "Bote",
     "House result {n}": "Resultado de la banca {n}", "stage": "fase", "Box": "Casilla", "Bets": "Apuestas",
     "Result": "Resultado", "House": "Banca", "This table's hands": "Las manos de esta mesa",
-    "open alerts of the table": "alertas abiertas de la mesa",
+    "open alerts of the table": "alertas abiertas de la mesa", "the table": "la mesa",
+    "la mano (R-CIRC-1)": "la mano (R-CIRC-1)", "the dealer button": "el botón del crupier", "to act": "le toca",
+    "all in": "all in", "The hand's last actions": "Las últimas acciones de la mano",
     "ante": "ante", "flop": "flop", "turn": "turn", "river": "river", "play": "juego",
     # approvals
     "Reason": "Motivo", "Approve": "Aprobar", "Refuse": "Rechazar",
