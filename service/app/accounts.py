@@ -93,10 +93,11 @@ class ShiftReport:
     outside_band: bool
     flag: Mapping[str, Any] | None
     result: int = 0
-    """The house's result of the shift's hands so far: a banked table's bank results, a circle table's rake."""
+    """The house's result of the shift's finished hands: a banked table's bank results, a circle table's rake."""
     outside_band_now: bool = False
-    """An open banked shift whose hands' result is already outside the band of their theoretical win (R-ACC-6),
-    before any count: the pit sees it live (issue 34)."""
+    """An open banked shift whose finished hands' result is already outside the band of their theoretical win
+    (R-ACC-6), before any count: the pit sees it live (issue 34); a hand still in progress (a 1000:1 waiting for
+    the games director) is judged once it ends."""
 
 
 THEORIES_KEPT = 4096
@@ -181,9 +182,10 @@ class Accounts:
         settled (:mod:`domain.banked.hold`); a circle table's is its rake, exactly (R-CIRC-12)."""
         return self._so_far(record, shift)[0]
 
-    def _so_far(self, record: Table | BankedTable, shift: TableAccounts) -> tuple[ShiftTheory, int]:
-        """The shift's theoretical win and the house's result of its hands so far (the bank's results; the rake),
-        from what was counted when it was last asked (:attr:`_counted`) and the hands finished since."""
+    def _so_far(self, record: Table | BankedTable, shift: TableAccounts) -> tuple[ShiftTheory, ShiftTheory, int]:
+        """The shift's theoretical win (the hand in progress's settled boxes too), and that of its finished hands
+        with the house's result of them (the bank's results; the rake), from what was counted when it was last
+        asked (:attr:`_counted`) and the hands finished since."""
         last = shift.last_hand if shift.last_hand is not None else record.hands_started
         figures = figures_for(record.settings) if isinstance(record, BankedTable) else None
         of, key = repr(record.settings), (shift.table, shift.number)
@@ -202,7 +204,7 @@ class Accounts:
             if live is not None and hand_id == live:  # its boxes may settle yet: counted in this answer only
                 current = counted.copy()
                 _count(current, self.reads.any_hand(hand_id).snapshot(), figures)
-                return _theory(current, figures), current.result
+                return _theory(current, figures), _theory(counted, figures), counted.result
             row = indexed.get(number)
             if row is None or not _counted_from(counted, row, figures):  # not in the index: read from the log
                 _count(counted, self.reads.any_hand(hand_id).snapshot(), figures)
@@ -212,10 +214,11 @@ class Accounts:
             self._counted.move_to_end(key)
             while len(self._counted) > THEORIES_KEPT:
                 self._counted.popitem(last=False)
-        return _theory(counted, figures), counted.result
+        finished = _theory(counted, figures)
+        return finished, finished, counted.result
 
     def _report(self, record: Table | BankedTable, shift: TableAccounts) -> ShiftReport:
-        theory, result = self._so_far(record, shift)
+        theory, finished, result = self._so_far(record, shift)
         win, drop = shift.win, shift.drop
         banked = isinstance(record, BankedTable)
         return ShiftReport(
@@ -238,7 +241,7 @@ class Accounts:
                 wagered=dict(theory.wagered), hold=round(theory.expected / drop, 6) if drop else None,
                 note=theory.note),
             outside_band=win is not None and theory.outside(win), flag=shift.flag, result=result,
-            outside_band_now=banked and shift.is_open and theory.box_hands > 0 and theory.outside(result))
+            outside_band_now=banked and shift.is_open and finished.box_hands > 0 and finished.outside(result))
 
     def book(self, table: str, *, create: bool = True) -> ShiftBook:
         try:

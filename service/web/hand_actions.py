@@ -30,6 +30,21 @@ def _spots(result: Any) -> str:
     return ", ".join(f"{spot} {amount:+d}" for spot, amount in sorted(result.items()))
 
 
+def _forced(e: Any) -> Said:
+    """The antes and blinds posted, those of nobody left out.
+
+    >>> _forced(ev.HandForcedBetsPosted(antes=[0, 0, 0], blinds=[1, 2, 0]))
+    ('blinds 1, 2', 'ciegas 1, 2')
+    """
+    antes = ", ".join(str(amount) for amount in e.antes if amount)
+    blinds = ", ".join(str(amount) for amount in e.blinds if amount)
+    english = "; ".join(part for part in (f"antes {antes}" if antes else "", f"blinds {blinds}" if blinds else "")
+                        if part)
+    spanish = "; ".join(part for part in (f"antes {antes}" if antes else "", f"ciegas {blinds}" if blinds else "")
+                        if part)
+    return english or "forced bets", spanish or "apuestas obligadas"
+
+
 def _dealt(e: Any, who: str, quien: str) -> Said:
     return f"{who} is dealt {e.card}", f"{quien} le sale {e.card}"
 
@@ -49,8 +64,7 @@ def _box_dealt(e: Any) -> Said:
 
 
 SAYINGS: dict[str, Callable[[Any], Said | None]] = {
-    "hand_forced_bets_posted": lambda e: (
-        f"antes {list(e.antes)}, blinds {list(e.blinds)}", f"antes {list(e.antes)}, ciegas {list(e.blinds)}"),
+    "hand_forced_bets_posted": _forced,
     "hand_bring_in_posted": lambda e: (
         f"seat {e.seat} brings in {e.amount}", f"el asiento {e.seat} abre obligado con {e.amount}"),
     "hand_bet_or_raised": lambda e: (

@@ -118,6 +118,7 @@ def test_a_theoretical_win_counted_as_the_shift_goes_is_the_one_counted_from_its
                           {1: 2} if number % 2 else {})
         middle = app.accounts.shift_accounts(table)  # a hand in progress: counted for this answer only
         assert middle == Accounts(app.reads, app.accounts.name_of).shift_accounts(table)
+        assert middle.result == banked_table(app, table).bank_result  # the hand in progress is not in it yet
         play_banked_hand(app, table, rng, ids, void_after=2 if number == 4 else None)
         if number % 2:  # the hands index caught up: the hands added up from it (else from the log)
             app.floor_log.catch_up()

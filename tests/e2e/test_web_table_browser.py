@@ -47,7 +47,7 @@ def test_a_hand_is_drawn_around_the_felt_with_who_acts_and_its_last_actions(chro
     assert felt.get_by_text("before the flop · betting").count() == 1
     act(dealer, "Mesa 1", fold=cmd.Fold(seat=int(seat or 0)))
     page.locator(".last-actions li", has_text=f"seat {seat} folds").wait_for()
-    assert page.locator(".last-actions li").first.inner_text().startswith("antes")  # from the hand's start
+    assert page.locator(".last-actions li").first.inner_text() == "blinds 1, 2"  # from the hand's start
     assert page.get_by_role("img", name="ace of spades").count() == 1  # the pit sees the hole cards
     shot(page, "table-en")
     _spanish(page)
