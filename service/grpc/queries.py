@@ -36,7 +36,7 @@ class QueryRpcs(ServicerBase):
         """The log's last position now (read before a view: a Watch resumed after it misses nothing of the view)."""
         return self.app.log_reads.head()
 
-    def _current(self, table: str, game: Game, viewer: Viewer) -> pb.TableView:
+    def _current(self, table: str, game: Game, viewer: Viewer, *, hand_start: bool = False) -> pb.TableView:
         shows = self.app.hole_cards.shows_down_cards(viewer, table, hand_live=True)
         record = self.app.any_table(table)
         if shows and record.hand_in_progress is not None:  # R-AUD-1: the look at the hand in progress recorded
@@ -51,7 +51,8 @@ class QueryRpcs(ServicerBase):
                              position=position, time=None, detail=detail(view.detail), dealer=view.dealer,
                              language=view.language, held=holds(view.holds, view.decks_out),
                              last_deck=view.deck_colour, next_deck_size=record.deck_size_for_next_hand())
-        current.hand_started_position = self._hand_started(hand_id)
+        if hand_start:
+            current.hand_started_position = self._hand_started(hand_id)
         return current
 
     def _hand_started(self, hand_id: str) -> int:
@@ -123,11 +124,12 @@ class QueryRpcs(ServicerBase):
         def work(viewer: Viewer) -> svc.GetTableResponse:
             game = self._game(table)
             if which is None:
-                return svc.GetTableResponse(view=self._current(table, game, viewer))
+                return svc.GetTableResponse(view=self._current(table, game, viewer,
+                                                               hand_start=request.with_hand_start))
             position = request.position if which == "position" else None
             return svc.GetTableResponse(view=self._history(table, game, viewer, position, at))
 
-        return await self._run(context, work, offload=which is not None)
+        return await self._run(context, work, offload=which is not None or request.with_hand_start)
 
     @_guarded
     async def GetLegalActions(  # noqa: N802

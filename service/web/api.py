@@ -140,9 +140,10 @@ class Api:
                                                         token)
         return list(reply.tables)
 
-    async def table(self, token: str | Caller, table: str) -> pb.TableView:
-        """A table as the station may see it now."""
-        reply: svc.GetTableResponse = await self.call("GetTable", svc.GetTableRequest(table=table), token)
+    async def table(self, token: str | Caller, table: str, *, hand_start: bool = False) -> pb.TableView:
+        """A table as the station may see it now (``hand_start``: with where its hand in progress started)."""
+        reply: svc.GetTableResponse = await self.call(
+            "GetTable", svc.GetTableRequest(table=table, with_hand_start=hand_start), token)
         return reply.view
 
     async def legal(self, token: str | Caller, table: str) -> svc.GetLegalActionsResponse:

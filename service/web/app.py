@@ -260,6 +260,7 @@ class Dashboard:
         except RefusedError as refusal:
             return self.page("error.html", session, refusal=refusal, status=404)
         return self.page("table.html", session, view=view, table=table, panel=self.table_panel(view, session.lang),
+                         done=request.query_params.get("done", ""), error=request.query_params.get("error", ""),
                          alerts=self.floor.open_alerts(table))
 
     def table_panel(self, view: pb.TableView, lang: str = "en", actions: list[str] | None = None) -> str:
@@ -283,7 +284,7 @@ class Dashboard:
                 """The table's changes from its hand's start (its last actions; the panel is read again after each),
                 or from now: never its whole log."""
                 with contextlib.suppress(RefusedError):
-                    first = await self.api.table(session.token, table)
+                    first = await self.api.table(session.token, table, hand_start=True)
                     start = first.position
                     if first.hand_in_progress and first.hand_started_position:
                         start = first.hand_started_position - 1

@@ -47,6 +47,8 @@ SPANISH: Mapping[str, str] = {
     "Hands/h": "Manos/h", "Deck": "Baraja", "Shuffler": "Barajadora", "Waiting for": "Espera",
     "Thresholds": "Umbrales", "Result so far": "Resultado hasta ahora", "name": "nombre",
     "every game": "todos los juegos", "only the tables that need the pit": "solo las mesas que necesitan a la sala",
+    "Compact": "Compacta", "every table as a tile: a floor of 200 on one screen":
+        "cada mesa como una ficha: una sala de 200 en una pantalla",
     "Sound and notifications: off": "Sonido y avisos: no", "Sound and notifications: on": "Sonido y avisos: sí",
     "a sound and a desktop notification when a table is held, an alert is raised or escalated":
         "un sonido y un aviso en el escritorio cuando una mesa queda retenida o se abre o escala una alerta",
@@ -69,6 +71,11 @@ SPANISH: Mapping[str, str] = {
     "open alerts of the table": "alertas abiertas de la mesa", "the table": "la mesa",
     "la mano (R-CIRC-1)": "la mano (R-CIRC-1)", "the dealer button": "el botón del crupier", "to act": "le toca",
     "all in": "all in", "The hand's last actions": "Las últimas acciones de la mano",
+    "Run the table": "Llevar la mesa", "Rule": "Regla", "Void the hand": "Anular la mano",
+    "Close the table": "Cerrar la mesa", "void the hand at {table}": "anular la mano en {table}",
+    "close {table}": "cerrar {table}", "the hand is voided ({rule})": "la mano queda anulada ({rule})",
+    "the table is closed": "la mesa queda cerrada",
+    "a void names its rule and its reason (R-AUD-1)": "una anulación nombra su regla y su motivo (R-AUD-1)",
     "ante": "ante", "flop": "flop", "turn": "turn", "river": "river", "play": "juego",
     # approvals
     "Reason": "Motivo", "Approve": "Aprobar", "Refuse": "Rechazar",

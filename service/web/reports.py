@@ -75,8 +75,8 @@ def shift_of(line: svc.TableShiftFigures) -> TableShift:
     >>> line = svc.TableShiftFigures(table="THB 1", game=pb.GAME_HOLDEM_BONUS, family=pb.GAME_FAMILY_BANKED, hands=2,
     ...                              voids=1, results=[svc.HandResult(number=1, result=-10)])
     >>> shift = shift_of(line)
-    >>> shift.game, shift.hands, shift.voids, shift.results, shift.bank_total, shift.accounts is None
-    ('holdem-bonus', 2, 1, [(1, -10)], -10, True)
+    >>> shift.banked, shift.hands, shift.voids, shift.results, shift.bank_total, shift.accounts is None
+    (True, 2, 1, [(1, -10)], -10, True)
     """
     return TableShift(line.table, pb.Game.Name(line.game).removeprefix("GAME_").lower().replace("_", "-"),
                       line.family == pb.GAME_FAMILY_BANKED, hands=line.hands, voids=line.voids, rake=line.rake,

@@ -32,7 +32,7 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
-from service.web import accounts, dealers, decisions, disputes, reports, shufflers, staff
+from service.web import accounts, dealers, decisions, disputes, reports, shufflers, staff, table_ops
 from service.web.api import Api
 from service.web.app import Dashboard, create_app
 from service.web.floor import IDLE_AFTER, Floor
@@ -149,7 +149,7 @@ async def serve_dashboard(listener: socket.socket, grpc_port: Awaitable[int], gr
     dashboard = Dashboard(api, Sessions(authenticate), floor, secure=tls is not None, station=station, zone=zone)
     app = create_app(dashboard, [*decisions.routes(dashboard), *disputes.routes(dashboard),
                                  *reports.routes(dashboard), *shufflers.routes(dashboard), *dealers.routes(dashboard),
-                                 *staff.routes(dashboard), *accounts.routes(dashboard),
+                                 *staff.routes(dashboard), *accounts.routes(dashboard), *table_ops.routes(dashboard),
                                  *([metrics_route(metrics)] if metrics else []),
                                  *probe_routes(api)])
     config = uvicorn.Config(app, log_level="warning", log_config=None, lifespan="off", access_log=False,

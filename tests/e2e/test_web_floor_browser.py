@@ -116,3 +116,29 @@ def test_a_table_held_while_the_pit_looks_rings_and_notifies_once_turned_on(chro
     assert len(signals) == 1 and signals[0].startswith("Mesa 1: "), signals
     page.reload()
     page.get_by_role("button", name="Sound and notifications: on").wait_for()  # kept at this browser
+
+
+def test_the_pit_sorts_the_floor_by_a_column_and_sees_it_compact(chromium: Any, pit: Pit) -> None:
+    """Issue 34, item 2: a click on a column's header sorts the floor by it (again: the other way; a third time:
+    what needs the pit first, as before); *Compact* draws every table as a tile — the floor of a casino on one
+    screen — and is kept at that browser."""
+    for name in ("Mesa B", "Mesa C", "Mesa A"):
+        open_circle(pit.client("pit"), name, pb.GAME_OMAHA, blinds=[1, 2])
+    page = page_of(chromium, pit, "pit")
+    page.get_by_role("cell", name="Mesa A").wait_for()
+    assert table_order(page) == ["Mesa B", "Mesa C", "Mesa A"]  # the order they were opened
+    header = page.locator("#floor thead th").first
+    header.click()
+    assert table_order(page) == ["Mesa A", "Mesa B", "Mesa C"] and header.get_attribute("aria-sort") == "ascending"
+    header.click()
+    assert table_order(page) == ["Mesa C", "Mesa B", "Mesa A"] and header.get_attribute("aria-sort") == "descending"
+    header.click()
+    assert table_order(page) == ["Mesa B", "Mesa C", "Mesa A"] and header.get_attribute("aria-sort") is None
+    page.get_by_role("button", name="Compact").click()
+    floor = page.locator("#floor")
+    assert "compact" in (floor.get_attribute("class") or "")
+    width = page.evaluate("document.querySelector('#floor tbody tr').getBoundingClientRect().width")
+    assert width < 200  # a tile, not a row across the page
+    page.reload()
+    page.get_by_role("cell", name="Mesa A").wait_for()
+    assert "compact" in (page.locator("#floor").get_attribute("class") or "")

@@ -88,12 +88,26 @@ function waitedText(since) {
   return minutes < 60 ? minutes + " min" : Math.floor(minutes / 60) + " h " + (minutes % 60) + " min";
 }
 
+let sortedBy = null;  // the column the pit clicked ({key, down}); null: what needs the pit first
+
+function cellValue(line, key) {
+  const text = line.querySelector('td[data-key="' + key + '"]')?.textContent.trim() || "";
+  const number = Number(text.split("/")[0]);
+  return text !== "" && !Number.isNaN(number) ? number : text.toLowerCase();
+}
+
 function sortFloor(body) {
   // What needs the pit first (held, an open alert, a decision waiting), the longest waiting first; then the tables
-  // dealing, between hands, closed, each in the order they were opened. Rows move only when their place changes.
+  // dealing, between hands, closed, each in the order they were opened — or by the column the pit clicked. Rows
+  // move only when their place changes.
   const lines = Array.from(body.rows);
   const key = (line) => [Number(line.dataset.priority), Number(line.dataset.since) || 0, Number(line.dataset.order)];
   const sorted = lines.slice().sort((a, b) => {
+    if (sortedBy) {
+      const [x, y] = [cellValue(a, sortedBy.key), cellValue(b, sortedBy.key)];
+      const order = typeof x === "number" && typeof y === "number" ? x - y : String(x).localeCompare(String(y));
+      if (order) return sortedBy.down ? -order : order;
+    }
     const [x, y] = [key(a), key(b)];
     return x[0] - y[0] || x[1] - y[1] || x[2] - y[2];
   });
@@ -232,6 +246,31 @@ function followFloor(table) {
         + say("chips in play");
     }
   });
+  const headers = Array.from(table.tHead.rows[0].cells);
+  headers.forEach((header, index) => {
+    const key = body.rows[0]?.cells[index]?.dataset.key || FLOOR_KEYS.concat(ACCOUNT_KEYS)[index];
+    header.tabIndex = 0;
+    header.classList.add("sortable");
+    const choose = () => {
+      sortedBy = sortedBy && sortedBy.key === key ? (sortedBy.down ? null : {key, down: true}) : {key, down: false};
+      headers.forEach((other) => other.removeAttribute("aria-sort"));
+      if (sortedBy) header.setAttribute("aria-sort", sortedBy.down ? "descending" : "ascending");
+      sortFloor(body);
+    };
+    header.addEventListener("click", choose);
+    header.addEventListener("keydown", (event) => { if (event.key === "Enter") choose(); });
+  });
+  const compact = document.getElementById("compact");
+  const showCompact = () => {
+    const on = window.localStorage.getItem("pit-compact") === "on";
+    table.classList.toggle("compact", on);
+    if (compact) compact.setAttribute("aria-pressed", String(on));
+  };
+  compact?.addEventListener("click", () => {
+    window.localStorage.setItem("pit-compact", window.localStorage.getItem("pit-compact") === "on" ? "off" : "on");
+    showCompact();
+  });
+  showCompact();
   for (const id of ["filter-text", "filter-game", "filter-attention"]) {
     document.getElementById(id)?.addEventListener("input", () => filterFloor(body));
   }
