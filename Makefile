@@ -89,7 +89,8 @@ typecheck: $(STAMP)
 unit: $(STAMP)
 	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest
 
-# The sampling tests (marker slow) at the full size they were written for (tests/support/sizes.py): 100,000 random hands of
+# The sampling tests (marker slow) at the full size they were written for (tests/support/sizes.py): each game's shift
+# at the station of ten hands (seven in make test), 100,000 random hands of
 # six and of seven cards against pokerkit, 500 PHH hands per variant, 100 random hands corrected (hypothesis);
 # `make test` runs them on smaller samples (10,000, 75, 30).
 test-slow: $(STAMP)

@@ -14,6 +14,7 @@ from tests.support.station_shift_support import served as served  # noqa: PLC041
 SHIFT_GAMES = [game for game in GAMES if game.code in ("holdem-bonus", "casino-draw")]
 
 
+@pytest.mark.slow  # seven hands a shift in make test, ten in make test-slow (tests/support/station_shift_support.py)
 @pytest.mark.parametrize("game", SHIFT_GAMES, ids=[game.code for game in SHIFT_GAMES])
 def test_a_whole_shift_at_the_station(served: Served, game: Game) -> None:
     shift_of(served, game)

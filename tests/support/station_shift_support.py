@@ -19,9 +19,11 @@ import pytest
 
 from benchmarks.service_load import serve
 from benchmarks.station import Game, config
-from benchmarks.station_shift import HANDS, STAFF, ShiftKeys, run_shift
+from benchmarks.station_shift import HANDS as FULL_SHIFT
+from benchmarks.station_shift import STAFF, ShiftKeys, run_shift
 from service.api import table_service_pb2 as svc
 from tests.support.grpc_support import Client
+from tests.support.sizes import sample
 
 ADMIN = "shift-admin-station-token-0123456789"
 PIT = tomllib.loads(config())["stations"]["pit"]["token"]
@@ -70,12 +72,19 @@ def report(db: Path, since: datetime, *args: str) -> Any:
     return json.loads(result.stdout)
 
 
+HANDS = sample(7, FULL_SHIFT)
+"""The hands of a shift: seven in ``make test`` (every operation of the shift still comes: the rebuy after the third,
+the rotation after the fifth, the fill after the sixth, the credit after the seventh), the benchmark's ten in
+``make test-slow`` (tests/support/sizes.py)."""
+
+
 def shift_of(served: Served, game: Game) -> ShiftKeys:
-    """The whole shift of ``game`` at its stations, then its checks: ten hands from the shoe with no read refused
-    and no card typed, at most one key a player action; the dealers' report names both croupiers at the table with
-    their hands, the rotation and the void; the shift's report its opener, closer, fill and credit, by name."""
+    """The whole shift of ``game`` at its stations, then its checks: :data:`HANDS` hands from the shoe with no read
+    refused and no card typed, at most one key a player action; the dealers' report names both croupiers at the
+    table with their hands, the rotation and the void; the shift's report its opener, closer, fill and credit, by
+    name."""
     since = datetime.now(UTC)  # to the microsecond: the last game's table closed just before, in the same second
-    shift = asyncio.run(run_shift(served.address, game, pit_token=PIT))
+    shift = asyncio.run(run_shift(served.address, game, pit_token=PIT, hands=HANDS))
     assert shift.hands == HANDS and shift.refused_reads == 0 and shift.card_keys == 0, shift
     assert shift.action_keys == shift.actions, shift  # one key a decision (a count of cards given back: a digit)
     assert shift.bet_keys <= 2 * shift.bets, shift  # an ante: e and Enter on the amount proposed; no more bets: v
