@@ -53,6 +53,10 @@ class Staff:
         self.reads, self.clock = reads, clock
         self.credentials = credentials or Credentials()
         self._names: dict[str, str] = {}
+        self._nobody: dict[str, float] = {}
+        """Ids found to be nobody's (a station's name, before the staff), and when: asked again after
+        :data:`FRESH_FOR` seconds (another instance may enrol one; the sole writer's memory is the truth) or at once
+        after an enrolment here (the shift report named 200 tables' openers, a read of the store each)."""
         self._in_force = False  # once true, true for good (a register is never removed)
         self._absent_since: float | None = None
 
@@ -76,8 +80,9 @@ class Staff:
         return True
 
     def enrolled(self) -> None:
-        """A person was enrolled here: the staff are in force."""
+        """A person was enrolled here: the staff are in force (and an id found to be nobody's may be his now)."""
         self._in_force = True
+        self._nobody.clear()
 
     def person(self, person_id: str) -> StaffMember:
         """A person's record (:class:`PreconditionError` for no such person)."""
@@ -111,9 +116,15 @@ class Staff:
             return ""
         name = self._names.get(person_id)
         if name is None:
+            found = self._nobody.get(person_id)
+            if found is not None and (self.reads.sole_writer or self.clock() - found < FRESH_FOR):
+                return ""
             try:
                 name = self.person(person_id).name
             except PreconditionError:
+                if len(self._nobody) > 10_000:
+                    self._nobody.clear()
+                self._nobody[person_id] = self.clock()
                 return ""
             if len(self._names) > 10_000:
                 self._names.clear()
