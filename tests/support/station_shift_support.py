@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 import sys
 import tomllib
@@ -47,7 +48,13 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
                         encoding="utf-8")
     stations.chmod(0o600)
     db = folder / "tables.db"
-    process, port = serve(f"sqlite:///{db}", stations)
+    # the suite's own switch (make test-slow) is no setting of the service's, which refuses a variable it does not know
+    full_size = os.environ.pop("POKERTABLE_FULL_SIZE", None)
+    try:
+        process, port = serve(f"sqlite:///{db}", stations)
+    finally:
+        if full_size is not None:
+            os.environ["POKERTABLE_FULL_SIZE"] = full_size
     try:
         admin = Client(port, ADMIN)
         for person, (name, roles, pin) in STAFF.items():
