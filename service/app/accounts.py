@@ -114,13 +114,20 @@ class _Counted:
     variance: float = 0.0
     box_hands: int = 0
     wagered: dict[str, int] = field(default_factory=dict)
-    rake: int = 0
     result: int = 0
     """The house's result of the hands counted: the bank's (banked), the rake (circle)."""
 
     def copy(self) -> _Counted:
         return _Counted(self.of, self.last, self.expected, self.variance, self.box_hands, dict(self.wagered),
-                        self.rake, self.result)
+                        self.result)
+
+    def add_box(self, stakes: Mapping[str, int], figures: GameFigures) -> None:
+        """A settled box's stakes by spot, its moments added as :func:`domain.banked.hold.shift_theory` adds them."""
+        mean, variance = figures.box_moments(stakes)
+        self.expected, self.variance, self.box_hands = self.expected + mean, self.variance + variance, \
+            self.box_hands + 1
+        for spot, amount in stakes.items():
+            self.wagered[spot] = self.wagered.get(spot, 0) + amount
 
 
 class Accounts:
@@ -279,17 +286,11 @@ def side(viewer: Viewer) -> str:
 def _count(counted: _Counted, hand: Mapping[str, Any], figures: GameFigures | None) -> None:
     """Add a hand's bets settled (banked: each box's stakes, R-ACC-6) or its rake (circle, R-CIRC-12)."""
     if figures is None:
-        raked = sum(rake for _, rake, _ in hand.get("awards", []))
-        counted.rake, counted.result = counted.rake + raked, counted.result + raked
+        counted.result += sum(rake for _, rake, _ in hand.get("awards", []))
         return
     counted.result -= sum(sum(result.values()) for result in hand["results"].values())
     for box in hand["results"]:  # box by box, in the order shift_theory adds them: the same sums to the last bit
-        stakes = hand["bets"][box]
-        mean, variance = figures.box_moments(stakes)
-        counted.expected, counted.variance, counted.box_hands = (counted.expected + mean,
-                                                                 counted.variance + variance, counted.box_hands + 1)
-        for spot, amount in stakes.items():
-            counted.wagered[spot] = counted.wagered.get(spot, 0) + amount
+        counted.add_box(hand["bets"][box], figures)
 
 
 def _counted_from(counted: _Counted, row: IndexedHand, figures: GameFigures | None) -> bool:
@@ -299,23 +300,19 @@ def _counted_from(counted: _Counted, row: IndexedHand, figures: GameFigures | No
     if row.house is None or row.outcome not in ("showdown", "uncontested", "settled"):
         return False
     if figures is None:
-        counted.rake, counted.result = counted.rake + row.house, counted.result + row.house
+        counted.result += row.house
         return True
     if row.stakes is None:
         return False
     counted.result += row.house
     for stakes in row.stakes:
-        mean, variance = figures.box_moments(stakes)
-        counted.expected, counted.variance, counted.box_hands = (counted.expected + mean,
-                                                                 counted.variance + variance, counted.box_hands + 1)
-        for spot, amount in stakes.items():
-            counted.wagered[spot] = counted.wagered.get(spot, 0) + amount
+        counted.add_box(stakes, figures)
     return True
 
 
 def _theory(counted: _Counted, figures: GameFigures | None) -> ShiftTheory:
-    if figures is None:
-        return fixed_theory(counted.rake)
+    if figures is None:  # a circle table's win is its rake, exactly: the result of its hands
+        return fixed_theory(counted.result)
     return ShiftTheory(counted.expected, counted.variance, counted.box_hands, MappingProxyType(dict(counted.wagered)),
                        figures.note)
 
