@@ -17,14 +17,14 @@ from datetime import UTC, datetime
 from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, RedirectResponse, Response
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from domain.accounts import typed_count
 from service.api import accounts_pb2 as acc
 from service.api import table_service_pb2 as svc
 from service.web.api import RefusedError, timestamp
-from service.web.app import Dashboard
+from service.web.app import Dashboard, back
 from service.web.i18n import Words, words
 from service.web.sessions import Session
 
@@ -97,10 +97,10 @@ def routes(dashboard: Dashboard) -> list[Route]:
         try:
             message = await _command(dashboard, session, table, action, form, t=t)
         except _FormError as refused:
-            return _back(error=f"{table}: {t(str(refused))}")
+            return back("/accounts", error=f"{table}: {t(str(refused))}")
         except RefusedError as refusal:
-            return _back(error=f"{table}: {refusal}")
-        return _back(done=f"{table}: {message}")
+            return back("/accounts", error=f"{table}: {refusal}")
+        return back("/accounts", done=f"{table}: {message}")
 
     signed_in = dashboard.signed_in
     return [
@@ -163,9 +163,3 @@ async def _command(dashboard: Dashboard, session: Session, table: str, action: s
 def _opened(lines: list[svc.TableShiftFigures]) -> set[str]:
     """The tables whose shift is open now."""
     return {line.table for line in lines if line.HasField("accounts") and line.accounts.open}
-
-
-def _back(**message: str) -> RedirectResponse:
-    from urllib.parse import urlencode
-
-    return RedirectResponse(f"/accounts?{urlencode(message)}", status_code=303)

@@ -22,7 +22,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup
@@ -372,6 +372,11 @@ def stream(request: Request, events: AsyncIterator[str]) -> StreamingResponse:
 
     return StreamingResponse(until_gone(), media_type="text/event-stream",
                              headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+
+def back(path: str, **message: str) -> RedirectResponse:
+    """Back to a page with what happened (shown once; the page reads it from the query)."""
+    return RedirectResponse(f"{path}?{urlencode(message)}", status_code=303)
 
 
 def create_app(dashboard: Dashboard, extra: list[Route] | None = None) -> Starlette:

@@ -16,14 +16,14 @@ from datetime import UTC, datetime
 from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import RedirectResponse, Response
+from starlette.responses import Response
 from starlette.routing import Route
 
 from domain.games import GAMES
 from service.api import commands_pb2 as cmd
 from service.api import table_service_pb2 as svc
 from service.web.api import RefusedError, timestamp
-from service.web.app import Dashboard
+from service.web.app import Dashboard, back
 from service.web.i18n import words
 from service.web.sessions import Session
 
@@ -59,14 +59,14 @@ def routes(dashboard: Dashboard) -> list[Route]:
         if not session.decides:
             return Response("refused: an observer only reads (R-THB-10, R-AUD-1)", status_code=403)
         if kind in ("bonus", "correction") and not session.may_decide(kind):
-            return _back("/approvals",
+            return back("/approvals",
                          error=f"{table}: " + t("the games director alone decides a 1000:1 bonus (R-THB-10)"))
         if not reason:
-            return _back("/approvals", error=f"{table}: " + t("a decision needs its reason (R-AUD-1)"))
+            return back("/approvals", error=f"{table}: " + t("a decision needs its reason (R-AUD-1)"))
         if kind == "bonus":
             typed = str(form.get("seat") or "").strip()
             if not (typed.isascii() and typed.isdigit()) or not 1 <= int(typed) <= MAX_BOX:  # forged: no traceback
-                return _back("/approvals", error=f"{table}: the bonus's box is a number, 1 to {MAX_BOX} (R-THB-10)")
+                return back("/approvals", error=f"{table}: the bonus's box is a number, 1 to {MAX_BOX} (R-THB-10)")
             seat = int(typed)
             command = (cmd.Command(approve_bonus=cmd.ApproveBonus(seat=seat, reason=reason)) if approve
                        else cmd.Command(refuse_bonus=cmd.RefuseBonus(seat=seat, reason=reason)))
@@ -77,9 +77,9 @@ def routes(dashboard: Dashboard) -> list[Route]:
         try:
             await dashboard.api.act(session.token, table, command)
         except RefusedError as refusal:
-            return _back("/approvals", error=f"{table}: {refusal}")
+            return back("/approvals", error=f"{table}: {refusal}")
         await dashboard.floor.decided(table, kind)  # off the queue at once, on every open dashboard
-        return _back("/approvals", done=f"{table}: {t(kind)} {t('approved') if approve else t('refused')}")
+        return back("/approvals", done=f"{table}: {t(kind)} {t('approved') if approve else t('refused')}")
 
     async def alerts(request: Request, session: Session) -> Response:
         """The open alerts (those waiting past the casino's time marked escalated to the games director), then the
@@ -101,14 +101,14 @@ def routes(dashboard: Dashboard) -> list[Route]:
         if not session.decides:
             return Response("refused: an observer only reads (R-AUD-1)", status_code=403)
         if not reason:
-            return _back("/alerts", error=f"{table or t(LOG_NAME)}: "
+            return back("/alerts", error=f"{table or t(LOG_NAME)}: "
                          + t("an acknowledgement needs its reason (R-AUD-1)"))
         try:
             await dashboard.api.call("AcknowledgeAlert", svc.AcknowledgeAlertRequest(
                 command_id=dashboard.api.command_id(), table=table, position=position, reason=reason), session.token)
         except RefusedError as refusal:
-            return _back("/alerts", error=f"{table or LOG_NAME}: {refusal}")
-        return _back("/alerts", done=f"{table or t(LOG_NAME)}: {t('alert at {n} acknowledged', n=position)}")
+            return back("/alerts", error=f"{table or LOG_NAME}: {refusal}")
+        return back("/alerts", done=f"{table or t(LOG_NAME)}: {t('alert at {n} acknowledged', n=position)}")
 
     signed_in = dashboard.signed_in
     return [
@@ -139,10 +139,3 @@ async def _bonus(dashboard: Dashboard, session: Session, table: str, box: int) -
     bet = boxes[0].bets.bonus if boxes[0].bets.HasField("bonus") else 0
     return {"box": box, "cards": list(boxes[0].cards), "house": list(banked.dealer_cards), "board": list(banked.board),
             "bet": bet, "pays": bet * THOUSAND_TO_ONE}
-
-
-def _back(path: str, **message: str) -> RedirectResponse:
-    """Back to a page with what happened (shown once; the page reads it from the query)."""
-    from urllib.parse import urlencode
-
-    return RedirectResponse(f"{path}?{urlencode(message)}", status_code=303)

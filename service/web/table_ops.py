@@ -9,16 +9,16 @@ and PIN (docs/staff.md), never typed by the pit for him.
 
 from __future__ import annotations
 
-from urllib.parse import quote, urlencode
+from urllib.parse import quote
 
 from starlette.requests import Request
-from starlette.responses import RedirectResponse, Response
+from starlette.responses import Response
 from starlette.routing import Route
 
 from service.api import commands_pb2 as cmd
 from service.api import table_service_pb2 as svc
 from service.web.api import RefusedError
-from service.web.app import Dashboard
+from service.web.app import Dashboard, back
 from service.web.i18n import words
 from service.web.sessions import Session
 
@@ -32,6 +32,7 @@ def routes(dashboard: Dashboard) -> list[Route]:
 
     async def operate(request: Request, session: Session) -> Response:
         table, action = request.path_params["table"], request.path_params["action"]
+        page = f"/tables/{quote(table)}"
         form = await request.form()
         t = words(session.lang)
         if not session.decides:
@@ -40,19 +41,15 @@ def routes(dashboard: Dashboard) -> list[Route]:
             if action == "void":
                 rule, reason = str(form.get("rule") or ""), str(form.get("reason") or "").strip()[:MAX_REASON]
                 if rule not in VOID_RULES or not reason:
-                    return _back(table, error=t("a void names its rule and its reason (R-AUD-1)"))
+                    return back(page, error=t("a void names its rule and its reason (R-AUD-1)"))
                 await dashboard.api.act(session.token, table, cmd.Command(void=cmd.Void(rule=rule, reason=reason)))
-                return _back(table, done=t("the hand is voided ({rule})", rule=rule))
+                return back(page, done=t("the hand is voided ({rule})", rule=rule))
             if action == "close":
                 await dashboard.api.call("CloseTable", svc.CloseTableRequest(
                     command_id=dashboard.api.command_id(), table=table), session.token)
-                return _back(table, done=t("the table is closed"))
+                return back(page, done=t("the table is closed"))
         except RefusedError as refusal:
-            return _back(table, error=str(refusal))
+            return back(page, error=str(refusal))
         return Response("no such operation", status_code=404)
 
     return [Route("/tables/{table}/{action}", dashboard.signed_in(operate, changes=True), methods=["POST"])]
-
-
-def _back(table: str, **message: str) -> RedirectResponse:
-    return RedirectResponse(f"/tables/{quote(table)}?{urlencode(message)}", status_code=303)
