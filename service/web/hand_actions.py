@@ -57,6 +57,22 @@ def _board(e: Any) -> Said | None:
     return f"the board: {e.card}", f"en la mesa: {e.card}"
 
 
+def _bet(e: Any) -> Said:
+    return f"box {e.box}: {e.spot} {e.amount}", f"casilla {e.box}: {e.spot} {e.amount}"
+
+
+def _box_folded(e: Any) -> Said:
+    return f"box {e.box} folds", f"la casilla {e.box} se retira"
+
+
+def _settled(e: Any) -> Said:
+    return f"box {e.box} settled: {_spots(e.result)}", f"casilla {e.box} liquidada: {_spots(e.result)}"
+
+
+def _voided(e: Any) -> Said:
+    return f"the hand is voided ({e.rule}): {e.reason}", f"la mano se anula ({e.rule}): {e.reason}"
+
+
 def _box_dealt(e: Any) -> Said:
     if e.box == 0:
         return f"the house is dealt {e.card}", f"a la banca le sale {e.card}"
@@ -85,31 +101,22 @@ SAYINGS: dict[str, Callable[[Any], Said | None]] = {
                                                                 f"(comisión {e.rake})"),
     "hand_passed_out": lambda e: (
         f"nobody opens: {e.amount} carried ({e.rule})", f"nadie abre: {e.amount} pasan a la siguiente ({e.rule})"),
-    "hand_voided": lambda e: (f"the hand is voided ({e.rule}): {e.reason}", f"la mano se anula ({e.rule}): "
-                                                                           f"{e.reason}"),
-    "thb_hand_bet_placed": lambda e: (f"box {e.box}: {e.spot} {e.amount}", f"casilla {e.box}: {e.spot} {e.amount}"),
-    "cdp_hand_bet_placed": lambda e: (f"box {e.box}: {e.spot} {e.amount}", f"casilla {e.box}: {e.spot} {e.amount}"),
-    "thb_hand_bets_closed": lambda e: ("no more bets", "no va más"),
-    "cdp_hand_bets_closed": lambda e: ("no more bets", "no va más"),
+    "hand_voided": _voided,
+    "thb_hand_bet_placed": _bet, "cdp_hand_bet_placed": _bet,
+    "thb_hand_bets_closed": lambda e: ("no more bets", "no va más"), "cdp_hand_bets_closed": lambda e: (
+        "no more bets", "no va más"),
     "thb_hand_card_dealt": _box_dealt,
     "cdp_hand_card_dealt": _box_dealt,
     "thb_hand_checked": lambda e: (f"box {e.box} checks ({e.street})", f"la casilla {e.box} pasa ({e.street})"),
-    "thb_hand_folded": lambda e: (f"box {e.box} folds", f"la casilla {e.box} se retira"),
-    "cdp_hand_folded": lambda e: (f"box {e.box} folds", f"la casilla {e.box} se retira"),
+    "thb_hand_folded": _box_folded, "cdp_hand_folded": _box_folded,
     "cdp_hand_exchanged": lambda e: (
         f"box {e.box} changes {_cards(e.cards)}", f"la casilla {e.box} cambia {_cards(e.cards)}"),
-    "thb_hand_box_settled": lambda e: (
-        f"box {e.box} settled: {_spots(e.result)}", f"casilla {e.box} liquidada: {_spots(e.result)}"),
-    "cdp_hand_box_settled": lambda e: (
-        f"box {e.box} settled: {_spots(e.result)}", f"casilla {e.box} liquidada: {_spots(e.result)}"),
+    "thb_hand_box_settled": _settled, "cdp_hand_box_settled": _settled,
     "thb_hand_bonus_approved": lambda e: (
         f"box {e.box}: the 1000:1 approved ({e.reason})", f"casilla {e.box}: el 1000:1 aprobado ({e.reason})"),
     "thb_hand_bonus_refused": lambda e: (
         f"box {e.box}: the 1000:1 refused ({e.reason})", f"casilla {e.box}: el 1000:1 rechazado ({e.reason})"),
-    "thb_hand_voided": lambda e: (f"the hand is voided ({e.rule}): {e.reason}", f"la mano se anula ({e.rule}): "
-                                                                               f"{e.reason}"),
-    "cdp_hand_voided": lambda e: (f"the hand is voided ({e.rule}): {e.reason}", f"la mano se anula ({e.rule}): "
-                                                                               f"{e.reason}"),
+    "thb_hand_voided": _voided, "cdp_hand_voided": _voided,
 }
 """What each action of a hand says, by its case on the Watch stream (events.proto)."""
 STARTS = frozenset({"hand_started", "thb_hand_started", "cdp_hand_started"})
